@@ -1,0 +1,7 @@
+"""``python -m explorer`` does what ``pe-explorer`` does."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

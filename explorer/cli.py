@@ -1,0 +1,67 @@
+"""``pe-explorer``: bare (or with GUI options) opens the app; subcommands work headless.
+
+Every bad argument exits with status 2 and one clear line on stderr — no traceback, no file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: Subcommand modules; each has ``add_parser(subparsers)`` and registers ``func`` on its parser.
+COMMANDS = ("explorer.commands.data",)
+
+
+class UsageError(Exception):
+    """A bad argument found after parsing (exit 2 with this message)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports errors in one line (``prog: error: message``) and exits 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
+        prog="pe-explorer",
+        description="PE Explorer: see, live, how transformers learn word order. "
+        "Without a subcommand it opens the app.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--screenshot", metavar="FILE.png", help="start, wait for every panel, save the window, exit")
+    parser.add_argument("--panel", help="the panel to bring to the front (waves, swap, schemes)")
+    parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from . import __version__
+
+        print(f"pe-explorer {__version__}")
+        return 0
+    if args.command is None:
+        from .app import run_app
+
+        return run_app(args)
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"pe-explorer {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

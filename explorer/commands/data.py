@@ -1,0 +1,202 @@
+"""``pe-explorer data``: the numbers behind the app, so students can check their own code.
+
+The format follows the extension of ``--out``: .npy, .csv (1-D/2-D), .json.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..cli import UsageError
+from ..encodings import EncodingError
+from ..fileio import OutputError, check_array_format, write_array
+
+
+def _out(p) -> None:
+    p.add_argument("--out", required=True, metavar="F", help="output file: .npy, .csv or .json")
+
+
+def add_parser(sub) -> None:
+    data = sub.add_parser("data", help="write encodings, RoPE rotations, ALiBi biases or a token swap to a file")
+    ds = data.add_subparsers(dest="what", metavar="WHAT", required=True)
+
+    p = ds.add_parser("sinusoidal", help="the sinusoidal table, (N, D)")
+    p.add_argument("--positions", type=int, required=True, metavar="N")
+    p.add_argument("--d-model", type=int, required=True, metavar="D")
+    p.add_argument("--base", type=float, default=10000.0, metavar="B")
+    p.add_argument("--variant", choices=("paper", "halves", "t2t"), default="paper")
+    _out(p)
+    p.set_defaults(func=_sinusoidal)
+
+    p = ds.add_parser("rope", help="rotate the rows of X.npy as positions P0, P0+1, …")
+    p.add_argument("--input", required=True, metavar="X.npy")
+    p.add_argument("--base", type=float, default=10000.0, metavar="B")
+    p.add_argument("--convention", choices=("interleaved", "halves"), default="interleaved")
+    p.add_argument("--scaling", choices=("none", "linear", "ntk", "yarn", "llama3"), default="none")
+    p.add_argument("--factor", type=float, default=1.0, metavar="S")
+    p.add_argument("--original-max-positions", type=int, default=2048, metavar="L")
+    p.add_argument("--offset", type=int, default=0, metavar="P0")
+    _out(p)
+    p.set_defaults(func=_rope)
+
+    p = ds.add_parser("alibi-slopes", help="ALiBi head slopes, (H,)")
+    p.add_argument("--heads", type=int, required=True, metavar="H")
+    _out(p)
+    p.set_defaults(func=_alibi_slopes)
+
+    p = ds.add_parser("alibi", help="ALiBi bias, (H, N, N); causal (−inf above the diagonal) unless --symmetric")
+    p.add_argument("--heads", type=int, required=True, metavar="H")
+    p.add_argument("--positions", type=int, required=True, metavar="N")
+    p.add_argument("--symmetric", action="store_true")
+    _out(p)
+    p.set_defaults(func=_alibi)
+
+    p = ds.add_parser("learned", help="rows of a seeded learned table, (N, D); N > M fails")
+    p.add_argument("--max-positions", type=int, required=True, metavar="M")
+    p.add_argument("--positions", type=int, required=True, metavar="N")
+    p.add_argument("--d-model", type=int, required=True, metavar="D")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    _out(p)
+    p.set_defaults(func=_learned)
+
+    p = ds.add_parser("swap", help="the token-swap experiment, to JSON")
+    p.add_argument("--sentence", required=True, metavar="TEXT")
+    p.add_argument("--swap", type=int, nargs=2, required=True, metavar=("I", "J"))
+    p.add_argument("--scheme", choices=("none", "sinusoidal", "learned", "rope", "alibi"), default="none")
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--mask-after-softmax", action="store_true", help="the common mistake (with --causal)")
+    p.add_argument("--d-model", type=int, default=16, metavar="D")
+    p.add_argument("--heads", type=int, default=1, metavar="H")
+    p.add_argument("--alpha", type=float, default=1.0, metavar="A", help="PE strength for added schemes")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    _out(p)
+    p.set_defaults(func=_swap)
+
+
+def _write(args, compute, meta=None) -> int:
+    """Check the output format first, compute, then write atomically; map errors to exit 2."""
+    try:
+        check_array_format(args.out)
+        arr = compute()
+        write_array(args.out, arr, meta)
+    except (EncodingError, OutputError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
+def _sinusoidal(args) -> int:
+    from ..encodings import sinusoidal
+
+    return _write(args, lambda: sinusoidal(args.positions, args.d_model, args.base, args.variant))
+
+
+def _load_matrix(path: str) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"--input {path}: no such file")
+    try:
+        x = np.load(p, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise UsageError(f"--input {path}: not a readable .npy array ({exc})") from None
+    if not isinstance(x, np.ndarray) or x.dtype.kind not in "fiu":
+        raise UsageError(f"--input {path}: expected a numeric array, got {getattr(x, 'dtype', type(x))}")
+    if x.ndim != 2:
+        raise UsageError(f"--input {path}: expected a 2-D array (N, D), got shape {x.shape}")
+    return x.astype(np.float64)
+
+
+def _rope(args) -> int:
+    from ..encodings import RopeScaling, apply_rope
+
+    x = _load_matrix(args.input)
+
+    def compute():
+        scaling = RopeScaling(args.scaling, args.factor, args.original_max_positions)
+        if args.offset < 0:
+            raise EncodingError(f"--offset must be non-negative, got {args.offset}")
+        return apply_rope(x, base=args.base, convention=args.convention, scaling=scaling, offset=args.offset)
+
+    return _write(args, compute)
+
+
+def _alibi_slopes(args) -> int:
+    from ..encodings import alibi_slopes
+
+    return _write(args, lambda: alibi_slopes(args.heads))
+
+
+def _alibi(args) -> int:
+    from ..encodings import alibi_bias
+
+    def compute():
+        arr = alibi_bias(args.heads, args.positions, "symmetric" if args.symmetric else "causal")
+        check_array_format(args.out, arr.ndim)
+        return arr
+
+    meta = {"note": "null marks a masked (-inf) cell"} if not args.symmetric else None
+    return _write(args, compute, meta)
+
+
+def _learned(args) -> int:
+    from ..encodings.learned import learned_table
+
+    return _write(args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed))
+
+
+def _swap(args) -> int:
+    from .. import jobs
+    from ..fileio import atomic_write_text
+    from ..jobs.swap import SwapRequest
+    from ..state import StateError, SwapState
+    from ..state.swap import MAX_TOKENS, tokenize
+
+    if Path(args.out).suffix.lower() != ".json":
+        raise UsageError(f"--out must end in .json; got {args.out!r}")
+    tokens = tokenize(args.sentence)
+    if not tokens:
+        raise UsageError("--sentence is empty: give at least two words")
+    if len(tokens) > MAX_TOKENS:
+        raise UsageError(f"--sentence has {len(tokens)} tokens; at most {MAX_TOKENS}")
+    i, j = args.swap
+    for name, v in (("I", i), ("J", j)):
+        if not 0 <= v < len(tokens):
+            raise UsageError(f"--swap {name} = {v} is out of range: the sentence has tokens 0 … {len(tokens) - 1}")
+    if i == j:
+        raise UsageError(f"--swap needs two different positions, got I = J = {i}")
+    try:
+        st = SwapState(
+            sentence=args.sentence, swap_i=i, swap_j=j, scheme=args.scheme, causal=args.causal,
+            mask_after_softmax=args.mask_after_softmax, d_model=args.d_model, heads=args.heads,
+            alpha=args.alpha, seed=args.seed,
+        )
+        r = jobs.run(SwapRequest(st))
+    except (StateError, EncodingError) as exc:
+        raise UsageError(str(exc)) from None
+    doc = {
+        "sentence": args.sentence,
+        "swap": [i, j],
+        "scheme": args.scheme,
+        "causal": args.causal,
+        "mask_after_softmax": args.mask_after_softmax,
+        "d_model": args.d_model,
+        "heads": args.heads,
+        "seed": args.seed,
+        "tokens_before": r.before.tokens,
+        "tokens_after": r.after.tokens,
+        "weights_before": r.before.weights.tolist(),
+        "weights_after": r.after.weights.tolist(),
+        "outputs_before": r.before.outputs.tolist(),
+        "outputs_after": r.after.outputs.tolist(),
+        "permutation": r.permutation.tolist(),
+        "max_relabel_error": r.max_relabel_error,
+        "equivariant": r.equivariant,
+        "headline": r.headline,
+    }
+    try:
+        atomic_write_text(args.out, json.dumps(doc, indent=1))
+    except OSError as exc:
+        raise UsageError(str(exc)) from None
+    return 0

@@ -1,0 +1,113 @@
+"""What every panel shares: its state, requests to the service, results, errors, "drawn"."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ..service import ComputeService, Failure, Result
+from ..widgets.plots import Banner
+
+
+class Panel(QWidget):
+    """Base class: a panel renders its state's results and never computes anything heavy.
+
+    Subclasses set ``panel_id`` and ``state_cls``, build widgets in ``__init__`` (into
+    ``self.body``), and implement :meth:`requests` (state -> requests) and :meth:`show_result`.
+    Use :meth:`set_state` for every parameter change: it stores the (validated) state,
+    updates widgets via :meth:`sync_widgets` with their signals blocked, and asks the service.
+    """
+
+    panel_id: ClassVar[str] = ""
+    state_cls: ClassVar[type] = object
+
+    #: The panel's state changed (new state object).
+    stateChanged = Signal(object)
+    #: A result was drawn (its request's key).
+    drawn = Signal(str)
+
+    def __init__(self, service: ComputeService, state: Any | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(f"{self.panel_id}Panel")
+        self.service = service
+        self._state = state if state is not None else self.state_cls()
+        self._pending: dict[str, int] = {}
+        self._drawn_keys: set[str] = set()
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        self.banner = Banner(self)
+        outer.addWidget(self.banner)
+        self.body = QVBoxLayout()
+        outer.addLayout(self.body, 1)
+        service.resultReady.connect(self._on_service_result)
+        service.failed.connect(self._on_service_failed)
+
+    # -- state -----------------------------------------------------------------------------------
+    @property
+    def state(self):
+        return self._state
+
+    def set_state(self, state, *, request: bool = True) -> None:
+        """Make ``state`` current (it is already validated), refresh widgets, request new results."""
+        changed = state != self._state
+        self._state = state
+        self._block_and_sync()
+        if changed:
+            self.stateChanged.emit(state)
+        if request:
+            self.request_update()
+
+    def _block_and_sync(self) -> None:
+        blocked = [(w, w.blockSignals(True)) for w in self.findChildren(QWidget)]
+        try:
+            self.sync_widgets(self._state)
+        finally:
+            for w, was in blocked:
+                w.blockSignals(was)
+
+    def sync_widgets(self, state) -> None:
+        """Show ``state`` in the controls (called with their signals blocked)."""
+
+    # -- requests and results ------------------------------------------------------------------
+    def requests(self, state) -> list:
+        """The requests that compute this panel's views for ``state``."""
+        raise NotImplementedError
+
+    def request_update(self) -> None:
+        for req in self.requests(self._state):
+            self._pending[req.key] = self.service.submit(req)
+
+    def _on_service_result(self, result: Result) -> None:
+        if self._pending.get(result.key) != result.generation:
+            return
+        del self._pending[result.key]
+        self.banner.clear_error()
+        self.show_result(result.value)
+        self._drawn_keys.add(result.key)
+        self.drawn.emit(result.key)
+
+    def _on_service_failed(self, failure: Failure) -> None:
+        if self._pending.get(failure.key) != failure.generation:
+            return
+        del self._pending[failure.key]
+        self.banner.show_error(failure.message)
+
+    def show_result(self, response) -> None:
+        """Draw ``response`` (UI thread; only setData/setImage-style updates)."""
+        raise NotImplementedError
+
+    @property
+    def has_drawn(self) -> bool:
+        """True once at least one result has been drawn and nothing is waiting."""
+        return bool(self._drawn_keys) and not self._pending
+
+    def shutdown(self) -> None:
+        """Disconnect from the service (the window is closing)."""
+        for sig, slot in ((self.service.resultReady, self._on_service_result),
+                          (self.service.failed, self._on_service_failed)):
+            try:
+                sig.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass

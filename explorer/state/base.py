@@ -1,0 +1,218 @@
+"""Validated, JSON-round-tripping parameter objects: the single source of truth for each panel.
+
+A panel's state is a frozen dataclass whose fields carry their limits in ``metadata``
+(see :func:`param`).  :func:`validate` checks every field and raises :class:`StateError`
+with a message naming the valid range; :func:`from_dict` builds a state from JSON-ish
+data all-or-nothing (nothing is half-applied); :func:`with_value` parses one ``key=value``
+string as the CLI's ``--set`` does.  No Qt here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, TypeVar
+
+from ..encodings.errors import EncodingError
+
+
+class StateError(EncodingError):
+    """A parameter value or a state file is invalid."""
+
+
+T = TypeVar("T")
+
+
+def param(default, *, lo=None, hi=None, choices=None, even=False, log=False, label="", help="", **extra):
+    """A dataclass field with limits: ``lo``/``hi`` (inclusive), ``choices``, ``even`` and display hints."""
+    meta = {"lo": lo, "hi": hi, "choices": choices, "even": even, "log": log, "label": label, "help": help}
+    meta.update(extra)
+    if isinstance(default, (list, tuple)):
+        return dataclasses.field(default_factory=lambda: tuple(default), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def fields(state_cls) -> dict[str, dataclasses.Field]:
+    """Name -> field, in declaration order."""
+    return {f.name: f for f in dataclasses.fields(state_cls)}
+
+
+def describe(state_cls, name: str) -> str:
+    """One-line description of a field's valid values, for error messages and ``--help``."""
+    f = fields(state_cls)[name]
+    m = f.metadata
+    if m.get("choices"):
+        return f"{name}: one of {'|'.join(m['choices'])}"
+    kind = _kind(f)
+    rng = ""
+    if m.get("lo") is not None or m.get("hi") is not None:
+        rng = f" in [{_fmt(m.get('lo'))}, {_fmt(m.get('hi'))}]"
+    extra = " (even)" if m.get("even") else ""
+    if kind == "tuple":
+        return f"{name}: comma-separated whole numbers{rng}{extra}"
+    return f"{name}: {kind}{rng}{extra}"
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "…"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _kind(f: dataclasses.Field) -> str:
+    d = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+    if isinstance(d, bool):
+        return "bool"
+    if isinstance(d, int):
+        return "int"
+    if isinstance(d, float):
+        return "float"
+    if isinstance(d, tuple):
+        return "tuple"
+    return "str"
+
+
+def _coerce(f: dataclasses.Field, value: Any, *, from_text: bool = False) -> Any:
+    kind = _kind(f)
+    name = f.name
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if from_text and str(value).lower() in ("1", "true", "yes", "on"):
+            return True
+        if from_text and str(value).lower() in ("0", "false", "no", "off"):
+            return False
+        raise StateError(f"{name} must be true or false, got {value!r}")
+    if kind == "int":
+        if isinstance(value, bool):
+            raise StateError(f"{name} must be a whole number, got {value!r}")
+        try:
+            fv = float(value) if (from_text or isinstance(value, (int, float))) else math.nan
+        except (TypeError, ValueError):
+            fv = math.nan
+        if isinstance(value, str) and not from_text:
+            fv = math.nan
+        if not math.isfinite(fv) or fv != int(fv):
+            raise StateError(f"{name} must be a whole number, got {value!r}")
+        return int(fv)
+    if kind == "float":
+        if isinstance(value, bool):
+            raise StateError(f"{name} must be a number, got {value!r}")
+        try:
+            fv = float(value) if (from_text or isinstance(value, (int, float))) else math.nan
+        except (TypeError, ValueError):
+            fv = math.nan
+        if not math.isfinite(fv):
+            raise StateError(f"{name} must be a finite number, got {value!r}")
+        return fv
+    if kind == "tuple":
+        if from_text and isinstance(value, str):
+            parts = [p for p in value.replace(" ", "").split(",") if p]
+        elif isinstance(value, (list, tuple)):
+            parts = list(value)
+        else:
+            raise StateError(f"{name} must be a list of whole numbers, got {value!r}")
+        out = []
+        for p in parts:
+            try:
+                fv = float(p)
+            except (TypeError, ValueError):
+                raise StateError(f"{name} must be a list of whole numbers, got {value!r}") from None
+            if isinstance(p, bool) or not math.isfinite(fv) or fv != int(fv):
+                raise StateError(f"{name} must be a list of whole numbers, got {value!r}")
+            out.append(int(fv))
+        return tuple(out)
+    if not isinstance(value, str):
+        raise StateError(f"{name} must be text, got {value!r}")
+    return value
+
+
+def _check(f: dataclasses.Field, value: Any) -> None:
+    m = f.metadata
+    name = f.name
+    if m.get("choices") and value not in m["choices"]:
+        raise StateError(f"{name} must be one of {', '.join(m['choices'])}; got {value!r}")
+    values = value if isinstance(value, tuple) else (value,)
+    if isinstance(value, tuple):
+        maxlen = m.get("maxlen")
+        if maxlen is not None and len(value) > maxlen:
+            raise StateError(f"{name} may hold at most {maxlen} values, got {len(value)}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if m.get("lo") is not None and v < m["lo"]:
+            raise StateError(f"{name} must be at least {_fmt(m['lo'])}, got {_fmt(v)}")
+        if m.get("hi") is not None and v > m["hi"]:
+            raise StateError(f"{name} must be at most {_fmt(m['hi'])}, got {_fmt(v)}")
+        if m.get("even") and int(v) % 2:
+            raise StateError(f"{name} must be even, got {v}")
+
+
+def validate(state) -> None:
+    """Check every field against its limits, then the state's own cross-field ``check()`` if any."""
+    for f in dataclasses.fields(state):
+        value = getattr(state, f.name)
+        coerced = _coerce(f, value)
+        if coerced != value or type(coerced) is not type(value):
+            object.__setattr__(state, f.name, coerced)
+        _check(f, coerced)
+    check = getattr(state, "check", None)
+    if callable(check):
+        check()
+
+
+def to_dict(state) -> dict[str, Any]:
+    """Plain JSON-able dict of the state's fields."""
+    out = {}
+    for f in dataclasses.fields(state):
+        v = getattr(state, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def from_dict(state_cls: type[T], data: Any, *, where: str = "") -> T:
+    """Build and validate a state from a dict; unknown keys and bad values raise :class:`StateError`.
+
+    Missing keys take their defaults, so older files keep loading.
+    """
+    prefix = f"{where}: " if where else ""
+    if not isinstance(data, dict):
+        raise StateError(f"{prefix}expected an object of parameters, got {type(data).__name__}")
+    known = fields(state_cls)
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise StateError(f"{prefix}unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(known)}")
+    kwargs = {}
+    try:
+        for name, value in data.items():
+            kwargs[name] = _coerce(known[name], value)
+        return state_cls(**kwargs)
+    except StateError as exc:
+        raise StateError(f"{prefix}{exc}") from None
+
+
+def with_value(state: T, key: str, text: str) -> T:
+    """A copy of ``state`` with ``key`` parsed from ``text`` (as the CLI's ``--set key=value``)."""
+    known = fields(type(state))
+    if key not in known:
+        raise StateError(f"unknown key {key!r}; valid: {', '.join(known)}")
+    try:
+        value = _coerce(known[key], text, from_text=True)
+    except StateError as exc:
+        raise StateError(f"{exc}; valid: {describe(type(state), key)}") from None
+    try:
+        return dataclasses.replace(state, **{key: value})
+    except StateError as exc:
+        raise StateError(f"{exc}; valid: {describe(type(state), key)}") from None
+
+
+def replace(state: T, **changes) -> T:
+    """``dataclasses.replace`` that validates (the state's ``__post_init__`` calls :func:`validate`)."""
+    return dataclasses.replace(state, **changes)
+
+
+class PanelState:
+    """Mixin for panel state dataclasses: validates on construction."""
+
+    def __post_init__(self) -> None:
+        validate(self)

@@ -1,0 +1,1 @@
+"""Shared Qt pieces: plot set-up, heatmap with colour bar, error banner."""

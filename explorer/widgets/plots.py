@@ -1,0 +1,88 @@
+"""pyqtgraph set-up done once, and small plot helpers shared by the panels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+_configured = False
+
+#: A perceptually uniform diverging map for signed values (readable for colour-blind viewers,
+#: and its lightness still orders values in grey-scale print).
+DIVERGING = "CET-D1A"
+#: Sequential map for non-negative values.
+SEQUENTIAL = "viridis"
+
+
+def configure_pyqtgraph() -> None:
+    """Global pyqtgraph options: row-major images (arrays are positions × dimensions), antialiasing."""
+    global _configured
+    if _configured:
+        return
+    pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
+    _configured = True
+
+
+def colormap(name: str = DIVERGING) -> pg.ColorMap:
+    return pg.colormap.get(name)
+
+
+def make_plot(title: str = "", *, x: str = "", y: str = "", parent=None) -> pg.PlotWidget:
+    """A PlotWidget with labelled axes, a light grid and the menu kept (export lives there)."""
+    configure_pyqtgraph()
+    w = pg.PlotWidget(parent=parent, title=title)
+    pi = w.getPlotItem()
+    if x:
+        pi.setLabel("bottom", x)
+    if y:
+        pi.setLabel("left", y)
+    pi.showGrid(x=True, y=True, alpha=0.2)
+    return w
+
+
+class Heatmap(pg.PlotWidget):
+    """An ImageItem with a fixed-level colour bar, for matrices (rows = y, columns = x)."""
+
+    def __init__(self, title: str = "", *, x: str = "", y: str = "", levels=(-1.0, 1.0), cmap: str = DIVERGING,
+                 parent=None) -> None:
+        configure_pyqtgraph()
+        super().__init__(parent=parent, title=title)
+        pi = self.getPlotItem()
+        pi.setLabel("bottom", x)
+        pi.setLabel("left", y)
+        pi.invertY(True)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setAutoDownsample(True)
+        pi.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=levels, colorMap=colormap(cmap), interactive=False, width=14)
+        self.colorbar.setImageItem(self.image, insert_in=pi)
+
+    def set_matrix(self, data: np.ndarray, rect=None, levels=None) -> None:
+        """Show ``data`` (NaN cells are drawn transparent); ``rect`` = (x, y, w, h) in data units."""
+        self.image.setImage(np.asarray(data, dtype=np.float32), autoLevels=False)
+        if levels is not None:
+            self.colorbar.setLevels(levels)
+        if rect is not None:
+            self.image.setRect(*rect)
+
+
+class Banner(QLabel):
+    """A red strip at the top of a panel that shows the last error; hidden when all is well."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setStyleSheet("QLabel { background: #fde2e1; color: #8a1c14; padding: 6px; border-radius: 3px; }")
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hide()
+
+    def show_error(self, message: str) -> None:
+        self.setText(message)
+        self.show()
+
+    def clear_error(self) -> None:
+        self.clear()
+        self.hide()

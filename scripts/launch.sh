@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Set up (if needed) and launch PE Explorer.  Extra arguments go to the app.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$here/scripts/setup.sh"
+exec "$here/.venv/bin/pe-explorer" "$@"

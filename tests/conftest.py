@@ -1,0 +1,63 @@
+"""Test set-up: headless Qt, isolated settings, and fixtures that fail a test on leaks."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+# Headless by default (set here, in the test config, not by hand).  A test that needs a real X
+# server sets up Xvfb itself.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    """Every test gets its own settings folder: never a user's, never another test's."""
+    home = tmp_path_factory.mktemp("pe-home")
+    monkeypatch.setenv("PE_EXPLORER_HOME", str(home))
+    yield home
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads():
+    """Fail a test that leaves a compute thread (or any new non-daemon thread) running."""
+    before = set(threading.enumerate())
+    yield
+    deadline = 2.0
+    import time
+
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < deadline:
+        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()
+                  and (t.name.startswith("pe-") or not t.daemon)]
+        if not leaked:
+            return
+        time.sleep(0.02)
+    pytest.fail(f"test leaked threads: {[t.name for t in leaked]}")
+
+
+@pytest.fixture
+def service(qtbot):
+    """A running ComputeService that is stopped (and checked stopped) after the test."""
+    from explorer.service import ComputeService
+
+    svc = ComputeService(warm_up=False)
+    yield svc
+    assert svc.stop(5.0), "compute thread did not stop"
+
+
+@pytest.fixture
+def main_window(qtbot):
+    """The real main window, shown offscreen; closed and checked for a stopped service after."""
+    from explorer.main_window import MainWindow
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.close()
+    assert not win.service.thread.is_alive()
