@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Result
 from ..widgets.plots import Banner
@@ -41,6 +42,13 @@ class Panel(QWidget):
         outer.addWidget(self.banner)
         self.body = QVBoxLayout()
         outer.addLayout(self.body, 1)
+        # The formula strip: the panel's formula with the current numbers substituted.
+        self.formula = QLabel(self)
+        self.formula.setObjectName("formulaStrip")
+        self.formula.setTextFormat(Qt.TextFormat.RichText)
+        self.formula.setWordWrap(True)
+        self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        outer.addWidget(self.formula)
         service.resultReady.connect(self._on_service_result)
         service.failed.connect(self._on_service_failed)
 
@@ -85,6 +93,7 @@ class Panel(QWidget):
         del self._pending[result.key]
         self.banner.clear_error()
         self.show_result(result.value)
+        self.formula.setText(self.formula_text(self._state))
         self._drawn_keys.add(result.key)
         self.drawn.emit(result.key)
 
@@ -97,6 +106,23 @@ class Panel(QWidget):
     def show_result(self, response) -> None:
         """Draw ``response`` (UI thread; only setData/setImage-style updates)."""
         raise NotImplementedError
+
+    # -- hooks used by export, presets, presenter mode and the benchmark ------------------------
+    def formula_text(self, state) -> str:
+        """Rich text for the formula strip, with ``state``'s numbers substituted."""
+        return ""
+
+    def export_basename(self) -> str:
+        """Default export file name (no extension) carrying the panel and its main parameters,
+        e.g. ``waves_d512_base10000``."""
+        return self.panel_id
+
+    def plots(self) -> list[pg.PlotWidget]:
+        """The panel's plots, for export menus and theming."""
+        return self.findChildren(pg.PlotWidget)
+
+    def apply_theme(self, theme) -> None:
+        """Re-colour what the generic theming cannot reach (curve pens, text items)."""
 
     @property
     def has_drawn(self) -> bool:
