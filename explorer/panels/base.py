@@ -36,6 +36,7 @@ class Panel(QWidget):
         self._state = state if state is not None else self.state_cls()
         self._pending: dict[str, int] = {}
         self._drawn_keys: set[str] = set()
+        self.last_drawn_request = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.banner = Banner(self)
@@ -91,6 +92,8 @@ class Panel(QWidget):
         if self._pending.get(result.key) != result.generation:
             return
         del self._pending[result.key]
+        #: The request behind the newest drawn result (the benchmark maps it back to a drag step).
+        self.last_drawn_request = result.request
         self.banner.clear_error()
         self.show_result(result.value)
         self.formula.setText(self.formula_text(self._state))
