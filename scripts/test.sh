@@ -3,5 +3,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$here/scripts/setup.sh"
+bash "$here/scripts/system-deps.sh"
 cd "$here"
 exec "$here/.venv/bin/python" -m pytest "$@"
