@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
 
 _T0 = time.perf_counter()
+
+
+_previous_handler = None
+
+
+def _quiet_offscreen_notes() -> None:
+    """The offscreen platform (screenshots, export, bench) notes on every window that it cannot
+    propagate size hints or raise windows; that is expected there, so keep it off the terminal."""
+    if os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        return
+    from PySide6.QtCore import qInstallMessageHandler
+
+    global _previous_handler
+
+    def handler(mode, context, message):
+        if message.startswith("This plugin does not support"):
+            return
+        if _previous_handler is not None:
+            _previous_handler(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    _previous_handler = qInstallMessageHandler(handler)
 
 
 def make_app(argv: list[str] | None = None):
@@ -16,6 +40,7 @@ def make_app(argv: list[str] | None = None):
 
     app = QApplication.instance()
     if app is None:
+        _quiet_offscreen_notes()
         app = QApplication(argv or [sys.argv[0]])
     app.setApplicationName("PE Explorer")
     app.setOrganizationName("pe-explorer")
@@ -88,6 +113,13 @@ def run_app(args) -> int:
             return 2
         window.show_panel(args.panel)
     window.show()
+    if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN") or os.environ.get("PE_EXPLORER_REPORT_SHOWN"):
+        # For the benchmark's window_shown_ms and the shutdown tests: say when the window is up.
+        app.processEvents()
+        print(f"shown_at={time.time():.6f}", flush=True)
+        if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN"):
+            window.close()
+            return 0
     # Ctrl+C in the terminal closes the window cleanly (Python signal handlers need the
     # interpreter to run now and then, hence the idle timer).
     from PySide6.QtCore import QTimer
