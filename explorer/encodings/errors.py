@@ -16,6 +16,10 @@ import numpy as np
 #: this are refused *before* allocating, with the limit named.
 MAX_ELEMENTS = 2**27
 
+#: Largest frequency base.  Real models use 10^4 … 10^7; past ~10^15 the slowest wavelength
+#: 2π·base is no longer representable to useful precision, and near 10^308 it overflows.
+MAX_BASE = 1e15
+
 
 class EncodingError(ValueError):
     """A parameter of a positional-encoding function is out of its valid range."""
@@ -70,8 +74,8 @@ def check_real(
 
 
 def check_base(base) -> float:
-    """The frequency base must be a finite number greater than 1."""
-    return check_real("base", base, greater_than=1.0)
+    """The frequency base must be a finite number greater than 1 and at most :data:`MAX_BASE`."""
+    return check_real("base", base, greater_than=1.0, at_most=MAX_BASE)
 
 
 def check_size(*shape: int, what: str = "result") -> None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import (
+    MAX_BASE,
     EncodingError,
     as_positions,
     check_base,
@@ -147,8 +148,11 @@ def scaled_inv_freq(
         if d == 2:
             raise EncodingError("NTK scaling needs head_dim ≥ 4 (its exponent d/(d−2) is infinite for d = 2)")
         new_base = b * s ** (d / (d - 2))
-        if not math.isfinite(new_base):
-            raise EncodingError(f"NTK scaling: base·s^(d/(d−2)) overflows for base {b:g}, s {s:g}")
+        if not math.isfinite(new_base) or new_base > MAX_BASE:
+            raise EncodingError(
+                f"NTK scaling: base·s^(d/(d−2)) = {new_base:.3g} exceeds the largest base {MAX_BASE:g}; "
+                "use a smaller base or factor, or a larger head_dim"
+            )
         return inv_freq(d, new_base), 1.0
     if scaling.kind == "yarn":
         theta = inv_freq(d, b)

@@ -69,12 +69,29 @@ class Panel(QWidget):
             self.request_update()
 
     def _block_and_sync(self) -> None:
-        blocked = [(w, w.blockSignals(True)) for w in self.findChildren(QWidget)]
+        blocked = [(w, w.blockSignals(True)) for w in self._controls()]
         try:
             self.sync_widgets(self._state)
         finally:
             for w, was in blocked:
                 w.blockSignals(was)
+
+    def _controls(self) -> list[QWidget]:
+        """Every child widget whose signals are blocked while the state is shown — except the
+        inner parts of composite controls (superqt's labelled sliders), which must keep
+        talking to each other so the value box follows the slider."""
+        out = []
+        for w in self.findChildren(QWidget):
+            p = w.parentWidget()
+            inner = False
+            while p is not None and p is not self:
+                if type(p).__name__.startswith("QLabeled"):
+                    inner = True
+                    break
+                p = p.parentWidget()
+            if not inner:
+                out.append(w)
+        return out
 
     def sync_widgets(self, state) -> None:
         """Show ``state`` in the controls (called with their signals blocked)."""
@@ -124,8 +141,30 @@ class Panel(QWidget):
         """The panel's plots, for export menus and theming."""
         return self.findChildren(pg.PlotWidget)
 
+    def export_data(self, plot) -> dict:
+        """The numbers behind ``plot`` (one of :meth:`plots`) as name -> numpy array, for CSV/NPY export.
+
+        The default reads them back from the plot's items: one ``x`` column plus one column per
+        curve (legend name, else ``curve N``) when the curves share x, else ``<name> x``/``<name> y``
+        pairs; images as their 2-D arrays.  Override to give exact, full-resolution values with
+        clear names (e.g. positions and dimensions instead of display-resolution samples).
+        """
+        from ..widgets.plot_data import plot_arrays
+
+        return plot_arrays(plot)
+
     def apply_theme(self, theme) -> None:
-        """Re-colour what the generic theming cannot reach (curve pens, text items)."""
+        """Re-colour what the generic theming cannot reach (called just before the generic pass).
+
+        ``theme`` is an :class:`explorer.theme.Theme`.  The generic pass (explorer.theme.style_plot)
+        already styles every plot: background, axes, tick and label fonts, titles, legends, text
+        items, curve/line pens (width × ``theme.line_scale``; neutral colours follow the
+        foreground) and the standard colour maps.  Use this hook for the rest, e.g. HTML labels
+        or QLabel style sheets with fixed colours or sizes (``theme.foreground``,
+        ``theme.font_scale``, ``theme.dark``, ``theme.high_contrast``).  Pens set here should use
+        *base* widths and may use colours picked for ``theme``: the generic pass that follows scales
+        the widths and leaves colours that already suit the theme as they are.
+        """
 
     @property
     def has_drawn(self) -> bool:
