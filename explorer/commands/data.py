@@ -62,16 +62,26 @@ def add_parser(sub) -> None:
     _out(p)
     p.set_defaults(func=_learned)
 
-    p = ds.add_parser("swap", help="the token-swap experiment, to JSON")
-    p.add_argument("--sentence", required=True, metavar="TEXT")
-    p.add_argument("--swap", type=int, nargs=2, required=True, metavar=("I", "J"))
+    p = ds.add_parser(
+        "swap",
+        help="the token-swap experiment, to JSON",
+        description="Attention over a sentence and over the same sentence with tokens I and J swapped; "
+        "writes tokens, attention weights and outputs before and after, and max_relabel_error = the largest "
+        "|out_after[new place of a token] − out_before[its old place]|.",
+    )
+    p.add_argument("--sentence", required=True, metavar="TEXT",
+                   help="whitespace-separated tokens (at most 64)")
+    p.add_argument("--swap", type=int, nargs=2, required=True, metavar=("I", "J"),
+                   help="the two token places to swap (0-based, different)")
     p.add_argument("--scheme", choices=("none", "sinusoidal", "learned", "rope", "alibi"), default="none")
-    p.add_argument("--causal", action="store_true")
-    p.add_argument("--mask-after-softmax", action="store_true", help="the common mistake (with --causal)")
-    p.add_argument("--d-model", type=int, default=16, metavar="D")
-    p.add_argument("--heads", type=int, default=1, metavar="H")
-    p.add_argument("--alpha", type=float, default=1.0, metavar="A", help="PE strength for added schemes")
-    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--causal", action="store_true", help="forbid attending to later tokens")
+    p.add_argument("--mask-after-softmax", action="store_true", help="the common mistake (needs --causal)")
+    p.add_argument("--d-model", type=int, default=16, metavar="D", help="4 … 256, a multiple of 2 × heads")
+    p.add_argument("--heads", type=int, default=1, metavar="H", help="1 … 8")
+    p.add_argument("--alpha", type=float, default=1.0, metavar="A",
+                   help="PE strength for the added schemes (sinusoidal, learned), 0 … 3")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of W_Q, W_K, W_V (and the learned table)")
     _out(p)
     p.set_defaults(func=_swap)
 
@@ -153,6 +163,7 @@ def _swap(args) -> int:
     from ..state import StateError, SwapState
     from ..state.swap import MAX_TOKENS, tokenize
 
+    # Every check comes before any work, so a bad argument never leaves a file behind.
     if Path(args.out).suffix.lower() != ".json":
         raise UsageError(f"--out must end in .json; got {args.out!r}")
     tokens = tokenize(args.sentence)
@@ -163,9 +174,14 @@ def _swap(args) -> int:
     i, j = args.swap
     for name, v in (("I", i), ("J", j)):
         if not 0 <= v < len(tokens):
-            raise UsageError(f"--swap {name} = {v} is out of range: the sentence has tokens 0 … {len(tokens) - 1}")
+            raise UsageError(
+                f"--swap {name} = {v} is out of range: the sentence has {len(tokens)} tokens, "
+                f"0 … {len(tokens) - 1}"
+            )
     if i == j:
         raise UsageError(f"--swap needs two different positions, got I = J = {i}")
+    if args.mask_after_softmax and not args.causal:
+        raise UsageError("--mask-after-softmax only changes anything together with --causal")
     try:
         st = SwapState(
             sentence=args.sentence, swap_i=i, swap_j=j, scheme=args.scheme, causal=args.causal,
@@ -183,20 +199,31 @@ def _swap(args) -> int:
         "mask_after_softmax": args.mask_after_softmax,
         "d_model": args.d_model,
         "heads": args.heads,
+        "alpha": args.alpha,
         "seed": args.seed,
         "tokens_before": r.before.tokens,
         "tokens_after": r.after.tokens,
+        "permutation": r.permutation.tolist(),
         "weights_before": r.before.weights.tolist(),
         "weights_after": r.after.weights.tolist(),
+        "row_sums_before": r.before.row_sums.tolist(),
+        "row_sums_after": r.after.row_sums.tolist(),
         "outputs_before": r.before.outputs.tolist(),
         "outputs_after": r.after.outputs.tolist(),
-        "permutation": r.permutation.tolist(),
         "max_relabel_error": r.max_relabel_error,
+        "max_weight_error": r.max_weight_error,
         "equivariant": r.equivariant,
+        "verdict": r.verdict,
         "headline": r.headline,
+        "explanation": r.explanation,
+        "notes": {
+            "shapes": "weights (heads, n, n): [head][query][key]; outputs (n, d_model); row_sums (heads, n)",
+            "permutation": "permutation[t] = new place of the token that was at place t",
+            "max_relabel_error": "max over t, c of |outputs_after[permutation[t]][c] - outputs_before[t][c]|",
+        },
     }
     try:
-        atomic_write_text(args.out, json.dumps(doc, indent=1))
+        atomic_write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False))
     except OSError as exc:
         raise UsageError(str(exc)) from None
     return 0

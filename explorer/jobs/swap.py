@@ -3,16 +3,23 @@
 Set-up (all deterministic): each word gets the same embedding vector wherever it appears
 (a generator seeded from the word's CRC-32), W_Q, W_K, W_V come from ``seed``; one or
 more heads (width d_model / heads), no output projection.  The positional scheme enters as
-in real models: added to the embeddings (sinusoidal, learned), rotating Q and K (RoPE), or
-a bias on the scores (ALiBi).
+in real models: added to the embeddings (sinusoidal, learned; scaled by α), rotating Q and K
+(RoPE), or a bias on the scores (ALiBi).
 
-The identity being tested: with no positions and no mask, attention is permutation-
-equivariant, so after the swap every token's output is exactly its old output moved to its
-new place; ``max_relabel_error`` measures how far from that we are.
+The identity being tested: with no positions and no mask, self-attention is
+permutation-equivariant, ``Attn(P X) = P Attn(X)`` for every permutation matrix P, because
+``softmax(P Q Kᵀ Pᵀ) P V = P softmax(Q Kᵀ) V`` (the softmax acts row by row and a column
+permutation of a row only reorders its terms).  So after the swap every token's output is
+exactly its old output moved to its new place; ``max_relabel_error`` measures how far from that
+we are.  Any positional scheme, and the causal mask, break it (Haviv et al. 2022,
+"Transformer Language Models without Positional Encodings Still Learn Positional Information";
+Kazemnejad et al. 2023, "The Impact of Positional Encoding on Length Generalization in
+Transformers").
 """
 
 from __future__ import annotations
 
+import functools
 import zlib
 from dataclasses import dataclass
 
@@ -21,30 +28,99 @@ import numpy as np
 from ..encodings import alibi_slopes, apply_rope, sinusoidal
 from ..encodings.attention import attention
 from ..encodings.learned import LearnedTable
-from ..state.swap import MAX_TOKENS, SwapState
+from ..state.swap import ADDED_SCHEMES, MAX_TOKENS, SwapState
 from . import job
 
-#: Below this max |difference| the outputs are "the same up to rounding" (float64 maths).
+#: Below this max |difference| the outputs are "the same up to rounding" (float64 maths gives ~1e-16).
 EQUIVARIANCE_TOL = 1e-9
+
+#: The verdicts a response can carry (the panel colours its headline by them).
+VERDICTS = ("equivariant", "order-visible", "no-swap")
+
+_SCHEME_NAMES = {
+    "none": "NoPE",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "rope": "RoPE",
+    "alibi": "ALiBi",
+}
+
+_CAUSAL_LEAK = (
+    "the causal mask itself leaks order: each token sees only itself and the tokens before it, so "
+    "moving a word changes what it, and every word between the two swapped places, can see "
+    "(Haviv et al. 2022; Kazemnejad et al. 2023)"
+)
 
 
 def token_embedding(word: str, d_model: int) -> np.ndarray:
-    """The word's vector: N(0, 1) entries from a generator seeded by CRC-32 of the word (UTF-8)."""
+    """The word's vector: ``d_model`` N(0, 1) entries from a generator seeded by CRC-32 of the word (UTF-8).
+
+    The same word gets the same vector in every sentence, at every place, in every run: the
+    embedding knows *what* the word is, never *where* it is.
+    """
     rng = np.random.default_rng(zlib.crc32(word.encode("utf-8")))
     return rng.standard_normal(d_model)
 
 
+def embed(tokens: list[str], d_model: int) -> np.ndarray:
+    """The embedding matrix ``E``, shape ``(n, d_model)``: one :func:`token_embedding` row per token."""
+    return np.stack([token_embedding(t, d_model) for t in tokens])
+
+
 def projections(d_model: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """W_Q, W_K, W_V with N(0, 1/d) entries from ``seed``."""
+    """W_Q, W_K, W_V, each ``(d_model, d_model)`` with N(0, 1/d_model) entries from ``seed``.
+
+    The 1/d variance keeps ``x W`` at the size of ``x`` (Glorot-like), so the scores stay in the
+    range where the softmax is neither flat nor one-hot.
+    """
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d_model)
     return tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))  # type: ignore[return-value]
 
 
+@functools.lru_cache(maxsize=8)
+def _learned_table(d_model: int, seed: int) -> LearnedTable:
+    # One table per (d, seed) with a row for each of the 64 places a sentence can have.
+    return LearnedTable(MAX_TOKENS, d_model, seed)
+
+
+def position_vectors(scheme: str, n: int, d_model: int, seed: int) -> np.ndarray | None:
+    """The vector added at each position (before α) for the added schemes, else ``None``.
+
+    sinusoidal: ``PE[p, 2i] = sin(p ω_i)``, ``PE[p, 2i+1] = cos(p ω_i)``, ω_i = 10000^(−2i/d)
+    (Vaswani et al. 2017, §3.5); learned: the first n rows of a seeded, untrained
+    ``torch.nn.Embedding(64, d)`` (GPT-2/BERT style).
+    """
+    if scheme == "sinusoidal":
+        return sinusoidal(n, d_model)
+    if scheme == "learned":
+        return _learned_table(d_model, seed).lookup(n)
+    return None
+
+
 def swapped(tokens: list[str], i: int, j: int) -> list[str]:
+    """``tokens`` with the entries at ``i`` and ``j`` exchanged (a new list)."""
     out = list(tokens)
     out[i], out[j] = out[j], out[i]
     return out
+
+
+def swap_permutation(n: int, i: int, j: int) -> np.ndarray:
+    """``perm[t]`` = the new place of the token that was at place ``t`` (the transposition (i j))."""
+    perm = np.arange(n)
+    perm[i], perm[j] = j, i
+    return perm
+
+
+def keeps_distances(perm: np.ndarray) -> bool:
+    """True if the permutation keeps every distance ``|p − q|`` between places.
+
+    Only the identity and the mirror ``p -> n−1−p`` do that; a single swap is a mirror only for
+    n = 2 or for the two ends of a 3-token sentence.  Symmetric ALiBi (bias −m·|i−j|) cannot see
+    such a swap.
+    """
+    pos = np.arange(len(perm))
+    return bool(np.array_equal(np.abs(pos[:, None] - pos[None, :]), np.abs(perm[:, None] - perm[None, :])))
 
 
 @dataclass(frozen=True)
@@ -65,24 +141,44 @@ class AttentionRun:
 
 @dataclass(frozen=True)
 class SwapResponse:
+    """Both passes, the same "after" numbers moved back to each token's old place, and the verdict.
+
+    ``weights_after_relabelled[h, t, u] = after.weights[h, perm[t], perm[u]]`` and
+    ``outputs_after_relabelled[t] = after.outputs[perm[t]]``: row ``t`` is token ``t`` of the
+    *original* sentence, wherever it went.  With NoPE and no mask they equal the "before" arrays.
+    """
+
     request: SwapRequest
     before: AttentionRun
     after: AttentionRun
     permutation: np.ndarray  # new place of the token that was at position t
+    weights_after_relabelled: np.ndarray
+    outputs_after_relabelled: np.ndarray
+    difference: np.ndarray  # outputs_after_relabelled − before.outputs, (n, d)
     max_relabel_error: float
+    max_weight_error: float
+    output_rms: float
+    min_row_sum: float
+    keeps_distances: bool
     equivariant: bool
+    verdict: str
     headline: str
     explanation: str
 
 
 def forward(tokens: list[str], st: SwapState) -> AttentionRun:
-    """Attention over ``tokens`` with the scheme and mask of ``st``."""
+    """Attention over ``tokens`` with the scheme, heads and mask of ``st``.
+
+    ``X = E + α·P`` (added schemes) or ``X = E``; ``Q, K, V = X W_Q, X W_K, X W_V`` split into heads;
+    RoPE rotates each head's q and k by their positions (interleaved pairs, base 10000); ALiBi adds
+    ``−m_h·|i − j|`` to head h's scores (with the causal mask this equals the causal ALiBi bias on
+    every visible cell).  Weights and outputs come from :func:`explorer.encodings.attention.attention`.
+    """
     n, d, h = len(tokens), st.d_model, st.heads
-    x = np.stack([token_embedding(t, d) for t in tokens])
-    if st.scheme == "sinusoidal":
-        x = x + st.alpha * sinusoidal(n, d)
-    elif st.scheme == "learned":
-        x = x + st.alpha * LearnedTable(MAX_TOKENS, d, st.seed).lookup(n)
+    x = embed(tokens, d)
+    pe = position_vectors(st.scheme, n, d, st.seed)
+    if pe is not None:
+        x = x + st.alpha * pe
     wq, wk, wv = projections(d, st.seed)
     dh = d // h
     q = (x @ wq).reshape(n, h, dh).transpose(1, 0, 2)
@@ -95,75 +191,149 @@ def forward(tokens: list[str], st: SwapState) -> AttentionRun:
     if st.scheme == "alibi":
         pos = np.arange(n, dtype=np.float64)
         dist = np.abs(pos[:, None] - pos[None, :])
-        # Symmetric |i-j| distance; with the causal mask the future is masked anyway, so this
-        # equals the causal ALiBi bias on every visible cell.
         bias = -alibi_slopes(h)[:, None, None] * dist[None]
     res = attention(q, k, v, causal=st.causal, bias=bias, mask_after_softmax=st.mask_after_softmax)
     outputs = res.outputs.transpose(1, 0, 2).reshape(n, d)
-    return AttentionRun(tokens=list(tokens), weights=res.weights, outputs=outputs, row_sums=res.weights.sum(-1))
+    return AttentionRun(tokens=list(tokens), weights=res.weights, outputs=outputs,
+                        row_sums=res.weights.sum(-1))
 
 
-def explain(st: SwapState, err: float, equivariant: bool) -> tuple[str, str]:
-    """Headline and explanation for the verdict, from the measured number."""
-    mirrored_alibi = equivariant and st.scheme == "alibi" and not st.causal
-    if equivariant and not mirrored_alibi:
+def _scheme_reason(st: SwapState) -> str:
+    """Why the scheme makes the outputs depend on position (one or two sentences)."""
+    if st.scheme == "sinusoidal":
+        return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
+                "each other's position vectors, so their queries, keys and values change.")
+    if st.scheme == "learned":
+        return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
+                "untrained table): the swapped words pick up each other's rows.")
+    if st.scheme == "rope":
+        return ("RoPE rotates every query and key by its position, so q·k depends on the signed offset "
+                "between two tokens, and the swap changed the offsets of the swapped words.")
+    if st.scheme == "alibi":
+        slopes = alibi_slopes(st.heads)
+        shown = ", ".join(f"{m:.3g}" for m in slopes)
+        text = ("ALiBi adds −m·|i−j| to the scores, and the swap changed the distances between the swapped "
+                f"words and the others (slope m = {shown}).")
+        if st.heads == 1:
+            text += (" One head gets the gentlest slope, 1/256, so the bias is tiny over a short sentence;"
+                     " with 8 heads the first has m = 1/2.")
+        return text
+    return ""
+
+
+def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
+    """Verdict, headline and explanation, built from the measured numbers in ``r``.
+
+    ``r`` holds ``err`` (max relabel error), ``equivariant``, ``keeps_distances``, ``rms``
+    (typical output size), ``min_row_sum``, ``n``, ``identical`` (the two words are the same).
+    """
+    err = r["err"]
+    name = _SCHEME_NAMES[st.scheme]
+    if r["n"] < 2:
+        return ("no-swap", "One word: nothing to swap — type a sentence with at least two words",
+                "The experiment swaps two tokens and compares attention before and after.")
+    if r["identical"]:
+        word = st.tokens[st.swap_i]
         return (
-            f"Attention is permutation-equivariant — order is invisible (max difference {err:.1e})",
-            "With no positional information and no mask, swapping two tokens only moves their "
-            "outputs: every token gets exactly the output it had, at its new place.",
+            "no-swap",
+            f"Both chosen tokens are “{word}”: the swap changes nothing (max difference {err:.1e})",
+            "Swapping a word with an identical word leaves the sentence as it was; drag two different "
+            "words onto each other.",
         )
-    if mirrored_alibi:
-        return (
-            f"ALiBi cannot see this swap — it mirrors the sentence (max difference {err:.1e})",
-            "Without the causal mask ALiBi adds −m·|i−j|, which depends only on the distance between "
-            "two tokens. This swap keeps every distance between tokens (here: it mirrors the sentence), so "
-            "the outputs are just relabelled. Swap two other tokens, or turn on the causal mask "
-            "(ALiBi's real setting), and the difference becomes large.",
-        )
-    if st.scheme == "none" and st.causal:
-        why = (
-            "NoPE, but the causal mask itself leaks order: each token sees only the tokens before it, "
-            "so moving a token changes what it (and others) can see (Haviv et al. 2022; Kazemnejad et al. 2023)."
-        )
-    elif st.scheme == "none":
-        why = "Something other than position broke the identity."
-    else:
-        how = {
-            "sinusoidal": "is added to the embeddings",
-            "learned": "is added to the embeddings",
-            "rope": "rotates Q and K by position",
-            "alibi": "adds a distance bias to the scores",
-        }[st.scheme]
-        why = f"The {st.scheme} encoding {how}, so the same word at another place gets a different output."
+    late = ""
     if st.causal and st.mask_after_softmax:
-        why += " Masking after the softmax also leaves rows that no longer sum to 1."
-    return f"Order is visible: outputs changed by up to {err:.3g} after the swap", why
+        late = (
+            f" Masking after the softmax (the common mistake) leaves rows that sum to less than 1 "
+            f"(smallest {r['min_row_sum']:.3f}, see Σ): the weight went to keys that were then zeroed. "
+            "Mask before the softmax (scores → −∞)."
+        )
+    if r["equivariant"]:
+        if st.scheme in ADDED_SCHEMES and st.alpha == 0.0:
+            return (
+                "equivariant",
+                f"α = 0 switches the {name} encoding off — attention is permutation-equivariant, "
+                f"order is invisible (max difference {err:.1e})",
+                "With strength 0 nothing positional is added, so this is NoPE: swapping two tokens "
+                "only moves their outputs. Raise α to let position in.",
+            )
+        if st.scheme == "alibi" and r["keeps_distances"]:
+            return (
+                "equivariant",
+                f"ALiBi cannot see this swap — it mirrors the sentence (max difference {err:.1e})",
+                "Without the causal mask ALiBi adds −m·|i−j|, which depends only on the distance between "
+                "two tokens. This swap keeps every distance (it mirrors the sentence), so the outputs are "
+                "just relabelled. Swap two other tokens, or turn on the causal mask (ALiBi's real "
+                "setting), and the difference becomes large.",
+            )
+        if st.scheme == "none" and not st.causal:
+            before, after = " ".join(st.tokens), " ".join(st.swapped_tokens)
+            same = f" “{before}” and “{after}” look the same to this layer." if len(before) <= 60 else ""
+            return (
+                "equivariant",
+                f"Attention is permutation-equivariant — order is invisible (max difference {err:.1e})",
+                "With no positional information and no mask, swapping two tokens only moves their "
+                "outputs: every token gets exactly the output it had, at its new place, and the "
+                "attention map is the old one with rows and columns swapped." + same,
+            )
+        return (
+            "equivariant",
+            f"This swap is invisible to the model (max difference {err:.1e})",
+            "The outputs after the swap are the old outputs moved to their new places.",
+        )
+    barely = r["rms"] > 0 and err < 0.05 * r["rms"]
+    big = f"Order is {'barely ' if barely else ''}visible: outputs changed by up to {err:.3g} after the swap"
+    if st.scheme == "none":
+        why = ("NoPE adds nothing positional, yet " + _CAUSAL_LEAK + ".") if st.causal else (
+            "Something other than position broke the identity.")
+    else:
+        why = _scheme_reason(st)
+        if st.causal:
+            why += (" The causal mask alone would already leak order "
+                    "(Haviv et al. 2022; Kazemnejad et al. 2023).")
+    if r["rms"] > 0:
+        why += f" Largest change: {err / r['rms']:.2g}× the typical output size ({r['rms']:.2g})."
+    return "order-visible", big, why + late
 
 
 @job(SwapRequest)
 def compute(request: SwapRequest) -> SwapResponse:
+    """Run attention on the sentence and on its swapped copy; measure how far from equivariance."""
     st = request.state
     tokens = st.tokens
     n = len(tokens)
     i, j = st.swap_i, st.swap_j
     before = forward(tokens, st)
     after = forward(swapped(tokens, i, j), st)
-    perm = np.arange(n)
-    perm[i], perm[j] = j, i
-    err = float(np.abs(after.outputs[perm] - before.outputs).max()) if n else 0.0
-    equivariant = err < EQUIVARIANCE_TOL
-    if n > 1 and tokens[i] == tokens[j]:
-        headline = f"Both chosen tokens are {tokens[i]!r}: the swap changes nothing (max difference {err:.1e})"
-        explanation = "Swapping a word with an identical word leaves the sentence as it was; pick two different words."
-    else:
-        headline, explanation = explain(st, err, equivariant)
+    perm = swap_permutation(n, i, j)
+    w_rel = after.weights[:, perm][:, :, perm]
+    o_rel = after.outputs[perm]
+    diff = o_rel - before.outputs
+    err = float(np.abs(diff).max())
+    measured = {
+        "err": err,
+        "equivariant": err < EQUIVARIANCE_TOL,
+        "keeps_distances": keeps_distances(perm),
+        "rms": float(np.sqrt(np.mean(before.outputs**2))),
+        "min_row_sum": float(min(before.row_sums.min(), after.row_sums.min())),
+        "n": n,
+        "identical": n > 1 and tokens[i] == tokens[j],
+    }
+    verdict, headline, explanation = explain(st, measured)
     return SwapResponse(
         request=request,
         before=before,
         after=after,
         permutation=perm,
+        weights_after_relabelled=w_rel,
+        outputs_after_relabelled=o_rel,
+        difference=diff,
         max_relabel_error=err,
-        equivariant=equivariant,
+        max_weight_error=float(np.abs(w_rel - before.weights).max()),
+        output_rms=measured["rms"],
+        min_row_sum=measured["min_row_sum"],
+        keeps_distances=measured["keeps_distances"],
+        equivariant=measured["equivariant"],
+        verdict=verdict,
         headline=headline,
         explanation=explanation,
     )

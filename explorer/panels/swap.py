@@ -1,13 +1,99 @@
-"""Token-swap panel (first version; issue 4 completes it)."""
+"""Token-swap panel: does attention notice that two words changed places?
+
+The sentence is shown as token chips; dragging one chip onto another (or selecting two and pressing
+Swap) chooses the two tokens to swap.  The service computes attention on the sentence and on the
+swapped sentence; the panel shows both attention maps with a row-sum column, the chosen query's
+weights as bars, the outputs before and after (moved back to each word's old place) and their
+difference, and the computed verdict.  All numbers come from :mod:`explorer.jobs.swap`.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit
+import html
+
+import numpy as np
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt import QLabeledDoubleSlider
 
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
-from ..widgets.plots import Heatmap
+from ..state.swap import ADDED_SCHEMES, MAX_HEADS, MAX_TOKENS, SCHEMES, tokenize
+from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from .base import Panel
+from .swap_formula import formula_html
+from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
+
+SCHEME_LABELS = {
+    "none": "none (NoPE)",
+    "sinusoidal": "sinusoidal (added)",
+    "learned": "learned (added)",
+    "rope": "RoPE (rotates Q, K)",
+    "alibi": "ALiBi (score bias)",
+}
+SCHEME_TIPS = {
+    "none": "No positional information at all: the layer sees a bag of words.",
+    "sinusoidal": "α·PE(position) added to each word embedding (Vaswani et al. 2017).",
+    "learned": "α × a learned row per position added to each embedding (GPT-2, BERT); seeded, untrained.",
+    "rope": "Queries and keys rotated by their positions, so scores depend on offsets (Su et al. 2021).",
+    "alibi": "−m·|i−j| added to the scores: a penalty growing with distance (Press et al. 2022).",
+}
+CAUSAL_TIP = (
+    "Each token may attend only to itself and earlier tokens. The mask itself leaks order: even with no "
+    "positional encoding the outputs now depend on where words are "
+    "(Haviv et al. 2022; Kazemnejad et al. 2023)."
+)
+LATE_MASK_TIP = (
+    "The common mistake: softmax over all keys first, then zero the future. Rows no longer sum to 1 "
+    "(see the Σ column). Needs the causal mask."
+)
+UNDO_LIMIT = 200
+
+
+def after_html(st: SwapState, context: int = 3) -> str:
+    """The swapped sentence with the two moved words marked; a long one keeps only their neighbourhoods."""
+    after = st.swapped_tokens
+    n = len(after)
+    marked = {st.swap_i, st.swap_j} if n > 1 else set()
+    keep = set(range(n))
+    if n > COMPACT_ABOVE:
+        keep = {k for m in marked for k in range(m - context, m + context + 1) if 0 <= k < n}
+    parts, gap = [], False
+    for k, w in enumerate(after):
+        if k not in keep:
+            gap = True
+            continue
+        if gap:
+            parts.append("…")
+        gap = False
+        word = html.escape(w)
+        if k in marked:
+            word = f"<b style='color:{SWAP_COLOUR.name()}'>{word}</b><sub style='color:#888'>{k}</sub>"
+        parts.append(word)
+    if gap:
+        parts.append("…")
+    return " ".join(parts)
+
+
+def map_title(which: str, words: list[str], head_note: str, limit: int = 22) -> str:
+    """A plot title that never gets wider than its plot: the sentence only when it is short."""
+    text = " ".join(words)
+    base = f"{which}: “{text}”" if len(text) <= limit else f"Attention {which.lower()}"
+    return base + head_note
 
 
 class SwapPanel(Panel):
@@ -16,43 +102,405 @@ class SwapPanel(Panel):
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
-        controls = QHBoxLayout()
-        self.sentence_edit = QLineEdit()
-        self.scheme_combo = QComboBox()
-        self.scheme_combo.addItems(["none", "sinusoidal", "learned", "rope", "alibi"])
-        controls.addWidget(QLabel("Sentence"))
-        controls.addWidget(self.sentence_edit, 1)
-        controls.addWidget(QLabel("Scheme"))
-        controls.addWidget(self.scheme_combo)
-        self.body.addLayout(controls)
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        self.headline.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        self._last: SwapResponse | None = None
+        self._undo: list[tuple[str, int, int, int]] = []
+        self._theme = None  # an explorer.theme.Theme once the window applies one
+        self._compact = False
+        self._build_sentence_rows()
+        self.headline = Headline(self)
         self.body.addWidget(self.headline)
-        maps = QHBoxLayout()
-        self.before = Heatmap("Attention before the swap", x="key", y="query", levels=(0, 1), cmap="viridis")
-        self.after = Heatmap("Attention after the swap", x="key", y="query", levels=(0, 1), cmap="viridis")
-        maps.addWidget(self.before)
-        maps.addWidget(self.after)
-        self.body.addLayout(maps, 1)
-        self.sentence_edit.editingFinished.connect(self._on_sentence_edited)
-        self.scheme_combo.currentTextChanged.connect(lambda v: self.set_state(self.state.clamped(scheme=v)))
+        self.explanation = QLabel(self)
+        self.explanation.setObjectName("swapExplanation")
+        self.explanation.setWordWrap(True)
+        self.explanation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.addWidget(self.explanation)
+        main = QHBoxLayout()
+        main.addWidget(self._build_controls())
+        main.addWidget(self._build_views(), 1)
+        self.body.addLayout(main, 1)
+        self.readout = QLabel("Hover a cell or bar to read its value; click a row of “Attention before” to "
+                              "choose the query.", self)
+        self.readout.setObjectName("swapReadout")
+        self.body.addWidget(self.readout)
+        self._connect()
+        self._restyle()
         self.set_state(self.state)
 
-    def _on_sentence_edited(self) -> None:
+    # -- building ---------------------------------------------------------------------------------
+    def _build_sentence_rows(self) -> None:
+        row = QHBoxLayout()
+        self.sentence_edit = QLineEdit(self)
+        self.sentence_edit.setPlaceholderText("Type a sentence; words are separated by spaces (at most 64)")
+        self.sentence_edit.setToolTip("Press Enter to use the sentence. "
+                                      "Each whitespace-separated word is a token.")
+        f = self.sentence_edit.font()
+        f.setPointSizeF(max(f.pointSizeF(), 9.0) * 1.25)
+        self.sentence_edit.setFont(f)
+        self.count_label = QLabel(self)
+        row.addWidget(QLabel("Sentence", self))
+        row.addWidget(self.sentence_edit, 1)
+        row.addWidget(self.count_label)
+        self.body.addLayout(row)
+
+        chips_row = QHBoxLayout()
+        before = QLabel("<b>Before</b>", self)
+        before.setToolTip("The sentence as typed. Drag a word onto another to swap the two.")
+        self.chips_area = TokenChipsArea(self)
+        self.chips = self.chips_area.chips
+        self.chips.setToolTip("Drag one word onto another to swap them; or click two words and press Swap.")
+        self.swap_button = QPushButton("Swap ⇄", self)
+        self.swap_button.setToolTip("Swap the two selected words (click two chips first)")
+        self.undo_button = QPushButton("&Undo", self)
+        self.undo_button.setToolTip("Go back to the previous sentence and swap")
+        before.setMinimumWidth(52)
+        chips_row.addWidget(before, 0, Qt.AlignmentFlag.AlignVCenter)
+        chips_row.addWidget(self.chips_area, 1)
+        chips_row.addWidget(self.swap_button, 0, Qt.AlignmentFlag.AlignTop)
+        chips_row.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.body.addLayout(chips_row)
+
+        after_row = QHBoxLayout()
+        after = QLabel("<b>After</b>", self)
+        after.setMinimumWidth(52)
+        after.setToolTip("The sentence with the two marked words swapped")
+        after_row.addWidget(after, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.after_label = QLabel(self)
+        self.after_label.setObjectName("swapAfter")
+        self.after_label.setWordWrap(True)
+        self.after_label.setTextFormat(Qt.TextFormat.RichText)
+        after_row.addWidget(self.after_label, 1)
+        self.body.addLayout(after_row)
+
+    def _build_controls(self) -> QWidget:
+        box = QWidget(self)
+        self.controls = box
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 6, 0)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.scheme_combo = QComboBox(box)
+        for i, s in enumerate(SCHEMES):
+            self.scheme_combo.addItem(SCHEME_LABELS[s], s)
+            self.scheme_combo.setItemData(i, SCHEME_TIPS[s], Qt.ItemDataRole.ToolTipRole)
+        form.addRow("Scheme", self.scheme_combo)
+        self.alpha_slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal, box)
+        self.alpha_slider.setRange(0.0, 3.0)
+        self.alpha_slider.setSingleStep(0.05)
+        self.alpha_slider.setPageStep(0.25)
+        self.alpha_slider.setDecimals(2)
+        self.alpha_slider.setObjectName("swapAlpha")
+        self.alpha_slider.setToolTip("PE strength α: X = E + α·P for the added schemes (sinusoidal, learned)")
+        form.addRow("PE strength α", self.alpha_slider)
+        self.alpha_note = QLabel("α acts on sinusoidal and learned only", box)
+        self.alpha_note.setWordWrap(True)
+        self.alpha_note.setObjectName("swapNote")
+        form.addRow(self.alpha_note)
+        self.d_spin = QSpinBox(box)
+        self.d_spin.setRange(4, 256)
+        self.d_spin.setToolTip("Width of embeddings and of Q, K, V: 4 … 256, a multiple of 2 × heads")
+        form.addRow("d_model", self.d_spin)
+        self.heads_spin = QSpinBox(box)
+        self.heads_spin.setRange(1, MAX_HEADS)
+        self.heads_spin.setToolTip("Attention heads; each gets d_model / heads dimensions")
+        form.addRow("Heads", self.heads_spin)
+        self.head_spin = QSpinBox(box)
+        self.head_spin.setRange(1, 1)
+        self.head_spin.setToolTip("Which head the attention maps and bars show")
+        form.addRow("Head shown", self.head_spin)
+        self.seed_spin = QSpinBox(box)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setToolTip("Seed of W_Q, W_K, W_V (and of the learned table). "
+                                  "Word vectors depend only on the word.")
+        form.addRow("Seed", self.seed_spin)
+        self.query_combo = QComboBox(box)
+        self.query_combo.setToolTip("The word whose attention weights the bars show")
+        form.addRow("Query word", self.query_combo)
+        col.addLayout(form)
+        self.causal_check = QCheckBox("Causal mask (no looking ahead)", box)
+        self.causal_check.setToolTip(CAUSAL_TIP)
+        col.addWidget(self.causal_check)
+        causal_note = QLabel("The mask itself leaks order — even with no positions "
+                             "(Haviv et al. 2022; Kazemnejad et al. 2023).", box)
+        causal_note.setWordWrap(True)
+        causal_note.setObjectName("swapNote")
+        col.addWidget(causal_note)
+        self.late_check = QCheckBox("Mask after softmax (the mistake)", box)
+        self.late_check.setToolTip(LATE_MASK_TIP)
+        col.addWidget(self.late_check)
+        late_note = QLabel("Rows then no longer sum to 1: watch the Σ column.", box)
+        late_note.setWordWrap(True)
+        late_note.setObjectName("swapNote")
+        col.addWidget(late_note)
+        col.addStretch(1)
+        return box
+
+    def _build_views(self) -> QWidget:
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.setChildrenCollapsible(False)
+        top = QSplitter(Qt.Orientation.Horizontal, split)
+        self.before_map = AttentionMap("Attention before", top)
+        self.after_map = AttentionMap("Attention after", top)
+        self.bars = QueryBars(top)
+        for w in (self.before_map, self.after_map, self.bars):
+            w.setMinimumSize(200, 160)
+            top.addWidget(w)
+        top.setSizes([10, 10, 8])
+        bottom = QSplitter(Qt.Orientation.Horizontal, split)
+        self.out_before = OutputMap("Outputs before", bottom)
+        self.out_after = OutputMap("Outputs after, moved back", bottom)
+        self.out_diff = OutputMap("after − before", bottom)
+        for w in (self.out_before, self.out_after, self.out_diff):
+            w.setMinimumSize(200, 120)
+            bottom.addWidget(w)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        return split
+
+    def _connect(self) -> None:
+        self.sentence_edit.editingFinished.connect(self._on_sentence_edited)
+        self.chips.swapRequested.connect(self._on_chips_swap_requested)
+        self.chips.selectionChanged.connect(self._on_chips_selection_changed)
+        self.swap_button.clicked.connect(self._on_swap_clicked)
+        self.undo_button.clicked.connect(self.undo)
+        self.scheme_combo.currentIndexChanged.connect(
+            lambda i: self._change(scheme=self.scheme_combo.itemData(i)))
+        self.alpha_slider.valueChanged.connect(lambda v: self._change(alpha=round(float(v), 4)))
+        self.d_spin.valueChanged.connect(lambda v: self._change(d_model=v))
+        self.heads_spin.valueChanged.connect(lambda v: self._change(heads=v))
+        self.seed_spin.valueChanged.connect(lambda v: self._change(seed=v))
+        self.causal_check.toggled.connect(lambda v: self._change(causal=v))
+        self.late_check.toggled.connect(lambda v: self._change(mask_after_softmax=v))
+        self.head_spin.valueChanged.connect(lambda v: self._show_only(head=v - 1))
+        self.query_combo.currentIndexChanged.connect(lambda i: self._show_only(query=max(i, 0)))
+        for m in (self.before_map, self.after_map, self.out_before, self.out_after, self.out_diff, self.bars):
+            m.hovered.connect(self._on_view_hovered)
+        self.before_map.rowClicked.connect(lambda r: self._show_only(query=r))
+
+    # -- changing the state -----------------------------------------------------------------------
+    def _change(self, **changes) -> None:
         try:
-            self.set_state(self.state.clamped(sentence=self.sentence_edit.text()))
+            self.set_state(self.state.clamped(**changes))
         except StateError as exc:
             self.banner.show_error(str(exc))
 
+    def _show_only(self, **changes) -> None:
+        """Display-only fields (query, head shown): redraw from the last result, ask for nothing."""
+        try:
+            st = self.state.clamped(**changes)
+        except StateError as exc:
+            self.banner.show_error(str(exc))
+            return
+        self.set_state(st, request=False)
+        self._render()
+
+    def _push_undo(self) -> None:
+        st = self.state
+        self._undo.append((st.sentence, st.swap_i, st.swap_j, st.query))
+        del self._undo[:-UNDO_LIMIT]
+        self.undo_button.setEnabled(True)
+
+    def swap(self, i: int, j: int) -> None:
+        """Swap tokens ``i`` and ``j`` (what a drop or the Swap button does); undoable."""
+        n = len(self.state.tokens)
+        if i == j or not (0 <= i < n and 0 <= j < n):
+            return
+        a, b = sorted((i, j))
+        if (a, b) == (self.state.swap_i, self.state.swap_j):
+            self.chips.clear_selection()
+            return
+        self._push_undo()
+        self.chips.clear_selection()
+        self._change(swap_i=a, swap_j=b)
+
+    def undo(self) -> None:
+        """Back to the sentence and swap before the last change to them."""
+        if not self._undo:
+            return
+        sentence, i, j, q = self._undo.pop()
+        self.undo_button.setEnabled(bool(self._undo))
+        self.chips.clear_selection()
+        self._change(sentence=sentence, swap_i=i, swap_j=j, query=q)
+
+    def _on_chips_swap_requested(self, src: int, dst: int) -> None:
+        self.swap(src, dst)
+
+    def _on_chips_selection_changed(self, selected) -> None:
+        self.swap_button.setEnabled(len(selected) == 2)
+
+    def _on_swap_clicked(self) -> None:
+        sel = self.chips.selected()
+        if len(sel) == 2:
+            self.swap(*sel)
+
+    def _on_sentence_edited(self) -> None:
+        text = self.sentence_edit.text()
+        if tokenize(text) == self.state.tokens:
+            return
+        try:
+            st = self.state.clamped(sentence=text)
+        except StateError as exc:
+            self.banner.show_error(str(exc))
+            return
+        self._push_undo()
+        self.set_state(st)
+
+    def _on_view_hovered(self, text: str) -> None:
+        if text:
+            self.readout.setText(text)
+
+    # -- showing the state ------------------------------------------------------------------------
     def sync_widgets(self, st: SwapState) -> None:
-        self.sentence_edit.setText(st.sentence)
-        self.scheme_combo.setCurrentText(st.scheme)
+        tokens = st.tokens
+        if tokenize(self.sentence_edit.text()) != tokens:
+            self.sentence_edit.setText(st.sentence)
+        self.count_label.setText(f"{len(tokens)} / {MAX_TOKENS} tokens")
+        self.chips.set_tokens(tokens, (st.swap_i, st.swap_j))
+        self.swap_button.setEnabled(len(self.chips.selected()) == 2)
+        self.undo_button.setEnabled(bool(self._undo))
+        self.after_label.setText(after_html(st))
+        if (len(tokens) > COMPACT_ABOVE) != self._compact:
+            self._compact = len(tokens) > COMPACT_ABOVE
+            self._restyle()
+        self.scheme_combo.setCurrentIndex(SCHEMES.index(st.scheme))
+        # The labelled slider updates its value box from its inner slider's signal, which the
+        # base class blocked with every other child: let that one through (the outer signal, which
+        # would feed back into the state, stays blocked).
+        for child in self.alpha_slider.findChildren(QWidget):
+            child.blockSignals(False)
+        self.alpha_slider.setValue(st.alpha)
+        self.alpha_note.setVisible(st.scheme not in ADDED_SCHEMES)
+        self.d_spin.setSingleStep(2 * st.heads)
+        self.d_spin.setValue(st.d_model)
+        self.heads_spin.setValue(st.heads)
+        self.head_spin.setRange(1, st.heads)
+        self.head_spin.setValue(st.head + 1)
+        self.head_spin.setEnabled(st.heads > 1)
+        self.seed_spin.setValue(st.seed)
+        items = [f"{k} · {w}" for k, w in enumerate(tokens)]
+        if [self.query_combo.itemText(k) for k in range(self.query_combo.count())] != items:
+            self.query_combo.clear()
+            self.query_combo.addItems(items)
+        self.query_combo.setCurrentIndex(st.query)
+        self.causal_check.setChecked(st.causal)
+        self.late_check.setChecked(st.mask_after_softmax)
+        self.late_check.setEnabled(st.causal)
 
     def requests(self, st):
         return [SwapRequest(st)]
 
     def show_result(self, r: SwapResponse) -> None:
-        self.headline.setText(r.headline)
-        self.before.set_matrix(r.before.weights[0])
-        self.after.set_matrix(r.after.weights[0])
+        self._last = r
+        self._render()
+
+    def _render(self) -> None:
+        """Draw the last result; the query and the head shown come from the current state."""
+        r = self._last
+        if r is None:
+            return
+        rs = r.request.state
+        st = self.state
+        n = len(r.before.tokens)
+        h = min(st.head, rs.heads - 1)
+        q = min(st.query, n - 1)
+        self.headline.set_verdict(r.verdict, r.headline)
+        self.explanation.setText(r.explanation)
+        head_note = f" (head {h + 1}/{rs.heads})" if rs.heads > 1 else ""
+        self.before_map.set_data(r.before.weights[h], r.before.row_sums[h], r.before.tokens,
+                                 map_title("Before", r.before.tokens, head_note))
+        self.after_map.set_data(r.after.weights[h], r.after.row_sums[h], r.after.tokens,
+                                map_title("After", r.after.tokens, head_note))
+        self.bars.set_data(r.before.weights[h, q], r.weights_after_relabelled[h, q], r.before.tokens, q,
+                           head_note)
+        level = float(max(abs(r.before.outputs).max(), abs(r.outputs_after_relabelled).max(), 1e-12))
+        self.out_before.set_data(r.before.outputs, r.before.tokens, level, "Outputs before")
+        self.out_after.set_data(r.outputs_after_relabelled, r.before.tokens, level,
+                                "Outputs after, moved back")
+        self.out_diff.set_data(r.difference, r.before.tokens, level,
+                               f"After − before: max |Δ| {r.max_relabel_error:.1e}")
+
+    # -- look -------------------------------------------------------------------------------------
+    def _restyle(self) -> None:
+        """Text sizes relative to the panel's font (which follows zoom and presenter mode) and colours
+        that suit the theme."""
+        base = self.font().pointSizeF()
+        base = base if base > 0 else 10.0
+        dark = bool(getattr(self._theme, "dark", False))
+        fg = getattr(self._theme, "foreground", "#1a1a1a")
+        muted = "#a6adb8" if dark else "#5a5a5a"
+        self.headline.set_look(dark=dark, point_size=round(base * 1.9, 1))
+        self.explanation.setStyleSheet(
+            f"QLabel#swapExplanation {{ font-size: {base * 1.2:.1f}pt; color: {fg}; padding: 2px 4px; }}")
+        self.after_label.setStyleSheet(
+            f"QLabel#swapAfter {{ font-size: {base * (1.2 if self._compact else 1.4):.1f}pt; color: {fg}; }}")
+        self.readout.setStyleSheet(f"QLabel#swapReadout {{ font-size: {base * 1.1:.1f}pt; color: {fg}; }}")
+        for note in self.findChildren(QLabel, "swapNote"):
+            note.setStyleSheet(f"QLabel#swapNote {{ color: {muted}; margin-left: 22px; }}")
+        # The controls column is as wide as ~40 characters of the current font.
+        self.controls.setFixedWidth(QFontMetrics(self.font()).horizontalAdvance("x" * 40))
+        scale = base / 10.0
+        for m in (self.before_map, self.after_map):
+            m.values.set_point_size(10.5 * scale)
+            m.sum_values.set_point_size(10.5 * scale)
+        self.bars.values.set_point_size(9.5 * scale)
+        text = QColor(fg)
+        self.bars.values.set_colour_rule(lambda v: text)
+
+    def apply_theme(self, theme) -> None:
+        self._theme = theme
+        self._restyle()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "readout"):
+            self._restyle()
+
+    # -- hooks ------------------------------------------------------------------------------------
+    def formula_text(self, state: SwapState) -> str:
+        return formula_html(state)
+
+    def export_basename(self) -> str:
+        st = self.state
+        parts = ["swap", st.scheme]
+        if st.scheme in ADDED_SCHEMES:
+            parts.append(f"a{st.alpha:g}")
+        parts.append(f"d{st.d_model}")
+        if st.heads > 1:
+            parts.append(f"h{st.heads}")
+        if st.causal:
+            parts.append("causal-late" if st.mask_after_softmax else "causal")
+        return "_".join(parts)
+
+    def export_data(self, plot) -> dict:
+        """The exact float64 numbers behind ``plot``, named; rows are tokens in the order the plot shows."""
+        r = self._last
+        if r is None:
+            return super().export_data(plot)
+        n = len(r.before.tokens)
+        h = min(self.state.head, r.request.state.heads - 1)
+        q = min(self.state.query, n - 1)
+        if plot is self.before_map:
+            return {"weights before [query, key]": r.before.weights[h], "row sums": r.before.row_sums[h]}
+        if plot is self.after_map:
+            return {"weights after [query, key]": r.after.weights[h], "row sums": r.after.row_sums[h]}
+        if plot is self.bars:
+            return {"key (original place)": np.arange(n), "weight before": r.before.weights[h, q],
+                    "weight after": r.weights_after_relabelled[h, q]}
+        if plot is self.out_before:
+            return {"outputs before [token, component]": r.before.outputs}
+        if plot is self.out_after:
+            return {"outputs after, moved back [token, component]": r.outputs_after_relabelled}
+        if plot is self.out_diff:
+            return {"after - before [token, component]": r.difference}
+        return super().export_data(plot)
+
+    def main_slider(self) -> QLabeledDoubleSlider:
+        """The slider a benchmark drags: PE strength α."""
+        return self.alpha_slider
+
+    @property
+    def last_response(self) -> SwapResponse | None:
+        """The result on screen (None before the first)."""
+        return self._last

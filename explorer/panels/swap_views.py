@@ -1,0 +1,527 @@
+"""The Token-swap panel's plots: token-labelled attention maps with a row-sum column, output maps,
+the chosen query's weights as bars, and the verdict headline.  They only draw what they are given."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
+
+BEFORE_COLOUR = "#4c72b0"
+AFTER_COLOUR = "#dd8452"
+#: Row sums: white at exactly 1, warmer the further below.
+ROWSUM_MAP = pg.ColorMap([0.0, 1.0], [(214, 96, 16), (232, 244, 234)])
+
+
+def sum_column(n: int) -> tuple[float, float]:
+    """Left edge and width (in cells) of the row-sum column beside an n × n map.
+
+    One cell wide for short sentences, a tenth of the map for long ones, so it stays visible.
+    """
+    width = max(1.0, n / 10)
+    return n + 0.35 * width, width
+
+_TICK_PT = 11
+_TITLE_SIZE = "12pt"
+_LABEL_STYLE = {"font-size": "11pt"}
+
+
+def _tick_font() -> QFont:
+    f = QFont()
+    f.setPointSize(_TICK_PT)
+    return f
+
+
+def fmt_value(v: float) -> str:
+    """A weight or row sum as the cells show it."""
+    return f"{v:.2f}"
+
+
+class TokenAxis(pg.AxisItem):
+    """An axis whose ticks are tokens at cell centres (k + 0.5), thinned so labels never overlap.
+
+    ``extra`` adds fixed ticks (e.g. "Σ" over the row-sum column).  The step between labelled
+    tokens follows the axis length in pixels, so a 64-token sentence stays legible when the plot is
+    small and shows every word when it is big.
+    """
+
+    def __init__(self, orientation: str, **kwargs) -> None:
+        super().__init__(orientation, **kwargs)
+        self._labels: list[str] = []
+        self._extra: dict[float, str] = {}
+        self.setTickFont(_tick_font())
+
+    def set_labels(self, labels: list[str], extra: dict[float, str] | None = None) -> None:
+        self._labels = list(labels)
+        self._extra = dict(extra or {})
+        self.picture = None
+        self.update()
+
+    def labels(self) -> list[str]:
+        return list(self._labels)
+
+    def label_step(self, size_px: float, span: float) -> int:
+        """Every how many tokens a label fits into ``size_px`` pixels showing ``span`` cells."""
+        n = len(self._labels)
+        if n == 0 or size_px <= 0:
+            return 1
+        fm = QFontMetricsF(self.style.get("tickFont") or _tick_font())
+        if self.orientation in ("left", "right"):
+            need = fm.height() * 0.9
+        else:
+            need = max(fm.horizontalAdvance(s) for s in self._labels) + fm.horizontalAdvance("  ")
+        per_cell = size_px / max(span, 1e-9)
+        return max(1, math.ceil(need / per_cell))
+
+    def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802,N803 - pyqtgraph API
+        n = len(self._labels)
+        if n == 0:
+            return []
+        step = self.label_step(size, abs(maxVal - minVal))
+        values = [k + 0.5 for k in range(0, n, step)] + list(self._extra)
+        return [(float(step), values)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        out = []
+        for v in values:
+            if v in self._extra:
+                out.append(self._extra[v])
+                continue
+            k = int(math.floor(v))
+            out.append(self._labels[k] if 0 <= k < len(self._labels) else "")
+        return out
+
+
+class ValueText(pg.GraphicsObject):
+    """Numbers drawn at data points in screen pixels, shown only when they fit their cells.
+
+    ``cell`` is the data-space box one number owns (e.g. (1, 1) for a matrix cell); when that box
+    is smaller on screen than the text, the numbers hide (the hover readout still gives them) and
+    reappear when the plot is zoomed in.  Texts are formatted only for the points in view, at paint
+    time, so a 64 × 64 map costs nothing while its numbers are hidden.
+    """
+
+    def __init__(self, *, anchor: str = "center", point_size: float = 10.5, fmt=None) -> None:
+        super().__init__()
+        self._xs = np.zeros(0)
+        self._ys = np.zeros(0)
+        self._values = np.zeros(0)
+        self._fmt = fmt or fmt_value
+        self._colour_of = lambda v: QColor("black")
+        self._cell = (1.0, 1.0)
+        self._anchor = anchor
+        self._font = QFont()
+        self._font.setPointSizeF(point_size)
+        self._rect = QRectF()
+
+    def set_point_size(self, point_size: float) -> None:
+        self._font.setPointSizeF(point_size)
+        self.update()
+
+    def set_colour_rule(self, colour_of) -> None:
+        """``colour_of(value) -> QColor`` (e.g. white on dark cells, or the theme's text colour)."""
+        self._colour_of = colour_of
+        self.update()
+
+    def set_items(self, xs, ys, values, cell=(1.0, 1.0)) -> None:
+        """Show ``values`` (formatted at paint time) centred on (``xs``, ``ys``)."""
+        self.prepareGeometryChange()
+        self._xs = np.asarray(xs, dtype=float).ravel()
+        self._ys = np.asarray(ys, dtype=float).ravel()
+        self._values = np.asarray(values, dtype=float).ravel()
+        self._cell = (float(cell[0]), float(cell[1]))
+        if self._xs.size:
+            cw, ch = self._cell
+            x0, x1 = self._xs.min() - cw, self._xs.max() + cw
+            y0, y1 = self._ys.min() - 2 * ch - 0.2, self._ys.max() + 2 * ch + 0.2
+            self._rect = QRectF(x0, y0, x1 - x0, y1 - y0)
+        else:
+            self._rect = QRectF()
+        self.update()
+
+    def texts(self) -> list[str]:
+        """Every number as it is drawn (for tests and export)."""
+        return [self._fmt(v) for v in self._values]
+
+    def visible_texts(self, painter_transform) -> bool:
+        """True if the numbers fit their cells under ``painter_transform`` (data -> pixels)."""
+        if not self._values.size:
+            return False
+        fm = QFontMetricsF(self._font)
+        need_w = max(fm.horizontalAdvance(self._fmt(v)) for v in (self._values.min(), self._values.max())) + 4
+        w = abs(painter_transform.m11()) * self._cell[0]
+        h = abs(painter_transform.m22()) * self._cell[1]
+        # A cell height of 0 means "only the width matters" (labels above bars).
+        return w >= need_w and (self._cell[1] == 0 or h >= fm.height())
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return self._rect
+
+    def paint(self, p: QPainter, *args) -> None:
+        tr = p.transform()
+        if not self.visible_texts(tr):
+            return
+        view = self.viewRect()  # only the points in view are drawn
+        keep = np.ones(self._xs.size, dtype=bool)
+        if view is not None:
+            cw, ch = self._cell
+            keep = ((self._xs >= view.left() - cw) & (self._xs <= view.right() + cw)
+                    & (self._ys >= view.top() - ch - 1) & (self._ys <= view.bottom() + ch + 1))
+        p.save()
+        p.resetTransform()
+        p.setFont(self._font)
+        fm = QFontMetricsF(self._font)
+        h = fm.height()
+        for x, y, v in zip(self._xs[keep], self._ys[keep], self._values[keep], strict=True):
+            t = self._fmt(v)
+            pt = tr.map(QPointF(x, y))
+            w = fm.horizontalAdvance(t) + 4
+            if self._anchor == "bottom":  # text sits just above the point (bar tops)
+                rect = QRectF(pt.x() - w / 2, pt.y() - h - 2, w, h)
+            else:
+                rect = QRectF(pt.x() - w / 2, pt.y() - h / 2, w, h)
+            p.setPen(self._colour_of(v))
+            p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), t)
+        p.restore()
+
+
+def _row_sum_colour(v: float) -> QColor:
+    return QColor("black") if abs(v - 1.0) < 1e-9 else QColor("#9b1c00")
+
+
+def _text_colour_on_viridis(v: float) -> QColor:
+    # viridis is dark below ~0.55: white text there, black above.
+    return QColor("white") if v < 0.55 else QColor("black")
+
+
+class FittedTitle:
+    """Mixin for a PlotWidget: its title is elided to the plot's width and never widens the plot.
+
+    pyqtgraph makes a title's text width the plot's minimum width, so a long title (or a big
+    presenter-mode font) would push the plot, colour bar included, out of its widget.
+    """
+
+    _full_title = ""
+
+    def _free_title(self) -> None:
+        label = self.getPlotItem().titleLabel
+        original = label.updateMin
+
+        def update_min() -> None:
+            original()
+            label.setMinimumWidth(0)
+
+        label.updateMin = update_min  # instance override: LabelItem.setText calls self.updateMin()
+        label.setMinimumWidth(0)
+
+    def set_title(self, text: str) -> None:
+        self._full_title = text
+        self._fit_title()
+
+    def title(self) -> str:
+        """The full title (the plot may show it elided)."""
+        return self._full_title
+
+    def _fit_title(self) -> None:
+        label = self.getPlotItem().titleLabel
+        size = str(label.opts.get("size") or "12pt")
+        font = QFont()
+        try:
+            font.setPointSizeF(float(size.removesuffix("pt")))
+        except ValueError:
+            font.setPointSizeF(12.0)
+        avail = max(40, self.width() - 24)
+        shown = QFontMetricsF(font).elidedText(self._full_title, Qt.TextElideMode.ElideRight, avail)
+        if label.text != shown:
+            self.getPlotItem().setTitle(shown)  # keeps the size and colour the theme gave it
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._full_title:
+            self._fit_title()
+
+
+def _style_plot(plot: pg.PlotWidget, *, zoom: bool = False) -> None:
+    """Fonts, a title that cannot widen the plot, and mouse zoom (maps) or a fixed view (bars)."""
+    plot._free_title()
+    pi = plot.getPlotItem()
+    # Maps zoom with the wheel, so a 64-token map can be read cell by cell (the numbers appear
+    # once the cells are big enough); the "A" button or a new sentence shows all of it again.
+    pi.setMouseEnabled(x=zoom, y=zoom)
+    if not zoom:
+        pi.hideButtons()
+    for name in ("left", "bottom"):
+        ax = pi.getAxis(name)
+        ax.setTickFont(_tick_font())
+        ax.label.setFont(_tick_font())
+
+
+class AttentionMap(FittedTitle, Heatmap):
+    """Attention weights (queries down, keys across) labelled with tokens, plus a Σ row-sum column.
+
+    Signals
+    -------
+    hovered(str)
+        A sentence describing the cell under the mouse ("" when it leaves).
+    rowClicked(int)
+        The query row that was clicked.
+    """
+
+    hovered = Signal(str)
+    rowClicked = Signal(int)
+
+    def __init__(self, title: str, parent=None) -> None:
+        configure_pyqtgraph()
+        super().__init__(title, x="key", y="query", levels=(0.0, 1.0),
+                         cmap=SEQUENTIAL, parent=parent)
+        pi = self.getPlotItem()
+        self.x_axis = TokenAxis("bottom")
+        self.y_axis = TokenAxis("left")
+        pi.setAxisItems({"bottom": self.x_axis, "left": self.y_axis})
+        pi.setLabel("bottom", "key", **_LABEL_STYLE)
+        pi.setLabel("left", "query", **_LABEL_STYLE)
+        pi.setTitle(title, size=_TITLE_SIZE)
+        self._full_title = title
+        self.sums = pg.ImageItem(axisOrder="row-major")
+        self.sums.setColorMap(ROWSUM_MAP)
+        pi.addItem(self.sums)
+        self.values = ValueText()
+        self.values.set_colour_rule(_text_colour_on_viridis)
+        self.sum_values = ValueText(fmt=lambda v: f"{v:.3f}")
+        # Black where a row sums to 1, dark red where it does not (the mask-after-softmax mistake).
+        self.sum_values.set_colour_rule(_row_sum_colour)
+        pi.addItem(self.values, ignoreBounds=True)
+        pi.addItem(self.sum_values, ignoreBounds=True)
+        _style_plot(self, zoom=True)
+        self._shape: tuple = ()
+        self._weights = np.zeros((0, 0))
+        self._row_sums = np.zeros(0)
+        self._tokens: list[str] = []
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def set_data(self, weights: np.ndarray, row_sums: np.ndarray, tokens: list[str],
+                 title: str | None = None) -> None:
+        """Draw ``weights`` (n, n) and ``row_sums`` (n,) beside them; rows and columns show ``tokens``."""
+        w = np.asarray(weights, dtype=float)
+        s = np.asarray(row_sums, dtype=float)
+        n = len(tokens)
+        self._weights, self._row_sums, self._tokens = w, s, list(tokens)
+        self.set_matrix(w, rect=(0, 0, n, n))
+        x0, sw = sum_column(n)
+        self.sums.setImage(s[:, None].astype(np.float32), levels=(0.0, 1.0))
+        self.sums.setRect(x0, 0, sw, n)
+        self.x_axis.set_labels(tokens, {x0 + sw / 2: "Σ"})
+        self.y_axis.set_labels(tokens)
+        rows, cols = np.indices((n, n))
+        self.values.set_items(cols + 0.5, rows + 0.5, w)
+        self.sum_values.set_items(np.full(n, x0 + sw / 2), np.arange(n) + 0.5, s, cell=(sw, 1.0))
+        if title is not None:
+            self.set_title(title)
+        if self._shape != (n,):
+            # A new size: show all of it.  The same size again (a slider drag): keep the user's zoom.
+            self._shape = (n,)
+            vb = self.getPlotItem().getViewBox()
+            vb.setLimits(xMin=-0.5, xMax=x0 + sw + 0.5, yMin=-0.5, yMax=n + 0.5, minXRange=1.5, minYRange=1.5)
+            vb.setRange(xRange=(0, x0 + sw), yRange=(0, n), padding=0.02)
+
+    def cell_text(self, x: float, y: float) -> str:
+        """What the readout says for data point (x, y)."""
+        n = len(self._tokens)
+        r = int(math.floor(y))
+        if not 0 <= r < n:
+            return ""
+        q = f"“{self._tokens[r]}” ({r})"
+        if 0 <= x < n:
+            c = int(math.floor(x))
+            key = f"“{self._tokens[c]}” ({c})"
+            return f"{self._full_title}: query {q} → key {key}: weight {self._weights[r, c]:.4f}"
+        x0, sw = sum_column(n)
+        if x0 <= x < x0 + sw:
+            return f"{self._full_title}: weights of query {q} sum to {self._row_sums[r]:.6f}"
+        return ""
+
+    def _on_mouse_moved(self, pos) -> None:
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            self.hovered.emit("")
+            return
+        p = vb.mapSceneToView(pos)
+        self.hovered.emit(self.cell_text(p.x(), p.y()))
+
+    def _on_mouse_clicked(self, event) -> None:
+        vb = self.getPlotItem().getViewBox()
+        inside = vb.sceneBoundingRect().contains(event.scenePos())
+        if event.button() != Qt.MouseButton.LeftButton or not inside:
+            return
+        p = vb.mapSceneToView(event.scenePos())
+        r = int(math.floor(p.y()))
+        if 0 <= r < len(self._tokens) and 0 <= p.x() < len(self._tokens):
+            self.rowClicked.emit(r)
+
+
+class OutputMap(FittedTitle, Heatmap):
+    """Output vectors, one row per token (labelled), components across; signed diverging colours."""
+
+    hovered = Signal(str)
+
+    def __init__(self, title: str, parent=None) -> None:
+        configure_pyqtgraph()
+        super().__init__(title, x="output component", y="token", levels=(-1.0, 1.0), cmap=DIVERGING,
+                         parent=parent)
+        pi = self.getPlotItem()
+        self.y_axis = TokenAxis("left")
+        pi.setAxisItems({"left": self.y_axis})
+        pi.setLabel("bottom", "output component", **_LABEL_STYLE)
+        pi.setLabel("left", "token", **_LABEL_STYLE)
+        pi.setTitle(title, size=_TITLE_SIZE)
+        self._full_title = title
+        _style_plot(self, zoom=True)
+        self._shape: tuple = ()
+        self._data = np.zeros((0, 0))
+        self._tokens: list[str] = []
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    def set_data(self, data: np.ndarray, tokens: list[str], levels: float, title: str | None = None) -> None:
+        d = np.asarray(data, dtype=float)
+        n, m = d.shape
+        self._data, self._tokens = d, list(tokens)
+        self.set_matrix(d, rect=(0, 0, m, n), levels=(-levels, levels))
+        self.y_axis.set_labels(tokens)
+        if title is not None:
+            self.set_title(title)
+        if self._shape != d.shape:
+            self._shape = d.shape
+            vb = self.getPlotItem().getViewBox()
+            vb.setLimits(xMin=-0.5, xMax=m + 0.5, yMin=-0.5, yMax=n + 0.5, minXRange=1.5, minYRange=1.5)
+            vb.setRange(xRange=(0, m), yRange=(0, n), padding=0.02)
+
+    def cell_text(self, x: float, y: float) -> str:
+        n, m = self._data.shape
+        r, c = int(math.floor(y)), int(math.floor(x))
+        if not (0 <= r < n and 0 <= c < m):
+            return ""
+        return f"{self._full_title}: token “{self._tokens[r]}” ({r}), component {c}: {self._data[r, c]:+.6g}"
+
+    def _on_mouse_moved(self, pos) -> None:
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            self.hovered.emit("")
+            return
+        p = vb.mapSceneToView(pos)
+        self.hovered.emit(self.cell_text(p.x(), p.y()))
+
+
+class QueryBars(FittedTitle, pg.PlotWidget):
+    """One query token's attention weights before and after the swap, keys in the original order."""
+
+    hovered = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        configure_pyqtgraph()
+        self.x_axis = TokenAxis("bottom")
+        super().__init__(parent=parent, axisItems={"bottom": self.x_axis})
+        pi = self.getPlotItem()
+        pi.setLabel("bottom", "key (original order)", **_LABEL_STYLE)
+        pi.setLabel("left", "weight", **_LABEL_STYLE)
+        pi.showGrid(x=False, y=True, alpha=0.25)
+        # Weights live in [0, 1]: no ticks in the head-room above 1 that holds the legend.
+        pi.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)]])
+        pi.setTitle("Query", size=_TITLE_SIZE)
+        _style_plot(self)
+        self.before = pg.BarGraphItem(x=[], height=[], width=0.38, brush=BEFORE_COLOUR, pen=None)
+        self.after = pg.BarGraphItem(x=[], height=[], width=0.38, brush=AFTER_COLOUR, pen=None)
+        pi.addItem(self.before)
+        pi.addItem(self.after)
+        self.legend = pi.addLegend(offset=(-6, 4), labelTextSize="11pt")
+        self.legend.addItem(self.before, "before")
+        self.legend.addItem(self.after, "after")
+        self.values = ValueText(anchor="bottom", point_size=9.5)
+        pi.addItem(self.values, ignoreBounds=True)
+        self._b = np.zeros(0)
+        self._a = np.zeros(0)
+        self._tokens: list[str] = []
+        self._query = ""
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    def set_data(self, before: np.ndarray, after: np.ndarray, tokens: list[str], query: int,
+                 head_note: str) -> None:
+        """``before[k]``, ``after[k]``: the query's weight on original token k, before/after the swap."""
+        b, a = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+        n = len(tokens)
+        self._b, self._a, self._tokens = b, a, list(tokens)
+        self._query = tokens[query]
+        x = np.arange(n, dtype=float)
+        self.before.setOpts(x=x + 0.3, height=b, width=0.38)
+        self.after.setOpts(x=x + 0.7, height=a, width=0.38)
+        self.x_axis.set_labels(tokens)
+        xs = np.concatenate([x + 0.3, x + 0.7])
+        ys = np.concatenate([b, a])
+        self.values.set_items(xs, ys, ys, cell=(0.4, 0.0))
+        self.set_title(f"Query “{tokens[query]}” ({query}){head_note}")
+        # Head-room above 1 keeps the legend clear of the tallest bar.
+        self.getPlotItem().getViewBox().setRange(xRange=(0, n), yRange=(0, 1.45), padding=0.02)
+
+    def _on_mouse_moved(self, pos) -> None:
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(pos) or not self._tokens:
+            self.hovered.emit("")
+            return
+        p = vb.mapSceneToView(pos)
+        k = int(math.floor(p.x()))
+        if 0 <= k < len(self._tokens):
+            key = f"“{self._tokens[k]}” ({k})"
+            self.hovered.emit(f"“{self._query}” → {key}: before {self._b[k]:.4f}, after {self._a[k]:.4f}")
+
+
+#: Headline colours per verdict: (text, background, border), on light and on dark themes.
+VERDICT_STYLE = {
+    "equivariant": ("#0f5323", "#d9f2df", "#2e8b47"),
+    "order-visible": ("#7a2e06", "#ffe3cc", "#d9631e"),
+    "no-swap": ("#333333", "#ececec", "#9a9a9a"),
+}
+VERDICT_STYLE_DARK = {
+    "equivariant": ("#a8f0bb", "#123a20", "#3fbf63"),
+    "order-visible": ("#ffd0ad", "#45200a", "#f07a32"),
+    "no-swap": ("#e0e0e0", "#2b2f36", "#7d8590"),
+}
+
+
+class Headline(QLabel):
+    """The verdict, big: green when attention is permutation-equivariant, warm when order is visible."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setObjectName("swapHeadline")
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict = "no-swap"
+        self.dark = False
+        self.point_size = 19.0
+        self.set_verdict("no-swap", "")
+
+    def set_look(self, *, dark: bool, point_size: float) -> None:
+        """Colours for a light or dark theme, and the text size (it follows zoom and presenter mode)."""
+        self.dark, self.point_size = dark, point_size
+        self._restyle()
+
+    def set_verdict(self, verdict: str, text: str) -> None:
+        mark = {"equivariant": "✓ ", "order-visible": "⚠ ", "no-swap": ""}[verdict]
+        self.setText(mark + text)
+        if verdict != self.verdict or not self.styleSheet():
+            self.verdict = verdict
+            self._restyle()
+
+    def _restyle(self) -> None:
+        fg, bg, border = (VERDICT_STYLE_DARK if self.dark else VERDICT_STYLE)[self.verdict]
+        self.setStyleSheet(
+            f"QLabel#swapHeadline {{ font-size: {self.point_size:g}pt; font-weight: 700; color: {fg};"
+            f" background: {bg}; border: 2px solid {border}; border-radius: 6px; padding: 6px 10px; }}"
+        )

@@ -1,0 +1,333 @@
+"""The Token-swap panel with pytest-qt: drag-and-drop swap, Swap button, Undo, toggles, views, hooks."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QByteArray, QMimeData, QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTransform
+from PySide6.QtWidgets import QAbstractSlider, QApplication, QLineEdit
+
+from explorer.panels.swap import SwapPanel, after_html, map_title
+from explorer.panels.swap_views import TokenAxis, ValueText, sum_column
+from explorer.state import SwapState
+from explorer.widgets.token_chips import MIME_TYPE, TokenChips
+
+
+@pytest.fixture
+def panel(qtbot, service):
+    p = SwapPanel(service)
+    qtbot.addWidget(p)
+    p.resize(1400, 850)
+    p.show()
+    qtbot.waitUntil(lambda: p.has_drawn, timeout=20000)
+    yield p
+    p.shutdown()
+
+
+def _computed(st):
+    # Query and head shown are display choices: changing them redraws without a new request.
+    return dataclasses.replace(st, query=0, head=0)
+
+
+def settle(qtbot, p):
+    """Wait until the result on screen belongs to the panel's current state."""
+    qtbot.waitUntil(lambda: p.has_drawn and _computed(p.last_response.request.state) == _computed(p.state),
+                    timeout=20000)
+
+
+def drop(chip, mime):
+    """Deliver a drag-enter and a drop of ``mime`` onto ``chip``, as Qt does at the end of a drag."""
+    pos = chip.rect().center()
+    enter = QDragEnterEvent(pos, Qt.DropAction.MoveAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(chip, enter)
+    accepted = enter.isAccepted()
+    ev = QDropEvent(QPointF(pos), Qt.DropAction.MoveAction, mime, Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(chip, ev)
+    return accepted
+
+
+def test_first_view_is_the_equivariance_lesson(panel):
+    r = panel.last_response
+    assert r.verdict == "equivariant" and panel.headline.verdict == "equivariant"
+    assert "permutation-equivariant" in panel.headline.text()
+    assert "#0f5323" in panel.headline.styleSheet()  # green
+    assert [c.word for c in panel.chips.chips()] == ["dog", "bites", "man"]
+    assert [c.swap_role for c in panel.chips.chips()] == [True, False, True]
+    assert panel.before_map.y_axis.labels() == ["dog", "bites", "man"]
+    assert panel.after_map.x_axis.labels() == ["man", "bites", "dog"]
+    np.testing.assert_array_equal(panel.before_map.image.image, r.before.weights[0].astype(np.float32))
+    assert "√16" in panel.formula.text()
+
+
+def test_drag_one_chip_onto_another_swaps_them(qtbot, panel):
+    src, dst = panel.chips.chip(0), panel.chips.chip(1)
+    assert drop(dst, src.mime_data())
+    assert (panel.state.swap_i, panel.state.swap_j) == (0, 1)
+    assert panel.chips.chip(1).swap_role and not panel.chips.chip(2).swap_role
+    after = panel.after_label.text()
+    assert after.index("bites") < after.index("dog") < after.index("man")
+    settle(qtbot, panel)
+    assert panel.last_response.after.tokens == ["bites", "dog", "man"]
+    assert panel.after_map.y_axis.labels() == ["bites", "dog", "man"]
+    assert panel.undo_button.isEnabled()
+
+
+def test_drops_that_are_not_a_swap_are_refused(panel):
+    chip = panel.chips.chip(1)
+    # Onto itself.
+    assert not drop(chip, chip.mime_data())
+    # From another chip row (another panel's chips).
+    other = TokenChips()
+    other.set_tokens(["x", "y", "z"])
+    assert not drop(chip, other.chip(0).mime_data())
+    other.deleteLater()
+    # Plain text, and garbage in our format.
+    plain = QMimeData()
+    plain.setText("dog")
+    assert not drop(chip, plain)
+    bad = QMimeData()
+    bad.setData(MIME_TYPE, QByteArray(b"nonsense"))
+    assert not drop(chip, bad)
+    assert (panel.state.swap_i, panel.state.swap_j) == (0, 2)
+    assert not panel.undo_button.isEnabled()
+
+
+def test_select_two_and_press_swap_then_undo(qtbot, panel):
+    assert not panel.swap_button.isEnabled()
+    qtbot.mouseClick(panel.chips.chip(1), Qt.MouseButton.LeftButton)
+    assert panel.chips.selected() == (1,) and not panel.swap_button.isEnabled()
+    qtbot.mouseClick(panel.chips.chip(2), Qt.MouseButton.LeftButton)
+    assert panel.chips.selected() == (1, 2) and panel.swap_button.isEnabled()
+    qtbot.mouseClick(panel.swap_button, Qt.MouseButton.LeftButton)
+    assert (panel.state.swap_i, panel.state.swap_j) == (1, 2)
+    assert panel.chips.selected() == () and not panel.swap_button.isEnabled()
+    settle(qtbot, panel)
+    assert panel.last_response.after.tokens == ["dog", "man", "bites"]
+    qtbot.mouseClick(panel.undo_button, Qt.MouseButton.LeftButton)
+    assert (panel.state.swap_i, panel.state.swap_j) == (0, 2)
+    assert not panel.undo_button.isEnabled()
+    settle(qtbot, panel)
+    assert panel.last_response.after.tokens == ["man", "bites", "dog"]
+
+
+def test_clicking_a_third_chip_keeps_the_last_two(qtbot, panel):
+    for k in (0, 1, 2):
+        qtbot.mouseClick(panel.chips.chip(k), Qt.MouseButton.LeftButton)
+    assert panel.chips.selected() == (1, 2)
+    qtbot.mouseClick(panel.chips.chip(2), Qt.MouseButton.LeftButton)  # click again: deselect
+    assert panel.chips.selected() == (1,)
+    panel.chips.chip(0).setFocus()
+    qtbot.keyClick(panel.chips.chip(0), Qt.Key.Key_Space)
+    assert panel.chips.selected() == (1, 0)
+
+
+def test_sentence_edit_rebuilds_chips_and_undo_brings_it_back(qtbot, panel):
+    panel.sentence_edit.setText("the cat chased a small mouse")
+    panel.sentence_edit.editingFinished.emit()
+    assert [c.word for c in panel.chips.chips()] == ["the", "cat", "chased", "a", "small", "mouse"]
+    assert panel.count_label.text() == "6 / 64 tokens"
+    settle(qtbot, panel)
+    assert panel.last_response.before.tokens[1] == "cat"
+    assert [panel.query_combo.itemText(k) for k in range(2)] == ["0 · the", "1 · cat"]
+    panel.undo()
+    assert panel.state.sentence == "dog bites man" and panel.sentence_edit.text() == "dog bites man"
+
+
+def test_bad_sentence_shows_the_banner_and_keeps_the_state(qtbot, panel):
+    panel.sentence_edit.setText(" ".join(f"w{k}" for k in range(70)))
+    panel.sentence_edit.editingFinished.emit()
+    assert not panel.banner.isHidden() and "at most 64" in panel.banner.text()
+    assert panel.state.sentence == "dog bites man"
+
+
+def test_causal_toggle_breaks_the_identity_and_says_why(qtbot, panel):
+    assert not panel.late_check.isEnabled()
+    panel.causal_check.setChecked(True)
+    assert panel.state.causal and panel.late_check.isEnabled()
+    settle(qtbot, panel)
+    r = panel.last_response
+    assert r.verdict == "order-visible" and panel.headline.verdict == "order-visible"
+    assert "#7a2e06" in panel.headline.styleSheet()  # warm
+    assert f"{r.max_relabel_error:.3g}" in panel.headline.text()
+    text = panel.explanation.text()
+    assert "Haviv et al. 2022" in text and "Kazemnejad et al. 2023" in text
+    assert "M<sub>ij</sub> = −∞" in panel.formula.text()
+    assert panel.export_basename() == "swap_none_d16_causal"
+
+
+def test_mask_after_softmax_shows_rows_that_do_not_sum_to_one(qtbot, panel):
+    panel.causal_check.setChecked(True)
+    panel.late_check.setChecked(True)
+    settle(qtbot, panel)
+    r = panel.last_response
+    sums = panel.before_map.sums.image[:, 0]
+    np.testing.assert_allclose(sums, r.before.row_sums[0].astype(np.float32))
+    assert sums[0] < 0.99 and sums[-1] == pytest.approx(1.0)
+    texts = panel.before_map.sum_values.texts()
+    assert texts[-1] == "1.000" and texts[0] == f"{r.before.row_sums[0, 0]:.3f}"
+    assert "weights of query" in panel.before_map.cell_text(sum_column(3)[0] + 0.1, 0.5)
+    assert "⊙ 1[j ≤ i]" in panel.formula.text()
+    assert panel.export_basename() == "swap_none_d16_causal-late"
+    # Back to masking before the softmax: every row sums to 1 again.
+    panel.late_check.setChecked(False)
+    settle(qtbot, panel)
+    np.testing.assert_allclose(panel.before_map.sums.image[:, 0], 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("scheme,term,name", [
+    ("sinusoidal", "PE(pos)", "swap_sinusoidal_a1_d16"),
+    ("learned", "P[pos]", "swap_learned_a1_d16"),
+    ("rope", "R<sub>i</sub>q<sub>i</sub>", "swap_rope_d16"),
+    ("alibi", "− m·|i−j|", "swap_alibi_d16"),
+])
+def test_scheme_picker_changes_the_verdict_formula_and_name(qtbot, panel, scheme, term, name):
+    panel.scheme_combo.setCurrentIndex(panel.scheme_combo.findData(scheme))
+    assert panel.state.scheme == scheme
+    panel.swap(0, 1)  # not a mirror: every scheme sees it
+    settle(qtbot, panel)
+    assert panel.last_response.verdict == "order-visible"
+    assert term in panel.formula.text()
+    assert panel.export_basename() == name
+
+
+def test_alpha_is_a_real_slider_with_a_value_box(qtbot, panel):
+    slider = panel.main_slider()
+    assert isinstance(slider, QAbstractSlider)
+    assert (slider.minimum(), slider.maximum()) == (0.0, 3.0)
+    slider.setValue(2.5)
+    assert panel.state.alpha == pytest.approx(2.5)
+    # Set from the state (e.g. a preset): the value box follows, without feeding back.
+    panel.set_state(panel.state.clamped(alpha=0.75))
+    box = slider.findChildren(QLineEdit)[0]
+    assert float(box.text()) == pytest.approx(0.75)
+    assert slider.value() == pytest.approx(0.75)
+    panel.set_state(panel.state.clamped(scheme="sinusoidal"))
+    settle(qtbot, panel)
+    assert "0.75·PE" in panel.formula.text()
+
+
+def test_heads_d_model_and_head_shown(qtbot, panel):
+    panel.heads_spin.setValue(4)
+    assert panel.state.heads == 4 and panel.state.d_model == 16
+    panel.d_spin.setValue(20)
+    assert panel.state.d_model in (16, 24)  # snapped to a multiple of 8
+    panel.head_spin.setValue(3)
+    assert panel.state.head == 2
+    settle(qtbot, panel)
+    r = panel.last_response
+    np.testing.assert_array_equal(panel.before_map.image.image, r.before.weights[2].astype(np.float32))
+    assert "head 3/4" in panel.before_map.title()
+    assert "_h4" in panel.export_basename()
+
+
+def test_query_bars_show_the_chosen_words_weights_before_and_after(qtbot, panel):
+    panel.set_state(panel.state.clamped(scheme="rope"))
+    settle(qtbot, panel)
+    panel.query_combo.setCurrentIndex(1)
+    assert panel.state.query == 1
+    r = panel.last_response
+    np.testing.assert_allclose(panel.bars.before.opts["height"], r.before.weights[0, 1])
+    np.testing.assert_allclose(panel.bars.after.opts["height"], r.weights_after_relabelled[0, 1])
+    # The after bar of key "man" is the after-sentence weight of "bites" on "man", wherever it went.
+    assert panel.bars.after.opts["height"][2] == r.after.weights[0, 1, 0]
+    # Clicking a row of the "before" map chooses the query too.
+    panel.before_map.rowClicked.emit(2)
+    assert panel.state.query == 2 and panel.query_combo.currentIndex() == 2
+
+
+def test_output_views_show_before_after_relabelled_and_difference(qtbot, panel):
+    r = panel.last_response
+    np.testing.assert_array_equal(panel.out_before.image.image, r.before.outputs.astype(np.float32))
+    np.testing.assert_array_equal(panel.out_after.image.image, r.outputs_after_relabelled.astype(np.float32))
+    np.testing.assert_array_equal(panel.out_diff.image.image, r.difference.astype(np.float32))
+    assert f"{r.max_relabel_error:.1e}" in panel.out_diff.title()
+    # NoPE: "after, moved back" is "before" to the last bit of float32 display precision.
+    np.testing.assert_allclose(panel.out_after.image.image, panel.out_before.image.image, atol=1e-6)
+
+
+def test_hover_readout_names_the_cell(panel):
+    text = panel.before_map.cell_text(2.5, 1.5)
+    assert "query “bites” (1) → key “man” (2)" in text
+    assert f"{panel.last_response.before.weights[0, 1, 2]:.4f}" in text
+    panel._on_view_hovered(text)
+    assert panel.readout.text() == text
+
+
+def test_sixty_four_tokens_render(qtbot, panel):
+    words = [f"w{k}" for k in range(64)]
+    panel.set_state(panel.state.clamped(sentence=" ".join(words), swap_i=3, swap_j=60, query=63))
+    settle(qtbot, panel)
+    assert len(panel.chips.chips()) == 64
+    assert panel.before_map.image.image.shape == (64, 64)
+    # The chip area stays at most two rows high and scrolls.
+    row = panel.chips.chip(0).sizeHint().height()
+    assert panel.chips_area.height() <= 2 * row + 6 + 4
+    assert "…" in panel.after_label.text() and "w60" in panel.after_label.text()
+
+
+def test_token_axis_thins_labels_to_fit():
+    ax = TokenAxis("left")
+    ax.set_labels([f"t{k}" for k in range(64)])
+    assert ax.label_step(2000, 64) == 1
+    assert ax.label_step(160, 64) > 1
+    (_, values), = ax.tickValues(0, 64, 160)
+    assert values[0] == 0.5 and len(values) < 64
+    assert ax.tickStrings([0.5, 3.5], 1, 1) == ["t0", "t3"]
+
+
+def test_cell_numbers_show_only_when_they_fit():
+    vt = ValueText()
+    vt.set_items([0.5], [0.5], [0.25])
+    assert vt.texts() == ["0.25"]
+    assert vt.visible_texts(QTransform.fromScale(80, 40))
+    assert not vt.visible_texts(QTransform.fromScale(8, 4))
+
+
+def test_helpers_for_titles_and_the_after_sentence():
+    assert map_title("Before", ["dog", "bites", "man"], "") == "Before: “dog bites man”"
+    assert map_title("Before", ["w"] * 30, " (head 1/2)") == "Attention before (head 1/2)"
+    st = SwapState(sentence="dog bites man", swap_i=0, swap_j=2)
+    assert after_html(st).startswith("<b style") and "man" in after_html(st).split("</b>")[0]
+    long = SwapState(sentence=" ".join(f"w{k}" for k in range(40)), swap_i=0, swap_j=30)
+    text = after_html(long)
+    assert text.count("…") == 2 and "w33" in text and "w10" not in text
+
+
+def test_zooming_a_long_map_shows_its_numbers_and_survives_a_slider_drag(qtbot, panel):
+    words = [f"w{k}" for k in range(64)]
+    panel.set_state(panel.state.clamped(sentence=" ".join(words), swap_i=3, swap_j=60, scheme="sinusoidal"))
+    settle(qtbot, panel)
+    m = panel.before_map
+    vb = m.getPlotItem().getViewBox()
+    qtbot.wait(50)
+    # 64 × 64 cells: too small for numbers.
+    assert not m.values.visible_texts(m.values.deviceTransform(m.viewportTransform()))
+    vb.setRange(xRange=(0, 3), yRange=(0, 3), padding=0)
+    qtbot.wait(50)
+    assert m.values.visible_texts(m.values.deviceTransform(m.viewportTransform()))
+    panel.main_slider().setValue(2.0)
+    settle(qtbot, panel)
+    (x0, x1), (y0, y1) = vb.viewRange()
+    assert x1 - x0 < 4 and y1 - y0 < 4  # the lecturer's zoom is kept while dragging α
+    # A new sentence length shows the whole map again.
+    panel.set_state(panel.state.clamped(sentence="dog bites man"))
+    settle(qtbot, panel)
+    (x0, x1), _ = vb.viewRange()
+    assert x1 - x0 > 3.5
+
+
+def test_export_data_gives_the_exact_numbers(qtbot, panel):
+    panel.set_state(panel.state.clamped(scheme="rope", causal=True, query=1))
+    settle(qtbot, panel)
+    r = panel.last_response
+    d = panel.export_data(panel.before_map)
+    np.testing.assert_array_equal(d["weights before [query, key]"], r.before.weights[0])
+    np.testing.assert_array_equal(d["row sums"], r.before.row_sums[0])
+    d = panel.export_data(panel.bars)
+    np.testing.assert_array_equal(d["weight after"], r.weights_after_relabelled[0, 1])
+    d = panel.export_data(panel.out_diff)
+    np.testing.assert_array_equal(d["after - before [token, component]"], r.difference)
+    assert {len(panel.export_data(p)) > 0 for p in panel.plots()} == {True}
