@@ -48,6 +48,10 @@ from .errors import (
 CONVENTIONS = ("interleaved", "halves")
 SCALINGS = ("none", "linear", "ntk", "yarn", "llama3")
 
+#: Largest context-scaling factor s accepted (real models use 2 … 64; past 1e6 the scaled
+#: frequencies underflow towards 0 for large bases).
+MAX_FACTOR = 1e6
+
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise raise a listing error."""
@@ -77,7 +81,7 @@ class RopeScaling:
 
     def __post_init__(self) -> None:
         check_choice("scaling", self.kind, SCALINGS)
-        check_real("factor", self.factor, at_least=1.0)
+        check_real("factor", self.factor, at_least=1.0, at_most=MAX_FACTOR)
         check_int("original_max_positions", self.original_max_positions, minimum=1)
         check_real("beta_fast", self.beta_fast, greater_than=0.0)
         check_real("beta_slow", self.beta_slow, greater_than=0.0)
