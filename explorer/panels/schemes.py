@@ -1,17 +1,93 @@
-"""Schemes panel (first version; issue 5 completes it)."""
+"""Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
+
+Five views (tabs), one set of shared, linked controls on the left.  Only the visible view is
+computed; each view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a
+request that equals the last one sent for its key is not sent again, so dragging s recomputes
+only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGridLayout
+import math
 
-from ..jobs.schemes import SchemesRequest, SchemesResponse
+import numpy as np
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt import QDoubleSlider
+
+from ..jobs.schemes import (
+    METHOD_TITLES,
+    TITLES,
+    AlibiResponse,
+    BeyondResponse,
+    DistanceResponse,
+    MatrixResponse,
+    PropertiesResponse,
+    ScaledResponse,
+    build_requests,
+    formula_html,
+    shared_levels,
+)
 from ..state import SchemesState
-from ..state.schemes import SCHEME_NAMES
-from ..widgets.plots import Heatmap
+from ..state.schemes import MAX_EXTENSION, SCHEME_NAMES, VIEWS
 from .base import Panel
+from .schemes_alibi import AlibiView, PropertiesView
+from .schemes_beyond import BeyondView
+from .schemes_views import BAND_TEXT, DistanceView, MatrixView
 
-TITLES = {"sinusoidal": "Sinusoidal", "learned": "Learned", "rope": "RoPE", "alibi": "ALiBi", "nope": "NoPE",
-          "scaled_rope": "Scaled RoPE"}
+VIEW_TITLES = {
+    "matrices": "1 · Score matrices",
+    "distance": "2 · Score vs distance",
+    "beyond": "3 · Beyond training",
+    "alibi": "4 · ALiBi",
+    "properties": "5 · Properties",
+}
+VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
+                "properties": PropertiesView}
+#: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
+LOG2_FACTOR_MAX = 6.0
+LOG2_FACTOR_STEP = 0.05
+
+
+class _ControlsArea(QScrollArea):
+    """The controls column: scrolls vertically, and is always as wide as its contents need (it
+    widens when presenter mode or text zoom enlarges the fonts)."""
+
+    def __init__(self, box: QWidget) -> None:
+        super().__init__()
+        self.setObjectName("schemesControlsArea")
+        self.setWidget(box)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        box.installEventFilter(self)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setFixedWidth(self.widget().sizeHint().width() + self.verticalScrollBar().sizeHint().width() + 4)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.LayoutRequest):
+            self._fit()
+        return False
+
+
+def _fmt_positions(n: int) -> str:
+    return f"{n:,}"
 
 
 class SchemesPanel(Panel):
@@ -20,22 +96,331 @@ class SchemesPanel(Panel):
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
-        grid = QGridLayout()
-        self.maps = {}
-        for n, name in enumerate(SCHEME_NAMES):
-            hm = Heatmap(TITLES[name], x="key position j", y="query position i")
-            grid.addWidget(hm, n // 3, n % 3)
-            self.maps[name] = hm
-        self.body.addLayout(grid, 1)
+        self._sent: dict[str, object] = {}  # key -> last request sent for it
+        self._theme = None  # the last theme applied (views built later get it too)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self._build_controls())
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("schemesTabs")
+        # Each view is built the first time it is shown (17 plots up front would slow the window's start).
+        self._views: dict[str, QWidget] = {}
+        self._pages: dict[str, QWidget] = {}
+        for v in VIEWS:
+            page = QWidget()
+            page.setObjectName(f"schemesPage_{v}")
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._pages[v] = page
+            self.tabs.addTab(page, VIEW_TITLES[v])
+        self.tabs.currentChanged.connect(self._on_tabs_changed)
+        row.addWidget(self.tabs, 1)
+        self.body.addLayout(row, 1)
         self.set_state(self.state)
 
-    def requests(self, st):
-        return [SchemesRequest(st)]
+    # -- controls ------------------------------------------------------------------------------------
+    def _build_controls(self) -> QScrollArea:
+        box = QWidget()
+        box.setObjectName("schemesControls")
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(2, 2, 2, 2)
 
-    def show_result(self, r: SchemesResponse) -> None:
-        n = r.request.state.l_eval
-        for name, hm in self.maps.items():
-            m = r.matrices.get(name)
-            hm.setVisible(m is not None)
-            if m is not None:
-                hm.set_matrix(m, rect=(0, 0, n, n), levels=r.levels)
+        schemes = QGroupBox("Schemes shown")
+        g = QGridLayout(schemes)
+        self.scheme_checks: dict[str, QCheckBox] = {}
+        for k, s in enumerate(SCHEME_NAMES):
+            cb = QCheckBox(TITLES[s])
+            cb.toggled.connect(lambda on, s=s: self._change(**{f"show_{s}": on}))
+            g.addWidget(cb, k // 2, k % 2)
+            self.scheme_checks[s] = cb
+        lay.addWidget(schemes)
+
+        shared = QGroupBox("Shared (every column)")
+        f = QFormLayout(shared)
+        self.d_spin = QSpinBox(minimum=2, maximum=1024, singleStep=2)
+        self.d_spin.setToolTip("head dim d: width of one attention head (pairs k = 0 … d/2 − 1)")
+        self.base_spin = QDoubleSpinBox(minimum=10.0, maximum=1e7, decimals=0, singleStep=1000.0)
+        self.base_spin.setToolTip("θ_k = base^(−2k/d): 10000 in the original Transformer and Llama 2; "
+                                  "500000 in Llama 3")
+        self.lt_spin = QSpinBox(minimum=2, maximum=131072)
+        self.lt_spin.setToolTip("L_train: the longest sequence seen in training (L_orig for scaled RoPE)")
+        self.le_spin = QSpinBox(minimum=2, maximum=MAX_EXTENSION * 131072)
+        self.le_spin.setToolTip(f"L_eval: the length shown, up to {MAX_EXTENSION} × L_train")
+        self.le_ratio = QLabel()
+        self.content_combo = QComboBox()
+        self.content_combo.addItem("same c at every position", "same")
+        self.content_combo.addItem("average of 16 random c", "average")
+        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1)
+        self.causal_check = QCheckBox("causal mask (decoder)")
+        f.addRow("head dim d", self.d_spin)
+        f.addRow("base", self.base_spin)
+        f.addRow("L_train", self.lt_spin)
+        f.addRow("L_eval", self.le_spin)
+        f.addRow("", self.le_ratio)
+        f.addRow("content", self.content_combo)
+        f.addRow("seed", self.seed_spin)
+        f.addRow(self.causal_check)
+        lay.addWidget(shared)
+
+        scaled = QGroupBox("Scaled RoPE")
+        f2 = QFormLayout(scaled)
+        self.scaling_combo = QComboBox()
+        for k, v in METHOD_TITLES.items():
+            self.scaling_combo.addItem(v, k)
+        self.factor_slider = QDoubleSlider(Qt.Orientation.Horizontal)
+        self.factor_slider.setObjectName("factorSlider")
+        self.factor_slider.setRange(0.0, LOG2_FACTOR_MAX)
+        self.factor_slider.setSingleStep(LOG2_FACTOR_STEP)
+        self.factor_slider.setPageStep(1.0)
+        self.factor_slider.setToolTip("factor s on a log scale (1 … 64); one page step doubles s")
+        self.factor_spin = QDoubleSpinBox(minimum=1.0, maximum=64.0, decimals=3, singleStep=0.5)
+        f2.addRow("method", self.scaling_combo)
+        f2.addRow("factor s", self.factor_spin)
+        f2.addRow(self.factor_slider)
+        lay.addWidget(scaled)
+
+        alibi = QGroupBox("ALiBi")
+        f3 = QFormLayout(alibi)
+        self.heads_spin = QSpinBox(minimum=1, maximum=64)
+        self.head_spin = QSpinBox(minimum=0, maximum=63)
+        f3.addRow("heads", self.heads_spin)
+        f3.addRow("head shown", self.head_spin)
+        lay.addWidget(alibi)
+        lay.addStretch(1)
+        spins = (self.d_spin, self.base_spin, self.lt_spin, self.le_spin, self.seed_spin, self.factor_spin,
+                 self.heads_spin, self.head_spin)
+        for spin in spins:
+            # Typed numbers apply on Enter (typing 8192 must not pass through L_train = 8 and pull L_eval
+            # down); the arrows and the wheel still step at once, by steps that grow with the value.
+            spin.setKeyboardTracking(False)
+        for spin in (self.base_spin, self.lt_spin, self.le_spin):
+            spin.setStepType(QSpinBox.StepType.AdaptiveDecimalStepType)
+
+        self.d_spin.valueChanged.connect(lambda v: self._change(head_dim=v))
+        self.base_spin.valueChanged.connect(lambda v: self._change(base=v))
+        self.lt_spin.valueChanged.connect(lambda v: self._change(l_train=v))
+        self.le_spin.valueChanged.connect(lambda v: self._change(l_eval=v))
+        self.content_combo.currentIndexChanged.connect(
+            lambda _i: self._change(content=self.content_combo.currentData()))
+        self.seed_spin.valueChanged.connect(lambda v: self._change(seed=v))
+        self.causal_check.toggled.connect(lambda on: self._change(causal=on))
+        self.scaling_combo.currentIndexChanged.connect(
+            lambda _i: self._change(scaling=self.scaling_combo.currentData()))
+        self.factor_slider.valueChanged.connect(self._on_factor_slider_changed)
+        self.factor_spin.valueChanged.connect(lambda v: self._change(factor=v))
+        self.heads_spin.valueChanged.connect(lambda v: self._change(heads=v))
+        self.head_spin.valueChanged.connect(lambda v: self._change(alibi_head=v))
+
+        return _ControlsArea(box)
+
+    # -- views, built on first use ------------------------------------------------------------------
+    def view(self, name: str) -> QWidget:
+        """The widget of view ``name``, built (and brought up to date with the state) on first use."""
+        if name not in self._views:
+            w = VIEW_CLASSES[name]()
+            self._pages[name].layout().addWidget(w)
+            self._views[name] = w
+            self._sync_view(name, self.state)
+            if self._theme is not None:
+                w.apply_theme(self._theme)
+        return self._views[name]
+
+    @property
+    def views(self) -> dict[str, QWidget]:
+        return {v: self.view(v) for v in VIEWS}
+
+    @property
+    def matrix_view(self) -> MatrixView:
+        return self.view("matrices")
+
+    @property
+    def distance_view(self) -> DistanceView:
+        return self.view("distance")
+
+    @property
+    def beyond_view(self) -> BeyondView:
+        return self.view("beyond")
+
+    @property
+    def alibi_view(self) -> AlibiView:
+        return self.view("alibi")
+
+    @property
+    def properties_view(self) -> PropertiesView:
+        return self.view("properties")
+
+    def _sync_view(self, name: str, st: SchemesState) -> None:
+        # Layout and overlays follow the state at once; the numbers follow when results arrive.
+        w = self._views[name]
+        if hasattr(w, "arrange"):
+            w.arrange(st.schemes)
+        if hasattr(w, "set_geometry"):
+            w.set_geometry(st)
+
+    def _change(self, **changes) -> None:
+        try:
+            self.set_state(self.state.clamped(**changes))
+        except ValueError as exc:  # StateError: shown, the current state is kept
+            self.banner.show_error(str(exc))
+            self._block_and_sync()
+
+    def _on_factor_slider_changed(self, v: float) -> None:
+        self._change(factor=round(2.0 ** float(v), 4))
+
+    def _on_tabs_changed(self, index: int) -> None:
+        self._change(view=VIEWS[index])
+
+    def main_slider(self) -> QAbstractSlider:
+        """The slider the benchmark drags: the context-scaling factor s (log scale, 1 … 64).
+
+        Dragging it recomputes only the scaled-RoPE plots of the visible view (the scaled column and
+        curve, or the frequency plots), so it measures the live path a lecturer uses most.
+        """
+        return self.factor_slider
+
+    def sync_widgets(self, st: SchemesState) -> None:
+        for s, cb in self.scheme_checks.items():
+            cb.setChecked(getattr(st, f"show_{s}"))
+        self.d_spin.setMinimum(4 if st.scaling == "ntk" else 2)
+        self.d_spin.setValue(st.head_dim)
+        self.base_spin.setValue(st.base)
+        self.lt_spin.setValue(st.l_train)
+        self.le_spin.setMaximum(MAX_EXTENSION * st.l_train)
+        self.le_spin.setValue(st.l_eval)
+        self.le_ratio.setText(f"= {st.l_eval / st.l_train:.3g} × L_train (max {MAX_EXTENSION}×)")
+        self.content_combo.setCurrentIndex(0 if st.content == "same" else 1)
+        self.seed_spin.setValue(st.seed)
+        self.causal_check.setChecked(st.causal)
+        self.scaling_combo.setCurrentIndex(list(METHOD_TITLES).index(st.scaling))
+        self.factor_spin.setValue(st.factor)
+        if abs(2.0 ** self.factor_slider.value() - st.factor) > 1e-3:
+            self.factor_slider.setValue(math.log2(st.factor))
+        self.heads_spin.setValue(st.heads)
+        self.head_spin.setMaximum(st.heads - 1)
+        self.head_spin.setValue(st.alibi_head)
+        # The tab bar must deliver its change to the tab widget's page stack (the panel blocks every child's
+        # signals while syncing); the tab widget itself stays blocked, so no change comes back to the panel.
+        bar = self.tabs.tabBar()
+        was = bar.blockSignals(False)
+        self.tabs.setCurrentIndex(VIEWS.index(st.view))
+        bar.blockSignals(was)
+        self.view(st.view)
+        for name in self._views:
+            self._sync_view(name, st)
+        self._update_scales()
+
+    # -- requests and results --------------------------------------------------------------------------
+    def requests(self, st):
+        return build_requests(st)
+
+    def request_update(self) -> None:
+        # Send only what changed: a request equal to the last one sent for its key is already
+        # drawn (or on its way).
+        for req in self.requests(self._state):
+            if self._sent.get(req.key) == req:
+                continue
+            self._sent[req.key] = req
+            self._pending[req.key] = self.service.submit(req)
+
+    def _on_service_failed(self, failure) -> None:
+        # A failed request must be sent again next time (it has no result to stand for it).
+        if self._pending.get(failure.key) == failure.generation:
+            self._sent.pop(failure.key, None)
+        super()._on_service_failed(failure)
+
+    def show_result(self, r) -> None:
+        st = self.state
+        if isinstance(r, MatrixResponse):
+            self.matrix_view.show_matrix(r, st)
+        elif isinstance(r, DistanceResponse):
+            self.distance_view.show_distance(r)
+        elif isinstance(r, BeyondResponse):
+            self.beyond_view.show_beyond(r)
+        elif isinstance(r, ScaledResponse):
+            self.beyond_view.show_scaled(r)
+        elif isinstance(r, AlibiResponse):
+            self.alibi_view.show_alibi(r)
+        elif isinstance(r, PropertiesResponse):
+            self.properties_view.show_properties(r)
+        self._update_scales()
+
+    def _update_scales(self) -> None:
+        """One colour scale for every score matrix, one y-range for every distance curve."""
+        st = self.state
+        if "matrices" in self._views:
+            k, clipped = shared_levels(self.matrix_view.extents(st.schemes))
+            self.matrix_view.set_levels(k)
+            self.matrix_view.info.setText(self._matrix_info(st, k, clipped))
+        if "distance" in self._views:
+            kd, clipped_d = shared_levels(self.distance_view.extents(st.schemes))
+            self.distance_view.set_range(kd, clipped_d, st)
+            self.distance_view.info.setText(self._distance_info(st))
+
+    def _content_text(self, st: SchemesState) -> str:
+        if st.content == "same":
+            return (f"content removed: the <b>same</b> query and key vector q = k = c at every position "
+                    f"(c ~ N(0, I<sub>{st.head_dim}</sub>), seed {st.seed})")
+        return (f"content removed: <b>averaged</b> over 16 random q = k = c ~ "
+                f"N(0, I<sub>{st.head_dim}</sub>) (seed {st.seed})")
+
+    def _matrix_info(self, st: SchemesState, k: float, clipped: tuple) -> str:
+        block = max((r.block for s, r in self.matrix_view.responses.items() if s in st.schemes), default=1)
+        cells = -(-st.l_eval // block)
+        res = (f"Cells: one per position pair ({cells} × {cells})" if block == 1 else
+               f"Cells: exact means over {block} × {block} blocks of positions ({cells} × {cells}; "
+               f"RoPE terms faster than {block} positions average out)")
+        clip = ""
+        if clipped:
+            worst = ", ".join(f"{TITLES[s]} clipped (reaches {self._matrix_min(s):,.1f})" for s in clipped)
+            clip = f"; <span style='color:#c03000'>{worst}</span>"
+        return (f"ΔS[i, j] = attention logit with position − without (units of q·k/√d); "
+                f"{self._content_text(st)}. "
+                f"<b>One colour scale for all columns: ±{k:.3g}</b> = the largest |ΔS| of the bounded schemes"
+                f"{clip}. {res}. Hatched: past L_train = {_fmt_positions(st.l_train)}"
+                + ("; grey: the future, masked (causal)." if st.causal else "."))
+
+    def _matrix_min(self, s: str) -> float:
+        m = self.matrix_view.responses[s].matrix
+        return float(np.nanmin(m)) if m is not None else 0.0
+
+    def _distance_info(self, st: SchemesState) -> str:
+        strides = [r.stride for s, r in self.distance_view.responses.items() if s in st.schemes]
+        step = "" if max(strides, default=1) == 1 else f" Every {max(strides)}th distance is drawn."
+        return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ. RoPE, "
+                f"scaled RoPE, ALiBi and NoPE depend on i − j only (a single curve); {BAND_TEXT}. Hatched: "
+                f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}")
+
+    # -- hooks ---------------------------------------------------------------------------------------
+    def formula_text(self, state) -> str:
+        return formula_html(state)
+
+    def export_basename(self) -> str:
+        """e.g. ``schemes_yarn_s4_d64_L512_eval1024`` (method, s, head dim, L_train, L_eval)."""
+        st = self.state
+        return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
+
+    def apply_theme(self, theme) -> None:
+        """Info labels (their style sheets set sizes) and hatching follow the theme; the generic pass
+        styles the plots themselves."""
+        self._theme = theme
+        for w in self._views.values():
+            w.apply_theme(theme)
+
+    def export_data(self, plot) -> dict:
+        """Exact float64 numbers: a score matrix's block means (NaN = no row or masked future), the shared
+        colour scale; other plots as the generic read-back gives them."""
+        mv = self._views.get("matrices")
+        if mv is not None:
+            if plot is mv.cbar_widget:
+                return {"shared colour scale ΔS (low, high)": np.array(mv.cbar.levels(), dtype=np.float64)}
+            for s, pw in mv.plots.items():
+                r = mv.responses.get(s)
+                if plot is pw and r is not None and r.matrix is not None:
+                    name = (f"{TITLES[s]} ΔS [query, key]" if r.block == 1 else
+                            f"{TITLES[s]} ΔS block means [query block, key block], "
+                            f"{r.block} positions per block")
+                    return {name: r.matrix}
+        return super().export_data(plot)
+
+    def plots(self) -> list:
+        """The plots of the visible view (export and theming act on what is on screen)."""
+        return self.view(self.state.view).plot_widgets()

@@ -1,0 +1,161 @@
+"""Small graphics pieces of the Schemes panel: hatching, masks, labels, colours and plot styling."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, QTransform
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
+
+from ..widgets.plots import configure_pyqtgraph
+
+#: One colour per scheme in every view (Okabe–Ito: distinguishable with colour-vision deficiencies).
+SCHEME_COLOURS = {
+    "sinusoidal": "#0072B2",
+    "learned": "#E69F00",
+    "rope": "#009E73",
+    "alibi": "#D55E00",
+    "nope": "#666666",
+    "scaled_rope": "#CC79A7",
+}
+#: Marks "past L_train" everywhere: hatching and lines.
+BEYOND_COLOUR = QColor(60, 60, 60)
+TITLE_SIZE = "13pt"
+LABEL_SIZE = "11pt"
+TICK_FONT_PT = 10
+
+
+def _hatch_pixmap(spacing: int = 12, width: float = 1.6, colour: QColor | None = None) -> QPixmap:
+    pm = QPixmap(spacing, spacing)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    c = QColor(colour if colour is not None else BEYOND_COLOUR)
+    c.setAlpha(190)
+    p.setPen(QPen(c, width))
+    for off in (-spacing, 0, spacing):  # three segments so the tiles join into unbroken diagonals
+        p.drawLine(QPointF(off, spacing), QPointF(off + spacing, 0))
+    p.end()
+    return pm
+
+
+class HatchItem(QGraphicsPathItem):
+    """Diagonal hatching over a region given in data coordinates, drawn at a fixed on-screen spacing.
+
+    The brush is scaled by the inverse of the view's zoom, so the stripes keep the same width and
+    spacing however the plot is zoomed (a plain texture brush would stretch with the data).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pixmap = _hatch_pixmap()
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setZValue(20)
+
+    def set_colour(self, colour) -> None:
+        """Stripe colour (light stripes on a dark theme)."""
+        self._pixmap = _hatch_pixmap(colour=QColor(colour))
+        self.update()
+
+    def set_rects(self, rects) -> None:
+        """Hatch the union of ``rects`` (x, y, w, h); empty rectangles are skipped."""
+        path = QPainterPath()
+        path.setFillRule(Qt.FillRule.WindingFill)
+        for x, y, w, h in rects:
+            if w > 0 and h > 0:
+                path.addRect(QRectF(x, y, w, h))
+        self.setPath(path.simplified())
+
+    def paint(self, painter, option, widget=None) -> None:  # noqa: D102 - Qt override
+        t = painter.transform()
+        sx, sy = t.m11() or 1.0, t.m22() or 1.0
+        brush = QBrush(self._pixmap)
+        brush.setTransform(QTransform(1.0 / sx, 0.0, 0.0, 1.0 / sy, 0.0, 0.0))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(brush)
+        painter.drawPath(self.path())
+
+
+class FutureMask(QGraphicsPolygonItem):
+    """The causal mask: a grey veil over keys j > i (upper-right triangle of an i × j matrix)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setBrush(QBrush(QColor(150, 150, 150, 120)))
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setZValue(10)
+
+    def set_size(self, n: float) -> None:
+        self.setPolygon(QPolygonF([QPointF(0, 0), QPointF(n, 0), QPointF(n, n)]))
+
+
+def label(text: str = "", *, colour: str = "#202020", fill: str | None = "#ffffffd8", anchor=(0.5, 0.5),
+          size: int = 11, bold: bool = False) -> pg.TextItem:
+    """A readable text item (light box behind it) for annotations inside plots."""
+    item = pg.TextItem(text, color=colour, anchor=anchor, fill=pg.mkBrush(fill) if fill else None)
+    font = QFont()
+    font.setPointSize(size)
+    font.setBold(bold)
+    item.setFont(font)
+    item.setZValue(30)
+    return item
+
+
+def style_plot(pi: pg.PlotItem, title: str = "", x: str = "", y: str = "") -> None:
+    """Big enough titles, labels and ticks for the back row of a lecture hall."""
+    if title:
+        pi.setTitle(title, size=TITLE_SIZE)
+    font = QFont()
+    font.setPointSize(TICK_FONT_PT)
+    for name, text in (("bottom", x), ("left", y)):
+        axis = pi.getAxis(name)
+        axis.setTickFont(font)
+        axis.enableAutoSIPrefix(False)  # "(x0.001)" on a log axis reads as a different quantity
+        if text:
+            pi.setLabel(name, text, **{"font-size": LABEL_SIZE})
+
+
+def make_plot(title: str = "", *, x: str = "", y: str = "") -> pg.PlotWidget:
+    """A styled PlotWidget (white background, light grid, menus kept for export)."""
+    configure_pyqtgraph()
+    w = pg.PlotWidget()
+    pi = w.getPlotItem()
+    style_plot(pi, title, x, y)
+    pi.showGrid(x=True, y=True, alpha=0.2)
+    return w
+
+
+def pen(scheme: str, width: float = 2.5, style=Qt.PenStyle.SolidLine) -> QPen:
+    p = pg.mkPen(SCHEME_COLOURS.get(scheme, "#202020"), width=width)
+    p.setStyle(style)
+    return p
+
+
+def beyond_line(pos: float, angle: int = 90, text: str = "") -> pg.InfiniteLine:
+    """A dashed line at L_train (or another limit), optionally labelled."""
+    dash = pg.mkPen(BEYOND_COLOUR, width=1.6, style=Qt.PenStyle.DashLine)
+    line = pg.InfiniteLine(pos, angle=angle, pen=dash, movable=False)
+    if text:
+        line.label = pg.InfLineLabel(line, text, position=0.92 if angle == 90 else 0.08,
+                                     anchors=[(0, 0), (0, 0)], color=(40, 40, 40))
+        font = QFont()
+        font.setPointSize(10)
+        line.label.setFont(font)
+    line.setZValue(25)
+    return line
+
+
+def theme_info_label(lab, theme) -> None:
+    """Size and colour an explanatory label for ``theme`` (its style sheet sets the font itself)."""
+    pt = round(11 * theme.font_scale, 1)
+    lab.setStyleSheet(f"QLabel {{ font-size: {pt:g}pt; padding: 2px 4px; color: {theme.foreground}; }}")
+
+
+def theme_colour_bar(bar, theme, base_name: str) -> None:
+    """Give a colour bar (and so every image linked to it) the theme's version of ``base_name``.
+
+    The generic theming styles a ColorBarItem as the PlotItem it also is, so its map is set here.
+    """
+    target = theme.map_colormap_name(base_name)
+    if target and getattr(bar.colorMap(), "name", None) != target:
+        bar.setColorMap(target)

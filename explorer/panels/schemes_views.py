@@ -1,0 +1,322 @@
+"""Schemes panel, views 1 and 2: position-only score matrices on one colour scale; ΔS against distance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ..jobs.schemes import BAND_QUERIES, TITLES, DistanceResponse, MatrixResponse
+from ..state.schemes import SCHEME_NAMES
+from ..widgets.plots import DIVERGING, colormap
+from .schemes_items import (
+    SCHEME_COLOURS,
+    FutureMask,
+    HatchItem,
+    beyond_line,
+    label,
+    make_plot,
+    pen,
+    theme_colour_bar,
+    theme_info_label,
+)
+
+
+def info_label() -> QLabel:
+    lab = QLabel()
+    lab.setWordWrap(True)
+    lab.setTextFormat(Qt.TextFormat.RichText)
+    lab.setStyleSheet("QLabel { font-size: 11pt; padding: 2px 4px; }")
+    return lab
+
+
+def grid_shape(n: int) -> tuple[int, int]:
+    """(rows, columns) for n plots: one row up to 3, then two rows."""
+    if n <= 3:
+        return 1, max(n, 1)
+    return 2, (n + 1) // 2
+
+
+class MatrixView(QWidget):
+    """One heatmap per scheme, every one on the same colour scale (one shared colour bar)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.info = info_label()
+        self.info.setObjectName("matrixInfo")
+        outer.addWidget(self.info)
+        row = QHBoxLayout()
+        self.grid = QGridLayout()
+        self.grid.setSpacing(4)
+        row.addLayout(self.grid, 1)
+        self.plots: dict[str, pg.PlotWidget] = {}
+        self.images: dict[str, pg.ImageItem] = {}
+        self.hatches: dict[str, HatchItem] = {}
+        self.masks: dict[str, FutureMask] = {}
+        self.lines: dict[str, tuple] = {}
+        self.notes: dict[str, pg.TextItem] = {}
+        self.responses: dict[str, MatrixResponse] = {}
+        for s in SCHEME_NAMES:
+            pw = make_plot(TITLES[s], x="key position j", y="query position i")
+            pi = pw.getPlotItem()
+            pi.invertY(True)  # query 0 at the top, as matrices are written
+            pi.showGrid(x=False, y=False)
+            pi.setMenuEnabled(True)
+            img = pg.ImageItem(axisOrder="row-major")
+            img.setAutoDownsample(True)  # pyqtgraph downsamples by averaging, like the cells themselves
+            pi.addItem(img)
+            mask = FutureMask()
+            pi.addItem(mask, ignoreBounds=True)
+            hatch = HatchItem()
+            pi.addItem(hatch, ignoreBounds=True)
+            vline, hline = beyond_line(0, 90), beyond_line(0, 0)
+            pi.addItem(vline, ignoreBounds=True)
+            pi.addItem(hline, ignoreBounds=True)
+            note = label("", size=12, bold=True, anchor=(0, 0.5))
+            note.setVisible(False)
+            pi.addItem(note, ignoreBounds=True)
+            self.plots[s], self.images[s], self.masks[s], self.hatches[s] = pw, img, mask, hatch
+            self.lines[s] = (vline, hline)
+            self.notes[s] = note
+        self.no_row = self.notes["learned"]
+        self.no_row.setObjectName("noRowLabel")
+        self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colormap(DIVERGING), interactive=False,
+                                    width=22, label="ΔS (logit units), one scale for all")
+        font = QFont()
+        font.setPointSize(11)
+        self.cbar.axis.setTickFont(font)
+        # A PlotWidget of its own, so that theming (colour maps included) and export reach it.
+        self.cbar_widget = pg.PlotWidget(plotItem=self.cbar)
+        self.cbar_widget.setObjectName("sharedColourBar")
+        self.cbar_widget.setFixedWidth(108)
+        # One colour bar drives every score image: the levels cannot differ between columns.
+        self.cbar.setImageItem(list(self.images.values()))
+        row.addWidget(self.cbar_widget)
+        outer.addLayout(row, 1)
+        self._shown: tuple = ()
+        self._geometry: tuple = ()
+
+    # -- layout from the state (immediately, before any result) ---------------------------------
+    def arrange(self, schemes: tuple) -> None:
+        if schemes == self._shown:
+            return
+        for pw in self.plots.values():
+            self.grid.removeWidget(pw)
+            pw.setVisible(False)
+        rows, cols = grid_shape(len(schemes))
+        for k, s in enumerate(schemes):
+            self.grid.addWidget(self.plots[s], k // cols, k % cols)
+            self.plots[s].setVisible(True)
+        self._shown = schemes
+
+    def set_geometry(self, st) -> None:
+        """Hatch past L_train, veil the future when causal, frame 0 … L_eval (all from the state)."""
+        key = (st.l_eval, st.l_train, st.causal)
+        if key == self._geometry:  # dragging s changes none of this: leave the six plots alone
+            return
+        self._geometry = key
+        n, lt = st.l_eval, st.l_train
+        past = n > lt
+        for s in SCHEME_NAMES:
+            pi = self.plots[s].getPlotItem()
+            self.masks[s].set_size(n)
+            self.masks[s].setVisible(st.causal)
+            self.hatches[s].set_rects([(lt, 0, n - lt, n), (0, lt, n, n - lt)] if past else [])
+            for line in self.lines[s]:
+                line.setPos(lt)
+                line.setVisible(past)
+            pi.setRange(xRange=(0, n), yRange=(0, n), padding=0.0)
+        self._place_no_row(st)
+
+    def _place_no_row(self, st) -> None:
+        n, lt = st.l_eval, st.l_train
+        r = self.responses.get("learned")
+        if r is not None and r.matrix is None:
+            self.no_row.setText(r.note.replace("; ", ";\n"))
+            self.no_row.setPos(0.03 * n, n / 2)
+            self.no_row.setVisible(True)
+            return
+        has_empty = r is not None and bool(np.isnan(r.matrix).any()) and n > lt
+        self.no_row.setText(f"no row\nfor p ≥ {lt:,}")
+        # Any cell with query i ≥ L_train has no row; near the left edge it is below the diagonal too
+        # (visible when causal), and anchored at its left end it never runs off the plot.
+        self.no_row.setPos(0.03 * n, max(0.72 * n, (lt + n) / 2))
+        self.no_row.setVisible(has_empty)
+
+    # -- results ----------------------------------------------------------------------------------
+    def show_matrix(self, r: MatrixResponse, st) -> None:
+        s = r.request.scheme
+        self.responses[s] = r
+        img = self.images[s]
+        if r.matrix is None:
+            img.clear()
+        else:
+            img.setImage(r.matrix.astype(np.float32), autoLevels=False, levels=self.cbar.levels())
+            side = r.cells * r.block
+            img.setRect(0, 0, side, side)
+        if s == "learned":
+            self._place_no_row(st)
+
+    def set_levels(self, k: float) -> None:
+        """The one shared scale ±k, applied through the colour bar to every image."""
+        if tuple(self.cbar.levels()) != (-k, k):  # re-levelling redraws all six images: only on a change
+            self.cbar.setLevels((-k, k))
+
+    def levels(self) -> dict[str, tuple[float, float]]:
+        """Each score image's (low, high) levels — the same for all, by construction."""
+        return {s: tuple(float(v) for v in img.getLevels()) for s, img in self.images.items()
+                if img.image is not None}
+
+    def extents(self, schemes) -> dict[str, float]:
+        return {s: self.responses[s].extent for s in schemes if s in self.responses}
+
+    def plot_widgets(self) -> list:
+        return [self.plots[s] for s in self._shown] + [self.cbar_widget]
+
+    def apply_theme(self, theme) -> None:
+        theme_info_label(self.info, theme)
+        theme_colour_bar(self.cbar, theme, DIVERGING)
+        for h in self.hatches.values():
+            h.set_colour(theme.foreground)
+
+
+class DistanceView(QWidget):
+    """ΔS against Δ = i − j for every scheme on one plot; below it, RoFormer's long-term-decay bound."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.info = info_label()
+        outer.addWidget(self.info)
+        self.top = make_plot("Position-only score ΔS against relative distance",
+                             x="distance Δ = i − j (key before query)", y="ΔS (logit units)")
+        self.bottom = make_plot("RoPE's long-term decay: RoFormer bound (1/(d/2))·Σ<sub>j</sub> "
+                                "|S<sub>j</sub>(Δ)|, S<sub>j</sub> = Σ<sub>k&lt;j</sub> "
+                                "e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3)",
+                                x="distance Δ = i − j", y="bound")
+        self.bottom.setXLink(self.top)
+        outer.addWidget(self.top, 3)
+        outer.addWidget(self.bottom, 2)
+        self.legend = self.top.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.bands: dict[str, tuple] = {}
+        self.bounds: dict[str, pg.PlotDataItem] = {}
+        self.responses: dict[str, DistanceResponse] = {}
+        for s in SCHEME_NAMES:
+            c = pg.PlotDataItem(pen=pen(s), name=TITLES[s])
+            c.setDownsampling(auto=True, method="peak")  # peaks keep RoPE's fast oscillation honest
+            c.setClipToView(True)
+            self.top.addItem(c)
+            self.curves[s] = c
+            if s in ("sinusoidal", "learned"):
+                edge = pg.mkColor(SCHEME_COLOURS[s])
+                edge.setAlpha(110)
+                # The band's edges need a pen: FillBetweenItem fills between the curves' drawn paths.
+                lo = pg.PlotDataItem(pen=pg.mkPen(edge, width=0.8))
+                hi = pg.PlotDataItem(pen=pg.mkPen(edge, width=0.8))
+                colour = pg.mkColor(SCHEME_COLOURS[s])
+                colour.setAlpha(60)
+                fill = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(colour))
+                self.top.addItem(fill)
+                self.bands[s] = (lo, hi, fill)
+            if s in ("rope", "scaled_rope"):
+                style = Qt.PenStyle.SolidLine if s == "rope" else Qt.PenStyle.DashLine
+                b = pg.PlotDataItem(pen=pen(s, 2.5, style), name=TITLES[s])
+                b.setDownsampling(auto=True, method="peak")
+                b.setClipToView(True)
+                self.bottom.addItem(b)
+                self.bounds[s] = b
+        self.bottom.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
+        for s, b in self.bounds.items():
+            self.bottom.getPlotItem().legend.addItem(b, TITLES[s])
+        self.hatch_top, self.hatch_bottom = HatchItem(), HatchItem()
+        self.top.addItem(self.hatch_top, ignoreBounds=True)
+        self.bottom.addItem(self.hatch_bottom, ignoreBounds=True)
+        self.line_top = beyond_line(0, 90, "L_train")
+        self.line_bottom = beyond_line(0, 90)
+        self.top.addItem(self.line_top, ignoreBounds=True)
+        self.bottom.addItem(self.line_bottom, ignoreBounds=True)
+        self.clip_note = label("", anchor=(0, 1), size=11, colour=SCHEME_COLOURS["alibi"])
+        self.top.addItem(self.clip_note, ignoreBounds=True)
+        self.clip_note.setVisible(False)
+        self._shown: tuple = ()
+        self._geometry: tuple = ()
+        self._k = 0.0
+
+    def arrange(self, schemes: tuple) -> None:
+        self._shown = schemes
+        for s in SCHEME_NAMES:
+            on = s in schemes
+            self.curves[s].setVisible(on)
+            if s in self.bands:
+                for item in self.bands[s]:
+                    item.setVisible(on)
+            if s in self.bounds:
+                self.bounds[s].setVisible(on)
+        # Only shown schemes in the legend.
+        self.legend.clear()
+        for s in schemes:
+            self.legend.addItem(self.curves[s], TITLES[s])
+        self.bottom.setVisible(any(s in schemes for s in self.bounds))
+
+    def set_geometry(self, st) -> None:
+        if (st.l_eval, st.l_train) == self._geometry:  # keep the user's zoom while other controls move
+            return
+        self._geometry = (st.l_eval, st.l_train)
+        n, lt = st.l_eval, st.l_train
+        rects = [(lt, -1e9, max(0, n - lt), 2e9)] if n > lt else []
+        self.hatch_top.set_rects(rects)
+        self.hatch_bottom.set_rects(rects)
+        for line in (self.line_top, self.line_bottom):
+            line.setPos(lt)
+            line.setVisible(n > lt)
+        self.top.setXRange(0, n, padding=0.01)
+
+    def show_distance(self, r: DistanceResponse) -> None:
+        s = r.request.scheme
+        self.responses[s] = r
+        self.curves[s].setData(r.distance, r.mean)
+        if s in self.bands:
+            lo, hi, _ = self.bands[s]
+            if r.lo is not None:
+                lo.setData(r.band_distance, r.lo)
+                hi.setData(r.band_distance, r.hi)
+            else:
+                lo.setData([], [])
+                hi.setData([], [])
+        if s in self.bounds and r.bound is not None:
+            self.bounds[s].setData(r.distance, r.bound)
+
+    def set_range(self, k: float, clipped: tuple, st) -> None:
+        """y-range ±k (the same rule as the matrices' shared scale); say which curves leave it."""
+        if k != self._k:  # only on a change, so a zoom survives a drag that leaves the range alone
+            self._k = k
+            self.top.setYRange(-1.06 * k, 1.06 * k, padding=0)
+        r = self.responses.get("alibi")
+        if "alibi" in clipped and r is not None and r.mean.size:
+            self.clip_note.setText(f"ALiBi leaves the plot: −m·Δ reaches {r.mean[-1]:,.1f} "
+                                   f"at Δ = {int(r.distance[-1]):,}")
+            self.clip_note.setPos(0.06 * st.l_eval, -1.02 * k)
+            self.clip_note.setVisible(True)
+        else:
+            self.clip_note.setVisible(False)
+
+    def extents(self, schemes) -> dict[str, float]:
+        return {s: self.responses[s].extent for s in schemes if s in self.responses}
+
+    def plot_widgets(self) -> list:
+        return [self.top, self.bottom]
+
+    def apply_theme(self, theme) -> None:
+        theme_info_label(self.info, theme)
+        for h in (self.hatch_top, self.hatch_bottom):
+            h.set_colour(theme.foreground)
+
+
+BAND_TEXT = (f"shaded: min–max over {BAND_QUERIES} query positions i (absolute schemes are not a function of "
+             "Δ alone)")

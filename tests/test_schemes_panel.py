@@ -1,0 +1,202 @@
+"""The Schemes panel: one shared colour scale, "no row", linked controls, split recomputation, every view."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QAbstractSlider
+
+from explorer.encodings import RopeScaling, scaled_inv_freq, yarn_ramp
+from explorer.jobs import schemes as J
+from explorer.state import SchemesState
+from explorer.state.schemes import SCHEME_NAMES, VIEWS
+
+
+@pytest.fixture
+def make_panel(qtbot, service):
+    from explorer.panels.schemes import SchemesPanel
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    made = []
+
+    def make(state=None):
+        panel = SchemesPanel(service, state or SchemesState(l_train=64, l_eval=256))
+        qtbot.addWidget(panel)
+        panel.resize(1300, 800)
+        panel.show()
+        made.append(panel)
+        wait(qtbot, panel)
+        return panel
+
+    yield make
+    for p in made:
+        p.shutdown()
+
+
+def wait(qtbot, panel) -> None:
+    qtbot.waitUntil(lambda: panel.has_drawn and panel.service.idle(), timeout=20000)
+    qtbot.wait(10)  # let queued deliveries land
+
+
+def assert_one_scale(panel) -> float:
+    """Every score ImageItem (shown or not) has the colour bar's levels, and they are ±K of the rule."""
+    view = panel.matrix_view
+    bar = tuple(float(v) for v in view.cbar.levels())
+    levels = view.levels()
+    assert set(levels) >= set(panel.state.schemes)
+    for s, lv in levels.items():
+        assert lv == pytest.approx(bar, abs=0), s
+    k, _ = J.shared_levels({s: view.responses[s].extent for s in panel.state.schemes})
+    assert bar == pytest.approx((-k, k))
+    return k
+
+
+def test_every_score_image_shares_one_colour_scale(qtbot, make_panel):
+    panel = make_panel()
+    k = assert_one_scale(panel)
+    # ALiBi's bias (−m·|i − j| reaches −127.5 here) is clipped, not allowed to set the scale.
+    assert panel.matrix_view.responses["alibi"].extent > k
+    assert "ALiBi clipped (reaches -127.5)" in panel.matrix_view.info.text()
+    assert "same</b> query and key vector" in panel.matrix_view.info.text()
+    # A change that only recomputes one column re-levels every column.
+    panel.set_state(panel.state.clamped(factor=16.0, content="average"))
+    wait(qtbot, panel)
+    assert "averaged" in panel.matrix_view.info.text()
+    assert_one_scale(panel)
+    panel.set_state(panel.state.clamped(show_rope=False, show_sinusoidal=False, show_learned=False,
+                                        show_scaled_rope=False))
+    wait(qtbot, panel)
+    k = assert_one_scale(panel)
+    assert k == pytest.approx(panel.matrix_view.responses["alibi"].extent)  # only ALiBi (and NoPE) left
+
+
+def test_learned_shows_no_row_past_l_train(qtbot, make_panel):
+    panel = make_panel(SchemesState(l_train=64, l_eval=256))
+    view = panel.matrix_view
+    img = view.images["learned"].image
+    assert np.isnan(img[-1, -1]) and np.isnan(img[0, -1]) and np.isfinite(img[0, 0])
+    assert view.no_row.isVisible() and "no row" in view.no_row.toPlainText()
+    assert view.hatches["learned"].path().boundingRect().width() > 0
+    panel.set_state(panel.state.clamped(l_eval=64))
+    wait(qtbot, panel)
+    assert not view.no_row.isVisible()
+    assert np.isfinite(view.images["learned"].image).all()
+    assert view.hatches["learned"].path().isEmpty()
+
+
+def test_main_slider_is_s_and_recomputes_only_scaled_rope(qtbot, make_panel, monkeypatch):
+    panel = make_panel()
+    slider = panel.main_slider()
+    assert isinstance(slider, QAbstractSlider)
+    sent = []
+    original = panel.service.submit
+    monkeypatch.setattr(panel.service, "submit", lambda req: sent.append(req.key) or original(req))
+    slider.setValue(3.0)  # log2 s
+    assert panel.state.factor == pytest.approx(8.0)
+    assert sent == ["schemes.matrix.scaled_rope"]
+    wait(qtbot, panel)
+    assert panel.matrix_view.responses["scaled_rope"].request.factor == pytest.approx(8.0)
+    assert "s = 8" in panel.formula.text()
+    assert panel.export_basename() == "schemes_yarn_s8_d64_L64_eval256"
+
+
+def test_controls_are_linked_to_every_column(qtbot, make_panel):
+    panel = make_panel()
+    panel.d_spin.setValue(32)
+    wait(qtbot, panel)
+    for s in ("sinusoidal", "learned", "rope", "scaled_rope"):
+        assert panel.matrix_view.responses[s].request.head_dim == 32
+    panel.lt_spin.setValue(16)  # L_eval 256 = 16 × 16 still allowed
+    panel.lt_spin.setValue(8)  # now L_eval is pulled down to 16 × 8
+    assert panel.state.l_eval == 128 and panel.le_spin.maximum() == 128
+    panel.scheme_checks["nope"].setChecked(False)
+    assert not panel.state.show_nope and not panel.matrix_view.plots["nope"].isVisible()
+    wait(qtbot, panel)
+    assert panel.matrix_view.responses["rope"].request.l_eval == 128
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_view_draws(qtbot, make_panel, view):
+    panel = make_panel(SchemesState(l_train=64, l_eval=256, heads=6, alibi_head=5, view=view))
+    assert panel.tabs.currentIndex() == VIEWS.index(view) and panel.view(view).isVisible()
+    assert set(panel._views) == {view}  # only the visible view was built and computed
+    assert not panel.banner.isVisible()
+    assert panel.plots() == panel.view(view).plot_widgets()
+    if view == "beyond":
+        text = panel.beyond_view.info.text()
+        assert "no row for p ≥ 64" in text and "YaRN" in text and "1.1386" in text
+        # The curves drawn are the formulas' numbers.
+        theta, _ = scaled_inv_freq(64, 10000.0, RopeScaling("yarn", 4.0, 64))
+        drawn = panel.beyond_view.after.getOriginalDataset()[1]  # log axis: the values before log10
+        np.testing.assert_allclose(drawn, 2 * np.pi / theta, rtol=1e-12)
+        np.testing.assert_allclose(panel.beyond_view.weight_curve.getData()[1],
+                                   yarn_ramp(64, 10000.0, RopeScaling("yarn", 4.0, 64)), atol=1e-12)
+    elif view == "alibi":
+        assert "6 heads is not a power of two" in panel.alibi_view.info.text()
+        assert len([t for t in panel.alibi_view.tile_labels if t.isVisible()]) == 6
+    elif view == "properties":
+        assert panel.properties_view.table.rowCount() == len(SCHEME_NAMES)
+        panel.properties_view.table.selectAll()
+        assert "GPT-2" in panel.properties_view.selection_text()
+    elif view == "distance":
+        dv = panel.distance_view
+        assert dv.curves["rope"].getData()[0].size == 256
+        assert dv.bounds["rope"].getData()[1][0] == pytest.approx((32 + 1) / 2)  # (1/(d/2))·Σ_j j at Δ = 0
+
+
+def test_clicking_a_tab_switches_view_and_computes_it(qtbot, make_panel):
+    panel = make_panel()
+    panel.tabs.setCurrentIndex(VIEWS.index("alibi"))
+    assert panel.state.view == "alibi"
+    wait(qtbot, panel)
+    assert panel.alibi_view.isVisible() and not panel.matrix_view.isVisible()
+    assert panel.alibi_view.slope_curve.getData()[1].size == 8
+    panel.set_state(panel.state.clamped(view="matrices"))
+    assert panel.matrix_view.isVisible() and not panel.alibi_view.isVisible()  # state -> tab, signals blocked
+
+
+def test_bad_value_shows_a_message_and_keeps_the_state(qtbot, make_panel):
+    panel = make_panel()
+    before = panel.state
+    panel._change(l_train=1)  # below the limit: refused, nothing half-applied
+    assert panel.state == before and panel.banner.isVisible()
+
+
+def test_formula_strip_and_export_name(make_panel):
+    panel = make_panel(SchemesState(l_train=512, l_eval=1024, scaling="ntk", factor=2.0, head_dim=64))
+    text = panel.formula.text()
+    assert "θ<sub>i</sub> = 10000<sup>−2i/64</sup>" in text
+    assert f"{10000 * 2 ** (64 / 62):,.0f}" in text
+    assert panel.export_basename() == "schemes_ntk_s2_d64_L512_eval1024"
+    assert math.isclose(2 ** panel.factor_slider.value(), 2.0, rel_tol=1e-6)
+
+
+def test_theming_keeps_one_colour_map_and_scale(qtbot, make_panel):
+    from explorer.theme import screen_theme, style_panel
+
+    panel = make_panel()
+    theme = screen_theme("dark", presenter=True, safe_maps=True)
+    style_panel(panel, theme)
+    view = panel.matrix_view
+    names = {img.getColorMap().name for img in view.images.values() if img.image is not None}
+    assert names == {view.cbar.colorMap().name} == {theme.diverging}
+    assert_one_scale(panel)
+    assert f"{round(11 * theme.font_scale, 1):g}pt" in view.info.styleSheet()
+    # A view built after the theme was applied gets it too.
+    panel.set_state(panel.state.clamped(view="beyond"))
+    assert theme.foreground in panel.beyond_view.info.styleSheet()
+
+
+def test_export_data_gives_the_exact_matrices(make_panel):
+    panel = make_panel(SchemesState(l_train=64, l_eval=512))
+    view = panel.matrix_view
+    data = panel.export_data(view.plots["learned"])
+    (name, m), = data.items()
+    assert "2 positions per block" in name and m.dtype == np.float64
+    np.testing.assert_array_equal(m, view.responses["learned"].matrix)
+    assert np.isnan(m[-1, -1])
+    (levels,) = panel.export_data(view.cbar_widget).values()
+    assert tuple(levels) == tuple(view.cbar.levels())
