@@ -1,12 +1,25 @@
-"""The application state: every panel's parameters in one object, JSON with a version field."""
+"""The application state: every panel's parameters in one object, JSON with a version field.
+
+File format (version 1)::
+
+    {"version": 1,
+     "panels": {"waves": {"d_model": 512, ...}, "swap": {...}, "schemes": {...}, "lab": {...}}}
+
+Every panel object is validated field by field and then as a whole (cross-field checks); a panel
+or a parameter the file leaves out takes its default, so files written by an older version keep
+loading.  Anything else — not an object, a missing or different version, an unknown panel or
+parameter, a value out of range — raises :class:`StateError` and builds nothing.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from .base import StateError, from_dict, to_dict
+from .lab import LabState
 from .schemes import SchemesState
 from .swap import SwapState
 from .waves import WavesState
@@ -14,7 +27,10 @@ from .waves import WavesState
 STATE_VERSION = 1
 
 #: panel id -> its state class.  Panel ids are also the CLI's ``--panel`` names.
-PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState}
+PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState, "lab": LabState}
+
+#: The top-level keys of a state file.
+STATE_KEYS = ("version", "panels")
 
 
 @dataclass(frozen=True)
@@ -24,34 +40,81 @@ class AppState:
     waves: WavesState = field(default_factory=WavesState)
     swap: SwapState = field(default_factory=SwapState)
     schemes: SchemesState = field(default_factory=SchemesState)
+    lab: LabState = field(default_factory=LabState)
 
+    # -- access ----------------------------------------------------------------------------------
+    def get(self, panel_id: str):
+        """The state of panel ``panel_id``."""
+        if panel_id not in PANEL_STATES:
+            raise StateError(f"unknown panel {panel_id!r}; valid: {', '.join(PANEL_STATES)}")
+        return getattr(self, panel_id)
+
+    def replace(self, **panels) -> AppState:
+        """A copy with some panels' states replaced (each must be its panel's state class)."""
+        for pid, st in panels.items():
+            cls = PANEL_STATES.get(pid)
+            if cls is None:
+                raise StateError(f"unknown panel {pid!r}; valid: {', '.join(PANEL_STATES)}")
+            if not isinstance(st, cls):
+                raise StateError(f"{pid}: expected {cls.__name__}, got {type(st).__name__}")
+        return dataclasses.replace(self, **panels)
+
+    # -- JSON ------------------------------------------------------------------------------------
     def to_json_dict(self) -> dict[str, Any]:
         return {"version": STATE_VERSION, "panels": {k: to_dict(getattr(self, k)) for k in PANEL_STATES}}
 
     def to_json(self) -> str:
-        return json.dumps(self.to_json_dict(), indent=2, sort_keys=False)
+        return json.dumps(self.to_json_dict(), indent=2, sort_keys=False, ensure_ascii=False)
 
     @classmethod
-    def from_json_dict(cls, data: Any) -> AppState:
-        """Validate everything first; a bad file raises :class:`StateError` and builds nothing."""
+    def from_json_dict(cls, data: Any, *, extra_keys: tuple[str, ...] = ()) -> AppState:
+        """Validate everything first; a bad file raises :class:`StateError` and builds nothing.
+
+        ``extra_keys`` are further top-level keys the caller reads itself (a preset's title, …);
+        any other unknown top-level key is an error, so a typo never passes silently.
+        """
         if not isinstance(data, dict):
-            raise StateError("not a PE Explorer state: expected a JSON object")
-        version = data.get("version")
-        if version != STATE_VERSION:
+            raise StateError(f"not a PE Explorer state: expected a JSON object, got {_json_type(data)}")
+        allowed = STATE_KEYS + tuple(extra_keys)
+        unknown = sorted(str(k) for k in set(data) - set(allowed))
+        if unknown:
+            raise StateError(f"unknown top-level key(s) {', '.join(unknown)}; valid: {', '.join(allowed)}")
+        if "version" not in data:
+            raise StateError(
+                f"unsupported state version: no 'version' field; this app reads version {STATE_VERSION}"
+            )
+        version = data["version"]
+        if type(version) is not int or version != STATE_VERSION:
             raise StateError(f"unsupported state version {version!r}; this app reads version {STATE_VERSION}")
-        panels = data.get("panels", {})
+        if "panels" not in data:
+            raise StateError(f"missing 'panels' (an object with any of: {', '.join(PANEL_STATES)})")
+        panels = data["panels"]
         if not isinstance(panels, dict):
-            raise StateError("'panels' must be an object")
-        unknown = sorted(set(panels) - set(PANEL_STATES))
+            raise StateError(f"'panels' must be an object, got {_json_type(panels)}")
+        unknown = sorted(str(k) for k in set(panels) - set(PANEL_STATES))
         if unknown:
             raise StateError(f"unknown panel(s) {', '.join(unknown)}; valid: {', '.join(PANEL_STATES)}")
         built = {k: from_dict(PANEL_STATES[k], v, where=k) for k, v in panels.items()}
         return cls(**built)
 
     @classmethod
-    def from_json(cls, text: str) -> AppState:
+    def from_json(cls, text: str, *, extra_keys: tuple[str, ...] = ()) -> AppState:
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise StateError(f"not valid JSON: {exc}") from None
-        return cls.from_json_dict(data)
+        except RecursionError:
+            raise StateError("not valid JSON: nested too deeply") from None
+        return cls.from_json_dict(data, extra_keys=extra_keys)
+
+
+def _json_type(x: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "text",
+        bool: "true/false",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }.get(type(x), type(x).__name__)

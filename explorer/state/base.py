@@ -206,6 +206,24 @@ def with_value(state: T, key: str, text: str) -> T:
         raise StateError(f"{exc}; valid: {describe(type(state), key)}") from None
 
 
+def parse_value(state_cls, key: str, text: str) -> Any:
+    """``text`` parsed as field ``key`` of ``state_cls`` and checked against that field's own limits.
+
+    Cross-field rules (the state's ``check()``) are not applied, so several ``key=value``
+    settings can be parsed first and applied together.  Raises :class:`StateError` whose message
+    ends with the valid values (``…; valid: base: float in [10, 1e+07]``).
+    """
+    known = fields(state_cls)
+    if key not in known:
+        raise StateError(f"unknown key {key!r}; valid: {', '.join(known)}")
+    try:
+        value = _coerce(known[key], text, from_text=True)
+        _check(known[key], value)
+    except StateError as exc:
+        raise StateError(f"{exc}; valid: {describe(state_cls, key)}") from None
+    return value
+
+
 def replace(state: T, **changes) -> T:
     """``dataclasses.replace`` that validates (the state's ``__post_init__`` calls :func:`validate`)."""
     return dataclasses.replace(state, **changes)

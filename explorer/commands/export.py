@@ -1,0 +1,235 @@
+"""``pe-explorer export``: render a panel without showing a window and write it as PNG or SVG.
+
+    pe-explorer export --panel waves --set base=500000 --width 2400 --out waves.png
+    pe-explorer export --panel schemes --preset stretching_rope --set scaling=ntk --out ntk.svg
+
+Parameters start from the defaults, or from ``--preset`` (a built-in scene's name, one of the
+user's presets, or a .json file), then every ``--set key=value`` is applied — all together, so
+their order does not matter.  Keys are the panel's state field names.  Dependent values the user
+did not set are pulled into range (e.g. the position when N shrinks); a value the user did set is
+never changed silently.  Every problem exits 2 with one line saying what is valid; nothing is
+written unless the image was made.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..cli import UsageError
+
+#: Logical size the panel is laid out at before it is scaled to --width (16:10, like a projector).
+LAYOUT_WIDTH = 1440
+LAYOUT_HEIGHT = 900
+MIN_WIDTH, MAX_WIDTH = 64, 16384
+
+
+#: Panels that draw from their parameters alone.  The Lab trains models on request (minutes of
+#: work, started by a button), so a headless picture of it would show nothing useful.
+HEADLESS_PANELS = ("waves", "swap", "schemes")
+
+
+def _panel_ids() -> tuple[str, ...]:
+    from ..state.app import PANEL_STATES
+
+    return tuple(p for p in HEADLESS_PANELS if p in PANEL_STATES)
+
+
+def add_parser(sub) -> None:
+    ids = _panel_ids()
+    p = sub.add_parser(
+        "export",
+        help="render a panel headless and write it as PNG or SVG",
+        description="Render one panel without showing a window and write the image. "
+        "Keys for --set are the panel's parameter names "
+        "(e.g. base, d_model for waves; scaling, factor for schemes).",
+    )
+    p.add_argument("--panel", required=True, choices=ids, help="the panel to render")
+    p.add_argument(
+        "--preset", metavar="FILE|NAME", help="start from a preset (built-in scene name or .json file)"
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set one parameter (repeatable)",
+    )
+    p.add_argument(
+        "--width",
+        type=int,
+        metavar="W",
+        help=f"image width in pixels ({MIN_WIDTH}…{MAX_WIDTH}; "
+        f"default {LAYOUT_WIDTH}); the layout is scaled, so text stays in proportion",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="N",
+        type=int,
+        help="export only the N-th plot of the panel (1 = first) instead of the whole panel",
+    )
+    p.add_argument(
+        "--theme",
+        choices=("light", "dark", "print", "presenter"),
+        default="light",
+        help="the look of the image (default light)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="seconds to wait for the panel to draw"
+    )
+    p.add_argument("--out", required=True, metavar="FILE.png|FILE.svg", help="output image")
+    p.set_defaults(func=run)
+
+
+def build_state(panel_id: str, preset: str | None, sets: list[str]):
+    """The panel's state from the preset (or defaults) and the ``key=value`` settings; UsageError if bad."""
+    import dataclasses
+
+    from ..presets import PresetError, find_preset
+    from ..state import AppState, StateError, describe, fields
+    from ..state.base import parse_value
+
+    app_state = AppState()
+    if preset:
+        try:
+            app_state = find_preset(preset).state
+        except PresetError as exc:
+            raise UsageError(f"--preset: {exc}") from None
+    state = app_state.get(panel_id)
+    cls = type(state)
+    known = fields(cls)
+    changes: dict = {}
+    for item in sets:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(
+                f"--set needs KEY=VALUE, got {item!r}; valid keys for {panel_id}: {', '.join(known)}"
+            )
+        if key not in known:
+            raise UsageError(f"--set {key}: unknown key for {panel_id}; valid: {', '.join(known)}")
+        try:
+            changes[key] = parse_value(cls, key, text.strip())
+        except StateError as exc:
+            raise UsageError(f"--set {key}: {exc}") from None
+    if not changes:
+        return state
+    try:
+        return dataclasses.replace(state, **changes)
+    except StateError as first:
+        # A cross-field rule failed: let the state pull the values the user did not set into
+        # range, but never change one they did set.
+        clamped = getattr(state, "clamped", None)
+        if callable(clamped):
+            try:
+                out = clamped(**changes)
+            except StateError:
+                out = None
+            if out is not None and all(getattr(out, k) == v for k, v in changes.items()):
+                return out
+        keys = ", ".join(changes)
+        hints = "; ".join(describe(cls, k) for k in changes)
+        raise UsageError(f"--set {keys}: {first}; valid: {hints}") from None
+
+
+def _check_out(path: str) -> str:
+    ext = Path(path).suffix.lower()
+    if ext not in (".png", ".svg"):
+        raise UsageError(f"--out must end in .png or .svg; got {path!r}")
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {path}: folder {folder} does not exist")
+    return ext
+
+
+def run(args) -> int:
+    _check_out(args.out)
+    if args.width is not None and not MIN_WIDTH <= args.width <= MAX_WIDTH:
+        raise UsageError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels; got {args.width}")
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive; got {args.timeout:g}")
+    state = build_state(args.panel, args.preset, args.sets)
+    return render(
+        args.panel,
+        state,
+        out=args.out,
+        width=args.width,
+        plot=args.plot,
+        theme_name=args.theme,
+        timeout_s=args.timeout,
+    )
+
+
+def _theme(name: str):
+    from ..theme import DARK, LIGHT, PRESENTER_LIGHT, PRINT
+
+    return {"light": LIGHT, "dark": DARK, "print": PRINT, "presenter": PRESENTER_LIGHT}[name]
+
+
+def render(
+    panel_id: str,
+    state,
+    *,
+    out: str,
+    width: int | None = None,
+    plot: int | None = None,
+    theme_name: str = "light",
+    timeout_s: float = 120.0,
+) -> int:
+    """Build the panel offscreen, wait for it to draw, and write the image."""
+    # Headless: never open a window on the user's screen (an existing QApplication is reused).
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from .. import export as ex
+    from ..app import make_app
+    from ..panels import PANELS
+    from ..service import ComputeService
+    from ..theme import style_panel, style_widgets
+    from ..widgets.plots import configure_pyqtgraph
+
+    spec = {pid: s for pid, _title, s in PANELS}.get(panel_id)
+    if spec is None:
+        raise UsageError(
+            f"--panel {panel_id} has no view to render; valid: {', '.join(p for p, _t, _s in PANELS)}"
+        )
+    from PySide6.QtCore import Qt
+
+    make_app()
+    configure_pyqtgraph()
+    from ..main_window import load_panel_class
+
+    theme = _theme(theme_name)
+    service = ComputeService(warm_up=False)
+    panel = None
+    try:
+        panel = load_panel_class(spec)(service, state)
+        panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        panel.resize(LAYOUT_WIDTH, LAYOUT_HEIGHT)
+        look = ex.Look(theme, 1.0)
+        style_widgets(panel, theme, ui_pt=look.base_pt)
+        panel.show()
+        if not ex.wait_drawn(panel, timeout_s):
+            raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
+        if panel.banner.isVisible() and panel.banner.text():
+            raise UsageError(f"the {panel_id} panel reported an error: {panel.banner.text()}")
+        style_panel(panel, theme)
+        try:
+            if plot is not None:
+                views = panel.plots()
+                if not 1 <= plot <= len(views):
+                    raise UsageError(f"--plot must be between 1 and {len(views)} for {panel_id}; got {plot}")
+                view = views[plot - 1]
+                ex.export_view_to_file(view, out, width=width, screen=look)
+            else:
+                ex.export_widget_to_file(
+                    panel, out, width=width or LAYOUT_WIDTH, screen=look, title=f"PE Explorer — {panel_id}"
+                )
+        except ex.ExportError as exc:
+            raise UsageError(str(exc)) from None
+    finally:
+        if panel is not None:
+            panel.shutdown()
+            panel.hide()
+            panel.deleteLater()
+        service.stop()
+    return 0

@@ -1,0 +1,447 @@
+"""Export actions for every plot (right-click menu), every panel, the window, and sweep animations.
+
+:class:`ExportController` holds the actions' logic and the few choices they share (print theme, last
+folder); the main window owns one and asks it for menus.  Every plot of every panel gets an
+"Export" submenu in its right-click (ViewBox) menu: PNG at 1×/2×/4× or a width in pixels, SVG, copy
+to the clipboard, and the numbers behind the plot as CSV or NPY.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QProgressDialog,
+    QSpinBox,
+    QWidget,
+)
+
+from .. import export as ex
+from ..settings import config_dir
+from ..theme import PRINT
+
+IMAGE_FILTER = "PNG image (*.png)"
+SVG_FILTER = "SVG vector image (*.svg)"
+FILTERS = {
+    ".png": IMAGE_FILTER,
+    ".svg": SVG_FILTER,
+    ".csv": "CSV table (*.csv)",
+    ".npy": "NumPy array (*.npy)",
+    ".gif": "Animated GIF (*.gif)",
+    ".mp4": "MP4 video (*.mp4)",
+}
+
+
+class ExportController(QObject):
+    """Export logic behind the menus; dialogs go through small methods that tests replace."""
+
+    def __init__(
+        self,
+        parent: QWidget,
+        look: Callable[[], ex.Look],
+        *,
+        notify: Callable[[str], None] | None = None,
+        paused: Callable | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._parent = parent
+        self._look = look
+        self._notify = notify or (lambda _m: None)
+        #: A context manager factory that stops undo recording while a sweep runs.
+        self._paused = paused
+        self.print_action = QAction("Use the &print theme for exports", self, checkable=True)
+        self.print_action.setToolTip(
+            "Export with a white background, black text and axes, thicker lines and "
+            "grey-scale-safe colour maps, whatever the screen shows"
+        )
+        self.print_action.setChecked(self._settings().value("export/print", False, type=bool))
+        self.print_action.toggled.connect(lambda on: self._settings().setValue("export/print", on))
+
+    # -- choices ---------------------------------------------------------------------------------
+    @staticmethod
+    def _settings() -> QSettings:
+        return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
+
+    @property
+    def theme(self):
+        """The theme exports use: None (match the screen) or the print theme."""
+        return PRINT if self.print_action.isChecked() else None
+
+    def last_folder(self) -> Path:
+        folder = Path(str(self._settings().value("export/folder", "") or ""))
+        return folder if str(folder) and folder.is_dir() else Path.home()
+
+    def _remember_folder(self, path: str | Path) -> None:
+        self._settings().setValue("export/folder", str(Path(path).resolve().parent))
+
+    # -- dialogs (replaced in tests) -------------------------------------------------------------
+    def ask_save_path(self, title: str, default_name: str, ext: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(
+            self._parent, title, str(self.last_folder() / default_name), FILTERS.get(ext, "")
+        )
+        if not path:
+            return None
+        if not Path(path).suffix:
+            path += ext
+        return path
+
+    def ask_width(self, current: int) -> int | None:
+        value, ok = QInputDialog.getInt(
+            self._parent, "Export width", "Image width in pixels:", max(current, 16), 16, ex.MAX_SIDE, 100
+        )
+        return value if ok else None
+
+    def show_error(self, message: str) -> None:
+        QMessageBox.warning(self._parent, "Export failed", message)
+
+    # -- plumbing --------------------------------------------------------------------------------
+    def _run(self, fn, done: str) -> bool:
+        try:
+            path = fn()
+        except ex.ExportError as exc:
+            self.show_error(str(exc))
+            return False
+        if path is not None:
+            self._remember_folder(path)
+            self._notify(f"{done} {path}")
+        else:
+            self._notify(done)
+        return True
+
+    # -- plots -----------------------------------------------------------------------------------
+    def save_plot(
+        self,
+        panel,
+        view,
+        *,
+        scale: float = 1.0,
+        width: int | None = None,
+        ext: str = ".png",
+        path: str | None = None,
+    ) -> bool:
+        name = ex.default_name(panel, view, scale=1 if width else scale, ext=ext)
+        if width and ext == ".png":
+            name = name[: -len(ext)] + f"_w{width}{ext}"
+        path = path or self.ask_save_path("Export plot", name, ext)
+        if not path:
+            return False
+        return self._run(
+            lambda: ex.export_view_to_file(
+                view, path, scale=scale, width=width, screen=self._look(), theme=self.theme
+            ),
+            "Saved",
+        )
+
+    def save_plot_width(self, panel, view) -> bool:
+        width = self.ask_width(int(view.width() * 2))
+        if width is None:
+            return False
+        return self.save_plot(panel, view, width=width)
+
+    def copy_plot(self, view) -> bool:
+        def copy():
+            ex.copy_image(ex.render_plot(view, scale=2, screen=self._look(), theme=self.theme))
+
+        return self._run(copy, "Copied the plot to the clipboard")
+
+    def save_plot_data(self, panel, view, ext: str, path: str | None = None) -> bool:
+        path = path or self.ask_save_path(
+            "Export the numbers behind the plot", ex.default_name(panel, view, ext=ext), ext
+        )
+        if not path:
+            return False
+        return self._run(lambda: ex.save_data(path, panel.export_data(view)), "Saved")
+
+    def plot_menu(self, panel, view, parent: QWidget | None = None) -> QMenu:
+        """The per-plot export submenu (used in the right-click menu and the Export menu)."""
+        title = ex.plot_title(view) or ex.plot_name(panel, view)
+        menu = QMenu("E&xport", parent)
+        menu.setObjectName("peExportMenu")
+        menu.setToolTipsVisible(True)
+        for s in ex.SCALES:
+            act = menu.addAction(f"Save as PNG, {s}×…")
+            act.triggered.connect(lambda _=False, s=s: self.save_plot(panel, view, scale=s))
+        menu.addAction("Save as PNG, width in pixels…").triggered.connect(
+            lambda: self.save_plot_width(panel, view)
+        )
+        menu.addAction("Save as SVG…").triggered.connect(lambda: self.save_plot(panel, view, ext=".svg"))
+        menu.addAction("Copy image").triggered.connect(lambda: self.copy_plot(view))
+        menu.addSeparator()
+        menu.addAction("Save numbers as CSV…").triggered.connect(
+            lambda: self.save_plot_data(panel, view, ".csv")
+        )
+        menu.addAction("Save numbers as NPY…").triggered.connect(
+            lambda: self.save_plot_data(panel, view, ".npy")
+        )
+        menu.addSeparator()
+        menu.addAction(self.print_action)
+        menu.setToolTip(f"Export “{title}”")
+        return menu
+
+    def install(self, panel) -> int:
+        """Add the export submenu to the right-click menu of every plot of ``panel`` (idempotent).
+
+        Returns how many menus were added.
+        """
+        added = 0
+        for view in panel.plots():
+            scene = view.scene()
+            if scene is None:
+                continue
+            for item in scene.items():
+                if not isinstance(item, pg.ViewBox) or getattr(item, "menu", None) is None:
+                    continue
+                if item.__dict__.get("_pe_export_menu") is not None:
+                    continue
+                sub = self.plot_menu(panel, view, item.menu)
+                item.menu.addSeparator()
+                item.menu.addMenu(sub)
+                item.__dict__["_pe_export_menu"] = sub
+                added += 1
+        return added
+
+    # -- panels and the window -------------------------------------------------------------------
+    def save_widget(
+        self,
+        widget,
+        default_base: str,
+        *,
+        scale: float = 1.0,
+        width: int | None = None,
+        ext: str = ".png",
+        path: str | None = None,
+        title: str = "",
+    ) -> bool:
+        name = default_base + (f"@{scale:g}x" if scale != 1 and ext == ".png" and not width else "") + ext
+        path = path or self.ask_save_path("Export image", name, ext)
+        if not path:
+            return False
+        return self._run(
+            lambda: ex.export_widget_to_file(
+                widget, path, scale=scale, width=width, screen=self._look(), theme=self.theme, title=title
+            ),
+            "Saved",
+        )
+
+    def copy_widget(self, widget, what: str = "panel") -> bool:
+        def copy():
+            ex.copy_image(ex.render_widget(widget, scale=1, screen=self._look(), theme=self.theme))
+
+        return self._run(copy, f"Copied the {what} image to the clipboard")
+
+    # -- sweep animations ------------------------------------------------------------------------
+    def record_animation(
+        self,
+        panel,
+        name: str,
+        values,
+        *,
+        target=None,
+        width: int = 800,
+        fps: float = 8.0,
+        path: str,
+        progress=None,
+    ) -> bool:
+        """Record a sweep of ``name`` over ``values`` and write ``path`` (.gif, or .mp4 where available)."""
+        ext = Path(path).suffix.lower()
+        if ext not in (".gif", ".mp4"):
+            self.show_error(f"animations are .gif or .mp4 files; got {path!r}")
+            return False
+        look = self._look()
+
+        def grab():
+            if target is None:
+                return ex.render_widget(panel, width=width, screen=look, theme=self.theme)
+            return ex.render_plot(target, width=width, screen=look, theme=self.theme)
+
+        def make():
+            import contextlib
+
+            ctx = self._paused() if self._paused is not None else contextlib.nullcontext()
+            with ctx:
+                frames = ex.record_sweep(panel, name, values, grab, progress=progress)
+            if ext == ".gif":
+                return ex.write_bytes(path, ex.gif_bytes(frames, fps))
+            return ex.write_mp4(path, frames, fps)
+
+        return self._run(make, "Saved the animation to")
+
+    def sweep_dialog(self, panel, ext: str = ".gif") -> bool:
+        """Ask what to sweep and how, record with a progress dialog, write the file."""
+        dlg = SweepDialog(panel, self._parent)
+        index = dlg.format.findData(ext)
+        if index >= 0 and dlg.format.model().item(index).isEnabled():
+            dlg.format.setCurrentIndex(index)
+        if dlg.exec() != QDialog.DialogCode.Accepted:
+            return False
+        opts = dlg.options()
+        values = opts["values"]
+        ext = opts["ext"]
+        base = f"{panel.export_basename()}_sweep-{opts['field']}"
+        path = self.ask_save_path("Save animation", base + ext, ext)
+        if not path:
+            return False
+        bar = QProgressDialog(f"Recording {len(values)} frames…", "Cancel", 0, len(values), self._parent)
+        bar.setWindowModality(Qt.WindowModality.WindowModal)
+        bar.setMinimumDuration(300)
+
+        def progress(done: int, total: int) -> bool:
+            bar.setValue(done)
+            return not bar.wasCanceled()
+
+        try:
+            return self.record_animation(
+                panel,
+                opts["field"],
+                values,
+                target=opts["target"],
+                width=opts["width"],
+                fps=opts["fps"],
+                path=path,
+                progress=progress,
+            )
+        finally:
+            bar.close()
+
+
+def effective_range(state, name: str) -> tuple[float, float]:
+    """The values of field ``name`` that ``state`` accepts with everything else unchanged.
+
+    The field's own limits, narrowed by the state's cross-field rules (e.g. a position below N),
+    found by bisection (the valid values form an interval around the current one).
+    """
+    meta = ex.numeric_fields(type(state))[name]
+    lo, hi = meta["lo"], meta["hi"]
+    cur = getattr(state, name)
+    is_int = isinstance(cur, int)
+
+    def ok(v) -> bool:
+        if is_int:
+            v = int(v)
+            if meta.get("even") and v % 2:
+                return False
+        try:
+            dataclasses.replace(state, **{name: v})
+        except ValueError:
+            return False
+        return True
+
+    def edge(good, bad):
+        for _ in range(64):
+            if (is_int and abs(bad - good) <= 1) or (
+                not is_int and abs(bad - good) <= 1e-9 * max(1.0, abs(good))
+            ):
+                break
+            mid = (good + bad) // 2 if is_int else (good + bad) / 2
+            if meta.get("even") and is_int:
+                mid -= mid % 2
+                if mid in (good, bad):
+                    break
+            if ok(mid):
+                good = mid
+            else:
+                bad = mid
+        return good
+
+    top = hi if ok(hi) else edge(cur, hi)
+    bottom = lo if ok(lo) else edge(cur, lo)
+    return bottom, top
+
+
+class SweepDialog(QDialog):
+    """Choose a parameter, its range, the frames, the size and the format of a sweep animation."""
+
+    def __init__(self, panel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Record a sweep animation")
+        self.panel = panel
+        self.state = panel.state
+        self.fields = ex.numeric_fields(type(self.state))
+        form = QFormLayout(self)
+        intro = QLabel("Step one parameter through a range; each frame waits for the panel to redraw.")
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        self.field_combo = QComboBox()
+        for name, meta in self.fields.items():
+            self.field_combo.addItem(f"{meta.get('label') or name}  ({name})", name)
+        form.addRow("Parameter", self.field_combo)
+        self.start = QDoubleSpinBox()
+        self.stop = QDoubleSpinBox()
+        form.addRow("From", self.start)
+        form.addRow("To", self.stop)
+        self.frames = QSpinBox(minimum=2, maximum=300, value=24)
+        form.addRow("Frames", self.frames)
+        self.fps = QSpinBox(minimum=1, maximum=60, value=8, suffix=" frames/s")
+        form.addRow("Speed", self.fps)
+        self.target = QComboBox()
+        self.target.addItem("The whole panel", None)
+        for view in panel.plots():
+            self.target.addItem(ex.plot_title(view) or ex.plot_name(panel, view), view)
+        form.addRow("Picture", self.target)
+        self.width = QSpinBox(minimum=160, maximum=3840, value=800, singleStep=80, suffix=" px")
+        form.addRow("Width", self.width)
+        self.format = QComboBox()
+        self.format.addItem("Animated GIF", ".gif")
+        self.format.addItem("MP4 video", ".mp4")
+        ok, why = ex.mp4_available()
+        if not ok:
+            item = self.format.model().item(1)
+            item.setEnabled(False)
+            item.setText(f"MP4 video — unavailable: {why}")
+            item.setToolTip(why)
+        form.addRow("Format", self.format)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Record…")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self.field_combo.currentIndexChanged.connect(self._on_field_changed)
+        preferred = [
+            n for n in ("position", "offset", "base", "factor", "l_eval", "alpha") if n in self.fields
+        ]
+        if preferred:
+            self.field_combo.setCurrentIndex(self.field_combo.findData(preferred[0]))
+        self._on_field_changed()
+
+    def _on_field_changed(self, *_):
+        name = self.field_combo.currentData()
+        if name is None:
+            return
+        lo, hi = effective_range(self.state, name)
+        is_int = isinstance(getattr(self.state, name), int)
+        for spin in (self.start, self.stop):
+            spin.setDecimals(0 if is_int else 3)
+            spin.setRange(lo, hi)
+        self.start.setValue(lo)
+        self.stop.setValue(hi)
+
+    def options(self) -> dict:
+        name = self.field_combo.currentData()
+        values = ex.sweep_values(
+            type(self.state), name, self.start.value(), self.stop.value(), self.frames.value()
+        )
+        return {
+            "field": name,
+            "values": values,
+            "fps": float(self.fps.value()),
+            "target": self.target.currentData(),
+            "width": self.width.value(),
+            "ext": self.format.currentData(),
+        }

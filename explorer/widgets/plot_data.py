@@ -1,0 +1,73 @@
+"""The numbers behind a plot, read back from its pyqtgraph items (the default for ``Panel.export_data``)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+
+def plot_title(view) -> str:
+    """The plot's title as plain text ("" when it has none)."""
+    item = view.getPlotItem() if hasattr(view, "getPlotItem") else None
+    text = getattr(getattr(item, "titleLabel", None), "text", "") or ""
+    return re.sub(r"<[^>]+>", "", text).strip()
+
+
+def _unique(name: str, taken: dict) -> str:
+    out, n = name, 2
+    while out in taken:
+        out = f"{name} ({n})"
+        n += 1
+    return out
+
+
+def plot_arrays(view) -> dict[str, np.ndarray]:
+    """Every visible curve's x and y and every image in ``view``'s scene, name -> array.
+
+    Curves that share the same x values are written as one ``x`` column followed by one column
+    per curve (named by its legend name, else ``curve 1``, ``curve 2`` …); otherwise each curve
+    gets its own ``<name> x`` / ``<name> y`` pair.  Images are their 2-D (or RGB) arrays as set
+    with ``setImage`` (rows = the vertical axis).
+    """
+    scene = view.scene()
+    if scene is None:
+        return {}
+    curves: list[tuple[str, np.ndarray, np.ndarray]] = []
+    images: list[np.ndarray] = []
+    # Bottom-to-top stacking order: items of equal z come in the order they were added.
+    for item in scene.items(Qt.SortOrder.AscendingOrder):
+        if not item.isVisible():
+            continue
+        if isinstance(item, pg.PlotDataItem):
+            x, y = item.getData()
+            if x is None or y is None or len(y) == 0:
+                continue
+            curves.append(
+                (item.name() or "", np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+            )
+        elif isinstance(item, pg.ImageItem) and item.image is not None:
+            images.append(np.asarray(item.image))
+        elif isinstance(item, pg.BarGraphItem):
+            opts = item.opts
+            x = opts.get("x") if opts.get("x") is not None else opts.get("x0")
+            h = opts.get("height")
+            if x is not None and h is not None:
+                curves.append(("bars", np.asarray(x, dtype=np.float64), np.asarray(h, dtype=np.float64)))
+    out: dict[str, np.ndarray] = {}
+    for k, img in enumerate(images):
+        out[_unique("image" if k == 0 else f"image {k + 1}", out)] = img
+    if curves:
+        names = [c[0] or f"curve {k + 1}" for k, c in enumerate(curves)]
+        shared = all(c[1].shape == curves[0][1].shape and np.array_equal(c[1], curves[0][1]) for c in curves)
+        if shared:
+            out[_unique("x", out)] = curves[0][1]
+            for name, (_, _, y) in zip(names, curves, strict=True):
+                out[_unique(name, out)] = y
+        else:
+            for name, (_, x, y) in zip(names, curves, strict=True):
+                out[_unique(f"{name} x", out)] = x
+                out[_unique(f"{name} y", out)] = y
+    return out
