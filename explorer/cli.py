@@ -10,7 +10,12 @@ import importlib
 import sys
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` and registers ``func`` on its parser.
-COMMANDS = ("explorer.commands.data",)
+COMMANDS = (
+    "explorer.commands.data",
+    "explorer.commands.bench",
+    "explorer.commands.export",
+    "explorer.commands.lab",
+)
 
 
 class UsageError(Exception):
@@ -32,7 +37,7 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--screenshot", metavar="FILE.png", help="start, wait for every panel, save the window, exit")
-    parser.add_argument("--panel", help="the panel to bring to the front (waves, swap, schemes)")
+    parser.add_argument("--panel", help="the panel to bring to the front (waves, swap, schemes, lab)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:

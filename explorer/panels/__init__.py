@@ -7,4 +7,5 @@ PANELS = (
     ("waves", "Waves", "explorer.panels.waves:WavesPanel"),
     ("swap", "Token swap", "explorer.panels.swap:SwapPanel"),
     ("schemes", "Schemes", "explorer.panels.schemes:SchemesPanel"),
+    ("lab", "Lab", "explorer.panels.lab:LabPanel"),
 )

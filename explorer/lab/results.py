@@ -1,0 +1,329 @@
+"""What a Lab run is asked to do (:class:`LabConfig`) and what it found (:class:`LabResult`), as JSON.
+
+No torch and no Qt here: the panel, the CLI and the tests read results without loading a model.
+A length a scheme cannot run at (the learned table past its last row) is recorded with status
+``"cannot run"`` and no numbers — never as an accuracy of 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..encodings.errors import EncodingError
+from ..state.lab import LAB_SCHEMES, MAX_EXTRAPOLATION, standard_lengths
+
+#: The positional schemes, in the order they are run and drawn.
+SCHEMES = LAB_SCHEMES
+#: How each scheme is named on screen.
+SCHEME_LABELS = {
+    "nope": "NoPE",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "rope": "RoPE",
+    "alibi": "ALiBi",
+}
+
+RESULT_FORMAT = "pe-explorer-lab"
+RESULT_VERSION = 1
+
+
+class LabError(EncodingError):
+    """A bad Lab setting, a result file that cannot be read, or a length a scheme cannot run at."""
+
+
+class CannotRun(LabError):
+    """The scheme has no encoding for a requested position (the learned table past its last row)."""
+
+
+class Cancelled(Exception):
+    """The run was cancelled through its :class:`~explorer.lab.runner.LabControl`."""
+
+
+def default_eval_lengths(train_len: int) -> tuple[int, ...]:
+    """L_train × (1, 1.5, 2, 3, 4, 6, 8), rounded, without duplicates."""
+    return standard_lengths(train_len)
+
+
+@dataclass(frozen=True)
+class LabConfig:
+    """One experiment: which schemes, train length, test lengths, steps and seed, plus the model's size.
+
+    The model defaults (2 layers, d = 64, 4 heads, vocabulary 8, noise 0.2, batch 32, AdamW with peak
+    learning rate 3e-3) are what the panel uses; the CLI and tests may change them.
+    """
+
+    schemes: tuple[str, ...] = SCHEMES
+    train_len: int = 32
+    eval_lens: tuple[int, ...] = ()
+    steps: int = 600
+    seed: int = 0
+    vocab: int = 8
+    noise: float = 0.2
+    d_model: int = 64
+    heads: int = 4
+    layers: int = 2
+    batch: int = 32
+    lr: float = 3e-3
+    eval_batch: int = 128
+    device: str = "auto"
+
+    def __post_init__(self) -> None:
+        schemes = tuple(self.schemes)
+        object.__setattr__(self, "schemes", schemes)
+        if not schemes:
+            raise LabError("choose at least one scheme")
+        bad = [s for s in schemes if s not in SCHEMES]
+        if bad:
+            raise LabError(f"unknown scheme(s) {', '.join(map(repr, bad))}; valid: {', '.join(SCHEMES)}")
+        if len(set(schemes)) != len(schemes):
+            raise LabError("each scheme may be listed once")
+        # Run and draw in the canonical order whatever order they were given in.
+        object.__setattr__(self, "schemes", tuple(s for s in SCHEMES if s in schemes))
+        _whole("train_len", self.train_len, 4, 1024)
+        lens = tuple(self.eval_lens) or default_eval_lengths(self.train_len)
+        for n in lens:
+            _whole("test length", n, 2, MAX_EXTRAPOLATION * self.train_len)
+        object.__setattr__(self, "eval_lens", tuple(sorted(set(int(n) for n in lens))))
+        _whole("steps", self.steps, 1, 1_000_000)
+        _whole("seed", self.seed, 0, 2**31 - 1)
+        _whole("vocab", self.vocab, 2, 256)
+        if not (isinstance(self.noise, (int, float)) and 0.0 <= self.noise < 1.0):
+            raise LabError(f"noise must be in [0, 1), got {self.noise!r}")
+        _whole("d_model", self.d_model, 4, 4096)
+        _whole("heads", self.heads, 1, 64)
+        if self.d_model % (2 * self.heads):
+            raise LabError(f"d_model ({self.d_model}) must be divisible by 2 × heads ({2 * self.heads}) "
+                           "so each head has an even width for RoPE")
+        _whole("layers", self.layers, 1, 24)
+        _whole("batch", self.batch, 1, 4096)
+        _whole("eval_batch", self.eval_batch, 1, 65536)
+        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and 0 < self.lr < 1):
+            raise LabError(f"lr must be in (0, 1), got {self.lr!r}")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise LabError(f"device must be auto, cpu or cuda; got {self.device!r}")
+
+    @property
+    def max_eval_len(self) -> int:
+        return max(self.eval_lens)
+
+    @classmethod
+    def from_state(cls, state, **overrides) -> LabConfig:
+        """The config a :class:`~explorer.state.lab.LabState` asks for (duck-typed: no import of state)."""
+        kw = dict(schemes=state.schemes, train_len=state.train_len, eval_lens=state.eval_lens,
+                  steps=state.steps, seed=state.seed)
+        kw.update(overrides)
+        return cls(**kw)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["schemes"] = list(self.schemes)
+        d["eval_lens"] = list(self.eval_lens)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LabConfig:
+        if not isinstance(d, dict):
+            raise LabError("config must be an object")
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise LabError(f"unknown config key(s) {', '.join(unknown)}")
+        kw = dict(d)
+        for k in ("schemes", "eval_lens"):
+            if k in kw:
+                kw[k] = tuple(kw[k])
+        return cls(**kw)
+
+
+def _whole(name: str, value, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LabError(f"{name} must be a whole number, got {value!r}")
+    if not lo <= value <= hi:
+        raise LabError(f"{name} must be in [{lo}, {hi}], got {value}")
+
+
+@dataclass(frozen=True)
+class RuleFacts:
+    """The task's reference numbers: chance, the best accuracy knowing only the last symbol, the best
+    possible loss, and how often order changes the answer."""
+
+    chance: float
+    last_symbol_baseline: float
+    loss_floor: float
+    order_sensitive_fraction: float
+
+
+@dataclass(frozen=True)
+class LengthResult:
+    """A scheme at one test length: accuracy against the rule and cross-entropy, or "cannot run"."""
+
+    length: int
+    status: str  # "ok" | "cannot run"
+    accuracy: float | None = None
+    loss: float | None = None
+    reason: str = ""
+
+    @property
+    def ran(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class SchemeResult:
+    """One trained model: its loss curve and how it did at every test length."""
+
+    scheme: str
+    status: str  # "done" | "cancelled"
+    steps_done: int
+    losses: tuple[float, ...]
+    train_seconds: float
+    eval_seconds: float = 0.0
+    lengths: tuple[LengthResult, ...] = ()
+    #: Accuracy at each position t = 1 … (longest length it could run) − 1, for the by-position plot.
+    position_accuracy: tuple[float, ...] = ()
+
+    def at(self, length: int) -> LengthResult | None:
+        for r in self.lengths:
+            if r.length == length:
+                return r
+        return None
+
+
+@dataclass(frozen=True)
+class LabResult:
+    """A whole run: its config, the environment, task facts and each scheme's result."""
+
+    config: LabConfig
+    status: str  # "done" | "cancelled"
+    schemes: tuple[SchemeResult, ...]
+    device: str
+    torch_version: str
+    threads: int
+    seconds: float
+    chance: float
+    last_symbol_baseline: float
+    loss_floor: float
+    order_sensitive_fraction: float
+    table: tuple[tuple[int, ...], ...] = field(default=())
+
+    @property
+    def facts(self) -> RuleFacts:
+        return RuleFacts(self.chance, self.last_symbol_baseline, self.loss_floor,
+                         self.order_sensitive_fraction)
+
+    def scheme(self, name: str) -> SchemeResult | None:
+        for s in self.schemes:
+            if s.scheme == name:
+                return s
+        return None
+
+    # -- JSON ----------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": RESULT_FORMAT,
+            "version": RESULT_VERSION,
+            "task": "two-back rule: x[t+1] = T[x[t-1], x[t]] with prob. 1 - noise, else uniform",
+            "status": self.status,
+            "config": self.config.to_dict(),
+            "device": self.device,
+            "torch_version": self.torch_version,
+            "threads": self.threads,
+            "seconds": _num(self.seconds),
+            "chance": _num(self.chance),
+            "last_symbol_baseline": _num(self.last_symbol_baseline),
+            "loss_floor": _num(self.loss_floor),
+            "order_sensitive_fraction": _num(self.order_sensitive_fraction),
+            "table": [list(r) for r in self.table],
+            "schemes": [
+                {
+                    "scheme": s.scheme,
+                    "status": s.status,
+                    "steps_done": s.steps_done,
+                    "train_seconds": _num(s.train_seconds),
+                    "eval_seconds": _num(s.eval_seconds),
+                    "losses": [_num(v) for v in s.losses],
+                    "lengths": [
+                        {"length": r.length, "status": r.status, "accuracy": _num(r.accuracy),
+                         "loss": _num(r.loss), **({"reason": r.reason} if r.reason else {})}
+                        for r in s.lengths
+                    ],
+                    "position_accuracy": [_num(v) for v in s.position_accuracy],
+                }
+                for s in self.schemes
+            ],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_dict(cls, d: Any) -> LabResult:
+        """Read a result written by :meth:`to_dict`; raise :class:`LabError` naming what is wrong."""
+        if not isinstance(d, dict) or d.get("format") != RESULT_FORMAT:
+            raise LabError("not a PE Explorer Lab result (no \"format\": \"pe-explorer-lab\")")
+        if d.get("version") != RESULT_VERSION:
+            raise LabError(f"unsupported Lab result version {d.get('version')!r}; "
+                           f"this app reads {RESULT_VERSION}")
+        try:
+            schemes = tuple(
+                SchemeResult(
+                    scheme=str(s["scheme"]),
+                    status=str(s["status"]),
+                    steps_done=int(s["steps_done"]),
+                    losses=tuple(_flt(v) for v in s["losses"]),
+                    train_seconds=_flt(s["train_seconds"]),
+                    eval_seconds=_flt(s.get("eval_seconds", 0.0)),
+                    lengths=tuple(
+                        LengthResult(int(r["length"]), str(r["status"]), _opt(r.get("accuracy")),
+                                     _opt(r.get("loss")), str(r.get("reason", "")))
+                        for r in s["lengths"]
+                    ),
+                    position_accuracy=tuple(_flt(v) for v in s.get("position_accuracy", [])),
+                )
+                for s in d["schemes"]
+            )
+            return cls(
+                config=LabConfig.from_dict(d["config"]),
+                status=str(d["status"]),
+                schemes=schemes,
+                device=str(d["device"]),
+                torch_version=str(d["torch_version"]),
+                threads=int(d["threads"]),
+                seconds=_flt(d["seconds"]),
+                chance=_flt(d["chance"]),
+                last_symbol_baseline=_flt(d["last_symbol_baseline"]),
+                loss_floor=_flt(d["loss_floor"]),
+                order_sensitive_fraction=_flt(d["order_sensitive_fraction"]),
+                table=tuple(tuple(int(v) for v in row) for row in d.get("table", [])),
+            )
+        except LabError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LabError(f"Lab result is incomplete or malformed: {type(exc).__name__}: {exc}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> LabResult:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise LabError(f"not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def _num(v):
+    """JSON has no NaN/inf: write them as null."""
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _flt(v) -> float:
+    return math.nan if v is None else float(v)
+
+
+def _opt(v) -> float | None:
+    return None if v is None else float(v)

@@ -1,0 +1,339 @@
+"""Train once per scheme, test at every length, report progress; pause and cancel between steps.
+
+:func:`run_experiment` is plain Python (no Qt): the panel calls it on its own ``pe-lab`` thread, the
+CLI on the main thread, the tests directly.  It checks its :class:`LabControl` before every training
+step and every evaluation chunk (each a few milliseconds to a few tens of milliseconds on a laptop
+CPU), so Cancel takes effect well within a second and Pause holds the run where it is.
+
+Fair comparison: every scheme sees the same rule table, the same training batches (one seeded numpy
+stream per run), the same initial weights where the architectures share them (torch's generator
+reseeded before each model is built) and the same test streams.
+
+Testing at several lengths from one pass: the model is causal, so its prediction at position t depends
+only on tokens 0 … t.  Running it once on streams of the longest test length and averaging the first
+L − 1 scored positions gives exactly what running it on the length-L prefixes would (a test checks
+this), and also the accuracy at each position for the by-position plot.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .results import (
+    Cancelled,
+    CannotRun,
+    LabConfig,
+    LabError,
+    LabResult,
+    LengthResult,
+    SchemeResult,
+)
+from .task import RuleTask, last_symbol_baseline
+
+#: Warm-up share of the steps (linear), before the cosine decay of the learning rate.
+WARMUP = 0.1
+#: The learning rate ends at this fraction of its peak.
+FINAL_LR = 0.05
+#: Gradient-norm clip: keeps the early, high-learning-rate steps of a tiny model from blowing up.
+CLIP = 1.0
+#: Largest attention tensor (batch × heads × L × L elements) one evaluation chunk may build.
+EVAL_CHUNK_ELEMENTS = 2**23
+
+
+class LabControl:
+    """Thread-safe pause/cancel flags, checked by :func:`run_experiment` between steps."""
+
+    def __init__(self) -> None:
+        self._cancel = threading.Event()
+        self._running = threading.Event()
+        self._running.set()
+        self.paused_seconds = 0.0
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        self._running.set()  # wake a paused run so it can see the cancel
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def checkpoint(self) -> None:
+        """Raise :class:`Cancelled` if cancelled; block (cancellably) while paused."""
+        if self._cancel.is_set():
+            raise Cancelled()
+        if not self._running.is_set():
+            t0 = time.perf_counter()
+            while not self._running.wait(0.05):
+                pass
+            self.paused_seconds += time.perf_counter() - t0
+            if self._cancel.is_set():
+                raise Cancelled()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress report.
+
+    ``phase`` is "train", "eval", "scheme done" or "done"; ``new_losses`` holds the training losses of
+    steps ``first_step`` … since the previous report for this scheme; ``eta_s`` is None until there is
+    enough to estimate from.
+    """
+
+    phase: str
+    scheme: str
+    scheme_index: int
+    n_schemes: int
+    step: int
+    steps: int
+    first_step: int
+    new_losses: tuple[float, ...]
+    fraction: float
+    elapsed_s: float
+    eta_s: float | None
+    scheme_result: SchemeResult | None = None
+    device: str = ""
+
+
+def resolve_device(requested: str) -> str:
+    """"auto" → "cuda" when torch sees a GPU, else "cpu"; "cuda" without one is an error."""
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "cuda" and not torch.cuda.is_available():
+        raise LabError("device cuda was asked for, but torch sees no GPU")
+    return requested
+
+
+def lr_factor(step: int, steps: int) -> float:
+    """Learning-rate multiplier at 0-based ``step`` of ``steps``: linear warm-up, then cosine decay.
+
+    ``w = max(1, round(WARMUP·steps))``; ``(step + 1)/w`` for step < w, then
+    ``FINAL_LR + (1 − FINAL_LR)·½(1 + cos(π·(step − w)/(steps − w)))`` (the usual warm-up + cosine schedule).
+    """
+    w = max(1, round(WARMUP * steps))
+    if step < w:
+        return (step + 1) / w
+    span = max(1, steps - w)
+    return FINAL_LR + (1.0 - FINAL_LR) * 0.5 * (1.0 + math.cos(math.pi * min(1.0, (step - w) / span)))
+
+
+def _cost(tokens: int, length: int, d_model: int) -> float:
+    # Work per token ∝ 12·d² (projections, MLP) + 2·L·d (scores, weighted sum): ∝ 1 + L/(6d).
+    return tokens * (1.0 + length / (6.0 * d_model))
+
+
+def run_experiment(
+    config: LabConfig,
+    control: LabControl | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    *,
+    threads: int | None = 1,
+    report_every_s: float = 0.1,
+) -> LabResult:
+    """Train one model per scheme of ``config`` at ``train_len`` and test it at every ``eval_lens``.
+
+    Parameters
+    ----------
+    config : LabConfig
+    control : LabControl, optional
+        Pause/cancel flags; on cancel the run stops at the next step and returns what it has, with
+        ``status == "cancelled"``.
+    on_progress : callable, optional
+        Called (on this thread) with a :class:`Progress` at most every ``report_every_s`` seconds while
+        training, and at every phase change.
+    threads : int or None
+        torch intra-op threads on the CPU for this run (restored afterwards); None leaves torch's setting.
+        One is the default: a model this small is dominated by per-operation overhead, and more threads
+        only add synchronisation (measured on the 2-core development machine, default run: 43 s on one
+        thread, 154 s on two while other work shared the cores).  It also leaves a core for the UI.
+
+    Returns
+    -------
+    LabResult
+    """
+    import torch  # lazily: never on the path that opens the window
+
+    from .model import TinyTransformer
+
+    control = control or LabControl()
+    cfg = config
+    device = resolve_device(cfg.device)
+    previous_threads = torch.get_num_threads()
+    if threads is not None and device == "cpu":
+        torch.set_num_threads(max(1, int(threads)))
+    t_start = time.perf_counter()
+    paused0 = control.paused_seconds
+    task = RuleTask(cfg.vocab, cfg.noise, cfg.seed)
+    n_sch = len(cfg.schemes)
+    l_max = cfg.max_eval_len
+    l_tr = cfg.train_len
+
+    # The test streams: one more symbol than the longest length, so the last position has a next symbol.
+    x_eval = task.sample(cfg.eval_batch, l_max + 1, np.random.default_rng([cfg.seed, 2]))
+    rule_eval = task.targets(x_eval[:, :l_max])  # (B, l_max − 1): target of position t = 1 … l_max − 1
+    next_eval = x_eval[:, 2:]  # the symbol that actually came next, same positions
+    baseline = last_symbol_baseline(x_eval[:, :l_max], rule_eval, cfg.vocab)
+
+    def run_len(scheme: str) -> int:
+        return min(l_max, l_tr) if scheme == "learned" else l_max
+
+    train_cost = cfg.steps * _cost(3 * cfg.batch * l_tr, l_tr, cfg.d_model)
+    eval_costs = {s: _cost(cfg.eval_batch * run_len(s), run_len(s), cfg.d_model) for s in cfg.schemes}
+    total = n_sch * train_cost + sum(eval_costs.values())
+    done_cost = 0.0
+    last_report = -math.inf
+
+    def active_elapsed() -> float:
+        return time.perf_counter() - t_start - (control.paused_seconds - paused0)
+
+    def report(phase, scheme, idx, step, first, losses, extra_cost=0.0, result=None, force=False):
+        nonlocal last_report
+        if on_progress is None:
+            return False
+        now = time.perf_counter()
+        if not force and now - last_report < report_every_s:
+            return False
+        last_report = now
+        frac = min(1.0, (done_cost + extra_cost) / total) if total > 0 else 1.0
+        el = active_elapsed()
+        eta = el / frac * (1.0 - frac) if frac > 0.02 and el > 0.3 else None
+        on_progress(Progress(phase, scheme, idx, n_sch, step, cfg.steps, first, tuple(losses), frac, el,
+                             eta, result, device))
+        return True
+
+    results: list[SchemeResult] = []
+    status = "done"
+    try:
+        for idx, scheme in enumerate(cfg.schemes):
+            losses: list[float] = []
+            reported = 0
+            t_train = time.perf_counter()
+            try:
+                # Same starting point for every scheme where shapes agree; the global generator is
+                # restored afterwards so nothing else in the app sees a changed random state.
+                with torch.random.fork_rng(devices=[]):
+                    torch.manual_seed(cfg.seed)
+                    model = TinyTransformer(scheme, vocab=cfg.vocab, d_model=cfg.d_model, heads=cfg.heads,
+                                            layers=cfg.layers, train_len=l_tr).to(device)
+                opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0)
+                sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps))
+                rng = np.random.default_rng([cfg.seed, 1])
+                model.train()
+                step_cost = train_cost / cfg.steps
+                for step in range(cfg.steps):
+                    control.checkpoint()
+                    batch = torch.from_numpy(task.sample(cfg.batch, l_tr + 1, rng)).to(device)
+                    logits = model(batch[:, :-1])
+                    # Position 0 has one symbol only: no rule can predict what follows, so it is not scored.
+                    loss = torch.nn.functional.cross_entropy(
+                        logits[:, 1:].reshape(-1, cfg.vocab), batch[:, 2:].reshape(-1))
+                    opt.zero_grad(set_to_none=True)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
+                    opt.step()
+                    sched.step()
+                    losses.append(float(loss.item()))
+                    done_cost += step_cost
+                    if report("train", scheme, idx, step + 1, reported, losses[reported:], force=step == 0):
+                        reported = len(losses)
+            except Cancelled:
+                results.append(SchemeResult(scheme, "cancelled", len(losses), tuple(losses),
+                                            time.perf_counter() - t_train))
+                report("train", scheme, idx, len(losses), reported, losses[reported:], force=True)
+                raise
+            train_s = time.perf_counter() - t_train
+            if reported < len(losses):
+                report("train", scheme, idx, len(losses), reported, losses[reported:], force=True)
+                reported = len(losses)
+            t_eval = time.perf_counter()
+            n_done = len(losses)
+
+            def on_chunk(share, scheme=scheme, idx=idx, n_done=n_done):
+                report("eval", scheme, idx, cfg.steps, n_done, (), extra_cost=share * eval_costs[scheme])
+
+            lengths, per_pos = _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, run_len(scheme),
+                                         device, control, on_chunk)
+            done_cost += eval_costs[scheme]
+            res = SchemeResult(scheme, "done", cfg.steps, tuple(losses), train_s,
+                               time.perf_counter() - t_eval, lengths, per_pos)
+            results.append(res)
+            report("scheme done", scheme, idx, cfg.steps, len(losses), (), result=res, force=True)
+            del model, opt
+    except Cancelled:
+        status = "cancelled"
+    finally:
+        if threads is not None and device == "cpu":
+            torch.set_num_threads(previous_threads)
+    result = LabResult(
+        config=cfg,
+        status=status,
+        schemes=tuple(results),
+        device=device,
+        torch_version=torch.__version__,
+        threads=torch.get_num_threads() if threads is None else max(1, int(threads)),
+        seconds=active_elapsed(),
+        chance=1.0 / cfg.vocab,
+        last_symbol_baseline=baseline,
+        loss_floor=task.loss_floor(),
+        order_sensitive_fraction=task.order_sensitive_fraction(),
+        table=tuple(tuple(int(v) for v in row) for row in task.table),
+    )
+    if on_progress is not None:
+        last = cfg.schemes[-1] if not results else results[-1].scheme
+        on_progress(Progress("done", last, n_sch - 1, n_sch, cfg.steps, cfg.steps, 0, (),
+                             1.0 if status == "done" else done_cost / total, active_elapsed(), 0.0,
+                             device=device))
+    return result
+
+
+def _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, n_run, device, control, on_chunk):
+    """Accuracy and loss per position on the test streams up to ``n_run``; then per test length."""
+    import torch
+
+    b_all = x_eval.shape[0]
+    chunk = max(1, min(b_all, EVAL_CHUNK_ELEMENTS // (cfg.heads * n_run * n_run)))
+    correct = np.zeros((b_all, n_run - 1), dtype=bool)
+    ce = np.zeros((b_all, n_run - 1), dtype=np.float64)
+    model.eval()
+    with torch.no_grad():
+        for lo in range(0, b_all, chunk):
+            control.checkpoint()
+            hi = min(b_all, lo + chunk)
+            x = torch.from_numpy(x_eval[lo:hi, :n_run]).to(device)
+            logits = model(x)[:, 1:]  # positions 1 … n_run − 1
+            pred = logits.argmax(-1).cpu().numpy()
+            correct[lo:hi] = pred == rule_eval[lo:hi, : n_run - 1]
+            nxt = torch.from_numpy(next_eval[lo:hi, : n_run - 1]).to(device)
+            ce[lo:hi] = torch.nn.functional.cross_entropy(
+                logits.transpose(1, 2).float(), nxt, reduction="none").cpu().numpy()
+            on_chunk(hi / b_all)
+    per_pos = correct.mean(axis=0)
+    out = []
+    for n in cfg.eval_lens:
+        if n <= n_run:
+            out.append(LengthResult(n, "ok", float(correct[:, : n - 1].mean()), float(ce[:, : n - 1].mean())))
+        else:
+            try:
+                model.check_length(n)
+                reason = f"not evaluated past length {n_run}"  # pragma: no cover - only learned stops early
+            except CannotRun as exc:
+                reason = str(exc)
+            out.append(LengthResult(n, "cannot run", None, None, reason))
+    return tuple(out), tuple(float(v) for v in per_pos)

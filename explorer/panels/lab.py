@@ -1,0 +1,619 @@
+"""Lab panel: train short, test long — run the experiment of Press et al. 2022 in a minute on a laptop.
+
+One tiny transformer per ticked scheme learns the two-back language (see :mod:`explorer.lab.task`) at
+training length L, then is tested on streams up to 8 × L.  Training runs on the panel's own ``pe-lab``
+thread (:class:`LabRunner`), never on the shared compute service, so every other panel keeps updating;
+progress reaches the UI thread through queued signals.  The panel draws what it is sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+import time
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..fileio import OutputError, atomic_write_text
+from ..lab import (
+    SCHEME_LABELS,
+    LabConfig,
+    LabControl,
+    LabError,
+    LabResult,
+    Progress,
+    fmt_percent,
+    headline,
+    rule_facts,
+    run_experiment,
+)
+from ..state import StateError
+from ..state.lab import LAB_SCHEMES, MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
+from .base import Panel
+from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
+
+#: How long closing the window waits for the training thread (it checks for cancel every step).
+STOP_TIMEOUT_S = 1.0
+
+
+class LabRunner(QObject):
+    """Runs :func:`~explorer.lab.run_experiment` on a thread of its own named ``pe-lab``.
+
+    Signals (delivered on the UI thread — the runner lives there and the worker emits):
+    ``progressed(Progress)``, ``finished(LabResult)`` (also after a cancel, with status "cancelled"),
+    ``failed(str)``.
+    """
+
+    progressed = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: threading.Thread | None = None
+        self._control: LabControl | None = None
+        self._closed = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def paused(self) -> bool:
+        return self._control is not None and self._control.paused
+
+    def start(self, config: LabConfig) -> None:
+        if self.running:
+            raise RuntimeError("a Lab run is already going")
+        self._control = control = LabControl()
+        self._thread = threading.Thread(target=self._work, args=(config, control), name="pe-lab", daemon=True)
+        self._thread.start()
+
+    def pause(self) -> None:
+        if self._control is not None:
+            self._control.pause()
+
+    def resume(self) -> None:
+        if self._control is not None:
+            self._control.resume()
+
+    def cancel(self) -> None:
+        if self._control is not None:
+            self._control.cancel()
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> bool:
+        """Cancel, wait for the thread, and deliver nothing more.  True if no thread is left running."""
+        self._closed = True
+        self.cancel()
+        t = self._thread
+        if t is not None and t.is_alive() and threading.current_thread() is not t:
+            t.join(timeout)
+        return not self.running
+
+    def join(self, timeout: float) -> None:
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout)
+
+    def _emit(self, signal, value) -> None:
+        if self._closed:
+            return
+        try:
+            signal.emit(value)
+        except RuntimeError:  # the receiver was deleted while the window closed
+            pass
+
+    def _work(self, config: LabConfig, control: LabControl) -> None:
+        try:
+            result = run_experiment(config, control, lambda p: self._emit(self.progressed, p))
+        except LabError as exc:
+            self._emit(self.failed, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a failed run must reach the banner, not kill the thread
+            self._emit(self.failed, f"{type(exc).__name__}: {exc}")
+        else:
+            self._emit(self.finished, result)
+
+
+def _swatch(colour: str) -> QIcon:
+    pm = QPixmap(14, 14)
+    pm.fill(QColor(colour))
+    return QIcon(pm)
+
+
+def _padded(values, n: int) -> np.ndarray:
+    out = np.full(n, np.nan)
+    v = np.asarray(values, dtype=np.float64)[:n]
+    out[: v.size] = v
+    return out
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating…"
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+class LabPanel(Panel):
+    panel_id = "lab"
+    state_cls = LabState
+
+    def __init__(self, service, state=None, parent=None) -> None:
+        super().__init__(service, state, parent)
+        self.runner = LabRunner(self)
+        self.result: LabResult | None = None
+        self._partial: list = []
+        self._run_config: LabConfig | None = None
+        self._t_start = 0.0
+        self._initial_drawn = False
+        self._shut_down = False
+        row = QHBoxLayout()
+        row.addWidget(self._build_controls())
+        right = QVBoxLayout()
+        self.task_label = QLabel()
+        self.task_label.setObjectName("labTask")
+        self.task_label.setWordWrap(True)
+        self.task_label.setTextFormat(Qt.TextFormat.RichText)
+        self.task_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        right.addWidget(self.task_label)
+        self.headline = QLabel()
+        self.headline.setObjectName("labHeadline")
+        self.headline.setWordWrap(True)
+        self.headline.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        right.addWidget(self.headline)
+        grid = QGridLayout()
+        self.loss_view = LossPlot()
+        self.length_view = LengthPlot()
+        self.position_view = PositionPlot()
+        self.table = ResultsTable()
+        grid.addWidget(self.loss_view.plot, 0, 0)
+        grid.addWidget(self.length_view.plot, 0, 1)
+        grid.addWidget(self.position_view.plot, 1, 0)
+        grid.addWidget(self.table, 1, 1)
+        grid.setRowStretch(0, 6)
+        grid.setRowStretch(1, 5)
+        # The right column holds the table: a little wider, so "cannot run" fits on one line.
+        grid.setColumnStretch(0, 9)
+        grid.setColumnStretch(1, 11)
+        right.addLayout(grid, 1)
+        row.addLayout(right, 1)
+        self.body.addLayout(row)
+        self.runner.progressed.connect(self._on_runner_progressed)
+        self.runner.finished.connect(self._on_runner_finished)
+        self.runner.failed.connect(self._on_runner_failed)
+        self._apply_fonts(1.0)
+        self.set_state(self.state)
+        self._set_running(False)
+        self._initial_drawn = True
+        # Tell the window (theme, export menus, "all drawn") once the event loop runs.
+        QTimer.singleShot(0, self, lambda: self.drawn.emit("lab"))
+
+    # -- controls --------------------------------------------------------------------------------
+    def _build_controls(self) -> QWidget:
+        box = QWidget()
+        box.setObjectName("labControls")
+        box.setFixedWidth(300)
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 6, 0)
+        self.scheme_box = QGroupBox("Schemes to train")
+        sl = QVBoxLayout(self.scheme_box)
+        self.scheme_checks: dict[str, QCheckBox] = {}
+        tips = {
+            "nope": "No positional encoding: only the causal mask tells positions apart",
+            "sinusoidal": "sin/cos of the position added to each token (Vaswani et al. 2017)",
+            "learned": "a trained table with one row per position 0 … L−1: nothing past L",
+            "rope": "queries and keys rotated by position (Su et al. 2021)",
+            "alibi": "a penalty growing with distance added to attention scores (Press et al. 2022)",
+        }
+        for s in LAB_SCHEMES:
+            cb = QCheckBox(SCHEME_LABELS[s])
+            cb.setObjectName(f"labScheme_{s}")
+            cb.setIcon(_swatch(SCHEME_COLOURS[s]))
+            cb.setToolTip(tips[s])
+            cb.toggled.connect(lambda on, s=s: self._change(**{f"scheme_{s}": on}))
+            sl.addWidget(cb)
+            self.scheme_checks[s] = cb
+        col.addWidget(self.scheme_box)
+        self.settings_box = QGroupBox("Experiment")
+        form = QFormLayout(self.settings_box)
+        self.train_len_spin = QSpinBox(minimum=8, maximum=MAX_TRAIN_LEN, singleStep=8)
+        self.train_len_spin.setToolTip("Length of every training stream; the learned table gets this many "
+                                       "rows")
+        self.eval_edit = QLineEdit()
+        self.eval_edit.setToolTip(f"Up to {MAX_EVAL_LENS} lengths, comma-separated, each at most 8 × L")
+        self.steps_spin = QSpinBox(minimum=10, maximum=20000, singleStep=100)
+        self.steps_spin.setToolTip("Optimiser steps per scheme (batches of 32 streams)")
+        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1)
+        self.seed_spin.setToolTip("Seeds the rule table, the data and the initial weights: same seed, "
+                                  "same run")
+        form.addRow("Train length L", self.train_len_spin)
+        form.addRow("Test lengths", self.eval_edit)
+        form.addRow("Training steps", self.steps_spin)
+        form.addRow("Seed", self.seed_spin)
+        col.addWidget(self.settings_box)
+        self.train_len_spin.valueChanged.connect(lambda v: self._change(train_len=v))
+        self.eval_edit.editingFinished.connect(self._on_eval_edited)
+        self.steps_spin.valueChanged.connect(lambda v: self._change(steps=v))
+        self.seed_spin.valueChanged.connect(lambda v: self._change(seed=v))
+
+        buttons = QHBoxLayout()
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("labStart")
+        self.start_button.setDefault(True)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setObjectName("labPause")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("labCancel")
+        for b in (self.start_button, self.pause_button, self.cancel_button):
+            buttons.addWidget(b)
+        col.addLayout(buttons)
+        self.start_button.clicked.connect(self.start)
+        self.pause_button.clicked.connect(self._on_pause_clicked)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("%p %")
+        col.addWidget(self.progress)
+        self.status = QLabel("Ready. The default run takes about a minute on a laptop CPU.")
+        self.status.setObjectName("labStatus")
+        self.status.setWordWrap(True)
+        col.addWidget(self.status)
+        files = QHBoxLayout()
+        self.open_button = QPushButton("Open results…")
+        self.open_button.setToolTip("Show a run saved earlier (e.g. a longer one from `pe-explorer lab`)")
+        self.save_button = QPushButton("Save results…")
+        self.save_button.setToolTip("Save this run (settings, losses, accuracies) as JSON")
+        files.addWidget(self.open_button)
+        files.addWidget(self.save_button)
+        col.addLayout(files)
+        self.open_button.clicked.connect(self._on_open_clicked)
+        self.save_button.clicked.connect(self._on_save_clicked)
+        self.model_label = QLabel()
+        self.model_label.setObjectName("labModel")
+        self.model_label.setWordWrap(True)
+        col.addWidget(self.model_label)
+        col.addStretch(1)
+        return box
+
+    def _change(self, **changes) -> None:
+        try:
+            self.set_state(self.state.clamped(**changes))
+        except StateError as exc:
+            self.banner.show_error(str(exc))
+            self._block_and_sync()
+        else:
+            self.banner.clear_error()
+
+    def _on_eval_edited(self) -> None:
+        text = self.eval_edit.text().replace(";", ",").replace(" ", ",")
+        try:
+            lens = tuple(int(p) for p in text.split(",") if p.strip())
+        except ValueError:
+            self.banner.show_error("test lengths must be whole numbers separated by commas, "
+                                   f"got {self.eval_edit.text()!r}")
+            self._block_and_sync()
+            return
+        try:
+            self.set_state(dataclasses.replace(self.state, eval_lens=lens))
+        except StateError as exc:
+            self.banner.show_error(str(exc))
+            self._block_and_sync()
+        else:
+            self.banner.clear_error()
+
+    def sync_widgets(self, st: LabState) -> None:
+        for s, cb in self.scheme_checks.items():
+            cb.setChecked(getattr(st, f"scheme_{s}"))
+        self.train_len_spin.setValue(st.train_len)
+        self.eval_edit.setText(", ".join(map(str, st.eval_lens)))
+        self.steps_spin.setValue(st.steps)
+        self.seed_spin.setValue(st.seed)
+        self.formula.setText(self.formula_text(st))
+        if not self.runner.running and self.result is None:
+            self._show_empty(st)
+
+    # -- the Panel contract: no service requests; the runner does the work --------------------------
+    def requests(self, state) -> list:
+        return []
+
+    def show_result(self, response) -> None:  # pragma: no cover - the Lab never asks the service
+        pass
+
+    @property
+    def has_drawn(self) -> bool:
+        # The labelled, explained empty view counts: a screenshot must not wait for a training run.
+        return self._initial_drawn
+
+    def formula_text(self, st) -> str:
+        cfg = self._config(st)
+        top = cfg.max_eval_len
+        return (
+            f"x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (else, 1 time in {round(1 / cfg.noise)}, "
+            "a random symbol) · accuracy(L) = share of positions t = 1 … L−1 where the model's top guess "
+            "is T[x<sub>t−1</sub>, x<sub>t</sub>] · "
+            f"trained at L = {cfg.train_len} for {cfg.steps} steps, tested up to {top} "
+            f"= {top / cfg.train_len:g} × L · {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, "
+            f"seed {cfg.seed}"
+        )
+
+    def export_basename(self) -> str:
+        st = self.state
+        return f"lab_twoback_L{st.train_len}_s{st.seed}"
+
+    def export_data(self, plot) -> dict:
+        """Exact numbers behind each plot, from the result (not the screen): NaN where a scheme cannot run."""
+        done = [s for s in self._partial if s.status == "done"]
+        if plot is self.loss_view.plot:
+            n = max((v.size for v in self.loss_view.losses.values()), default=0)
+            out = {"step": np.arange(1, n + 1, dtype=np.float64)}
+            for s, v in self.loss_view.losses.items():
+                if v.size:
+                    out[f"{SCHEME_LABELS[s]} loss"] = _padded(v, n)
+                    out[f"{SCHEME_LABELS[s]} trailing mean"] = _padded(self.loss_view.smoothed(s), n)
+            return out
+        if plot is self.length_view.plot and self._run_config is not None:
+            lens = self._run_config.eval_lens
+            out = {"test length": np.asarray(lens, dtype=np.float64)}
+            for s in done:
+                out[f"{SCHEME_LABELS[s.scheme]} accuracy (%)"] = np.array(
+                    [100 * r.accuracy if (r := s.at(n)) is not None and r.ran else np.nan for n in lens])
+            return out
+        if plot is self.position_view.plot and self._run_config is not None:
+            n = self._run_config.max_eval_len - 1
+            out = {"position": np.arange(1, n + 1, dtype=np.float64)}
+            for s in done:
+                acc = 100 * np.asarray(s.position_accuracy)
+                out[f"{SCHEME_LABELS[s.scheme]} accuracy (%)"] = _padded(acc, n)
+            return out
+        return super().export_data(plot)
+
+    # -- views -----------------------------------------------------------------------------------
+    def _config(self, st: LabState | None = None) -> LabConfig:
+        return LabConfig.from_state(st or self.state)
+
+    def _show_empty(self, st: LabState) -> None:
+        cfg = self._config(st)
+        self._prepare_views(cfg)
+        self._set_headline("")
+
+    def _prepare_views(self, cfg: LabConfig, facts=None) -> None:
+        facts = facts or rule_facts(cfg.vocab, cfg.noise, cfg.seed, cfg.eval_batch, cfg.max_eval_len)
+        self.loss_view.prepare(cfg.schemes, cfg.steps, facts.loss_floor, 1.25 * math.log(cfg.vocab))
+        self.length_view.prepare(list(cfg.eval_lens), cfg.train_len, facts.chance, facts.last_symbol_baseline)
+        self.position_view.prepare(cfg.max_eval_len, cfg.train_len)
+        self.table.prepare(cfg.schemes, cfg.eval_lens, cfg.train_len)
+        self.task_label.setText(self._task_text(cfg, facts))
+        self.model_label.setText(
+            f"Model: {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, causal; AdamW, peak learning "
+            f"rate {cfg.lr:g}, batches of {cfg.batch}; tested on {cfg.eval_batch} streams per length.")
+
+    def _task_text(self, cfg: LabConfig, facts) -> str:
+        return (
+            "<b>Task: predict the next symbol.</b> Each symbol is set by the two before it, "
+            "<i>in order</i>: x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] "
+            f"(a random {cfg.vocab} × {cfg.vocab} table; 1 symbol in {round(1 / cfg.noise)} is noise, "
+            "so streams never repeat). Swapping the two changes the answer for "
+            f"<b>{fmt_percent(facts.order_sensitive_fraction)}</b> of pairs. The rule is the same at "
+            "every position, so “look one back” works at any length — “at position 17, look at 16” "
+            f"does not. <b>Train at L = {cfg.train_len}, test up to {cfg.max_eval_len}.</b>"
+        )
+
+    def _set_headline(self, text: str) -> None:
+        self.headline.setText(text)
+        self.headline.setVisible(bool(text))
+
+    def _apply_fonts(self, scale: float, colour: str | None = None) -> None:
+        fg = f" color: {colour};" if colour else ""
+        self.task_label.setStyleSheet(f"QLabel#labTask {{ font-size: {12 * scale:g}pt;{fg} }}")
+        self.headline.setStyleSheet(
+            f"QLabel#labHeadline {{ font-size: {13 * scale:g}pt; font-weight: 600;{fg} }}")
+        f = self.table.font()
+        f.setPointSizeF(12 * scale)
+        self.table.setFont(f)
+
+    def apply_theme(self, theme) -> None:
+        self._apply_fonts(theme.font_scale, theme.foreground)
+
+    # -- running ----------------------------------------------------------------------------------
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.cancel_button.setEnabled(running)
+        self.scheme_box.setEnabled(not running)
+        self.settings_box.setEnabled(not running)
+        self.open_button.setEnabled(not running)
+        self.save_button.setEnabled(not running and self.result is not None)
+        self.pause_button.setText("Pause")
+
+    def start(self) -> None:
+        """Train one model per ticked scheme with the panel's settings, on the ``pe-lab`` thread."""
+        if self.runner.running:
+            return
+        try:
+            cfg = self._config()
+        except LabError as exc:
+            self.banner.show_error(str(exc))
+            return
+        self.banner.clear_error()
+        self.result = None
+        self._partial = []
+        self._run_config = cfg
+        self._prepare_views(cfg)
+        self._set_headline("")
+        self.progress.setValue(0)
+        self.status.setText("Starting (loading torch the first time)…")
+        self._t_start = time.monotonic()
+        self.runner.start(cfg)
+        self._set_running(True)
+        self.drawn.emit("lab")  # new curves: let the window theme them and add export menus
+
+    def pause(self) -> None:
+        if self.runner.running and not self.runner.paused:
+            self.runner.pause()
+            self.pause_button.setText("Resume")
+            self.status.setText("Paused. " + self.status.text())
+
+    def resume(self) -> None:
+        if self.runner.running and self.runner.paused:
+            self.runner.resume()
+            self.pause_button.setText("Pause")
+
+    def _on_pause_clicked(self) -> None:
+        if self.runner.paused:
+            self.resume()
+        else:
+            self.pause()
+
+    def cancel(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+            self.cancel_button.setEnabled(False)
+            self.pause_button.setEnabled(False)
+            self.status.setText("Cancelling…")
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def _on_runner_progressed(self, p: Progress) -> None:
+        if p.new_losses:
+            self.loss_view.append(p.scheme, p.first_step, p.new_losses)
+        self.progress.setValue(int(round(1000 * p.fraction)))
+        if p.scheme_result is not None:
+            self._partial.append(p.scheme_result)
+            self._show_results(self._partial)
+        if p.phase == "done" or self.runner.paused:
+            return
+        name = SCHEME_LABELS[p.scheme]
+        what = (f"Training {name} ({p.scheme_index + 1} of {p.n_schemes}) · step {p.step} of {p.steps}"
+                if p.phase == "train" else f"Testing {name} ({p.scheme_index + 1} of {p.n_schemes})")
+        loss = self.loss_view.losses.get(p.scheme)
+        if p.phase == "train" and loss is not None and loss.size:
+            what += f" · loss {loss[-20:].mean():.2f}"
+        self.status.setText(f"{what}\nElapsed {_eta(p.elapsed_s)} · ETA {_eta(p.eta_s)} · {p.device.upper()}")
+
+    def _show_results(self, schemes) -> None:
+        cfg = self._run_config
+        self.length_view.show_schemes(schemes, cfg.train_len)
+        self.position_view.show_schemes(schemes)
+        self.table.show_schemes(schemes)
+        self.drawn.emit("lab")
+
+    def _on_runner_finished(self, result: LabResult) -> None:
+        # The thread emitted its last signal and is returning: let it end before Start is enabled again.
+        self.runner.join(STOP_TIMEOUT_S)
+        self.show_lab_result(result, redraw_losses=False)
+        if result.status == "done":
+            self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"
+                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}).")
+        else:
+            n = sum(s.status == "done" for s in result.schemes)
+            self.status.setText(f"Cancelled after {_eta(result.seconds)}: {n} of "
+                                f"{len(result.config.schemes)} schemes finished.")
+
+    def _on_runner_failed(self, message: str) -> None:
+        # The thread emitted its last signal and is returning: let it end before Start is enabled again.
+        self.runner.join(STOP_TIMEOUT_S)
+        self.banner.show_error(f"The Lab run failed: {message}")
+        self.status.setText("Failed.")
+        self._set_running(False)
+
+    def show_lab_result(self, result: LabResult, *, redraw_losses: bool = True) -> None:
+        """Draw a whole result (a finished run, or one opened from a file)."""
+        self.result = result
+        self._run_config = result.config
+        if redraw_losses:
+            self._prepare_views(result.config, result.facts)
+            for s in result.schemes:
+                self.loss_view.set_losses(s.scheme, s.losses)
+        self._partial = list(result.schemes)
+        self._show_results(result.schemes)
+        self._set_headline(headline(result))
+        self.progress.setValue(1000 if result.status == "done" else self.progress.value())
+        self._set_running(False)
+
+    # -- files ------------------------------------------------------------------------------------
+    def save_results(self, path: str) -> None:
+        """Write the current result as JSON (atomically); raise OutputError/LabError."""
+        if self.result is None:
+            raise LabError("nothing to save yet: run the experiment first")
+        atomic_write_text(path, self.result.to_json())
+
+    def load_results(self, path: str) -> LabResult:
+        """Read a result file and show it; raise LabError (with the reason) if it cannot be read."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise LabError(f"cannot read {path}: {exc.strerror or exc}") from None
+        result = LabResult.from_json(text)
+        self.result = result
+        # Show its settings too, so Start repeats it and the formula strip matches (when the panel's
+        # limits allow them: a file may come from a CLI run with other sizes).
+        cfg = result.config
+        try:
+            self.set_state(LabState(**{f"scheme_{s}": s in cfg.schemes for s in LAB_SCHEMES},
+                                    train_len=cfg.train_len, eval_lens=cfg.eval_lens, steps=cfg.steps,
+                                    seed=cfg.seed))
+        except StateError:
+            pass
+        self.show_lab_result(result)
+        self.status.setText(f"Showing {path}")
+        return result
+
+    def _on_save_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save Lab results", f"{self.export_basename()}.json",
+                                              "Lab results (*.json)")
+        if not path:
+            return
+        try:
+            self.save_results(path)
+        except (OutputError, LabError) as exc:
+            self.banner.show_error(str(exc))
+        else:
+            self.status.setText(f"Saved {path}")
+
+    def _on_open_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open Lab results", "", "Lab results (*.json)")
+        if not path:
+            return
+        try:
+            self.load_results(path)
+        except LabError as exc:
+            self.banner.show_error(str(exc))
+
+    # -- shutdown ----------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Cancel a run and join its thread (it checks for cancel every step), then the base clean-up."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        for sig, slot in ((self.runner.progressed, self._on_runner_progressed),
+                          (self.runner.finished, self._on_runner_finished),
+                          (self.runner.failed, self._on_runner_failed)):
+            try:
+                sig.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+        self.runner.stop(STOP_TIMEOUT_S)
+        super().shutdown()

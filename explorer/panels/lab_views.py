@@ -1,0 +1,379 @@
+"""The Lab panel's views: live loss curves, accuracy against test length, accuracy by position, a table.
+
+They only draw what they are given (a :class:`~explorer.lab.LabResult` or the losses so far); every
+number comes from :mod:`explorer.lab`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
+
+from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
+from ..widgets.plots import make_plot
+
+#: One colour per scheme, the same as the Schemes panel's (Okabe–Ito, safe for colour-vision deficiency).
+SCHEME_COLOURS = {
+    "nope": "#666666",
+    "sinusoidal": "#0072B2",
+    "learned": "#E69F00",
+    "rope": "#009E73",
+    "alibi": "#D55E00",
+}
+#: And one marker each, so curves stay apart in grey-scale print.
+SCHEME_SYMBOLS = {"nope": "o", "sinusoidal": "s", "learned": "t", "rope": "d", "alibi": "star"}
+NEUTRAL = "#555555"
+
+
+def _pen(colour: str, width: float = 2.5, style=Qt.PenStyle.SolidLine, alpha: int = 255) -> pg.QtGui.QPen:
+    c = QColor(colour)
+    c.setAlpha(alpha)
+    pen = pg.mkPen(c, width=width)
+    pen.setStyle(style)
+    return pen
+
+
+def _hint(text: str) -> pg.TextItem:
+    item = pg.TextItem(text, color=NEUTRAL, anchor=(0.5, 0.5))
+    f = QFont()
+    f.setPointSizeF(12)
+    item.setFont(f)
+    return item
+
+
+class _LegendFitter(QObject):
+    """Keeps a legend under the x axis as wide as its plot: as many entries per row as fit.
+
+    A fixed five-column row would be wider than a narrow plot and push its right edge out of view.
+    """
+
+    def __init__(self, view: pg.PlotWidget, legend: pg.LegendItem) -> None:
+        super().__init__(view)
+        self.view, self.legend = view, legend
+        view.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        # Intrinsic widths (the text itself), not the cells the layout has stretched them to.
+        entries = [s.boundingRect().width() + lb.item.boundingRect().width() + 24
+                   for s, lb in self.legend.items]
+        avail = self.view.width() - 90  # the left axis and margins
+        n = max(1, len(entries))
+        while n > 1 and max(sum(entries[i:i + n]) for i in range(0, len(entries), n)) > avail:
+            n -= 1
+        if n != self.legend.columnCount:
+            self.legend.setColumnCount(n)
+
+
+def _bottom_legend(view: pg.PlotWidget) -> pg.LegendItem:
+    """A legend under the x axis, in the plot's own layout: it never covers a curve."""
+    pi = view.getPlotItem()
+    legend = pg.LegendItem(colCount=5, labelTextSize="11pt", pen=None, brush=None)
+    pi.layout.addItem(legend, 4, 1)
+    pi.layout.setRowStretchFactor(4, 0)
+    legend.fitter = _LegendFitter(view, legend)
+    return legend
+
+
+def _ref_line(pos: float, angle: int, label: str, style=Qt.PenStyle.DashLine, label_pos: float = 0.95,
+              anchors=None) -> pg.InfiniteLine:
+    line = pg.InfiniteLine(pos=pos, angle=angle, pen=_pen(NEUTRAL, 1.6, style),
+                           label=label, labelOpts={"position": label_pos, "color": NEUTRAL,
+                                                   "anchors": anchors or [(0, 1), (0, 1)]})
+    line.setZValue(-5)
+    return line
+
+
+class LossPlot:
+    """Training loss per step for each scheme: each step faint, a trailing mean bold.
+
+    ``.plot`` is the widget (as for every view here).
+    """
+
+    def __init__(self, parent=None) -> None:
+        self.plot = make_plot("Training loss (live)", x="training step", y="cross-entropy (nats)",
+                              parent=parent)
+        self.plot.setObjectName("labLossPlot")
+        self.pi = self.plot.getPlotItem()
+        self.legend = self.pi.addLegend(offset=(-10, 10), labelTextSize="11pt")
+        self.floor = _ref_line(0.0, 0, "", Qt.PenStyle.DashLine, label_pos=0.55, anchors=[(0, 0), (0, 0)])
+        self.pi.addItem(self.floor)
+        self.hint = _hint("Press Start: one model per scheme\ntrains here, live.")
+        self.pi.addItem(self.hint)
+        self.raw: dict[str, pg.PlotDataItem] = {}
+        self.smooth: dict[str, pg.PlotDataItem] = {}
+        self.losses: dict[str, np.ndarray] = {}
+        self._steps = 1
+
+    def prepare(self, schemes, steps: int, floor: float, top: float) -> None:
+        """Empty curves for ``schemes``; axes from 0 to ``steps`` and from the floor to ``top``."""
+        for item in list(self.raw.values()) + list(self.smooth.values()):
+            self.pi.removeItem(item)
+            self.legend.removeItem(item)
+        self.raw.clear()
+        self.smooth.clear()
+        self.losses = {s: np.empty(0) for s in schemes}
+        self._steps = max(1, int(steps))
+        for s in schemes:
+            raw = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s], 1.0, alpha=70),
+                                  name=f"{SCHEME_LABELS[s]} (each step)")
+            smooth = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s], 3.0), name=SCHEME_LABELS[s])
+            for item in (raw, smooth):
+                item.setDownsampling(auto=True, method="peak")
+                item.setClipToView(True)
+            self.pi.addItem(raw)
+            self.legend.removeItem(raw)  # one legend row per scheme: the bold curve
+            self.pi.addItem(smooth)
+            self.raw[s], self.smooth[s] = raw, smooth
+        self.set_floor(floor)
+        self.pi.setXRange(0, self._steps, padding=0.02)
+        self.pi.setYRange(max(0.0, floor - 0.25), top, padding=0.02)
+        self.hint.setAnchor((0, 0.5))
+        self.hint.setPos(0.04 * self._steps, floor + 0.3 * (top - floor))
+        self.hint.setVisible(True)
+
+    def set_floor(self, floor: float) -> None:
+        self.floor.setValue(floor)
+        self.floor.label.setFormat(f"best possible {floor:.2f} (the noise)")
+
+    def append(self, scheme: str, first_step: int, losses) -> None:
+        """Add the losses of steps ``first_step`` … (0-based) to ``scheme``'s curves."""
+        if scheme not in self.losses or not len(losses):
+            return
+        cur = self.losses[scheme][:first_step]
+        self.losses[scheme] = np.concatenate([cur, np.asarray(losses, dtype=np.float64)])
+        self._draw(scheme)
+        self.hint.setVisible(False)
+
+    def set_losses(self, scheme: str, losses) -> None:
+        if scheme in self.losses:
+            self.losses[scheme] = np.asarray(losses, dtype=np.float64)
+            self._draw(scheme)
+            self.hint.setVisible(not any(v.size for v in self.losses.values()))
+
+    def smoothed(self, scheme: str) -> np.ndarray:
+        # A window of 1/40 of the run: smooth enough to compare, short enough to show the drop.
+        return moving_average(self.losses[scheme], max(1, self._steps // 40))
+
+    def _draw(self, scheme: str) -> None:
+        y = self.losses[scheme]
+        x = np.arange(1, y.size + 1, dtype=np.float64)
+        self.raw[scheme].setData(x, y)
+        self.smooth[scheme].setData(x, self.smoothed(scheme))
+
+
+class LengthPlot:
+    """Accuracy against the rule at each test length (log-scale x), L_train marked, baselines dashed."""
+
+    def __init__(self, parent=None) -> None:
+        self.plot = make_plot("Accuracy against test length", x="test length L (log scale)", y="accuracy (%)",
+                              parent=parent)
+        self.plot.setObjectName("labLengthPlot")
+        self.pi = self.plot.getPlotItem()
+        self.pi.setLogMode(x=True, y=False)
+        self.pi.setYRange(0, 104, padding=0)
+        self.legend = _bottom_legend(self.plot)
+        self.train_line = pg.InfiniteLine(pos=0.0, angle=90, pen=_pen(NEUTRAL, 1.6, Qt.PenStyle.DashLine))
+        self.train_line.setZValue(-5)
+        # Their labels at the right end, clear of the L_train line and its label on the left.
+        self.chance_line = _ref_line(0.0, 0, "", Qt.PenStyle.DotLine, label_pos=0.98,
+                                     anchors=[(1, 1), (1, 1)])
+        self.baseline_line = _ref_line(0.0, 0, "", Qt.PenStyle.DashLine, label_pos=0.98,
+                                       anchors=[(1, 1), (1, 1)])
+        for item in (self.train_line, self.chance_line, self.baseline_line):
+            self.pi.addItem(item)
+        self.hint = _hint("After each model has trained, its accuracy\nat every test length appears here.")
+        self.pi.addItem(self.hint)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        #: scheme -> its "cannot run" label (only the learned table has one).
+        self.notes: dict[str, pg.TextItem] = {}
+
+    def prepare(self, lengths, train_len: int, chance: float, baseline: float) -> None:
+        for item in self.curves.values():
+            self.pi.removeItem(item)
+            self.legend.removeItem(item)
+        for item in self.notes.values():
+            self.pi.removeItem(item)
+        self.curves.clear()
+        self.notes.clear()
+        self.legend.setVisible(False)
+        lengths = sorted(lengths)
+        lo, hi = math.log10(min(lengths + [train_len])), math.log10(max(lengths + [train_len]))
+        span = max(hi - lo, 0.3)
+        self.pi.setXRange(lo - 0.06 * span, hi + 0.06 * span, padding=0)
+        # The training length is named on the axis itself: a label inside the plot would sit on the curves.
+        self.pi.getAxis("bottom").setTicks([[(math.log10(n), f"L = {n}" if n == train_len else str(n))
+                                             for n in lengths]])
+        self.train_line.setValue(math.log10(train_len))
+        self.chance_line.setValue(100 * chance)
+        self.chance_line.label.setFormat(f"chance {fmt_percent(chance)}")
+        self.baseline_line.setValue(100 * baseline)
+        self.baseline_line.label.setFormat(f"knowing only the last symbol {fmt_percent(baseline)}")
+        self.hint.setPos((lo + hi) / 2, 60)
+        self.hint.setVisible(True)
+
+    def show_schemes(self, result_schemes, train_len: int) -> None:
+        """Draw every finished scheme; lengths it cannot run at are labelled, not plotted."""
+        for s in result_schemes:
+            if s.status != "done":
+                continue
+            ran = [r for r in s.lengths if r.ran]
+            if s.scheme not in self.curves:
+                c = SCHEME_COLOURS[s.scheme]
+                curve = pg.PlotDataItem(pen=_pen(c, 3.0), symbol=SCHEME_SYMBOLS[s.scheme], symbolSize=11,
+                                        symbolBrush=pg.mkBrush(c), symbolPen=pg.mkPen("w", width=1),
+                                        name=SCHEME_LABELS[s.scheme])
+                self.pi.addItem(curve)
+                self.legend.addItem(curve, SCHEME_LABELS[s.scheme])
+                self.legend.fitter.fit()
+                self.curves[s.scheme] = curve
+            self.curves[s.scheme].setData([r.length for r in ran], [100 * r.accuracy for r in ran])
+            blocked = [r for r in s.lengths if not r.ran]
+            if blocked and s.scheme not in self.notes:
+                first = min(r.length for r in blocked)
+                note = pg.TextItem(f"{SCHEME_LABELS[s.scheme]}: cannot run at L ≥ {first}\n"
+                                   f"(its table has {train_len} rows)", color=SCHEME_COLOURS[s.scheme],
+                                   anchor=(0, 1))
+                f = QFont()
+                f.setPointSizeF(11)
+                f.setBold(True)
+                note.setFont(f)
+                note.setPos(math.log10(first), 22)
+                self.pi.addItem(note)
+                self.notes[s.scheme] = note
+        self.hint.setVisible(not self.curves and not self.notes)
+        self.legend.setVisible(bool(self.curves))
+
+
+class PositionPlot:
+    """Accuracy at each position of the longest test streams: where, exactly, a scheme stops working."""
+
+    def __init__(self, parent=None) -> None:
+        self.plot = make_plot("Accuracy at each position", x="position t in the test stream",
+                              y="accuracy (%)", parent=parent)
+        self.plot.setObjectName("labPositionPlot")
+        self.pi = self.plot.getPlotItem()
+        self.pi.setYRange(0, 104, padding=0)
+        self.train_line = _ref_line(0.0, 90, "", Qt.PenStyle.DashLine, label_pos=0.12,
+                                    anchors=[(0, 0), (0, 0)])
+        self.pi.addItem(self.train_line)
+        self.legend = _bottom_legend(self.plot)
+        self.hint = _hint("Accuracy position by position,\non the longest test streams.")
+        self.pi.addItem(self.hint)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.window = 1
+
+    def prepare(self, max_len: int, train_len: int) -> None:
+        for item in self.curves.values():
+            self.pi.removeItem(item)
+            self.legend.removeItem(item)
+        self.curves.clear()
+        self.legend.setVisible(False)
+        self.window = max(1, max_len // 64)
+        extra = f", mean of {self.window}" if self.window > 1 else ""
+        self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
+        self.pi.setXRange(0, max_len, padding=0.02)
+        self.train_line.setValue(train_len)
+        self.train_line.label.setFormat(f" L = {train_len}")
+        self.hint.setPos(max_len / 2, 60)
+        self.hint.setVisible(True)
+
+    def show_schemes(self, result_schemes) -> None:
+        for s in result_schemes:
+            if s.status != "done" or not s.position_accuracy:
+                continue
+            if s.scheme not in self.curves:
+                curve = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s.scheme], 2.5), name=SCHEME_LABELS[s.scheme])
+                self.pi.addItem(curve)
+                self.legend.addItem(curve, SCHEME_LABELS[s.scheme])
+                self.legend.fitter.fit()
+                self.curves[s.scheme] = curve
+            acc = np.asarray(s.position_accuracy)
+            t = np.arange(1, acc.size + 1)  # position_accuracy[0] is position t = 1
+            self.curves[s.scheme].setData(t, 100 * centred_average(acc, self.window))
+        self.hint.setVisible(not self.curves)
+        self.legend.setVisible(bool(self.curves))
+
+
+class ResultsTable(QTableWidget):
+    """Test lengths (rows) × schemes (columns): accuracy, or "cannot run" — never a number where there is
+    none."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("labResultsTable")
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setWordWrap(False)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._bold_headers()
+        self._schemes: list[str] = []
+        self._lengths: list[int] = []
+
+    def prepare(self, schemes, lengths, train_len: int) -> None:
+        self._schemes, self._lengths = list(schemes), sorted(lengths)
+        self.clear()
+        self.setRowCount(len(self._lengths))
+        self.setColumnCount(len(self._schemes))
+        self.setHorizontalHeaderLabels([SCHEME_LABELS[s] for s in self._schemes])
+        self.setVerticalHeaderLabels([f"{n} (train)" if n == train_len else f"{n} ({n / train_len:g}×)"
+                                      for n in self._lengths])
+        for c, s in enumerate(self._schemes):
+            self.horizontalHeaderItem(c).setForeground(QColor(SCHEME_COLOURS[s]))
+        for r in range(len(self._lengths)):
+            for c in range(len(self._schemes)):
+                self.setItem(r, c, self._cell(""))
+
+    def _bold_headers(self) -> None:
+        f = QFont(self.font())
+        f.setBold(True)
+        self.horizontalHeader().setFont(f)
+
+    def setFont(self, font) -> None:  # noqa: N802 - Qt override: keep the scheme names bold at any size
+        super().setFont(font)
+        self._bold_headers()
+
+    def _cell(self, text: str, tip: str = "", muted: bool = False) -> QTableWidgetItem:
+        item = QTableWidgetItem(text)
+        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+        if tip:
+            item.setToolTip(tip)
+        if muted:
+            f = item.font()
+            f.setItalic(True)
+            item.setFont(f)
+            item.setForeground(QColor("#777777"))
+        return item
+
+    def show_schemes(self, result_schemes) -> None:
+        for s in result_schemes:
+            if s.scheme not in self._schemes:
+                continue
+            c = self._schemes.index(s.scheme)
+            for r, n in enumerate(self._lengths):
+                res = s.at(n)
+                if s.status != "done" or res is None:
+                    self.setItem(r, c, self._cell("cancelled" if s.status != "done" else "", muted=True))
+                elif res.ran:
+                    self.setItem(r, c, self._cell(fmt_percent(res.accuracy),
+                                                  f"accuracy {fmt_percent(res.accuracy)}, "
+                                                  f"cross-entropy {res.loss:.3f} nats"))
+                else:
+                    self.setItem(r, c, self._cell("cannot run", res.reason, muted=True))
+
+    def text_at(self, scheme: str, length: int) -> str:
+        """What the cell shows (for tests and screen readers)."""
+        item = self.item(self._lengths.index(length), self._schemes.index(scheme))
+        return item.text() if item is not None else ""

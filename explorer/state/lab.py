@@ -1,0 +1,71 @@
+"""Parameters of the Lab panel: which schemes to train, at what length, tested how far, for how long."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .base import PanelState, StateError, param
+
+#: The schemes the Lab can train, in run order (the same names as explorer.lab.SCHEMES).
+LAB_SCHEMES = ("nope", "sinusoidal", "learned", "rope", "alibi")
+#: Test lengths may reach this multiple of the training length (the issue: "up to 8 × L_train").
+MAX_EXTRAPOLATION = 8
+#: The default test lengths as multiples of L_train.
+DEFAULT_MULTIPLES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+MAX_TRAIN_LEN = 128
+MAX_EVAL_LENS = 12
+
+
+def standard_lengths(train_len: int) -> tuple[int, ...]:
+    """L_train × (1, 1.5, 2, 3, 4, 6, 8), rounded, without duplicates."""
+    return tuple(sorted({max(2, round(m * train_len)) for m in DEFAULT_MULTIPLES}))
+
+
+@dataclass(frozen=True)
+class LabState(PanelState):
+    """One train-short-test-long experiment (the model's size is fixed: see explorer.lab.LabConfig)."""
+
+    scheme_nope: bool = param(True, label="NoPE")
+    scheme_sinusoidal: bool = param(True, label="sinusoidal")
+    scheme_learned: bool = param(True, label="learned")
+    scheme_rope: bool = param(True, label="RoPE")
+    scheme_alibi: bool = param(True, label="ALiBi")
+    train_len: int = param(32, lo=8, hi=MAX_TRAIN_LEN, label="train length L",
+                           help="length of every training stream; the learned table gets this many rows")
+    eval_lens: tuple = param(standard_lengths(32), lo=2, hi=MAX_EXTRAPOLATION * MAX_TRAIN_LEN,
+                             maxlen=MAX_EVAL_LENS, label="test lengths",
+                             help=f"up to {MAX_EVAL_LENS} lengths, each at most {MAX_EXTRAPOLATION} × L")
+    steps: int = param(600, lo=10, hi=20000, log=True, label="training steps")
+    seed: int = param(0, lo=0, hi=2**31 - 1, label="seed")
+
+    def check(self) -> None:
+        if not self.schemes:
+            raise StateError("choose at least one scheme to train")
+        if not self.eval_lens:
+            raise StateError("give at least one test length")
+        top = MAX_EXTRAPOLATION * self.train_len
+        over = [n for n in self.eval_lens if n > top]
+        if over:
+            raise StateError(f"test lengths may reach {MAX_EXTRAPOLATION} × L = {top}; "
+                             f"got {', '.join(map(str, over))}")
+        if list(self.eval_lens) != sorted(set(self.eval_lens)):
+            # Stored canonical (sorted, unique) so that equal experiments compare equal.
+            object.__setattr__(self, "eval_lens", tuple(sorted(set(self.eval_lens))))
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        """The ticked schemes, in run order."""
+        return tuple(s for s in LAB_SCHEMES if getattr(self, f"scheme_{s}"))
+
+    def clamped(self, **changes) -> LabState:
+        """Apply ``changes``; a new L_train rescales the standard test lengths, or drops those past 8 × L."""
+        merged = {**dataclasses.asdict(self), **changes}
+        old_l, new_l = self.train_len, max(8, min(int(merged["train_len"]), MAX_TRAIN_LEN))
+        merged["train_len"] = new_l
+        lens = tuple(sorted({int(n) for n in merged["eval_lens"]}))
+        if "train_len" in changes and "eval_lens" not in changes and lens == standard_lengths(old_l):
+            lens = standard_lengths(new_l)
+        lens = tuple(n for n in lens if 2 <= n <= MAX_EXTRAPOLATION * new_l)[:MAX_EVAL_LENS]
+        merged["eval_lens"] = lens or standard_lengths(new_l)
+        return LabState(**merged)

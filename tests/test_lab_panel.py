@@ -1,0 +1,220 @@
+"""The Lab panel: its own training thread, live curves, Pause/Cancel, results, and a clean close."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from explorer.lab import LabResult  # noqa: E402
+from explorer.state.lab import LabState  # noqa: E402
+
+TINY = LabState(scheme_nope=True, scheme_sinusoidal=False, scheme_learned=True, scheme_rope=True,
+                scheme_alibi=True, train_len=8, eval_lens=(8, 16), steps=20)
+#: Long enough that it is certainly still training when Cancel or close comes.
+LONG = LabState(train_len=8, eval_lens=(8, 16), steps=20000)
+
+
+def _lab_threads():
+    return [t for t in threading.enumerate() if t.name == "pe-lab" and t.is_alive()]
+
+
+@pytest.fixture
+def panel(qtbot, service):
+    from explorer.panels.lab import LabPanel
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    p = LabPanel(service)
+    qtbot.addWidget(p)
+    p.resize(1300, 800)
+    p.show()
+    yield p
+    p.shutdown()
+    assert not _lab_threads()
+
+
+def _training(panel) -> bool:
+    return any(v.size > 2 for v in panel.loss_view.losses.values())
+
+
+def test_initial_view_is_drawn_labelled_and_needs_no_service(panel):
+    assert panel.has_drawn
+    assert panel.requests(panel.state) == []
+    task = panel.task_label.text()
+    assert "in order" in task and "Train at L = 32, test up to 256" in task and "92.9 %" in task
+    assert "trained at L = 32 for 600 steps, tested up to 256 = 8 × L" in panel.formula_text(panel.state)
+    assert panel.export_basename() == "lab_twoback_L32_s0"
+    assert len(panel.plots()) == 3
+    assert panel.start_button.isEnabled() and not panel.cancel_button.isEnabled()
+    assert not panel.save_button.isEnabled()
+    # Empty but labelled: the table has a row per test length and a column per scheme, the hints show.
+    assert panel.table.rowCount() == 7 and panel.table.columnCount() == 5
+    assert panel.loss_view.hint.isVisible() and panel.length_view.hint.isVisible()
+    assert not _lab_threads()
+
+
+def test_controls_change_the_state(panel):
+    panel.scheme_checks["rope"].setChecked(False)
+    assert "rope" not in panel.state.schemes
+    panel.train_len_spin.setValue(16)
+    assert panel.state.train_len == 16 and panel.state.eval_lens == (16, 24, 32, 48, 64, 96, 128)
+    panel.eval_edit.setText("16, 40, 200")
+    panel.eval_edit.editingFinished.emit()
+    assert panel.banner.isVisible() and "8 × L = 128" in panel.banner.text()
+    assert panel.state.eval_lens == (16, 24, 32, 48, 64, 96, 128)  # unchanged
+    assert panel.eval_edit.text() == "16, 24, 32, 48, 64, 96, 128"  # and shown again
+    panel.eval_edit.setText("16 40 100")
+    panel.eval_edit.editingFinished.emit()
+    assert panel.state.eval_lens == (16, 40, 100) and not panel.banner.isVisible()
+    for s in ("nope", "sinusoidal", "learned", "alibi"):
+        panel.scheme_checks[s].setChecked(False)
+    assert panel.banner.isVisible() and "at least one scheme" in panel.banner.text()
+    assert panel.state.schemes == ("alibi",) and panel.scheme_checks["alibi"].isChecked()
+
+
+def test_tiny_run_draws_losses_and_every_scheme_by_length(panel, qtbot, tmp_path):
+    panel.set_state(TINY)
+    with qtbot.waitSignal(panel.runner.finished, timeout=120_000):
+        panel.start()
+        assert panel.runner.running and not panel.start_button.isEnabled()
+    qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=5000)
+    r = panel.result
+    assert r.status == "done" and [s.scheme for s in r.schemes] == ["nope", "learned", "rope", "alibi"]
+    for s in r.schemes:
+        assert panel.loss_view.losses[s.scheme].size == 20
+        x, y = panel.loss_view.smooth[s.scheme].getData()
+        assert len(y) == 20
+    assert panel.table.text_at("learned", 16) == "cannot run"
+    for scheme in ("nope", "rope", "alibi"):
+        for n in (8, 16):
+            assert panel.table.text_at(scheme, n).endswith("%")
+    assert panel.table.text_at("learned", 8).endswith("%")
+    # The learned curve stops at L_train and is labelled, not drawn at 0.
+    lx, ly = panel.length_view.curves["learned"].getOriginalDataset()
+    assert list(lx) == [8] and len(panel.length_view.notes) == 1
+    assert "cannot run at L ≥ 16" in panel.length_view.notes["learned"].textItem.toPlainText()
+    assert "cannot run" in panel.headline.text()
+    # Exported numbers: exact, named, NaN (an empty CSV cell) where the learned table cannot run.
+    data = panel.export_data(panel.length_view.plot)
+    assert list(data["test length"]) == [8, 16]
+    assert data["learned accuracy (%)"][0] == pytest.approx(100 * r.scheme("learned").at(8).accuracy)
+    assert np.isnan(data["learned accuracy (%)"][1])
+    loss = panel.export_data(panel.loss_view.plot)
+    assert list(loss["step"]) == list(range(1, 21))
+    assert list(loss["RoPE loss"]) == list(r.scheme("rope").losses)
+    pos = panel.export_data(panel.position_view.plot)
+    assert pos["position"].size == 15 and np.isnan(pos["learned accuracy (%)"][7:]).all()
+    assert panel.progress.value() == 1000 and panel.save_button.isEnabled()
+    # Save, then show it in a fresh panel: the same table.
+    path = tmp_path / "run.json"
+    panel.save_results(str(path))
+    saved = LabResult.from_json(path.read_text())
+    assert saved.scheme("alibi").at(16).accuracy == r.scheme("alibi").at(16).accuracy
+    from explorer.panels.lab import LabPanel
+
+    other = LabPanel(panel.service)
+    qtbot.addWidget(other)
+    try:
+        other.load_results(str(path))
+        assert other.state == TINY  # its settings come along: Start repeats the run
+        assert other.table.text_at("learned", 16) == "cannot run"
+        assert other.table.text_at("rope", 16) == panel.table.text_at("rope", 16)
+        assert other.loss_view.losses["alibi"].size == 20
+    finally:
+        other.shutdown()
+
+
+def test_pause_then_cancel_stops_within_a_second(panel, qtbot):
+    panel.set_state(LONG)
+    panel.start()
+    qtbot.waitUntil(lambda: _training(panel), timeout=60_000)
+    panel.pause_button.click()
+    assert panel.runner.paused and panel.pause_button.text() == "Resume"
+    qtbot.wait(300)  # let reports already queued arrive
+    n = sum(v.size for v in panel.loss_view.losses.values())
+    qtbot.wait(400)
+    assert sum(v.size for v in panel.loss_view.losses.values()) == n  # paused: no new steps
+    panel.pause_button.click()
+    assert not panel.runner.paused
+    qtbot.waitUntil(lambda: sum(v.size for v in panel.loss_view.losses.values()) > n, timeout=10_000)
+    panel.cancel_button.click()
+    # Generous bound: the worker checks every step (milliseconds); one second is the promise.
+    qtbot.waitUntil(lambda: not panel.running, timeout=2000)
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=2000)
+    assert panel.result.status == "cancelled"
+    assert "Cancelled" in panel.status.text() and panel.start_button.isEnabled()
+    assert not _lab_threads()
+
+
+def test_a_failed_run_shows_in_the_banner(panel, qtbot, monkeypatch):
+    import explorer.panels.lab as lab_mod
+
+    def boom(*_a, **_k):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(lab_mod, "run_experiment", boom)
+    with qtbot.waitSignal(panel.runner.failed, timeout=5000):
+        panel.start()
+    qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=2000)
+    assert "out of memory" in panel.banner.text()
+
+
+def test_open_refuses_a_bad_file(panel, tmp_path):
+    from explorer.lab import LabError
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "nope"}')
+    with pytest.raises(LabError, match="not a PE Explorer Lab result"):
+        panel.load_results(str(bad))
+    with pytest.raises(LabError, match="cannot read"):
+        panel.load_results(str(tmp_path / "missing.json"))
+    with pytest.raises(LabError, match="nothing to save"):
+        panel.save_results(str(tmp_path / "x.json"))
+
+
+def test_closing_the_window_mid_run_exits_cleanly(main_window, qtbot):
+    lab = main_window.panels["lab"]
+    assert lab.has_drawn
+    lab.set_state(LONG)
+    lab.start()
+    qtbot.waitUntil(lambda: _training(lab), timeout=60_000)
+    # Other panels keep being served while the Lab trains: the shared service is not blocked.
+    waves = main_window.panels["waves"]
+    with qtbot.waitSignal(waves.drawn, timeout=20_000):
+        waves.set_state(waves.state.clamped(d_model=waves.state.d_model // 2))
+    assert lab.runner.running
+    main_window.close()
+    assert not lab.runner.running
+    assert not _lab_threads()
+
+
+def test_bottom_legends_fit_their_plots(qtbot):
+    """One row when the plot is wide enough, more rows when it is narrow; never wider than the plot."""
+    from explorer.lab import SCHEMES, LengthResult, SchemeResult
+    from explorer.panels.lab_views import LengthPlot
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    view = LengthPlot()
+    qtbot.addWidget(view.plot)
+    view.plot.resize(900, 400)
+    view.plot.show()
+    view.prepare([8, 16], 8, 0.125, 0.4)
+    done = [SchemeResult(s, "done", 1, (1.0,), 0.0, 0.0,
+                         (LengthResult(8, "ok", 0.5, 1.0), LengthResult(16, "ok", 0.5, 1.0)), (0.5,) * 15)
+            for s in SCHEMES]
+    for k in range(1, 6):  # one scheme at a time, as during a run
+        view.show_schemes(done[:k], 8)
+    qtbot.wait(20)
+    assert view.legend.columnCount == 5
+    view.plot.resize(330, 400)
+    qtbot.waitUntil(lambda: 1 < view.legend.columnCount < 5, timeout=2000)
+    widths = [s.boundingRect().width() + lb.item.boundingRect().width() + 24 for s, lb in view.legend.items]
+    n = view.legend.columnCount
+    assert max(sum(widths[i:i + n]) for i in range(0, 5, n)) <= 330 - 90
+    view.plot.resize(900, 400)
+    qtbot.waitUntil(lambda: view.legend.columnCount == 5, timeout=2000)
