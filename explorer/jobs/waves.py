@@ -1,57 +1,666 @@
-"""Waves-panel jobs: the sinusoidal table at display resolution and the numbers behind each view."""
+"""Waves-panel jobs: every number the Waves panel shows, at display resolution, without Qt.
+
+The panel asks for four things under four keys, so that dragging one value recomputes only
+what depends on it:
+
+``waves.heatmap`` (:class:`HeatmapRequest`)
+    The visible part of the table PE[position, column].  When it has more positions or columns
+    than the view has pixels, each image cell covers a block of the table and carries that
+    block's exact minimum and maximum (a min/max-preserving overview, like pyqtgraph's "peak"
+    downsampling of curves) — never every k-th row of a fast sinusoid, which aliases.
+``waves.curves`` (:class:`CurvesRequest`)
+    The waves of the chosen pairs (visible range and the whole sequence), the spectrum, and
+    the similarity curve PE(p)·PE(p+Δ) = Σ_i cos(Δ·ω_i), all min/max-binned to pixels.
+``waves.views`` (:class:`PickRequest`)
+    What depends on the picked p, k, pair and token: PE(p), PE(p+k), the rotation readouts,
+    direct dot products, and the same-token-two-positions experiment.
+``waves.matrix`` (:class:`MatrixRequest`)
+    The matrix PE(p)·PE(q) computed directly from the table (not from the offset formula),
+    for positions 0 … size-1, with the numbers that show it is symmetric and Toeplitz.
+
+:class:`WavesRequest` computes all four for a state at once (CLI, tests, benchmark).
+
+Exact extrema of a sampled sinusoid
+-----------------------------------
+The block minimum/maximum of ``sin(p·ω + φ)`` over the integers p in [a, b] is attained either
+at a or b, or at the integer nearest to a crest (trough) inside [a, b]: between a sample and
+its nearest crest the wave is monotone, so a closer sample is higher.  Evaluating only those
+candidates costs about (b − a)·ω/π evaluations per column instead of b − a.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
-from ..encodings.sinusoidal import column_pair, frequencies
+from ..encodings.errors import EncodingError
+from ..encodings.sinusoidal import column_pair, frequencies, pair_columns, rotation, sinusoidal
 from ..state.waves import WavesState
 from . import job
 
+TWO_PI = 2.0 * math.pi
+#: Candidate evaluations allowed for exact block extrema (final render / while dragging).
+EXACT_BUDGET = 3_000_000
+PREVIEW_BUDGET = 1_000_000
+#: A column may be drawn as the continuous range [-1, 1] (instead of its exact sampled
+#: extrema) only when every block spans at least this many periods.
+APPROX_MIN_PERIODS = 8.0
+#: Largest similarity matrix computed directly; size² · d is kept below MATRIX_WORK too.
+MATRIX_MAX = 1024
+MATRIX_PREVIEW_MAX = 256
+MATRIX_WORK = 2**28
+#: Direct dot products PE(p)·PE(q) are computed for q within p ± this many positions.
+MARKER_WINDOW = 256
+
+
+def sample_indices(n: int, max_count: int) -> np.ndarray:
+    """At most ``max_count`` evenly spaced indices of 0 … n-1 (all of them when n ≤ max_count).
+
+    Used for *smooth* data only (e.g. the Schemes panel's score matrices); never for a table of
+    fast sinusoids, where it would alias.
+    """
+    if n <= max_count:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, max_count).round().astype(np.int64))
+
+
+# -- small exact helpers ------------------------------------------------------------------------
+def column_layout(d_model: int, variant: str) -> tuple[np.ndarray, np.ndarray]:
+    """For each column: its pair index i and whether it holds cos (True) or sin (False)."""
+    return column_pair(d_model, variant)
+
+
+def _wave(theta: np.ndarray, is_cos: np.ndarray) -> np.ndarray:
+    """sin(θ) where ``is_cos`` is False, cos(θ) where it is True — the same floats as the table."""
+    theta, is_cos = np.broadcast_arrays(theta, is_cos)
+    out = np.empty(theta.shape, dtype=np.float64)
+    out[is_cos] = np.cos(theta[is_cos])
+    out[~is_cos] = np.sin(theta[~is_cos])
+    return out
+
+
+def _wave_table(positions: np.ndarray, omega: np.ndarray, is_cos: np.ndarray) -> np.ndarray:
+    """``_wave`` for every (position, column): sin and cos columns evaluated apart, no masks per element."""
+    p = np.asarray(positions, dtype=np.float64)
+    out = np.empty((p.size, omega.size), dtype=np.float64)
+    s = ~is_cos
+    out[:, s] = np.sin(np.multiply.outer(p, omega[s]))
+    out[:, is_cos] = np.cos(np.multiply.outer(p, omega[is_cos]))
+    return out
+
+
+def pe_values(positions, columns, d_model: int, base: float, variant: str) -> np.ndarray:
+    """PE[p, c] for the given integer positions (any sign) and columns, float64 ``(len(p), len(c))``.
+
+    Negative positions are allowed here (p + k may be negative): the formula is defined for every
+    real position, which is exactly the point of the rotation view.
+    """
+    p = np.asarray(positions, dtype=np.float64).reshape(-1)
+    c = np.asarray(columns, dtype=np.int64).reshape(-1)
+    omega = frequencies(d_model, base, variant)
+    pair, is_cos = column_pair(d_model, variant)
+    return _wave(np.multiply.outer(p, omega[pair[c]]), is_cos[c][None, :])
+
+
+def cell_info(state: WavesState, position: int, column: int) -> dict:
+    """Everything the heatmap's hover readout says about PE[position, column]."""
+    d = state.d_model
+    pair, is_cos = column_pair(d, state.variant)
+    i = int(pair[column])
+    omega = float(frequencies(d, state.base, state.variant)[i])
+    return {
+        "position": int(position),
+        "column": int(column),
+        "pair": i,
+        "kind": "cos" if bool(is_cos[column]) else "sin",
+        "omega": omega,
+        "wavelength": TWO_PI / omega,
+        "value": float(pe_values([position], [column], d, state.base, state.variant)[0, 0]),
+    }
+
+
+# -- exact block extrema ------------------------------------------------------------------------
+def _candidate_blocks(omega, phase, theta_star, r0, r1):
+    """Per column: first crest index and count of crests θ = θ* + 2πm with position in [r0, r1-1].
+
+    One extra crest on each side guards against rounding at the ends (its nearest integer is
+    clipped into range, so it is still a real sample).
+    """
+    lo = np.ceil((r0 * omega + phase - theta_star) / TWO_PI) - 1
+    hi = np.floor(((r1 - 1) * omega + phase - theta_star) / TWO_PI) + 1
+    counts = np.maximum(hi - lo + 1, 0).astype(np.int64)
+    return lo, counts
+
+
+def column_extrema(omega, is_cos, start: int, stop: int, bin_size: int, budget: int | None = None):
+    """Exact minimum and maximum of each column over blocks of ``bin_size`` consecutive positions.
+
+    Column c holds ``sin(p·ω_c)`` (or ``cos`` where ``is_cos[c]``); block b covers the positions
+    ``start + b·bin_size`` … ``min(start + (b+1)·bin_size, stop) - 1``.
+
+    Returns
+    -------
+    mins, maxs : ndarray, shape (n_blocks, n_columns), float64
+        The extrema over the integer positions of each block (the sampled table, not the
+        continuous wave).
+    approx : ndarray of bool, shape (n_columns,)
+        Columns drawn as the continuous range [-1, 1] because evaluating their crests would
+        exceed ``budget``; only columns whose every block spans ≥ APPROX_MIN_PERIODS periods
+        are eligible, so their sampled extrema are within a few per cent of ±1.
+    """
+    omega = np.asarray(omega, dtype=np.float64)
+    is_cos = np.asarray(is_cos, dtype=bool)
+    if stop <= start:
+        raise EncodingError("the position range is empty")
+    n_blocks = -(-(stop - start) // bin_size)
+    firsts = start + np.arange(n_blocks, dtype=np.int64) * bin_size
+    lasts = np.minimum(firsts + bin_size - 1, stop - 1)
+    vf = _wave_table(firsts, omega, is_cos)
+    vl = _wave_table(lasts, omega, is_cos)
+    mins_t = np.minimum(vf, vl).T.copy()  # (columns, blocks): candidates arrive column by column
+    maxs_t = np.maximum(vf, vl).T.copy()
+    approx = np.zeros(omega.size, dtype=bool)
+    if bin_size == 1:
+        return mins_t.T, maxs_t.T, approx
+    phase = np.where(is_cos, math.pi / 2, 0.0)  # cos θ = sin(θ + π/2)
+    plans = [(math.pi / 2, maxs_t, np.maximum), (-math.pi / 2, mins_t, np.minimum)]
+    blocks = [_candidate_blocks(omega, phase, ts, start, stop) for ts, _, _ in plans]
+    if budget is not None:
+        total = sum(int(c.sum()) for _, c in blocks)
+        if total > budget:
+            periods = bin_size * omega / TWO_PI
+            per_col = blocks[0][1] + blocks[1][1]
+            for c in np.argsort(-omega):
+                if total <= budget or periods[c] < APPROX_MIN_PERIODS:
+                    break
+                approx[c] = True
+                total -= int(per_col[c])
+            mins_t[approx] = -1.0
+            maxs_t[approx] = 1.0
+    keep = ~approx
+    for (theta_star, target, reduce), (lo, counts) in zip(plans, blocks, strict=True):
+        counts = np.where(keep, counts, 0)
+        _apply_candidates(omega, phase, is_cos, theta_star, lo, counts, start, stop, bin_size, target, reduce)
+    return mins_t.T, maxs_t.T, approx
+
+
+def _apply_candidates(omega, phase, is_cos, theta_star, lo, counts, start, stop, bin_size, target, reduce):
+    """Fold the nearest integers to each crest (trough) into ``target`` (columns × blocks)."""
+    n_blocks = target.shape[1]
+    cum = np.cumsum(counts)
+    chunk = 1_000_000
+    c0 = 0
+    while c0 < omega.size:
+        # Columns c0 … c1-1 hold about `chunk` candidates together (bounded memory).
+        base_count = cum[c0 - 1] if c0 else 0
+        c1 = int(np.searchsorted(cum, base_count + chunk, side="right"))
+        c1 = max(c1, c0 + 1)
+        cnt = counts[c0:c1]
+        total = int(cnt.sum())
+        if total:
+            col = np.repeat(np.arange(c0, c1), cnt)
+            first = np.cumsum(cnt) - cnt
+            m = lo[col] + (np.arange(total) - np.repeat(first, cnt))
+            crest = (theta_star - phase[col] + TWO_PI * m) / omega[col]
+            q = np.clip(np.rint(crest), start, stop - 1)
+            val = _wave(q * omega[col], is_cos[col])
+            flat = col * n_blocks + ((q.astype(np.int64) - start) // bin_size)
+            # q grows with m inside a column and columns come in order, so `flat` is sorted:
+            # reduceat over its runs is one pass.
+            starts = np.concatenate(([0], np.flatnonzero(np.diff(flat)) + 1))
+            best = reduce.reduceat(val, starts)
+            idx = flat[starts]
+            tflat = target.reshape(-1)
+            tflat[idx] = reduce(tflat[idx], best)
+        c0 = c1
+
+
+# -- heatmap ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class HeatmapRequest:
+    """The table PE[r0:r1, c0:c1] at no more than ``max_rows`` × ``max_cols`` image cells."""
+
+    n_positions: int
+    d_model: int
+    base: float
+    variant: str
+    rows: tuple = (0, 256)
+    cols: tuple = (0, 128)
+    max_rows: int = 512
+    max_cols: int = 512
+    preview: bool = False
+    key: str = "waves.heatmap"
+    #: The panel state this was built for (the benchmark maps drawn results back to drag steps); not part
+    #: of equality, so an unchanged request is still recognised and its cached result reused.
+    state: WavesState | None = field(default=None, compare=False, repr=False)
+
 
 @dataclass(frozen=True)
+class HeatmapResponse:
+    request: HeatmapRequest
+    image: np.ndarray  # float32: the table at full resolution; in an overview each block's mid-range
+    rect: tuple  # (x, y, width, height) in (column, position) units
+    overview: bool  # False: one image cell per table cell
+    row_bin: int  # positions per block (1 at full resolution)
+    col_bin: int  # columns per block
+    rows: tuple  # (r0, r1) shown
+    cols: tuple  # (c0, c1) shown
+    mins: np.ndarray  # (blocks, column blocks) float32; equal to maxs at full resolution
+    maxs: np.ndarray
+    approx_columns: int  # columns drawn as the continuous range [-1, 1] (see column_extrema)
+
+
+def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
+    """Compute the visible part of the table, at full resolution or as a min/max overview."""
+    n, d = req.n_positions, req.d_model
+    r0, r1 = max(0, int(req.rows[0])), min(n, int(req.rows[1]))
+    c0, c1 = max(0, int(req.cols[0])), min(d, int(req.cols[1]))
+    if r1 <= r0 or c1 <= c0:
+        raise EncodingError(f"empty heatmap range: rows {r0}…{r1}, columns {c0}…{c1}")
+    max_rows, max_cols = max(2, int(req.max_rows)), max(1, int(req.max_cols))
+    omega = frequencies(d, req.base, req.variant)
+    pair, is_cos = column_pair(d, req.variant)
+    cols = np.arange(c0, c1)
+    om, cs = omega[pair[cols]], is_cos[cols]
+    nr, nc = r1 - r0, c1 - c0
+    if nr <= max_rows and nc <= max_cols:
+        vals = _wave_table(np.arange(r0, r1), om, cs).astype(np.float32)
+        return HeatmapResponse(req, vals, (c0, r0, nc, nr), False, 1, 1, (r0, r1), (c0, c1), vals, vals, 0)
+    row_bin = -(-nr // max_rows)
+    col_bin = -(-nc // max_cols) if nc > max_cols else 1
+    budget = PREVIEW_BUDGET if req.preview else EXACT_BUDGET
+    mins, maxs, approx = column_extrema(om, cs, r0, r1, row_bin, budget)
+    if col_bin > 1:
+        mins = _reduce_columns(mins, col_bin, np.min, np.inf)
+        maxs = _reduce_columns(maxs, col_bin, np.max, -np.inf)
+    mins, maxs = mins.astype(np.float32), maxs.astype(np.float32)
+    image = (mins + maxs) / np.float32(2)
+    rect = (c0, r0, mins.shape[1] * col_bin, mins.shape[0] * row_bin)
+    return HeatmapResponse(req, image, rect, True, row_bin, col_bin, (r0, r1), (c0, c1), mins, maxs,
+                           int(approx.sum()))
+
+
+def _reduce_columns(a: np.ndarray, k: int, fn, pad: float) -> np.ndarray:
+    extra = (-a.shape[1]) % k
+    if extra:
+        a = np.concatenate([a, np.full((a.shape[0], extra), pad)], axis=1)
+    return fn(a.reshape(a.shape[0], -1, k), axis=2)
+
+
+@lru_cache(maxsize=16)
+def _heatmap_cached(req: HeatmapRequest) -> HeatmapResponse:
+    return heatmap_tile(req)
+
+
+@job(HeatmapRequest)
+def compute_heatmap(req: HeatmapRequest) -> HeatmapResponse:
+    return _heatmap_cached(req)
+
+
+# -- curves: waves, beyond training, spectrum, similarity by offset ----------------------------------
+def envelope(omega: float, is_cos: bool, start: int, stop: int, px: int, budget: int | None = None):
+    """One column over positions [start, stop) as a drawable curve with at most ~2·px points.
+
+    Returns ``(x, y, bin_size)``: every position when there are at most 2·px of them, otherwise
+    for each block of ``bin_size`` positions its exact minimum and maximum at the block centre
+    (the "peak" downsampling that keeps every crest and trough visible).
+    """
+    count = stop - start
+    om, ic = np.array([omega]), np.array([is_cos])
+    if count <= 2 * px:
+        x = np.arange(start, stop, dtype=np.float64)
+        return x, _wave(x * omega, np.full(count, is_cos)), 1
+    bin_size = -(-count // px)
+    mins, maxs, _ = column_extrema(om, ic, start, stop, bin_size, budget)
+    firsts = start + np.arange(mins.shape[0]) * bin_size
+    centre = (firsts + np.minimum(firsts + bin_size, stop) - 1) / 2.0
+    x = np.repeat(centre, 2)
+    y = np.empty(x.size)
+    y[0::2], y[1::2] = mins[:, 0], maxs[:, 0]
+    return x, y, bin_size
+
+
+def similarity_by_offset(omega: np.ndarray, lo: int, hi: int, px: int):
+    """f(Δ) = PE(p)·PE(p+Δ) = Σ_i cos(Δ·ω_i) for integer Δ in [lo, hi], min/max-binned to ``px``.
+
+    Blocks of offsets a + j use cos((a+j)ω) = cos(aω)cos(jω) − sin(aω)sin(jω), so all offsets cost
+    two matrix products.  Returns ``(x, y, bin_size)`` like :func:`envelope`.
+    """
+    count = hi - lo + 1
+    bin_size = 1 if count <= 2 * px else -(-count // px)
+    width = bin_size if bin_size > 1 else min(count, 512)
+    n_blocks = -(-count // width)
+    a = lo + np.arange(n_blocks, dtype=np.float64) * width
+    j = np.arange(width, dtype=np.float64)
+    aw, jw = np.multiply.outer(a, omega), np.multiply.outer(j, omega)
+    f = np.cos(aw) @ np.cos(jw).T - np.sin(aw) @ np.sin(jw).T  # (blocks, width)
+    valid = (a[:, None] + j[None, :]) <= hi
+    if bin_size == 1:
+        x = (a[:, None] + j[None, :])[valid]
+        return x, f[valid], 1
+    mins = np.where(valid, f, np.inf).min(axis=1)
+    maxs = np.where(valid, f, -np.inf).max(axis=1)
+    last = np.minimum(a + width - 1, hi)
+    x = np.repeat((a + last) / 2.0, 2)
+    y = np.empty(x.size)
+    y[0::2], y[1::2] = mins, maxs
+    return x, y, bin_size
+
+
+@dataclass(frozen=True)
+class CurvesRequest:
+    """Curves that depend on the encoding and the chosen pairs, not on p or k."""
+
+    n_positions: int
+    d_model: int
+    base: float
+    variant: str
+    pairs: tuple = (0,)
+    l_train: int = 128
+    waves_range: tuple = (0, 256)  # positions [x0, x1) visible in the waves view
+    waves_px: int = 600
+    beyond_px: int = 600
+    sim_range: tuple = (-255, 255)  # offsets [lo, hi] visible in the similarity view
+    sim_px: int = 600
+    preview: bool = False
+    key: str = "waves.curves"
+    #: The panel state this was built for (the benchmark maps drawn results back to drag steps); not part
+    #: of equality, so an unchanged request is still recognised and its cached result reused.
+    state: WavesState | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class CurvesResponse:
+    request: CurvesRequest
+    omega: np.ndarray  # (d/2,) float64
+    wavelengths: np.ndarray  # (d/2,) float64, increasing: pair 0 is the fastest
+    waves: dict  # pair -> (x, y) float32 over waves_range
+    waves_bin: int  # positions per drawn block in the waves view (1 = every position)
+    beyond: dict  # pair -> (x, y) float32 over [0, N)
+    beyond_bin: int
+    sim_x: np.ndarray
+    sim_y: np.ndarray
+    sim_bin: int
+    slow_pairs: int  # pairs whose wavelength exceeds N: not one full cycle in the sequence
+    unseen_pairs: int  # pairs whose wavelength exceeds L_train: new angles past L_train
+    bounds: tuple  # (2π, 2π·base): no wavelength lies outside
+    info: dict = field(default_factory=dict)
+
+
+def spectrum_counts(wavelengths: np.ndarray, n_positions: int, l_train: int) -> tuple[int, int]:
+    """(pairs with λ > N, pairs with λ > L_train): a pair with λ > L completes no full cycle in 0 … L."""
+    return int(np.count_nonzero(wavelengths > n_positions)), int(np.count_nonzero(wavelengths > l_train))
+
+
+@job(CurvesRequest)
+def compute_curves(req: CurvesRequest) -> CurvesResponse:
+    n, d = req.n_positions, req.d_model
+    omega = frequencies(d, req.base, req.variant)
+    lam = TWO_PI / omega
+    budget = PREVIEW_BUDGET if req.preview else EXACT_BUDGET
+    x0, x1 = max(0, int(req.waves_range[0])), min(n, int(req.waves_range[1]))
+    x1 = max(x1, x0 + 1)
+    waves, beyond = {}, {}
+    wbin = bbin = 1
+    for i in req.pairs:
+        x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
+        waves[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+        x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
+        beyond[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+    lo = max(-(n - 1), int(req.sim_range[0]))
+    hi = min(n - 1, int(req.sim_range[1]))
+    hi = max(hi, lo)
+    sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+    slow, unseen = spectrum_counts(lam, n, req.l_train)
+    return CurvesResponse(
+        request=req, omega=omega, wavelengths=lam, waves=waves, waves_bin=wbin, beyond=beyond,
+        beyond_bin=bbin, sim_x=sx.astype(np.float64), sim_y=sy.astype(np.float32), sim_bin=sbin,
+        slow_pairs=slow, unseen_pairs=unseen, bounds=(TWO_PI, TWO_PI * req.base),
+    )
+
+
+# -- the picked position, offset, pair and token ------------------------------------------------
+def rotation_readout(omega: float, k: int, n_positions: int) -> dict:
+    """The rotation view's numbers for one pair: R(k), the angle, and two p-independence checks.
+
+    ``error`` = max over p = 0 … N-1 of |R(k)·PE_i(p) − PE_i(p+k)| (Vaswani et al. 2017, §3.5),
+    with PE_i(p) = [sin(p·ω), cos(p·ω)]; ``angle_spread`` = max over p of the difference between
+    the measured angle from PE_i(p) to PE_i(p+k) and k·ω (mod 2π).  Both are float64 rounding.
+    """
+    p = np.arange(n_positions, dtype=np.float64)
+    a, b = p * omega, (p + k) * omega
+    rot = rotation(k, omega)
+    s, c = np.sin(a), np.cos(a)
+    rs = rot[0, 0] * s + rot[0, 1] * c
+    rc = rot[1, 0] * s + rot[1, 1] * c
+    error = float(np.max(np.hypot(rs - np.sin(b), rc - np.cos(b))))
+    # Angle of the 2-vector measured as atan2(sin, cos): the polar angle p·ω (mod 2π).
+    turn = np.arctan2(np.sin(b), np.cos(b)) - np.arctan2(s, c)
+    want = k * omega
+    spread = float(np.max(np.abs(np.angle(np.exp(1j * (turn - want))))))
+    return {
+        "omega": float(omega),
+        "wavelength": TWO_PI / float(omega),
+        "angle": float(want),
+        "angle_mod": float(math.remainder(want, TWO_PI)),
+        "R": rot,
+        "error": error,
+        "angle_spread": spread,
+    }
+
+
+def token_vector(d_model: int, scale: float, seed: int) -> np.ndarray:
+    """The token embedding x = α·z with z ~ N(0, 1)^d (seeded), so ‖x‖ ≈ α·√d."""
+    return scale * np.random.default_rng(seed).standard_normal(d_model)
+
+
+def cosine(u: np.ndarray, v: np.ndarray) -> float:
+    """u·v / (‖u‖‖v‖); 0 when either vector is zero."""
+    nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    if nu == 0.0 or nv == 0.0:
+        return 0.0
+    return float(u @ v) / (nu * nv)
+
+
+@dataclass(frozen=True)
+class PickRequest:
+    """Everything that depends on the picked position p, offset k, pair and token."""
+
+    n_positions: int
+    d_model: int
+    base: float
+    variant: str
+    position: int = 0
+    offset: int = 0
+    pair: int = 0
+    token_scale: float = 1.0
+    p1: int = 0
+    p2: int = 1
+    token_seed: int = 0
+    key: str = "waves.views"
+    #: The panel state this was built for (the benchmark maps drawn results back to drag steps); not part
+    #: of equality, so an unchanged request is still recognised and its cached result reused.
+    state: WavesState | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PickResponse:
+    request: PickRequest
+    pe_p: np.ndarray  # PE(p), (d,) float64
+    pe_pk: np.ndarray  # PE(p + k), (d,) float64 (p + k may lie outside 0 … N-1)
+    dot: float  # PE(p)·PE(p+k), computed from the two vectors
+    dot_formula: float  # Σ_i cos(k·ω_i)
+    rotation: dict  # see rotation_readout
+    pair_p: np.ndarray  # [sin, cos] of the picked pair at p
+    pair_pk: np.ndarray  # … at p + k
+    marker_q: np.ndarray  # positions q near p
+    marker_dot: np.ndarray  # PE(p)·PE(q), computed directly from the table rows
+    marker_error: float  # max |PE(p)·PE(q) − Σ_i cos((q − p)·ω_i)| over those q
+    token: dict  # x, v1 = x + PE(p1), v2 = x + PE(p2), cosines and norms
+
+
+def token_readout(d_model: int, base: float, variant: str, scale: float, seed: int, p1: int, p2: int) -> dict:
+    """Same token at two positions: x + PE(p1) against x + PE(p2)."""
+    x = token_vector(d_model, scale, seed)
+    pe = sinusoidal(np.array([p1, p2], dtype=np.float64), d_model, base, variant)
+    v1, v2 = x + pe[0], x + pe[1]
+    return {
+        "x": x, "pe1": pe[0], "pe2": pe[1], "v1": v1, "v2": v2,
+        "cos_tokens": cosine(v1, v2),
+        "cos_pe": cosine(pe[0], pe[1]),
+        "norm_x": float(np.linalg.norm(x)),
+        "norm_pe": float(np.linalg.norm(pe[0])),
+        "norm_pe_exact": math.sqrt(d_model / 2),
+        "max_abs_x": float(np.max(np.abs(x))),
+        "max_abs_pe": float(np.max(np.abs(pe))),
+        "norm_v1": float(np.linalg.norm(v1)),
+        "norm_v2": float(np.linalg.norm(v2)),
+    }
+
+
+@job(PickRequest)
+def compute_pick(req: PickRequest) -> PickResponse:
+    n, d = req.n_positions, req.d_model
+    omega = frequencies(d, req.base, req.variant)
+    cols = np.arange(d)
+    p, k = int(req.position), int(req.offset)
+    pe = pe_values([p, p + k], cols, d, req.base, req.variant)
+    sc, cc = pair_columns(req.pair, d, req.variant)
+    window = max(1, min(MARKER_WINDOW, 131072 // d))
+    q = np.arange(max(0, p - window), min(n, p + window + 1))
+    rows = sinusoidal(q.astype(np.float64), d, req.base, req.variant)
+    marker_dot = rows @ pe[0]
+    formula = np.cos(np.multiply.outer((q - p).astype(np.float64), omega)).sum(axis=1)
+    return PickResponse(
+        request=req,
+        pe_p=pe[0],
+        pe_pk=pe[1],
+        dot=float(pe[0] @ pe[1]),
+        dot_formula=float(np.cos(k * omega).sum()),
+        rotation=rotation_readout(float(omega[req.pair]), k, n),
+        pair_p=pe[0, [sc, cc]],
+        pair_pk=pe[1, [sc, cc]],
+        marker_q=q,
+        marker_dot=marker_dot,
+        marker_error=float(np.max(np.abs(marker_dot - formula))),
+        token=token_readout(d, req.base, req.variant, req.token_scale, req.token_seed, req.p1, req.p2),
+    )
+
+
+# -- the similarity matrix, computed directly ---------------------------------------------------------
+def matrix_size(n_positions: int, d_model: int, preview: bool = False) -> int:
+    """How many leading positions the live matrix covers: all N when it stays cheap."""
+    cap = MATRIX_PREVIEW_MAX if preview else MATRIX_MAX
+    by_work = int(math.isqrt(MATRIX_WORK // d_model))
+    return max(1, min(n_positions, cap, by_work))
+
+
+@dataclass(frozen=True)
+class MatrixRequest:
+    n_positions: int
+    d_model: int
+    base: float
+    variant: str
+    size: int = 256
+    key: str = "waves.matrix"
+    #: The panel state this was built for (the benchmark maps drawn results back to drag steps); not part
+    #: of equality, so an unchanged request is still recognised and its cached result reused.
+    state: WavesState | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class MatrixResponse:
+    request: MatrixRequest
+    matrix: np.ndarray  # (size, size) float32: PE(p)·PE(q) for p, q in 0 … size-1
+    size: int
+    asymmetry: float  # max |M − Mᵀ|
+    toeplitz_spread: float  # max |M[p, q] − M[0, q − p]| (or M[p − q, 0]): depends only on q − p
+    formula_error: float  # max |M[p, q] − Σ_i cos((q − p)·ω_i)|
+    peak: float  # d/2: PE(p)·PE(p) for every p
+
+
+@lru_cache(maxsize=8)
+def _matrix_cached(req: MatrixRequest) -> MatrixResponse:
+    size = max(1, min(int(req.size), req.n_positions))
+    pe = sinusoidal(size, req.d_model, req.base, req.variant)
+    m = pe @ pe.T
+    off = np.subtract.outer(np.arange(size), np.arange(size))  # p - q
+    toeplitz = np.where(off <= 0, m[0][np.abs(off)], m[:, 0][np.abs(off)])
+    omega = frequencies(req.d_model, req.base, req.variant)
+    f = np.cos(np.multiply.outer(np.arange(-(size - 1), size, dtype=np.float64), omega)).sum(axis=1)
+    formula = f[-off + size - 1]
+    return MatrixResponse(
+        request=req,
+        matrix=m.astype(np.float32),
+        size=size,
+        asymmetry=float(np.max(np.abs(m - m.T))),
+        toeplitz_spread=float(np.max(np.abs(m - toeplitz))),
+        formula_error=float(np.max(np.abs(m - formula))),
+        peak=req.d_model / 2,
+    )
+
+
+@job(MatrixRequest)
+def compute_matrix(req: MatrixRequest) -> MatrixResponse:
+    return _matrix_cached(req)
+
+
+# -- formula strip --------------------------------------------------------------------------------------
+def formula_numbers(state: WavesState) -> dict:
+    """The numbers the formula strip substitutes: ω_i, λ_i and PE at the picked p and pair."""
+    omega = float(frequencies(state.d_model, state.base, state.variant)[state.pair])
+    sc, cc = pair_columns(state.pair, state.d_model, state.variant)
+    vals = pe_values([state.position], [sc, cc], state.d_model, state.base, state.variant)[0]
+    return {"omega": omega, "wavelength": TWO_PI / omega, "sin": float(vals[0]), "cos": float(vals[1]),
+            "sin_col": sc, "cos_col": cc, "angle": state.position * omega}
+
+
+# -- everything for one state (CLI, tests, benchmark) ----------------------------------------------------
+@dataclass(frozen=True)
 class WavesRequest:
-    """Compute the Waves panel's views for ``state``; ``max_rows``/``max_cols`` bound the heatmap."""
+    """All four Waves-panel computations for ``state`` over the whole table."""
 
     state: WavesState
     max_rows: int = 1024
     max_cols: int = 1024
+    preview: bool = False
     key: str = "waves"
 
 
 @dataclass(frozen=True)
 class WavesResponse:
     request: WavesRequest
-    heatmap: np.ndarray  # (rows, cols) float32, rows = sampled positions
-    heat_positions: np.ndarray  # position of each heatmap row
-    heat_columns: np.ndarray  # column of each heatmap column
-    omega: np.ndarray  # (d/2,)
-    wavelengths: np.ndarray  # (d/2,)
+    heatmap: HeatmapResponse
+    curves: CurvesResponse
+    pick: PickResponse
+    matrix: MatrixResponse
 
 
-def sample_indices(n: int, max_count: int) -> np.ndarray:
-    """At most ``max_count`` evenly spaced indices of 0 … n-1 (all of them when n ≤ max_count)."""
-    if n <= max_count:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, max_count).round().astype(np.int64))
+def requests_for(state: WavesState, *, rows=None, cols=None, heat_px=(512, 512), waves_range=None,
+                 sim_range=None, px=600, preview=False) -> tuple:
+    """The four requests the panel sends for ``state`` (defaults: the whole table, 600-pixel plots)."""
+    n, d = state.n_positions, state.d_model
+    enc = (n, d, state.base, state.variant)
+    lanes = tuple(sorted(set(state.pairs) | {state.pair}))
+    span = n - 1
+    return (
+        HeatmapRequest(*enc, rows=tuple(rows or (0, n)), cols=tuple(cols or (0, d)),
+                       max_rows=int(heat_px[0]), max_cols=int(heat_px[1]), preview=preview, state=state),
+        CurvesRequest(*enc, pairs=lanes, l_train=state.l_train, waves_range=tuple(waves_range or (0, n)),
+                      waves_px=px, beyond_px=px, sim_range=tuple(sim_range or (-span, span)), sim_px=px,
+                      preview=preview, state=state),
+        PickRequest(*enc, position=state.position, offset=state.offset, pair=state.pair,
+                    token_scale=state.token_scale, p1=state.p1, p2=state.p2, token_seed=state.token_seed,
+                    state=state),
+        MatrixRequest(*enc, size=matrix_size(n, d, preview), state=state),
+    )
 
 
 @job(WavesRequest)
 def compute(request: WavesRequest) -> WavesResponse:
-    st = request.state
-    rows = sample_indices(st.n_positions, request.max_rows)
-    cols = sample_indices(st.d_model, request.max_cols)
-    omega = frequencies(st.d_model, st.base, st.variant)
-    pair, is_cos = column_pair(st.d_model, st.variant)
-    ang = np.multiply.outer(rows.astype(np.float64), omega[pair[cols]])
-    heat = np.where(is_cos[cols], np.cos(ang), np.sin(ang)).astype(np.float32)
-    return WavesResponse(
-        request=request,
-        heatmap=heat,
-        heat_positions=rows,
-        heat_columns=cols,
-        omega=omega,
-        wavelengths=2 * np.pi / omega,
-    )
+    h, c, p, m = requests_for(request.state, heat_px=(request.max_rows, request.max_cols),
+                              preview=request.preview)
+    return WavesResponse(request, compute_heatmap(h), compute_curves(c), compute_pick(p), compute_matrix(m))

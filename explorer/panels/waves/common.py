@@ -1,0 +1,129 @@
+"""Shared pieces of the Waves views: colours, fonts sized for a lecture hall, a plot card, number text."""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ...widgets.plots import configure_pyqtgraph
+
+#: Colour per lane (tab10 without its grey): distinct on a projector and for most colour-blind viewers.
+PAIR_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+                "#bcbd22", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354",
+                "#756bb1")
+P_COLOUR = "#1f4e9c"  # PE(p), the picked position
+PK_COLOUR = "#e66100"  # PE(p + k)
+TRAIN_BRUSH = (230, 97, 0, 40)
+TICK_PT, LABEL_PT, TITLE_PT, READOUT_PT = 10, 11, 12, 11
+
+
+def pair_colour(lane: int) -> str:
+    return PAIR_COLOURS[lane % len(PAIR_COLOURS)]
+
+
+def style_plot(widget: pg.PlotWidget, title: str = "", x: str = "", y: str = "") -> pg.PlotItem:
+    """Big enough text for the back row: titles, axis labels and ticks."""
+    configure_pyqtgraph()
+    pi = widget.getPlotItem()
+    if title:
+        pi.setTitle(title, size=f"{TITLE_PT}pt")
+    font = QFont()
+    font.setPointSize(TICK_PT)
+    for name in ("left", "bottom"):
+        ax = pi.getAxis(name)
+        ax.setTickFont(font)
+    if x:
+        pi.setLabel("bottom", x, **{"font-size": f"{LABEL_PT}pt"})
+    if y:
+        pi.setLabel("left", y, **{"font-size": f"{LABEL_PT}pt"})
+    pi.hideButtons()  # the "A" auto-range button would jump away from the requested range
+    pi.setMenuEnabled(True)
+    return pi
+
+
+def set_title(widget: pg.PlotWidget, title: str) -> None:
+    """Set a plot's title unless it already reads so (re-setting re-lays-out and repaints the plot)."""
+    if getattr(widget, "_title_text", None) != title:
+        widget._title_text = title
+        widget.getPlotItem().setTitle(title, size=f"{TITLE_PT}pt")
+
+
+def readout_label(parent: QWidget | None = None) -> QLabel:
+    """A rich-text label under a plot for the numbers the view claims."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    font = label.font()
+    font.setPointSize(READOUT_PT)
+    label.setFont(font)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    label.setObjectName("readout")
+    return label
+
+
+class Card(QWidget):
+    """One view: an optional header row, the plot(s), and a readout underneath."""
+
+    #: The user picked something here: a dict of WavesState changes, e.g. {"position": 12}.
+    picked = Signal(dict)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        #: True while a slider is held or the animation plays: curves are drawn without
+        #: antialiasing then (Qt's wide antialiased strokes cost ~10 ms a plot), with it once settled.
+        self.fast = False
+        self._layout_key: tuple | None = None
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(2, 2, 2, 2)
+        self.layout_.setSpacing(2)
+        self.header = QHBoxLayout()
+        self.layout_.addLayout(self.header)
+        self.body = QHBoxLayout()
+        self.layout_.addLayout(self.body, 1)
+        self.readout = readout_label(self)
+        self.layout_.addWidget(self.readout)
+
+    def aa(self, binned: bool = False) -> bool:
+        """Antialias a curve now?  Never for min/max strokes (they fill a band), not while dragging."""
+        return not (self.fast or binned)
+
+    def layout_changed(self, *key) -> bool:
+        """True (and remembered) when ``key`` differs from the last call: skip redundant item updates,
+        each of which would cost a repaint."""
+        if key == self._layout_key:
+            return False
+        self._layout_key = key
+        return True
+
+
+def sci(x: float, digits: int = 2) -> str:
+    """x as 'a × 10<sup>b</sup>' (rich text); '0' for exact zero."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else str(x)
+    exp = int(math.floor(math.log10(abs(x))))
+    mant = x / 10**exp
+    return f"{mant:.{digits - 1}f} × 10<sup>{exp}</sup>"
+
+
+def num(x: float, digits: int = 4) -> str:
+    """Readable number: up to ``digits`` significant digits, thousands separated, no '1e+05'."""
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if ax >= 1e6 or ax < 1e-3:
+        return sci(x, 3)
+    if ax >= 10 ** digits:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
+
+
+def wavelength_text(lam: float) -> str:
+    """λ in positions, with 2π named when it is 2π."""
+    if abs(lam - 2 * math.pi) < 1e-9:
+        return "2π ≈ 6.283"
+    return num(lam, 4)

@@ -1,0 +1,510 @@
+"""The Waves panel: sinusoidal encoding as eight linked views, live while dragging at real model sizes.
+
+The panel owns no numbers: it turns its :class:`WavesState` into four requests (heatmap, curves,
+picked values, similarity matrix), each carrying only what it depends on and sent under its own
+key, so dragging p never recomputes the heatmap, and it hands each response to the views that
+draw it.  Staying live while a slider is held (or the animation plays):
+
+* requests are marked ``preview`` and ask for half the screen resolution; letting go refines;
+* each key has at most one request in flight, and new ones go out at most ~30 times a second —
+  the service drops any result overtaken by a newer request, so sending every step of a fast
+  drag would leave nothing to draw until the drag ends;
+* views on hidden tabs (and the requests only they need) wait until the drag ends or their tab
+  is shown; curves are drawn without antialiasing until the drag ends.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QAbstractSlider, QApplication, QScrollArea, QSplitter, QTabWidget, QWidget
+
+from ...encodings.sinusoidal import wavelengths
+from ...jobs.waves import (
+    CurvesRequest,
+    CurvesResponse,
+    HeatmapRequest,
+    HeatmapResponse,
+    MatrixRequest,
+    MatrixResponse,
+    PickRequest,
+    PickResponse,
+    formula_numbers,
+    matrix_size,
+    pe_values,
+)
+from ...state import WavesState
+from ...widgets.plots import DIVERGING
+from ..base import Panel
+from .controls import WavesControls
+from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
+from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
+
+#: Shortest time between two requests of one key while a slider is held (about 30 frames a second).
+FRAME_S = 0.033
+#: Largest visible table exported cell by cell (beyond it, the overview's block minima and maxima).
+EXPORT_TABLE_MAX = 2**20
+_USER_INPUT = (QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel)
+
+
+def _splitter(orientation: Qt.Orientation, widgets, sizes) -> QSplitter:
+    s = QSplitter(orientation)
+    s.setChildrenCollapsible(False)
+    for w in widgets:
+        s.addWidget(w)
+    s.setSizes(list(sizes))
+    return s
+
+
+class WavesPanel(Panel):
+    """Heatmap, waves, spectrum, position vector, rotation, similarity, beyond training, same token."""
+
+    panel_id = "waves"
+    state_cls = WavesState
+
+    def __init__(self, service, state=None, parent=None) -> None:
+        super().__init__(service, state, parent)
+        self._submitted: dict[str, object] = {}  # the last request sent, per key
+        self._queued: dict[str, object] = {}  # the newest request not sent yet, per key
+        self._sent_at: dict[str, float] = {}
+        self._flush_timer = QTimer(self, singleShot=True)
+        self._flush_timer.timeout.connect(self._flush)
+        self.responses: dict[str, object] = {}
+        self._drag_depth = 0
+        self._shown: WavesState | None = None
+        self._ranges: dict[str, tuple] = {}
+        self._play_acc = 0.0
+        self._play_clock = QElapsedTimer()
+        self._play_timer = QTimer(self)
+        self._play_timer.setInterval(33)
+        self._play_timer.timeout.connect(self._on_play_tick)
+        self._filter_installed = False
+        self._range_timer = QTimer(self, singleShot=True, interval=60)
+        self._range_timer.timeout.connect(self._on_ranges_settled)
+        # Views on hidden tabs are drawn when things calm down (or when their tab is shown):
+        # redrawing all eight views for every step of a drag would halve the frame rate.
+        self._stale: set = set()
+        self._stale_timer = QTimer(self, singleShot=True, interval=150)
+        self._stale_timer.timeout.connect(self._draw_stale)
+
+        self.controls = WavesControls(self)
+        scroll = QScrollArea(self)
+        scroll.setWidget(self.controls)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(350)
+        scroll.setMaximumWidth(420)
+
+        self.heatmap, self.waves, self.spectrum = HeatmapView(), WavesView(), SpectrumView()
+        self.vector, self.rotation, self.similarity = VectorView(), RotationView(), SimilarityView()
+        self.matrix, self.beyond, self.token = MatrixView(), BeyondView(), TokenView()
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("wavesTabs")
+        right = _splitter(Qt.Orientation.Vertical, [self.waves, self.spectrum], [560, 380])
+        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [self.heatmap, right], [520, 560]),
+                         "Table and waves")
+        left = _splitter(Qt.Orientation.Vertical, [self.rotation, self.vector], [560, 360])
+        mid = _splitter(Qt.Orientation.Vertical, [self.similarity, self.matrix], [420, 500])
+        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [left, mid], [540, 540]), "Relative position")
+        self.tabs.addTab(_splitter(Qt.Orientation.Vertical, [self.beyond, self.token], [480, 440]),
+                         "Beyond training and tokens")
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self._key_views = {
+            "waves.heatmap": (self.heatmap,),
+            "waves.curves": (self.waves, self.spectrum, self.similarity, self.beyond),
+            "waves.views": (self.waves, self.vector, self.rotation, self.similarity, self.token),
+            "waves.matrix": (self.matrix,),
+        }
+        split = _splitter(Qt.Orientation.Horizontal, [scroll, self.tabs], [360, 1080])
+        split.setStretchFactor(1, 1)
+        self.body.addWidget(split, 1)
+
+        service.resultReady.connect(self._on_job_returned)
+        service.failed.connect(self._on_job_returned)
+        self.controls.edited.connect(self._on_edited)
+        self.controls.resetRequested.connect(self.reset)
+        self.controls.playToggled.connect(self._on_play_toggled)
+        self.controls.dragStarted.connect(self._on_drag_started)
+        self.controls.dragFinished.connect(self._on_drag_finished)
+        for view in self.views():
+            view.picked.connect(self._on_picked)
+        for view in (self.heatmap, self.waves, self.similarity):
+            view.rangeEdited.connect(self._range_timer.start)
+        for view in (self.heatmap, self.waves, self.similarity, self.beyond):
+            view.vb.sigResized.connect(self._range_timer.start)  # the pixel count sets the resolution
+        self.vector.overlayToggled.connect(lambda on: self._on_edited({"overlay": bool(on)}))
+        self.beyond.l_line.sigPositionChangeFinished.connect(lambda *_: self.request_update())
+        self.set_state(self.state)
+
+    def views(self) -> list:
+        return [self.heatmap, self.waves, self.spectrum, self.vector, self.rotation, self.similarity,
+                self.matrix, self.beyond, self.token]
+
+    # -- hooks -----------------------------------------------------------------------------------------
+    def main_slider(self) -> QAbstractSlider:
+        """The slider a benchmark drags: the base (every view depends on it)."""
+        return self.controls.base.slider()
+
+    def export_basename(self) -> str:
+        st = self.state
+        base = f"{st.base:.0f}" if st.base == int(st.base) else f"{st.base:.6g}".replace(".", "p")
+        return f"waves_d{st.d_model}_base{base}_N{st.n_positions}_{st.variant}"
+
+    def formula_text(self, st: WavesState) -> str:
+        nums = formula_numbers(st)
+        d, i, p = st.d_model, st.pair, st.position
+        b = f"{st.base:.0f}" if st.base == int(st.base) else f"{st.base:g}"
+        if st.variant == "t2t":
+            omega = f"ω<sub>i</sub> = {b}<sup>−i/{d // 2 - 1}</sup>"
+        else:
+            omega = f"ω<sub>i</sub> = {b}<sup>−2i/{d}</sup>"
+        if st.variant == "paper":
+            cols = "PE[p, 2i] = sin(p·ω<sub>i</sub>), PE[p, 2i+1] = cos(p·ω<sub>i</sub>)"
+        else:
+            cols = f"PE[p, i] = sin(p·ω<sub>i</sub>), PE[p, i+{d // 2}] = cos(p·ω<sub>i</sub>)"
+        return (f"<span style='font-size:12pt'>{cols}, {omega}; "
+                f"p = {p:,}, i = {i}: ω<sub>{i}</sub> = {nums['omega']:.6g}, "
+                f"λ<sub>{i}</sub> = 2π/ω<sub>{i}</sub> = "
+                f"{nums['wavelength']:.6g}; PE[{p}, {nums['sin_col']}] = sin({nums['angle']:.6g}) = "
+                f"{nums['sin']:+.5f}, PE[{p}, {nums['cos_col']}] = cos({nums['angle']:.6g}) = "
+                f"{nums['cos']:+.5f}</span>")
+
+    def apply_theme(self, theme) -> None:
+        """The overview image is RGBA (mid-range colour mixed with grey), so the theme's colour map
+        is applied here; everything else is themed by the generic pass."""
+        self.heatmap.set_colormap_name(theme.map_colormap_name(DIVERGING))
+
+    def export_data(self, plot) -> dict:
+        """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
+        st, rs = self.state, self.responses
+        curves, pick = rs.get("waves.curves"), rs.get("waves.views")
+        if plot is self.heatmap.plot:
+            (r0, r1), (c0, c1) = self.heatmap.visible()
+            if (r1 - r0) * (c1 - c0) <= EXPORT_TABLE_MAX:
+                rows, cols = np.arange(r0, r1), np.arange(c0, c1)
+                return {"PE": pe_values(rows, cols, st.d_model, st.base, st.variant)}
+            heat = rs.get("waves.heatmap")
+            return {} if heat is None else {"block_min": heat.mins, "block_max": heat.maxs}
+        if plot in (self.waves.plot, self.beyond.plot) and curves is not None:
+            data = curves.waves if plot is self.waves.plot else curves.beyond
+            out = {}
+            for i, (x, y) in sorted(data.items()):
+                out.setdefault("position", x)
+                out[f"pair {i} sin"] = y
+            return out
+        if plot is self.spectrum.plot and curves is not None:
+            return {"pair": np.arange(curves.wavelengths.size), "wavelength": curves.wavelengths,
+                    "omega": curves.omega}
+        if plot is self.similarity.plot and curves is not None:
+            out = {"offset": curves.sim_x, "sum cos(offset*omega)": curves.sim_y}
+            if pick is not None:
+                out["q - p"] = pick.marker_q - pick.request.position
+                out["PE(p).PE(q)"] = pick.marker_dot
+            return out
+        if plot is self.matrix.plot and "waves.matrix" in rs:
+            return {"PE(p).PE(q)": rs["waves.matrix"].matrix}
+        if pick is not None and plot is self.vector.plot:
+            return {"column": np.arange(pick.pe_p.size), "PE(p)": pick.pe_p, "PE(p+k)": pick.pe_pk}
+        if pick is not None and plot is self.rotation.plot:
+            return {"PE_i(p) [sin, cos]": pick.pair_p, "PE_i(p+k) [sin, cos]": pick.pair_pk,
+                    "R(k)": pick.rotation["R"]}
+        if pick is not None and plot in self.token.plots + [self.token.norms]:
+            t = pick.token
+            return {"column": np.arange(t["x"].size), "x": t["x"], "PE(p1)": t["pe1"], "PE(p2)": t["pe2"],
+                    "x+PE(p1)": t["v1"], "x+PE(p2)": t["v2"]}
+        return super().export_data(plot)
+
+    # -- state ------------------------------------------------------------------------------------------
+    def set_state(self, state, *, request: bool = True) -> None:
+        old = self._shown
+        if old is None or (old.n_positions, old.d_model) != (state.n_positions, state.d_model):
+            self._reset_ranges(state)
+        self._shown = state
+        super().set_state(state, request=request)
+
+    def reset(self) -> None:
+        """Back to the defaults (keeps nothing of the current parameters)."""
+        self.stop_play()
+        self.set_state(WavesState())
+
+    def _block_and_sync(self) -> None:
+        # Block only the controls' own signals: blocking every descendant (the base class's way) would
+        # also silence the internal signals that superqt's labelled sliders use to update their labels.
+        widgets = self.controls.inputs() + [self.vector.overlay_box]
+        blocked = [(w, w.blockSignals(True)) for w in widgets]
+        try:
+            self.sync_widgets(self._state)
+        finally:
+            for w, was in blocked:
+                w.blockSignals(was)
+
+    def sync_widgets(self, st: WavesState) -> None:
+        self.controls.sync(st)
+        lam = wavelengths(st.d_model, st.base, st.variant)
+        self.heatmap.show_state(st)
+        self.waves.show_state(st, lam)
+        self.spectrum.show_state(st)
+        self.vector.show_state(st)
+        self.similarity.show_state(st)
+        self.matrix.show_state(st)
+        self.beyond.show_state(st)
+        curves = self.responses.get("waves.curves")
+        if curves is not None and self._same_encoding(curves.request, st):
+            self.spectrum.show_curves(curves, st)  # the picked pair and L_train move at once
+        self.formula.setText(self.formula_text(st))
+
+    @staticmethod
+    def _same_encoding(req, st: WavesState) -> bool:
+        return (req.n_positions, req.d_model, req.base, req.variant) == (
+            st.n_positions, st.d_model, st.base, st.variant)
+
+    def _on_edited(self, changes: dict) -> None:
+        self.set_state(self.state.clamped(**changes))
+
+    def _on_picked(self, changes: dict) -> None:
+        if "toggle_pair" in changes:
+            i = changes.pop("toggle_pair")
+            pairs = set(self.state.pairs)
+            pairs.symmetric_difference_update({i})
+            if not pairs or len(pairs) > 16:
+                return
+            changes["pairs"] = tuple(sorted(pairs))
+        self.set_state(self.state.clamped(**changes))
+
+    # -- ranges and resolution --------------------------------------------------------------------------
+    def _reset_ranges(self, st: WavesState) -> None:
+        n, d = st.n_positions, st.d_model
+        self.heatmap.state = self.waves.state = self.similarity.state = st
+        self.heatmap.set_full_range(n, d)
+        self.waves.set_full_range(n)
+        self.similarity.set_full_range(n, d)
+        self._ranges = {"heat": ((0, n), (0, d)), "waves": (0, n), "sim": (-(n - 1), n - 1)}
+
+    def _on_ranges_settled(self) -> None:
+        self._ranges = {"heat": self.heatmap.visible(), "waves": self.waves.visible(),
+                        "sim": self.similarity.visible()}
+        self.request_update()
+
+    def _preview(self) -> bool:
+        return self._drag_depth > 0 or self._play_timer.isActive() or self.beyond.l_line.moving
+
+    def _on_drag_started(self) -> None:
+        self._drag_depth += 1
+
+    def _on_drag_finished(self) -> None:
+        self._drag_depth = max(0, self._drag_depth - 1)
+        if not self._preview():
+            self.request_update()
+
+    # -- requests and results ---------------------------------------------------------------------------
+    def requests(self, st: WavesState) -> list:
+        """Four requests, each carrying only what it depends on (so unchanged ones are skipped)."""
+        enc = (st.n_positions, st.d_model, st.base, st.variant)
+        preview = self._preview()
+        rows, cols = self._ranges["heat"]
+        # While a slider is held (or the animation plays): half the display resolution, so the
+        # views keep up with the hand; letting go sends the full-resolution requests.
+        div = 2 if preview else 1
+        hp = self.heatmap.pixels()
+        px = (self.waves.pixels() // div, self.beyond.pixels() // div, self.similarity.pixels() // div)
+        lanes = tuple(sorted(set(st.pairs) | {st.pair}))
+        return [
+            HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
+                           preview=preview, state=st),
+            CurvesRequest(*enc, pairs=lanes, l_train=st.l_train, waves_range=self._ranges["waves"],
+                          waves_px=px[0], beyond_px=px[1], sim_range=self._ranges["sim"], sim_px=px[2],
+                          preview=preview, state=st),
+            PickRequest(*enc, position=st.position, offset=st.offset, pair=st.pair,
+                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed, state=st),
+            MatrixRequest(*enc, size=matrix_size(st.n_positions, st.d_model, preview), state=st),
+        ]
+
+    def _update_fast(self) -> None:
+        """Draw without antialiasing while dragging or playing; redraw everything smoothly after."""
+        fast = self._preview()
+        if fast == self.heatmap.fast:
+            return
+        for view in self.views():
+            view.fast = fast
+        if not fast:
+            for r in list(self.responses.values()):
+                self.show_result(r)  # redraw what was drawn rough, now antialiased
+
+    def request_update(self) -> None:
+        """Submit only what changed, and keep at most one request per key in flight.
+
+        The same request twice is never computed twice.  While a key's job runs, a newer request
+        waits here (replacing any older waiting one) and goes out when the running one returns:
+        the service drops every result that is no longer the newest, so during a fast drag whose
+        steps come quicker than a job, sending each step at once would leave nothing to draw
+        until the drag stops.  This way every result is current when it arrives, and the views
+        follow the drag at the speed of the jobs.
+        """
+        self._update_fast()
+        for req in self.requests(self._state):
+            if req == self._submitted.get(req.key):
+                self._queued.pop(req.key, None)  # back to what is already running or drawn
+            else:
+                self._queued[req.key] = req
+        self._flush()
+
+    def latest_request(self, key: str):
+        """The newest request wanted for ``key``: waiting to be sent, else the last one sent."""
+        return self._queued.get(key, self._submitted.get(key))
+
+    def _flush(self) -> None:
+        """Send each waiting request whose key has nothing in flight and whose frame is due."""
+        # While dragging, frames are paced to FRAME_S per key: drawing every step of a 60 Hz drag
+        # would keep the UI thread busy with frames nobody sees.  Settled changes go out at once.
+        now = time.perf_counter()
+        preview = self._preview()
+        pace = FRAME_S if preview else 0.0
+        wait = None
+        for key, req in list(self._queued.items()):
+            if key in self._pending:
+                continue
+            if preview and not any(v.isVisible() for v in self._key_views[key]):
+                continue  # nobody sees it while dragging: computed when the drag ends or its tab shows
+            due = self._sent_at.get(key, -1.0) + pace - now
+            if due > 0:
+                wait = due if wait is None else min(wait, due)
+                continue
+            del self._queued[key]
+            self._sent_at[key] = now
+            self._submitted[key] = req
+            self._pending[key] = self.service.submit(req)
+        if wait is not None and not self._flush_timer.isActive():
+            self._flush_timer.start(max(1, int(wait * 1000)))
+
+    def _on_job_returned(self, item) -> None:
+        # Connected after the base class's handler, which has drawn the result (or shown the error)
+        # and cleared the key's pending entry: send the request that waited for it.
+        if item.key in self._queued:
+            self._flush()
+
+    @property
+    def has_drawn(self) -> bool:
+        return super().has_drawn and not self._queued and not self._stale
+
+    def show_result(self, r) -> None:
+        """Draw ``r`` into the views that show it: visible ones now, hidden ones (other tabs) once idle."""
+        self.responses[r.request.key] = r
+        for view in self._drawers(r):
+            if view.isVisible():
+                self._draw(view, r)
+            else:
+                self._stale.add(view)
+        if self._stale:
+            self._stale_timer.start()
+
+    def _drawers(self, r) -> tuple:
+        if isinstance(r, HeatmapResponse):
+            return (self.heatmap,)
+        if isinstance(r, CurvesResponse):
+            return (self.waves, self.spectrum, self.similarity, self.beyond)
+        if isinstance(r, PickResponse):
+            return (self.waves, self.vector, self.rotation, self.similarity, self.token)
+        if isinstance(r, MatrixResponse):
+            return (self.matrix,)
+        return ()
+
+    def _draw(self, view, r) -> None:
+        if isinstance(r, CurvesResponse):
+            if view is self.spectrum:
+                view.show_curves(r, self.state)
+            else:
+                view.show_curves(r)
+        elif isinstance(r, PickResponse):
+            view.show_pick(r)
+        else:
+            view.show_result(r)
+
+    def _draw_stale(self, only_visible: bool = False) -> None:
+        """Bring views that were hidden when their results came up to date."""
+        if not only_visible and self._preview():
+            self._stale_timer.start()  # not while dragging: hidden views can wait
+            return
+        for view in [v for v in self.views() if v in self._stale]:
+            if only_visible and not view.isVisible():
+                continue
+            self._stale.discard(view)
+            for r in list(self.responses.values()):
+                if view in self._drawers(r):
+                    self._draw(view, r)
+
+    def _on_tab_changed(self, _index: int) -> None:
+        self._draw_stale(only_visible=True)
+        self._flush()
+
+    # -- play -------------------------------------------------------------------------------------------
+    @property
+    def playing(self) -> bool:
+        return self._play_timer.isActive()
+
+    def start_play(self) -> None:
+        if self.playing:
+            return
+        self._play_acc = 0.0
+        self._play_clock.start()
+        self._play_timer.start()
+        self._update_fast()
+        app = QApplication.instance()
+        if app is not None and not self._filter_installed:
+            app.installEventFilter(self)
+            self._filter_installed = True
+        self.controls.set_playing(True)
+
+    def stop_play(self) -> None:
+        was = self.playing
+        self._play_timer.stop()
+        if self._filter_installed:
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
+            self._filter_installed = False
+        self.controls.set_playing(False)
+        if was:
+            self.request_update()  # refine what was drawn at preview resolution
+
+    def _on_play_toggled(self, on: bool) -> None:
+        if on:
+            self.start_play()
+        else:
+            self.stop_play()
+
+    def _on_play_tick(self) -> None:
+        self._play_acc += self.state.play_speed * self._play_clock.restart() / 1000.0
+        steps = int(self._play_acc)
+        if steps <= 0:
+            return
+        self._play_acc -= steps
+        st = self.state
+        n = st.n_positions
+        if st.play_target == "offset":
+            k = st.offset + steps
+            self.set_state(st.clamped(offset=k if k <= n - 1 else 0))
+        else:
+            self.set_state(st.clamped(position=(st.position + steps) % n))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        # Any click, key or wheel anywhere stops the animation, except on the play button itself
+        # (its own toggle stops it; stopping here too would restart it on release).
+        if self.playing and event.type() in _USER_INPUT and isinstance(watched, QWidget):
+            if watched is not self.controls.play:
+                self.stop_play()
+        return False
+
+    def shutdown(self) -> None:
+        self.stop_play()
+        self._range_timer.stop()
+        self._stale_timer.stop()
+        self._flush_timer.stop()
+        self._queued.clear()
+        for sig in (self.service.resultReady, self.service.failed):
+            try:
+                sig.disconnect(self._on_job_returned)
+            except (RuntimeError, TypeError):
+                pass
+        super().shutdown()

@@ -1,0 +1,497 @@
+"""Views of the table itself: heatmap, waves, spectrum, position vector.  They only render."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QLabel, QToolButton
+
+from ...jobs.waves import CurvesResponse, HeatmapResponse, PickResponse, cell_info
+from ...state import WavesState
+from ...widgets.plots import DIVERGING, Heatmap, colormap
+from .common import P_COLOUR, PK_COLOUR, Card, num, pair_colour, set_title, style_plot, wavelength_text
+
+
+def _pair_cols(state: WavesState, i: int) -> tuple[int, int]:
+    if state.variant == "paper":
+        return 2 * i, 2 * i + 1
+    return i, i + state.d_model // 2
+
+
+def _click_in(vb: pg.ViewBox, ev) -> tuple[float, float] | None:
+    """Data coordinates of a left click inside ``vb``, else None."""
+    if ev.button() != Qt.MouseButton.LeftButton or not vb.sceneBoundingRect().contains(ev.scenePos()):
+        return None
+    pt = vb.mapSceneToView(ev.scenePos())
+    return pt.x(), pt.y()
+
+
+#: Grey that an overview cell turns to when its block spans the whole range [−1, 1].
+SPREAD_GREY = np.array([0.42, 0.42, 0.42])
+
+
+def overview_rgba(mins: np.ndarray, maxs: np.ndarray, cmap: pg.ColorMap) -> np.ndarray:
+    """RGBA (uint8) for overview cells: colour of the mid-range, mixed with grey by the spread.
+
+    Spread (max − min)/2 is 0 for a block whose values agree and 1 for a block that runs through
+    all of [−1, 1]; the exact minimum and maximum stay in the response for the hover readout.
+    """
+    mid = np.clip((mins + maxs) / 2.0, -1.0, 1.0)
+    spread = np.clip((maxs - mins) / 2.0, 0.0, 1.0)[..., None]
+    # A 1024-entry lookup table: indexing is ~10× faster than ColorMap.map's interpolation.
+    lut = cmap.getLookupTable(0.0, 1.0, 1024, alpha=False).astype(np.float32) / 255.0
+    rgb = lut[np.rint((mid + 1.0) * 511.5).astype(np.intp)]
+    out = np.empty(mins.shape + (4,), dtype=np.uint8)
+    out[..., :3] = np.round(255 * ((1.0 - spread) * rgb + spread * SPREAD_GREY))
+    out[..., 3] = 255
+    return out
+
+
+def ratio_text(state: WavesState) -> str:
+    """How much slower each pair is than the one before: base^(2/d), or base^(1/(d/2−1)) for t2t."""
+    half = state.d_model // 2
+    if state.variant == "t2t":
+        return f"base<sup>1/(d/2−1)</sup> = {num(state.base ** (1 / max(half - 1, 1)), 4)}"
+    return f"base<sup>2/d</sup> = {num(state.base ** (2 / state.d_model), 4)}"
+
+
+class HeatmapView(Card):
+    """PE[p, column] with a fixed [−1, 1] diverging colour bar; hover reads a cell, a click picks p and i."""
+
+    rangeEdited = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.state = WavesState()
+        self.response: HeatmapResponse | None = None
+        #: The colour map of the overview image (an RGBA image the theme pass cannot re-map itself).
+        self.cmap_name = DIVERGING
+        self.plot = Heatmap("", x="column  (pair i, sin/cos)", y="position p")
+        style_plot(self.plot, "PE[p, column]: the whole table", "column", "position p")
+        self.plot.setObjectName("wavesHeatmap")
+        self.vb = self.plot.getViewBox()
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.setObjectName("heatmapNote")
+        self.full_button = QToolButton(self)
+        self.full_button.setText("Whole table")
+        self.full_button.setToolTip("Zoom out to every position and column (or double-click the heatmap)")
+        self.header.addWidget(self.note, 1)
+        self.header.addWidget(self.full_button)
+        self.body.addWidget(self.plot)
+        self.overview_item = pg.ImageItem(axisOrder="row-major")
+        self.overview_item.setVisible(False)
+        self.plot.addItem(self.overview_item)
+        self.p_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(P_COLOUR, width=2))
+        self.pk_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(PK_COLOUR, width=2, style=Qt.PenStyle.DashLine))
+        self.pair_outline = pg.PlotCurveItem(pen=pg.mkPen("k", width=2), connect="pairs")
+        for item in (self.p_line, self.pk_line, self.pair_outline):
+            self.plot.addItem(item)
+        self.readout.setText("Hover over the table for a cell's values; click to pick p and the pair.")
+        self._proxy = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=60, slot=self._on_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+        self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
+        self.full_button.clicked.connect(self._on_full_clicked)
+        self.hover_text = ""
+
+    # -- range -------------------------------------------------------------------------------------
+    def set_full_range(self, n: int, d: int) -> None:
+        self.vb.setLimits(xMin=0, xMax=d, yMin=0, yMax=n, minXRange=min(d, 2), minYRange=min(n, 4))
+        self.vb.setRange(xRange=(0, d), yRange=(0, n), padding=0)
+
+    def visible(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """(rows, cols) visible, as integer half-open ranges clipped to the table."""
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        n, d = self.state.n_positions, self.state.d_model
+        r0 = min(max(0, math.floor(y0)), n - 1)
+        c0 = min(max(0, math.floor(x0)), d - 1)
+        return (r0, min(n, max(r0 + 1, math.ceil(y1)))), (c0, min(d, max(c0 + 1, math.ceil(x1))))
+
+    def pixels(self) -> tuple[int, int]:
+        """Device pixels of the image area (rows, columns): the overview never has more cells."""
+        size = self.vb.size()
+        dpr = self.plot.devicePixelRatioF()
+        return max(64, int(size.height() * dpr) // 16 * 16), max(64, int(size.width() * dpr) // 16 * 16)
+
+    # -- drawing -----------------------------------------------------------------------------------
+    def show_state(self, st: WavesState) -> None:
+        """Highlights that follow the state at once (no job needed)."""
+        self.state = st
+        self.p_line.setPos(st.position + 0.5)
+        pk = st.position + st.offset
+        self.pk_line.setVisible(0 <= pk < st.n_positions and st.overlay)
+        self.pk_line.setPos(pk + 0.5)
+        if not self.layout_changed(st.pair, st.n_positions, st.d_model, st.variant):
+            return
+        sc, cc = _pair_cols(st, st.pair)
+        xs, ys = [], []
+        for c in (sc, cc):
+            xs += [c, c, c + 1, c + 1, c, c + 1, c, c + 1]
+            ys += [0, st.n_positions, 0, st.n_positions, 0, 0, st.n_positions, st.n_positions]
+        self.pair_outline.setData(np.array(xs, float), np.array(ys, float))
+
+    def show_result(self, r: HeatmapResponse) -> None:
+        self.response = r
+        if r.overview:
+            # One image cell per block: its colour is the block's mid-range, blended towards grey by
+            # its spread (max − min)/2.  Interleaving min and max rows instead would beat against
+            # the screen's pixel rows (moiré lines); this stays stable at any size.
+            self.overview_item.setImage(overview_rgba(r.mins, r.maxs, colormap(self.cmap_name)),
+                                        autoLevels=False)
+            self.overview_item.setRect(*r.rect)
+        else:
+            self.plot.set_matrix(r.image, rect=r.rect)
+        self.overview_item.setVisible(r.overview)
+        self.plot.image.setVisible(not r.overview)
+        if r.overview:
+            what = []
+            if r.row_bin > 1:
+                what.append(f"{r.row_bin:,} positions")
+            if r.col_bin > 1:
+                what.append(f"{r.col_bin} columns")
+            span = " × ".join(what) or "1 position"
+            text = (f"<b>Overview</b> (min/max-preserving): each cell spans {span}. Colour: the middle of "
+                    "the block's range; <b>grey</b>: how far its values spread (full grey = the pair runs "
+                    "through [−1, 1] inside the block). Hover for min and max; scroll to zoom in.")
+            if r.approx_columns:
+                text += (f" {r.approx_columns} very fast columns (≥ 8 cycles per block) are drawn as their "
+                         "full range [−1, 1].")
+        else:
+            (r0, r1), (c0, c1) = r.rows, r.cols
+            text = (f"<b>Full resolution</b>: positions {r0:,}–{r1 - 1:,}, columns {c0}–{c1 - 1}, "
+                    "one cell per table entry. Scroll to zoom, drag to pan.")
+        self.note.setText(text)
+
+    # -- interaction -------------------------------------------------------------------------------
+    def describe(self, position: int, column: int) -> str:
+        """The hover readout for one cell (uses the exact value, and the block in an overview)."""
+        info = cell_info(self.state, position, column)
+        i = info["pair"]
+        text = (f"p = <b>{position:,}</b>, column <b>{column}</b> = pair i = <b>{i}</b> ({info['kind']}): "
+                f"PE = <b>{info['value']:+.4f}</b> · ω<sub>{i}</sub> = {num(info['omega'], 5)} · "
+                f"λ<sub>{i}</sub> = {wavelength_text(info['wavelength'])} positions")
+        r = self.response
+        inside = r is not None and r.rows[0] <= position < r.rows[1] and r.cols[0] <= column < r.cols[1]
+        if inside and r.overview:
+            b = (position - r.rows[0]) // r.row_bin
+            cb = (column - r.cols[0]) // r.col_bin
+            first = r.rows[0] + b * r.row_bin
+            last = min(first + r.row_bin, r.rows[1]) - 1
+            text += (f"<br>this overview cell: positions {first:,}–{last:,}: min {r.mins[b, cb]:+.3f}, "
+                     f"max {r.maxs[b, cb]:+.3f}")
+        return text
+
+    def _cell_at(self, scene_pos) -> tuple[int, int] | None:
+        if not self.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        pt = self.vb.mapSceneToView(scene_pos)
+        column, position = int(math.floor(pt.x())), int(math.floor(pt.y()))
+        if 0 <= column < self.state.d_model and 0 <= position < self.state.n_positions:
+            return position, column
+        return None
+
+    def _on_mouse_moved(self, args) -> None:
+        cell = self._cell_at(args[0])
+        if cell is not None:
+            self.hover_text = self.describe(*cell)
+            self.readout.setText(self.hover_text)
+
+    def _on_clicked(self, ev) -> None:
+        if ev.double():
+            self._on_full_clicked()
+            return
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
+        cell = self._cell_at(ev.scenePos())
+        if cell is not None:
+            position, column = cell
+            pair = cell_info(self.state, position, column)["pair"]
+            self.picked.emit({"position": position, "pair": pair})
+
+    def set_colormap_name(self, name: str) -> None:
+        """Use colour map ``name`` for the overview (the theme's diverging map) and redraw it."""
+        if name and name != self.cmap_name:
+            self.cmap_name = name
+            if self.response is not None and self.response.overview:
+                self.show_result(self.response)
+
+    def _on_full_clicked(self) -> None:
+        self.set_full_range(self.state.n_positions, self.state.d_model)
+        self.rangeEdited.emit()
+
+
+class WavesView(Card):
+    """The chosen pairs' sin columns across positions, one lane each, fastest on top."""
+
+    rangeEdited = Signal()
+    LANE = 2.6  # vertical distance between lanes (each wave spans [−1, 1])
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.state = WavesState()
+        self.lanes: tuple[int, ...] = ()
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("wavesWaves")
+        # The direction cue on the lane axis itself (rotated text reads bottom to top).
+        style_plot(self.plot, "", "position p", "slower  ◀  pair i  ▶  FASTER")
+        self.vb = self.plot.getViewBox()
+        self.vb.setMouseEnabled(x=True, y=False)
+        self.body.addWidget(self.plot)
+        self.curves: list[pg.PlotDataItem] = []
+        self.markers = pg.ScatterPlotItem(size=11, pen=pg.mkPen("k", width=1))
+        self.p_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(P_COLOUR, width=2))
+        self.pk_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(PK_COLOUR, width=2, style=Qt.PenStyle.DashLine))
+        for item in (self.p_line, self.pk_line):
+            self.plot.addItem(item)
+        self.plot.addItem(self.markers)
+        self.markers.setZValue(10)
+        self.plot.getPlotItem().getAxis("left").setWidth(140)
+        self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+        self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
+        self.lane_labels: list[str] = []
+
+    def set_full_range(self, n: int) -> None:
+        self.vb.setLimits(xMin=0, xMax=max(n - 1, 1), minXRange=min(max(n - 1, 1), 4))
+        self.vb.setXRange(0, max(n - 1, 1), padding=0)
+
+    def visible(self) -> tuple[int, int]:
+        (x0, x1), _ = self.vb.viewRange()
+        n = self.state.n_positions
+        a = min(max(0, math.floor(x0)), n - 1)
+        return a, min(n, max(a + 1, math.ceil(x1) + 1))
+
+    def pixels(self) -> int:
+        return max(64, int(self.vb.size().width() * self.plot.devicePixelRatioF()) // 16 * 16)
+
+    def show_state(self, st: WavesState, wavelengths: np.ndarray | None) -> None:
+        self.state = st
+        lanes = tuple(sorted(set(st.pairs) | {st.pair}))
+        self.lanes = lanes
+        self.p_line.setPos(st.position)
+        pk = st.position + st.offset
+        self.pk_line.setPos(pk)
+        self.pk_line.setVisible(st.overlay and 0 <= pk < st.n_positions)
+        lam_key = tuple(np.round(wavelengths[list(lanes)], 9)) if wavelengths is not None else ()
+        if not self.layout_changed(lanes, st.pair, lam_key):
+            return
+        while len(self.curves) < len(lanes):
+            c = pg.PlotDataItem()
+            c.setClipToView(True)
+            c.setDownsampling(auto=True, method="peak")
+            self.plot.addItem(c)
+            self.curves.append(c)
+        for j, c in enumerate(self.curves):
+            c.setVisible(j < len(lanes))
+            if j < len(lanes):
+                c.setPen(pg.mkPen(pair_colour(j), width=3 if lanes[j] == st.pair else 2))
+        self.vb.setYRange(-self.LANE * (len(lanes) - 1) - 1.3, 1.3, padding=0)
+        ticks, labels = [], []
+        for j, i in enumerate(lanes):
+            lam = wavelengths[i] if wavelengths is not None and i < len(wavelengths) else float("nan")
+            text = f"i = {i} · λ {num(lam, 3)}" if i else "i = 0 · λ 2π"
+            if i == st.pair:
+                text = "▶ " + text
+            ticks.append((-self.LANE * j, text))
+            labels.append(text)
+        self.lane_labels = labels
+        self.plot.getPlotItem().getAxis("left").setTicks([ticks, []])
+        set_title(self.plot, "Waves: pair 0 is the FASTEST")
+
+    def show_curves(self, r: CurvesResponse) -> None:
+        for j, i in enumerate(self.lanes):
+            if i in r.waves:
+                x, y = r.waves[i]
+                # Min/max strokes fill a band: antialiasing them costs much and shows nothing.
+                self.curves[j].setData(x, y - np.float32(self.LANE * j), antialias=self.aa(r.waves_bin > 1))
+        st = self.state
+        lam = r.wavelengths
+        last = lam.size - 1
+        text = (f"λ<sub>i</sub> = 2π/ω<sub>i</sub> grows geometrically with i: each pair is {ratio_text(st)} "
+                f"times slower than the one before. <b>Low index = high frequency</b>: pair 0 repeats every "
+                f"2π ≈ 6.28 positions, pair {last} only every {num(lam[-1], 4)}.")
+        if r.waves_bin > 1:
+            text += f" (Each vertical stroke spans {r.waves_bin:,} positions, drawn from min to max.)"
+        self.readout.setText(text)
+
+    def show_pick(self, r: PickResponse) -> None:
+        st = self.state
+        if r.request.d_model != st.d_model or r.request.variant != st.variant:
+            return
+        pts = []
+        for j, i in enumerate(self.lanes):
+            sc, _ = _pair_cols(st, i)
+            y = float(r.pe_p[sc]) - self.LANE * j
+            pts.append({"pos": (r.request.position, y), "brush": pair_colour(j)})
+        self.markers.setData(pts)
+
+    def _on_clicked(self, ev) -> None:
+        xy = _click_in(self.vb, ev)
+        if xy is not None and not ev.double():
+            p = int(round(xy[0]))
+            self.picked.emit({"position": min(max(p, 0), self.state.n_positions - 1)})
+
+
+class SpectrumView(Card):
+    """Wavelength per pair on a log axis, between the bounds 2π and 2π·base, with N and L_train marked."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.state = WavesState()
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("wavesSpectrum")
+        style_plot(self.plot, "Spectrum: wavelength of each pair", "pair i", "λᵢ (positions, log)")
+        self.plot.setLogMode(y=True)
+        self.vb = self.plot.getViewBox()
+        self.body.addWidget(self.plot)
+        self.beyond_n = pg.LinearRegionItem(orientation="horizontal", movable=False,
+                                            brush=(200, 200, 200, 70), pen=pg.mkPen(None))
+        self.plot.addItem(self.beyond_n)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen("#555", width=1.5), symbol="o", symbolSize=4,
+                                     symbolBrush="#555", symbolPen=None)
+        self.plot.addItem(self.curve)
+        self.lane_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=11)
+        self.pick_point = pg.PlotDataItem(pen=None, symbol="o", symbolSize=20, symbolBrush=None,
+                                          symbolPen=pg.mkPen("k", width=2.5))
+        self.plot.addItem(self.lane_points)
+        self.plot.addItem(self.pick_point)
+        opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
+        self.low = pg.InfiniteLine(angle=0, pen=pg.mkPen("#1a9850", width=2, style=Qt.PenStyle.DashLine),
+                                   label="2π: lower bound (pair 0, fastest)", labelOpts=opts)
+        self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#a50026", width=2, style=Qt.PenStyle.DashLine),
+                                    label="2π·base: upper bound",
+                                    labelOpts={**opts, "anchors": [(0, 0), (0, 0)]})
+        self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N",
+                                      labelOpts={**opts, "position": 0.75, "anchors": [(0, 0), (0, 0)]})
+        dotted = pg.mkPen("#e66100", width=1.5, style=Qt.PenStyle.DotLine)
+        self.train_line = pg.InfiniteLine(angle=0, pen=dotted,
+                                          label="L_train", labelOpts={**opts, "position": 0.45,
+                                                                       "anchors": [(0, 0), (0, 0)]})
+        for item in (self.low, self.high, self.n_line, self.train_line):
+            self.plot.addItem(item)
+        self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+
+    def show_state(self, st: WavesState) -> None:
+        self.state = st
+
+    def show_curves(self, r: CurvesResponse, st: WavesState) -> None:
+        lanes = tuple(sorted(set(st.pairs) | {st.pair}))
+        # The request names the data exactly (equal requests, equal arrays).
+        if not self.layout_changed(r.request, lanes, st.pair, st.n_positions, st.l_train, self.fast):
+            return
+        lam = r.wavelengths
+        i = np.arange(lam.size, dtype=float)
+        self.curve.setData(i, lam, antialias=self.aa())
+        lanes = tuple(j for j in lanes if j < lam.size)
+        self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],
+                                 symbolBrush=[pair_colour(j) for j in range(len(lanes))])
+        if st.pair < lam.size:
+            self.pick_point.setData([float(st.pair)], [lam[st.pair]])
+        lo, hi = r.bounds
+        n, lt = st.n_positions, st.l_train
+        top = math.log10(max(hi, n, lt)) + 0.35
+        self.low.setPos(math.log10(lo))
+        self.high.setPos(math.log10(hi))
+        self.n_line.setPos(math.log10(max(n, 1)))
+        self.n_line.label.setFormat(f"N = {n:,}")
+        self.train_line.setPos(math.log10(max(lt, 1)))
+        self.train_line.label.setFormat(f"L_train = {lt:,}")
+        self.beyond_n.setRegion((math.log10(max(n, 1)), top))
+        self.vb.setLimits(xMin=-1, xMax=lam.size)
+        self.vb.setRange(xRange=(-0.5, lam.size - 0.5), yRange=(math.log10(lo) - 0.25, top), padding=0)
+        last = lam.size - 1
+        end = "= 2π·base exactly (t2t spacing)" if st.variant == "t2t" else "&lt; 2π·base"
+        slow = r.slow_pairs
+        text = (f"λ<sub>i</sub> runs from 2π ≈ 6.28 (pair 0, <b>fastest</b>) up to λ<sub>{last}</sub> = "
+                f"{num(lam[-1], 4)} {end} = {num(hi, 4)}. ")
+        if slow:
+            text += (f"<b>{slow} of {lam.size}</b> pairs (i ≥ {lam.size - slow}) have λ &gt; N = {n:,}: "
+                     "they never complete one cycle inside the sequence.")
+        else:
+            text += f"Every pair completes at least one cycle within N = {n:,} positions."
+        text += " Click a pair to pick it; Ctrl+click adds or removes it from the waves."
+        self.readout.setText(text)
+
+    def _on_clicked(self, ev) -> None:
+        xy = _click_in(self.vb, ev)
+        if xy is None or ev.double():
+            return
+        i = int(round(xy[0]))
+        i = min(max(i, 0), self.state.d_model // 2 - 1)
+        mods = ev.modifiers()
+        if mods & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+            self.picked.emit({"toggle_pair": i})
+        else:
+            self.picked.emit({"pair": i})
+
+
+class VectorView(Card):
+    """Bars of PE(p) across the columns, PE(p+k) overlaid on demand."""
+
+    overlayToggled = Signal(bool)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.state = WavesState()
+        self._range_d = -1
+        self.overlay_box = QCheckBox("overlay PE(p+k)", self)
+        self.overlay_box.setObjectName("overlayCheck")
+        self.header.addStretch(1)
+        self.header.addWidget(self.overlay_box)
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("wavesVector")
+        style_plot(self.plot, "Position vector PE(p)", "column", "value")
+        self.vb = self.plot.getViewBox()
+        self.vb.setMouseEnabled(x=True, y=False)
+        self.body.addWidget(self.plot)
+        self.pair_band = [pg.LinearRegionItem(movable=False, brush=(255, 215, 0, 90), pen=pg.mkPen(None))
+                          for _ in range(2)]
+        for band in self.pair_band:
+            self.plot.addItem(band)
+        self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(31, 78, 156, 150),
+                                    pen=pg.mkPen(P_COLOUR, width=1))
+        self.overlay = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(PK_COLOUR, width=2))
+        self.plot.addItem(self.bars)
+        self.plot.addItem(self.overlay)
+        self.plot.addLegend(offset=(-10, 10), brush=(255, 255, 255, 215)).setLabelTextSize("10pt")
+        self.plot.getPlotItem().legend.addItem(self.bars, "PE(p)")
+        self.plot.getPlotItem().legend.addItem(self.overlay, "PE(p+k)")
+        self.overlay_box.toggled.connect(self.overlayToggled)
+        self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+
+    def show_state(self, st: WavesState) -> None:
+        first = st.d_model != self._range_d
+        self._range_d = st.d_model
+        self.state = st
+        self.overlay_box.setChecked(st.overlay)
+        self.overlay.setVisible(st.overlay)
+        for band, c in zip(self.pair_band, _pair_cols(st, st.pair), strict=True):
+            band.setRegion((c - 0.5, c + 0.5))
+        if first:
+            self.vb.setLimits(xMin=-0.5, xMax=st.d_model - 0.5)
+            self.vb.setRange(xRange=(-0.5, st.d_model - 0.5), yRange=(-1.12, 1.12), padding=0)
+
+    def show_pick(self, r: PickResponse) -> None:
+        d = r.pe_p.size
+        edges = np.arange(d + 1, dtype=float) - 0.5
+        self.bars.setData(edges, r.pe_p, antialias=self.aa())
+        self.overlay.setData(edges, r.pe_pk, antialias=self.aa())
+        p, k = r.request.position, r.request.offset
+        also = f" and PE({p + k:,})" if self.state.overlay else ""
+        set_title(self.plot, f"Position vector PE({p:,}){also}")
+        layout = ("columns alternate sin, cos (pair i in columns 2i, 2i+1)" if r.request.variant == "paper"
+                  else f"sin in columns 0–{d // 2 - 1}, cos in columns {d // 2}–{d - 1}")
+        self.readout.setText(
+            f"‖PE(p)‖ = √(d/2) = {math.sqrt(d / 2):.4f} for every p (each pair adds sin² + cos² = 1); "
+            f"PE(p)·PE(p+k) = <b>{r.dot:.4f}</b> = Σ<sub>i</sub> cos(k·ω<sub>i</sub>) = {r.dot_formula:.4f}. "
+            f"Layout: {layout}. Highlighted: pair {r.request.pair}. Click a bar to pick its pair.")
+
+    def _on_clicked(self, ev) -> None:
+        xy = _click_in(self.vb, ev)
+        if xy is None or ev.double():
+            return
+        c = min(max(int(round(xy[0])), 0), self.state.d_model - 1)
+        pair = c // 2 if self.state.variant == "paper" else c % (self.state.d_model // 2)
+        self.picked.emit({"pair": pair})

@@ -1,0 +1,272 @@
+"""A slider on a logarithmic scale with a typed-value box and labelled marks (e.g. base 10000, 500000).
+
+Why not superqt: its labelled sliders are linear; a frequency base spans six decades, where a
+linear slider leaves the interesting values (10⁴ … 10⁶) in a few pixels.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import QDoubleValidator, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLineEdit,
+    QSlider,
+    QStyle,
+    QStyleOptionSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def format_value(value: float, integer: bool = False) -> str:
+    """Compact, exact-enough text: integers in full, floats with up to 6 significant digits."""
+    if integer:
+        return str(int(round(value)))
+    if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-3):
+        return f"{value:.4g}"
+    return f"{value:.6g}"
+
+
+def short_label(value: float) -> str:
+    """Mark label: 500000 -> '500k', 10000 -> '10k', 131072 -> '128k' (a power of two: "128K context")."""
+    v = float(value)
+    if v >= 1024 and v == int(v) and int(v) & (int(v) - 1) == 0:
+        return f"{v / 1024:g}k"
+    for div, suffix in ((1e6, "M"), (1e3, "k")):
+        if v >= div and v % div == 0:
+            return f"{v / div:g}{suffix}"
+    return f"{v:g}"
+
+
+class MarkedSlider(QSlider):
+    """A horizontal QSlider that knows the pixel x of any of its positions (for the mark ruler)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+
+    def mark_x(self, pos: int) -> int:
+        """Pixel x (in this slider) of the handle's centre at position ``pos``."""
+        opt = QStyleOptionSlider()
+        self.initStyleOption(opt)
+        handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                             QStyle.SubControl.SC_SliderHandle, self)
+        span = self.width() - handle.width()
+        return handle.width() // 2 + QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), pos, span)
+
+
+class MarkRuler(QWidget):
+    """Labelled ticks under a :class:`MarkedSlider`; clicking a label jumps the slider there."""
+
+    markClicked = Signal(int)
+
+    def __init__(self, slider: MarkedSlider, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._slider = slider
+        self._marks: list[tuple[int, str]] = []
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def set_marks(self, marks: list[tuple[int, str]]) -> None:
+        self._marks = list(marks)
+        self.setVisible(bool(marks))
+        self.updateGeometry()
+        self.update()
+
+    def marks(self) -> list[tuple[int, str]]:
+        return list(self._marks)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(60, QFontMetrics(self.font()).height() + 5)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return self.sizeHint()
+
+    def label_rect(self, pos: int, text: str) -> QRect:
+        """Where the label of the mark at slider position ``pos`` is drawn (in this widget)."""
+        fm = QFontMetrics(self.font())
+        x = self._slider.mark_x(pos) + self._slider.x() - self.x()
+        w = fm.horizontalAdvance(text) + 2
+        left = min(max(0, x - w // 2), max(0, self.width() - w))
+        return QRect(left, 4, w, self.height() - 4)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+        for pos, text in self._marks:
+            x = self._slider.mark_x(pos) + self._slider.x() - self.x()
+            painter.drawLine(x, 0, x, 3)
+            painter.drawText(self.label_rect(pos, text), Qt.AlignmentFlag.AlignCenter, text)
+        painter.end()
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        for pos, text in self._marks:
+            if self.label_rect(pos, text).adjusted(-3, -4, 3, 0).contains(event.position().toPoint()):
+                self.markClicked.emit(pos)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+
+class LogSlider(QWidget):
+    """A value on a log scale: a slider (with marks) plus a box where a value can be typed.
+
+    Signals
+    -------
+    valueChanged(float)
+        The value changed (dragging, typing, keys, a mark clicked, or :meth:`setValue`).
+    sliderPressed(), sliderReleased()
+        The user grabbed / let go of the handle (for preview-then-refine rendering).
+    """
+
+    valueChanged = Signal(float)
+    sliderPressed = Signal()
+    sliderReleased = Signal()
+
+    def __init__(self, minimum: float, maximum: float, *, value: float | None = None, marks=(),
+                 integer: bool = False, even: bool = False, steps: int = 1200, snap_steps: int = 8,
+                 digits: int = 3, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        if not 0 < minimum < maximum:
+            raise ValueError("a log slider needs 0 < minimum < maximum")
+        self._lo, self._hi = float(minimum), float(maximum)
+        self._integer, self._even = integer or even, even
+        self._steps, self._snap, self._digits = int(steps), int(snap_steps), int(digits)
+        self._value = self._round(value if value is not None else minimum)
+        self._slider = MarkedSlider(self)
+        self._slider.setRange(0, self._steps)
+        self._slider.setPageStep(max(1, self._steps // 20))
+        self._slider.setSingleStep(1)
+        self._slider.setObjectName("logSliderHandle")
+        self._box = QLineEdit(self)
+        self._box.setObjectName("logSliderBox")
+        # Any positive number is accepted and then clamped: a validator that refuses out-of-range text
+        # would swallow Enter without a word.
+        validator = QDoubleValidator(0.0, 1e300, 6, self._box)
+        validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
+        self._box.setValidator(validator)
+        self._box.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self._box.setFixedWidth(QFontMetrics(self._box.font()).horizontalAdvance("0" * 9) + 12)
+        self._box.setToolTip(f"type a value from {format_value(self._lo, self._integer)} "
+                             f"to {format_value(self._hi, self._integer)} and press Enter")
+        self._ruler = MarkRuler(self._slider, self)
+        column = QVBoxLayout()
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self._slider)
+        column.addWidget(self._ruler)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        lay.addLayout(column, 1)
+        lay.addWidget(self._box, 0, Qt.AlignmentFlag.AlignTop)
+        pairs = [m if isinstance(m, tuple) else (m, short_label(m)) for m in marks]
+        self._marks = [float(m) for m, _ in pairs]
+        self._ruler.set_marks([(self._to_pos(m), text) for m, text in pairs])
+        self._sync_widgets()
+        self._slider.valueChanged.connect(self._on_slider_value_changed)
+        self._slider.sliderPressed.connect(self.sliderPressed)
+        self._slider.sliderReleased.connect(self._on_slider_released)
+        self._ruler.markClicked.connect(lambda pos: self.setValue(self._from_pos(pos, snap=True)))
+        self._box.editingFinished.connect(self._on_box_edited)
+
+    # -- public API ------------------------------------------------------------------------------
+    def value(self) -> float:
+        return int(self._value) if self._integer else self._value
+
+    def setValue(self, value: float) -> None:  # noqa: N802 - mirrors QSlider
+        """Set the value exactly (clamped to the range, rounded for integer sliders)."""
+        v = self._round(value)
+        changed = v != self._value
+        self._value = v
+        self._sync_widgets()
+        if changed:
+            self.valueChanged.emit(self.value())
+
+    def slider(self) -> MarkedSlider:
+        """The QSlider inside (positions 0 … steps on the log scale)."""
+        return self._slider
+
+    def ruler(self) -> MarkRuler:
+        return self._ruler
+
+    def line_edit(self) -> QLineEdit:
+        return self._box
+
+    def marks(self) -> list[float]:
+        return list(self._marks)
+
+    def minimum(self) -> float:
+        return self._lo
+
+    def maximum(self) -> float:
+        return self._hi
+
+    def isSliderDown(self) -> bool:  # noqa: N802 - mirrors QSlider
+        return self._slider.isSliderDown()
+
+    def position_of(self, value: float) -> int:
+        """Slider position of ``value`` (for tests and the benchmark)."""
+        return self._to_pos(value)
+
+    # -- mapping -----------------------------------------------------------------------------------
+    def _to_pos(self, value: float) -> int:
+        v = min(max(float(value), self._lo), self._hi)
+        t = (math.log10(v) - math.log10(self._lo)) / (math.log10(self._hi) - math.log10(self._lo))
+        return int(round(t * self._steps))
+
+    def _from_pos(self, pos: int, snap: bool = True) -> float:
+        if snap:
+            for m in self._marks:
+                if abs(self._to_pos(m) - pos) <= self._snap:
+                    return m
+        if pos <= 0:
+            return self._lo
+        if pos >= self._steps:
+            return self._hi
+        t = pos / self._steps
+        v = 10 ** (math.log10(self._lo) + t * (math.log10(self._hi) - math.log10(self._lo)))
+        if not self._integer:
+            # Three significant digits while dragging: 12600 reads better than 12589.254.
+            v = float(f"{v:.{self._digits}g}")
+        return v
+
+    def _round(self, value: float) -> float:
+        v = min(max(float(value), self._lo), self._hi)
+        if self._even:
+            v = max(2.0, 2.0 * round(v / 2.0))
+            if v > self._hi:
+                v -= 2.0
+        elif self._integer:
+            v = float(round(v))
+        return v
+
+    def _sync_widgets(self) -> None:
+        was = self._slider.blockSignals(True)
+        self._slider.setValue(self._to_pos(self._value))
+        self._slider.blockSignals(was)
+        self._box.setText(format_value(self._value, self._integer))
+
+    # -- handlers ----------------------------------------------------------------------------------
+    def _on_slider_value_changed(self, pos: int) -> None:
+        v = self._round(self._from_pos(pos, snap=True))
+        if v != self._value:
+            self._value = v
+            self._box.setText(format_value(v, self._integer))
+            self.valueChanged.emit(self.value())
+
+    def _on_slider_released(self) -> None:
+        self.sliderReleased.emit()
+
+    def _on_box_edited(self) -> None:
+        text = self._box.text().strip().replace(",", "")
+        try:
+            v = float(text)
+        except ValueError:
+            self._sync_widgets()
+            return
+        if not math.isfinite(v):
+            self._sync_widgets()
+            return
+        self.setValue(v)
