@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSlider,
@@ -150,7 +150,9 @@ class MainWindow(QMainWindow):
         )
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
         self.resize(1440, 900)
-        self.service = ComputeService(self)
+        # Paused until the window is on screen (showEvent): the window comes up first, then the
+        # worker computes the first results and imports torch.
+        self.service = ComputeService(self, paused=True)
         self.service.failed.connect(self._on_service_failed)
         self.panels: dict[str, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
@@ -1084,6 +1086,11 @@ class MainWindow(QMainWindow):
     @property
     def all_drawn(self) -> bool:
         return all(p.has_drawn for p in self.panels.values())
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        # Let the first paint happen, then start computing.
+        QTimer.singleShot(0, self.service.resume)
 
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override

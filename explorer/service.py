@@ -68,8 +68,11 @@ class ComputeService(QObject):
     resultReady = Signal(object)
     failed = Signal(object)
 
-    def __init__(self, parent: QObject | None = None, *, warm_up: bool = True) -> None:
+    def __init__(self, parent: QObject | None = None, *, warm_up: bool = True, paused: bool = False) -> None:
         super().__init__(parent)
+        # A paused service queues requests but starts none until resume(): the main window
+        # resumes it once it is on screen, so start-up never competes with the worker for the GIL.
+        self._paused = paused
         self._cv = threading.Condition()
         self._pending: OrderedDict[str, tuple[int, Any]] = OrderedDict()
         self._latest: dict[str, int] = {}
@@ -83,10 +86,15 @@ class ComputeService(QObject):
         self._relay.delivered.connect(self._on_delivered)
         self._thread = threading.Thread(target=self._loop, name="pe-compute", daemon=True)
         self._thread.start()
-        if warm_up:
-            from .jobs.misc import WarmUpRequest
+        self._warm_up = warm_up
+        if warm_up and not paused:
+            self._submit_warm_up()
 
-            self.submit(WarmUpRequest())
+    def _submit_warm_up(self) -> None:
+        from .jobs.misc import WarmUpRequest
+
+        self._warm_up = False
+        self.submit(WarmUpRequest())
 
     # -- UI side -------------------------------------------------------------------------------
     def submit(self, request: Any) -> int:
@@ -103,6 +111,14 @@ class ComputeService(QObject):
             self._latest[key] = gen
             self._cv.notify()
         return gen
+
+    def resume(self) -> None:
+        """Start running queued requests (see ``paused``)."""
+        if self._warm_up:
+            self._submit_warm_up()  # after what the panels asked for first
+        with self._cv:
+            self._paused = False
+            self._cv.notify_all()
 
     def is_current(self, key: str, generation: int) -> bool:
         """True if ``generation`` is still the newest request for ``key``."""
@@ -148,7 +164,7 @@ class ComputeService(QObject):
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._pending and not self._stopping:
+                while (not self._pending or self._paused) and not self._stopping:
                     self._cv.wait()
                 if self._stopping:
                     return

@@ -129,3 +129,17 @@ def test_jobs_run_synchronously_for_cli_and_tests():
     assert jobs.run(SlowRequest(4)) == 8
     with pytest.raises(TypeError):
         jobs.run(object())
+
+
+def test_a_paused_service_queues_until_resumed(qtbot):
+    svc = ComputeService(warm_up=False, paused=True)
+    try:
+        got = []
+        svc.resultReady.connect(lambda r: got.append(r.value))
+        svc.submit(SlowRequest(3))
+        qtbot.wait(200)
+        assert got == [] and not svc.idle()
+        svc.resume()
+        qtbot.waitUntil(lambda: got == [6], timeout=5000)
+    finally:
+        assert svc.stop(5.0)
