@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages some tests need: a virtual X server and the libraries Qt's xcb plugin loads
 # (Qt's own error message wrongly blames libxcb-cursor0; these are what it really needs here),
-# and desktop-file-validate for the .desktop file.  Installed only when missing, only as root
+# and desktop-file-validate / appstreamcli for the .desktop and AppStream files.  Installed only when missing, only as root
 # with apt-get; elsewhere the tests that need them skip with a reason.
 set -uo pipefail
 need=()
@@ -9,6 +9,7 @@ command -v xvfb-run >/dev/null 2>&1 || need+=(xvfb xauth)
 dpkg -s libxcb-icccm4 >/dev/null 2>&1 || need+=(libxcb-icccm4)
 dpkg -s libxcb-keysyms1 >/dev/null 2>&1 || need+=(libxcb-keysyms1)
 command -v desktop-file-validate >/dev/null 2>&1 || need+=(desktop-file-utils)
+command -v appstreamcli >/dev/null 2>&1 || need+=(appstream)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "[system-deps] not installing ${need[*]} (needs root and apt-get); tests that need them will skip" >&2
