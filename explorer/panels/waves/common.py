@@ -45,6 +45,16 @@ def style_plot(widget: pg.PlotWidget, title: str = "", x: str = "", y: str = "")
     return pi
 
 
+def grow_curves(plot: pg.PlotItem, curves: list, count: int) -> None:
+    """Add clipped, peak-downsampled curve items to ``plot`` until ``curves`` holds ``count`` of them."""
+    while len(curves) < count:
+        c = pg.PlotDataItem()
+        c.setClipToView(True)
+        c.setDownsampling(auto=True, method="peak")
+        plot.addItem(c)
+        curves.append(c)
+
+
 def set_title(widget: pg.PlotWidget, title: str) -> None:
     """Set a plot's title unless it already reads so (re-setting re-lays-out and repaints the plot)."""
     if getattr(widget, "_title_text", None) != title:

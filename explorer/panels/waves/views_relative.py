@@ -11,7 +11,9 @@ from PySide6.QtCore import Qt, Signal
 from ...jobs.waves import CurvesResponse, MatrixResponse, PickResponse
 from ...state import WavesState
 from ...widgets.plots import Heatmap
-from .common import P_COLOUR, PK_COLOUR, TRAIN_BRUSH, Card, num, pair_colour, sci, set_title, style_plot
+from .common import (
+    P_COLOUR, PK_COLOUR, TRAIN_BRUSH, Card, grow_curves, num, pair_colour, sci, set_title, style_plot,
+)
 from .views_table import _click_in
 
 
@@ -277,12 +279,7 @@ class BeyondView(Card):
         self.lanes = lanes
         if not self.layout_changed(lanes, n, st.l_train):
             return
-        while len(self.curves) < len(lanes):
-            c = pg.PlotDataItem()
-            c.setClipToView(True)
-            c.setDownsampling(auto=True, method="peak")
-            self.plot.addItem(c)
-            self.curves.append(c)
+        grow_curves(self.plot, self.curves, len(lanes))
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):

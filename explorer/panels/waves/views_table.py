@@ -12,7 +12,9 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QToolButton
 from ...jobs.waves import CurvesResponse, HeatmapResponse, PickResponse, cell_info
 from ...state import WavesState
 from ...widgets.plots import DIVERGING, Heatmap, colormap
-from .common import P_COLOUR, PK_COLOUR, Card, num, pair_colour, set_title, style_plot, wavelength_text
+from .common import (
+    P_COLOUR, PK_COLOUR, Card, grow_curves, num, pair_colour, set_title, style_plot, wavelength_text,
+)
 
 
 def _pair_cols(state: WavesState, i: int) -> tuple[int, int]:
@@ -277,12 +279,7 @@ class WavesView(Card):
         lam_key = tuple(np.round(wavelengths[list(lanes)], 9)) if wavelengths is not None else ()
         if not self.layout_changed(lanes, st.pair, lam_key):
             return
-        while len(self.curves) < len(lanes):
-            c = pg.PlotDataItem()
-            c.setClipToView(True)
-            c.setDownsampling(auto=True, method="peak")
-            self.plot.addItem(c)
-            self.curves.append(c)
+        grow_curves(self.plot, self.curves, len(lanes))
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
