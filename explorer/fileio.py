@@ -17,6 +17,11 @@ from pathlib import Path
 import numpy as np
 
 ARRAY_FORMATS = (".npy", ".csv", ".json")
+#: Largest array written as text (CSV/JSON).  Text costs 10–25 times the array's memory while it is
+#: built (JSON: a Python float per number, then the string), so an array near the maths layer's
+#: MAX_ELEMENTS (1 GiB of float64) would need 10–25 GiB: refused, with .npy (the array's own size)
+#: offered instead.  16.7 M numbers are about 0.4 GB of text.
+MAX_TEXT_ELEMENTS = 2**24
 
 
 class OutputError(OSError):
@@ -82,6 +87,11 @@ def encode_array(path: str | os.PathLike, arr: np.ndarray, meta: dict | None = N
     """Serialise ``arr`` in the format given by ``path``'s extension."""
     ext = check_array_format(path, np.ndim(arr))
     a = np.asarray(arr)
+    if ext != ".npy" and a.size > MAX_TEXT_ELEMENTS:
+        raise ValueError(
+            f"{a.size:,} numbers are too many for {ext[1:].upper()}: text output is limited to "
+            f"{MAX_TEXT_ELEMENTS:,} numbers (it needs 10–25 times the memory of the array); use .npy"
+        )
     if ext == ".npy":
         buf = io.BytesIO()
         np.save(buf, a)

@@ -10,6 +10,7 @@ on close and restored at start.
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, QUrl, Signal
@@ -1100,11 +1101,12 @@ class MainWindow(QMainWindow):
                 QApplication.instance().focusChanged.disconnect(self._on_focus_changed)
             except (RuntimeError, TypeError):
                 pass
-            for save in (self.save_layout, self.save_session):
+            for what, save in (("window layout", self.save_layout), ("last session", self.save_session)):
                 try:
                     save()
-                except Exception:  # noqa: BLE001 - never block closing on a settings problem
-                    pass
+                except Exception as exc:  # noqa: BLE001 - never block closing on a settings problem
+                    # The window is going away, so no dialog: say it where the app was started.
+                    print(f"pe-explorer: {what} not saved: {exc}", file=sys.stderr)
             for p in self.panels.values():
                 p.shutdown()
             self.service.stop()

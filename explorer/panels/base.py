@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Result
+from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.plots import Banner
 
 
@@ -63,6 +64,9 @@ class Panel(QWidget):
         changed = state != self._state
         self._state = state
         self._block_and_sync()
+        # The formula strip shows the parameters, so it follows them at once: a change that needs no
+        # new result (a display-only field, or one the visible view does not use) must update it too.
+        self.formula.setText(self.formula_text(state))
         if changed:
             self.stateChanged.emit(state)
         if request:
