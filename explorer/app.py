@@ -73,8 +73,9 @@ def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:
     while time.monotonic() < end:
         QApplication.processEvents()
         time.sleep(0.01)
-    from .fileio import OutputError, atomic_write_bytes
     from PySide6.QtCore import QBuffer, QIODevice
+
+    from .fileio import OutputError, atomic_write_bytes
 
     image = window.grab()
     buf = QBuffer()

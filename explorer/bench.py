@@ -275,8 +275,8 @@ def matplotlib_update_ms(panel, repeats: int = 3) -> dict:
         import matplotlib
 
         matplotlib.use("Agg", force=True)
-        from matplotlib.figure import Figure
         from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         return {"p50": float("nan")}
     from . import jobs

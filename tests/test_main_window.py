@@ -5,8 +5,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QDockWidget
 

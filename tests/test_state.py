@@ -4,7 +4,16 @@ import json
 
 import pytest
 
-from explorer.state import AppState, SchemesState, StateError, SwapState, WavesState, from_dict, to_dict, with_value
+from explorer.state import (
+    AppState,
+    SchemesState,
+    StateError,
+    SwapState,
+    WavesState,
+    from_dict,
+    to_dict,
+    with_value,
+)
 
 
 def test_defaults_are_valid_and_round_trip():

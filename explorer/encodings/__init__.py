@@ -6,6 +6,7 @@ Everything raises :class:`EncodingError` on a bad parameter; torch is imported l
 
 from .alibi import alibi_bias, alibi_slopes
 from .errors import MAX_ELEMENTS, EncodingError
+from .nope import nope
 from .rope import (
     CONVENTIONS,
     SCALINGS,
@@ -23,7 +24,6 @@ from .rope import (
     yarn_ramp,
 )
 from .sinusoidal import VARIANTS, frequencies, rotation, rotation_error, sinusoidal, wavelengths
-from .nope import nope
 
 __all__ = [
     "CONVENTIONS",

@@ -8,7 +8,8 @@ supersedes an older one).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 _REGISTRY: dict[type, Callable[[Any], Any]] = {}
 
@@ -35,5 +36,9 @@ def run(request) -> Any:
 
 def _load_all() -> None:
     # Importing the modules registers their jobs; cheap after the first call.
-    from . import schemes, swap, waves  # noqa: F401
-    from . import misc  # noqa: F401
+    from . import (  # noqa: F401
+        misc,  # noqa: F401
+        schemes,
+        swap,
+        waves,
+    )

@@ -12,7 +12,16 @@ from ...jobs.waves import CurvesResponse, MatrixResponse, PickResponse
 from ...state import WavesState
 from ...widgets.plots import Heatmap
 from .common import (
-    P_COLOUR, PK_COLOUR, TRAIN_BRUSH, Card, grow_curves, num, pair_colour, sci, set_title, style_plot,
+    P_COLOUR,
+    PK_COLOUR,
+    TRAIN_BRUSH,
+    Card,
+    grow_curves,
+    num,
+    pair_colour,
+    sci,
+    set_title,
+    style_plot,
 )
 from .views_table import _click_in
 

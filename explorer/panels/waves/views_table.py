@@ -13,7 +13,15 @@ from ...jobs.waves import CurvesResponse, HeatmapResponse, PickResponse, cell_in
 from ...state import WavesState
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from .common import (
-    P_COLOUR, PK_COLOUR, Card, grow_curves, num, pair_colour, set_title, style_plot, wavelength_text,
+    P_COLOUR,
+    PK_COLOUR,
+    Card,
+    grow_curves,
+    num,
+    pair_colour,
+    set_title,
+    style_plot,
+    wavelength_text,
 )
 
 
