@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -30,7 +29,7 @@ from .schemes_items import (
     theme_colour_bar,
     theme_info_label,
 )
-from .schemes_views import info_label
+from .schemes_views import info_column
 
 #: The attention heatmap's colour scale: log10 of the share of a query's attention, −4 … 0.
 ATTENTION_LOG_FLOOR = -4.0
@@ -64,11 +63,7 @@ class AlibiView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.info = info_label()
-        self.info.setObjectName("alibiInfo")
-        outer.addWidget(self.info)
+        outer = info_column(self, "alibiInfo")
         grid = QGridLayout()
         grid.setSpacing(4)
         outer.addLayout(grid, 1)
@@ -254,10 +249,7 @@ class PropertiesView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.info = info_label()
-        outer.addWidget(self.info)
+        outer = info_column(self)
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("propertiesTable")
         self.table.setWordWrap(True)

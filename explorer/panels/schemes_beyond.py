@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..widgets.plots import DIVERGING, colormap
@@ -21,7 +21,7 @@ from .schemes_items import (
     theme_colour_bar,
     theme_info_label,
 )
-from .schemes_views import info_label
+from .schemes_views import info_column
 
 #: "Seen in training" and "new past L_train" in every plot of this view.
 SEEN = "#0072B2"
@@ -40,11 +40,7 @@ class BeyondView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.info = info_label()
-        self.info.setObjectName("beyondInfo")
-        outer.addWidget(self.info)
+        outer = info_column(self, "beyondInfo")
         grid = QGridLayout()
         grid.setSpacing(4)
         outer.addLayout(grid, 1)

@@ -32,6 +32,17 @@ def info_label() -> QLabel:
     return lab
 
 
+def info_column(view: QWidget, name: str = "") -> QVBoxLayout:
+    """Give ``view`` a margin-less column layout topped by its info label (``view.info``)."""
+    outer = QVBoxLayout(view)
+    outer.setContentsMargins(0, 0, 0, 0)
+    view.info = info_label()
+    if name:
+        view.info.setObjectName(name)
+    outer.addWidget(view.info)
+    return outer
+
+
 def grid_shape(n: int) -> tuple[int, int]:
     """(rows, columns) for n plots: one row up to 3, then two rows."""
     if n <= 3:
@@ -44,11 +55,7 @@ class MatrixView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.info = info_label()
-        self.info.setObjectName("matrixInfo")
-        outer.addWidget(self.info)
+        outer = info_column(self, "matrixInfo")
         row = QHBoxLayout()
         self.grid = QGridLayout()
         self.grid.setSpacing(4)
@@ -189,10 +196,7 @@ class DistanceView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.info = info_label()
-        outer.addWidget(self.info)
+        outer = info_column(self)
         self.top = make_plot("Position-only score ΔS against relative distance",
                              x="distance Δ = i − j (key before query)", y="ΔS (logit units)")
         self.bottom = make_plot("RoPE's long-term decay: RoFormer bound (1/(d/2))·Σ<sub>j</sub> "
