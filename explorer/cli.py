@@ -15,6 +15,7 @@ COMMANDS = (
     "explorer.commands.bench",
     "explorer.commands.export",
     "explorer.commands.lab",
+    "explorer.commands.schemes",
 )
 
 

@@ -101,8 +101,9 @@ def variants(panel_id: str) -> list:
     if panel_id == "lab":
         from .state.lab import LabState
 
-        return [LabState(scheme_sinusoidal=False, train_len=8, eval_lens=(8, 16), steps=30),
-                LabState(scheme_nope=False, train_len=16, eval_lens=(16, 32, 64), steps=30, seed=1)]
+        every = LabState().schemes
+        return [LabState(schemes=every[::2], train_len=8, eval_lens=(8, 16), steps=30),
+                LabState(schemes=every[1:], train_len=16, eval_lens=(16, 32, 64), steps=30, seed=1)]
     raise ValueError(f"unknown panel {panel_id!r}")
 
 

@@ -16,7 +16,7 @@ def test_lab_command_writes_results(tmp_path, capsys):
                "--seed", "3", "--out", str(out), "--quiet"])
     assert rc == 0
     text = capsys.readouterr().out
-    assert "cannot run" in text and "RoPE" in text and "learned" in text
+    assert "cannot run" in text and "RoPE" in text and "Learned" in text
     r = LabResult.from_json(out.read_text())
     assert r.config.schemes == ("learned", "rope") and r.config.seed == 3 and r.config.eval_lens == (8, 16)
     assert r.scheme("learned").at(16).status == "cannot run" and r.scheme("learned").at(16).accuracy is None

@@ -55,12 +55,12 @@ def test_alibi_block_equals_softmax_with_the_encodings_bias():
 def test_the_model_uses_the_encodings_tables():
     m = _model("sinusoidal")
     m(torch.zeros(1, 10, dtype=torch.long))
-    np.testing.assert_allclose(m._cache[("sin", 10, "cpu")].numpy(), sinusoidal(10, 32), atol=1e-6)
+    np.testing.assert_allclose(m.position._cache[("sin", 10, "cpu")].numpy(), sinusoidal(10, 32), atol=1e-6)
     m = _model("alibi")
     m(torch.zeros(1, 6, dtype=torch.long))
-    np.testing.assert_array_equal(m._cache[("alibi", 6, "cpu")].numpy(), alibi_bias(4, 6).astype(np.float32))
+    np.testing.assert_array_equal(m.position._cache[("alibi", 6, "cpu")].numpy(), alibi_bias(4, 6).astype(np.float32))
     m = _model("learned", train_len=8)
-    assert m.pos.weight.shape == (8, 32)
+    assert m.position.table.weight.shape == (8, 32)
 
 
 def test_learned_cannot_run_past_its_table():

@@ -12,8 +12,7 @@ pytest.importorskip("torch")
 from explorer.lab import LabResult  # noqa: E402
 from explorer.state.lab import LabState  # noqa: E402
 
-TINY = LabState(scheme_nope=True, scheme_sinusoidal=False, scheme_learned=True, scheme_rope=True,
-                scheme_alibi=True, train_len=8, eval_lens=(8, 16), steps=20)
+TINY = LabState(schemes=("nope", "learned", "rope", "alibi"), train_len=8, eval_lens=(8, 16), steps=20)
 #: Long enough that it is certainly still training when Cancel or close comes.
 LONG = LabState(train_len=8, eval_lens=(8, 16), steps=20000)
 
@@ -101,13 +100,13 @@ def test_tiny_run_draws_losses_and_every_scheme_by_length(panel, qtbot, tmp_path
     # Exported numbers: exact, named, NaN (an empty CSV cell) where the learned table cannot run.
     data = panel.export_data(panel.length_view.plot)
     assert list(data["test length"]) == [8, 16]
-    assert data["learned accuracy (%)"][0] == pytest.approx(100 * r.scheme("learned").at(8).accuracy)
-    assert np.isnan(data["learned accuracy (%)"][1])
+    assert data["Learned accuracy (%)"][0] == pytest.approx(100 * r.scheme("learned").at(8).accuracy)
+    assert np.isnan(data["Learned accuracy (%)"][1])
     loss = panel.export_data(panel.loss_view.plot)
     assert list(loss["step"]) == list(range(1, 21))
     assert list(loss["RoPE loss"]) == list(r.scheme("rope").losses)
     pos = panel.export_data(panel.position_view.plot)
-    assert pos["position"].size == 15 and np.isnan(pos["learned accuracy (%)"][7:]).all()
+    assert pos["position"].size == 15 and np.isnan(pos["Learned accuracy (%)"][7:]).all()
     assert panel.progress.value() == 1000 and panel.save_button.isEnabled()
     # Save, then show it in a fresh panel: the same table.
     path = tmp_path / "run.json"

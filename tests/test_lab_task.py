@@ -149,7 +149,7 @@ def test_state_defaults_limits_and_clamping():
     st = LabState()
     assert st.schemes == SCHEMES and st.eval_lens == standard_lengths(32)
     with pytest.raises(StateError, match="at least one scheme"):
-        LabState(**{f"scheme_{s}": False for s in SCHEMES})
+        LabState(schemes=())
     with pytest.raises(StateError, match="8 × L = 128"):
         LabState(train_len=16, eval_lens=(16, 200))
     # The standard lengths follow a new L_train; custom lengths keep what still fits.
@@ -163,9 +163,9 @@ def test_state_defaults_limits_and_clamping():
 def test_state_round_trips_through_json_and_set():
     from explorer.state import from_dict, to_dict, with_value
 
-    st = LabState(scheme_rope=False, train_len=16, eval_lens=(16, 64), steps=300, seed=7)
+    st = LabState().clamped(scheme_rope=False, train_len=16, eval_lens=(16, 64), steps=300, seed=7)
     d = json.loads(json.dumps(to_dict(st)))
-    assert d["eval_lens"] == [16, 64] and d["scheme_rope"] is False
+    assert d["eval_lens"] == [16, 64] and "rope" not in d["schemes"]
     assert from_dict(LabState, d) == st
     assert with_value(st, "eval_lens", "16,32,128").eval_lens == (16, 32, 128)
     with pytest.raises(StateError, match="8 × L = 128"):
@@ -213,5 +213,5 @@ def test_bad_result_files_are_refused_with_a_reason(text, match):
 def test_headline_names_every_scheme_and_cannot_run():
     text = headline(_result())
     assert text.startswith("Accuracy at L = 8 → at 16 (2 × L): ")
-    assert "learned 75.0 % → cannot run" in text and "ALiBi 100.0 % → 87.5 %" in text
+    assert "Learned 75.0 % → cannot run" in text and "ALiBi 100.0 % → 87.5 %" in text
     assert "ALiBi cancelled" in headline(_result("cancelled"))

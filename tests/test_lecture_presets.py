@@ -38,7 +38,7 @@ def _changed_state() -> AppState:
 def test_app_state_holds_every_panel_and_round_trips():
     st = _changed_state()
     data = json.loads(st.to_json())
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert set(data["panels"]) == set(PANEL_STATES)
     for pid, cls in PANEL_STATES.items():
         assert set(data["panels"][pid]) == {f.name for f in dataclasses.fields(cls)}
@@ -122,7 +122,7 @@ def test_permutation_scene_really_shows_equivariance():
     from explorer.jobs.swap import SwapRequest
 
     st = pr.find_preset("permutation_problem").state.swap
-    assert st.scheme == "none" and not st.causal and st.swap_i != st.swap_j
+    assert st.scheme == "nope" and not st.causal and st.swap_i != st.swap_j
     r = jobs.run(SwapRequest(st))
     assert r.equivariant and r.max_relabel_error < 1e-12
     # ... and the very next step of the lesson breaks it.
@@ -178,7 +178,7 @@ def _write(tmp_path, text: str | bytes, name: str = "p.json") -> Path:
         ("hello, world", "not valid JSON"),
         ("", "the file is empty"),
         ("[1, 2, 3]", "expected a JSON object"),
-        (json.dumps({**GOOD, "version": 2}), "unsupported state version 2; this app reads version 1"),
+        (json.dumps({**GOOD, "version": 3}), "unsupported state version 3; this app reads versions 1, 2"),
         (json.dumps({**GOOD, "version": "1"}), "unsupported state version '1'"),
         (json.dumps({**GOOD, "version": True}), "unsupported state version True"),
         (json.dumps({k: v for k, v in GOOD.items() if k != "version"}), "no 'version' field"),

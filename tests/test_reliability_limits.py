@@ -22,7 +22,8 @@ from explorer import jobs
 from explorer.cli import main as cli
 from explorer.encodings.errors import MAX_ELEMENTS
 from explorer.fileio import MAX_TEXT_ELEMENTS
-from explorer.jobs.schemes import LEARNED_LIVE_MAX, build_requests
+from explorer.jobs.schemes import build_requests
+from explorer.schemes.learned import LEARNED_LIVE_MAX
 from explorer.jobs.swap import SwapRequest
 from explorer.jobs.waves import MATRIX_MAX, requests_for
 from explorer.state import SchemesState, SwapState, WavesState
@@ -77,7 +78,7 @@ def test_schemes_learned_table_past_the_live_cap_says_so(qtbot, window):
     assert panel.state.show_learned and panel.state.view == "matrices"
     qtbot.waitUntil(lambda: panel.has_drawn and window.service.idle(), timeout=60000)
     gap = beat.longest_gap()
-    note = panel.matrix_view.no_row
+    note = panel.matrix_view.notes["learned"]
     assert note.isVisible()
     text = note.textItem.toPlainText()
     assert "131072 × 1024" in text and f"{LEARNED_LIVE_MAX:,}" in text and "lower L_train or d" in text

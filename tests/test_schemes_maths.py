@@ -22,7 +22,11 @@ from explorer.encodings import (
 )
 from explorer.encodings.attention import attention
 from explorer.encodings.learned import LearnedTable
+from explorer.encodings.blocks import Blocks, block_phasors, blocks
 from explorer.jobs import schemes as J
+from explorer.panels.schemes_formula import formula_html
+from explorer.schemes.base import band_queries, content_vectors, pair_energy
+from explorer.schemes.learned import model_tables_text
 from explorer.state import SchemesState, StateError
 
 
@@ -40,7 +44,7 @@ def is_toeplitz(m: np.ndarray) -> bool:
 # -- exact position-only scores (one cell per position) ---------------------------------------------
 def test_rope_matrix_is_rotated_content_scores():
     d, n, base = 16, 40, 100.0
-    c = J.content_vectors(d, "same", 3)[0]
+    c = content_vectors(d, "same", 3)[0]
     rotated = apply_rope(np.tile(c, (n, 1)), base=base)
     expected = (rotated @ rotated.T - c @ c) / math.sqrt(d)
     got = matrix("rope", n, head_dim=d, base=base, seed=3).matrix
@@ -50,7 +54,7 @@ def test_rope_matrix_is_rotated_content_scores():
 @pytest.mark.parametrize("kind", ["linear", "ntk", "yarn", "llama3"])
 def test_scaled_rope_matrix_matches_encodings(kind):
     d, n, lt, s = 16, 48, 32, 3.0
-    c = J.content_vectors(d, "same", 1)[0]
+    c = content_vectors(d, "same", 1)[0]
     sc = RopeScaling(kind, s, original_max_positions=lt)
     rotated = apply_rope(np.tile(c, (n, 1)), base=500.0, scaling=sc)  # YaRN: cos, sin × attention factor
     expected = (rotated @ rotated.T - c @ c) / math.sqrt(d)
@@ -60,7 +64,7 @@ def test_scaled_rope_matrix_matches_encodings(kind):
 
 def test_sinusoidal_and_learned_matrices_are_content_plus_position_minus_content():
     d, n, lt = 16, 30, 20
-    c = J.content_vectors(d, "same", 5)[0]
+    c = content_vectors(d, "same", 5)[0]
     p = sinusoidal(n, d, 10000.0)
     expected = ((c + p) @ (c + p).T - c @ c) / math.sqrt(d)
     np.testing.assert_allclose(matrix("sinusoidal", n, head_dim=d, seed=5).matrix, expected, atol=1e-12)
@@ -122,7 +126,7 @@ def test_absolute_distance_mean_is_the_mean_over_all_pairs_and_has_a_spread(sche
     assert not r.relative
     np.testing.assert_allclose(r.mean, [np.diagonal(m, -k).mean() for k in range(n)], atol=1e-11)
     # The band is min–max over the chosen queries, read straight from the matrix.
-    q = J.band_queries(n)
+    q = band_queries(n)
     for k, delta in enumerate(r.band_distance):
         vals = [m[i, i - delta] for i in q if i >= delta]
         assert r.lo[k] == pytest.approx(min(vals), abs=1e-11)
@@ -140,7 +144,7 @@ def test_strided_distance_curve_samples_the_full_curve():
 
 
 # -- display resolution: cells are exact block means ---------------------------------------------------
-def block_mean(full: np.ndarray, bl: J.Blocks, *, visible=None) -> np.ndarray:
+def block_mean(full: np.ndarray, bl: Blocks, *, visible=None) -> np.ndarray:
     out = np.empty((bl.n, bl.n))
     for a in range(bl.n):
         for b in range(bl.n):
@@ -160,7 +164,7 @@ def test_cells_are_exact_block_means_not_samples(scheme):
           "content": "average", "seed": 2}
     full = matrix(scheme, n, **kw).matrix
     coarse = matrix(scheme, n, max_cells=cells, **kw)
-    bl = J.blocks(n, cells)
+    bl = blocks(n, cells)
     assert (coarse.block, coarse.cells, bl.counts[-1]) == (6, 7, 5)
     if scheme == "alibi":  # causal: mean over the visible cells j ≤ i; wholly future blocks masked
         expected = block_mean(np.nan_to_num(full), bl, visible=np.tril(np.ones((n, n), bool)))
@@ -180,16 +184,16 @@ def test_rope_block_means_property(n, cells, d, base, seed):
     """For any size, every RoPE cell is the mean of the exact scores over its block."""
     full = matrix("rope", n, head_dim=d, base=base, seed=seed).matrix
     coarse = matrix("rope", n, max_cells=cells, head_dim=d, base=base, seed=seed)
-    np.testing.assert_allclose(coarse.matrix, block_mean(full, J.blocks(n, cells)), atol=1e-10)
+    np.testing.assert_allclose(coarse.matrix, block_mean(full, blocks(n, cells)), atol=1e-10)
     # ΔS of RoPE never exceeds the content score in size: |R_i c·R_j c − c·c| ≤ 2|c|².
-    c = J.content_vectors(d, "same", seed)[0]
+    c = content_vectors(d, "same", seed)[0]
     assert np.abs(full).max() <= 2 * c @ c / math.sqrt(d) + 1e-12
 
 
 def test_dirichlet_kernel_block_phasors():
     theta = inv_freq(12, 50.0)
-    bl = J.blocks(100, 7)
-    z = J.block_phasors(bl, theta)
+    bl = blocks(100, 7)
+    z = block_phasors(bl, theta)
     for a in range(bl.n):
         p = np.arange(bl.starts[a], bl.starts[a] + bl.counts[a])
         np.testing.assert_allclose(z[a], np.exp(1j * np.outer(p, theta)).mean(axis=0), atol=1e-13)
@@ -241,8 +245,8 @@ def test_roformer_bound_small_case_by_hand():
 def test_roformer_bound_really_bounds_the_rope_score():
     # |Σ_k h_k e^{iΔθ_k}| ≤ max_k |h_{k+1} − h_k| · Σ_j |S_j|   (h_{d/2} = 0; Su et al. 2021, §3.4.3)
     d = 32
-    c = J.content_vectors(d, "same", 7)[0]
-    h = J.pair_energy(c[None])
+    c = content_vectors(d, "same", 7)[0]
+    h = pair_energy(c[None])
     r = J.distance_scores(J.DistanceRequest(scheme="rope", l_eval=2000, head_dim=d, seed=7))
     score = r.mean * math.sqrt(d) + h.sum()  # back to Σ_k h_k cos(Δθ_k)
     step = np.max(np.abs(np.diff(np.append(h, 0.0))))
@@ -355,7 +359,7 @@ def test_alibi_tiles_are_each_heads_bias():
 def test_alibi_attention_equals_torch_attention(causal):
     n, heads, head = 24, 3, 1
     r = J.alibi_view(J.AlibiRequest(heads=heads, alibi_head=head, l_eval=n, causal=causal, attention_cells=n))
-    c = J.content_vectors(8, "same", 0)
+    c = content_vectors(8, "same", 0)
     q = np.tile(c, (n, 1))
     bias = alibi_bias(heads, n, "causal" if causal else "symmetric")[head]
     w = attention(q, q, q, causal=causal, bias=np.where(np.isfinite(bias), bias, 0.0)).weights
@@ -369,7 +373,7 @@ def test_alibi_attention_blocks_sum_the_exact_weights():
     n, cells = 50, 7
     r = J.alibi_view(J.AlibiRequest(heads=4, alibi_head=2, l_eval=n, attention_cells=cells))
     m = alibi_slopes(4)[2]
-    bl = J.blocks(n, cells)
+    bl = blocks(n, cells)
     for row, i in enumerate(r.attention_queries):
         w = np.exp(-m * (i - np.arange(i + 1)))
         w /= w.sum()
@@ -416,7 +420,7 @@ def test_properties_parameters_and_sources():
         w = np.exp(-m * np.arange(8192))
         windows.append(int(np.argmax(np.cumsum(w / w.sum()) >= 0.9)) + 1)
     assert f"nearest {min(windows):,} … {max(windows):,} keys" in rows["ALiBi"][4]
-    assert J.model_tables_text() == "GPT-2 1,024 × 768 = 786,432; BERT-base 512 × 768 = 393,216"
+    assert model_tables_text() == "GPT-2 1,024 × 768 = 786,432; BERT-base 512 × 768 = 393,216"
 
 
 def test_properties_scaled_row_numbers():
@@ -458,9 +462,9 @@ def test_each_control_touches_only_what_depends_on_it():
 
 
 def test_only_the_chosen_schemes_are_requested():
-    st = SchemesState(show_learned=False, show_nope=False, show_sinusoidal=False)
+    st = SchemesState(schemes=("rope", "scaled_rope", "alibi"))
     assert [r.key for r in J.build_requests(st, "matrices")] == [
-        "schemes.matrix.rope", "schemes.matrix.alibi", "schemes.matrix.scaled_rope"]
+        "schemes.matrix.rope", "schemes.matrix.scaled_rope", "schemes.matrix.alibi"]
 
 
 # -- state -------------------------------------------------------------------------------------------------
@@ -478,11 +482,11 @@ def test_state_limits_and_clamping():
 
 def test_formula_text_numbers():
     st = SchemesState(head_dim=64, base=10000.0, scaling="yarn", factor=4.0, l_train=512)
-    text = J.formula_html(st)
+    text = formula_html(st)
     assert "Re Σ" in text and "10000<sup>−2i/64</sup>" in text
     assert f"{10000 ** (-2 / 64):.4g}" in text  # θ_1 = 0.7499
     assert "from 0 at pair 3 to 1 at pair 16" in text and "1.1386" in text
-    ntk = J.formula_html(st.clamped(scaling="ntk"))
+    ntk = formula_html(st.clamped(scaling="ntk"))
     assert f"{10000 * 4 ** (64 / 62):,.0f}" in ntk
-    ll = J.formula_html(st.clamped(scaling="llama3"))
+    ll = formula_html(st.clamped(scaling="llama3"))
     assert "λ &gt; 512" in ll and "λ &lt; 128" in ll

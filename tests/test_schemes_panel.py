@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractSlider
 from explorer.encodings import RopeScaling, scaled_inv_freq, yarn_ramp
 from explorer.jobs import schemes as J
 from explorer.state import SchemesState
-from explorer.state.schemes import SCHEME_NAMES, VIEWS
+from explorer.state.schemes import VIEWS, default_shown
 
 
 @pytest.fixture
@@ -78,11 +78,11 @@ def test_learned_shows_no_row_past_l_train(qtbot, make_panel):
     view = panel.matrix_view
     img = view.images["learned"].image
     assert np.isnan(img[-1, -1]) and np.isnan(img[0, -1]) and np.isfinite(img[0, 0])
-    assert view.no_row.isVisible() and "no row" in view.no_row.toPlainText()
+    assert view.notes["learned"].isVisible() and "no row" in view.notes["learned"].toPlainText()
     assert view.hatches["learned"].path().boundingRect().width() > 0
     panel.set_state(panel.state.clamped(l_eval=64))
     wait(qtbot, panel)
-    assert not view.no_row.isVisible()
+    assert not view.notes["learned"].isVisible()
     assert np.isfinite(view.images["learned"].image).all()
     assert view.hatches["learned"].path().isEmpty()
 
@@ -138,7 +138,7 @@ def test_every_view_draws(qtbot, make_panel, view):
         assert "6 heads is not a power of two" in panel.alibi_view.info.text()
         assert len([t for t in panel.alibi_view.tile_labels if t.isVisible()]) == 6
     elif view == "properties":
-        assert panel.properties_view.table.rowCount() == len(SCHEME_NAMES)
+        assert panel.properties_view.table.rowCount() == len(default_shown())
         panel.properties_view.table.selectAll()
         assert "GPT-2" in panel.properties_view.selection_text()
     elif view == "distance":

@@ -19,7 +19,7 @@ from explorer.state import (
 def test_defaults_are_valid_and_round_trip():
     s = AppState()
     assert AppState.from_json(s.to_json()) == s
-    assert json.loads(s.to_json())["version"] == 1
+    assert json.loads(s.to_json())["version"] == 2
 
 
 @pytest.mark.parametrize("cls,changes", [

@@ -155,7 +155,7 @@ def test_causal_toggle_breaks_the_identity_and_says_why(qtbot, panel):
     text = panel.explanation.text()
     assert "Haviv et al. 2022" in text and "Kazemnejad et al. 2023" in text
     assert "M<sub>ij</sub> = −∞" in panel.formula.text()
-    assert panel.export_basename() == "swap_none_d16_causal"
+    assert panel.export_basename() == "swap_nope_d16_causal"
 
 
 def test_mask_after_softmax_shows_rows_that_do_not_sum_to_one(qtbot, panel):
@@ -170,7 +170,7 @@ def test_mask_after_softmax_shows_rows_that_do_not_sum_to_one(qtbot, panel):
     assert texts[-1] == "1.000" and texts[0] == f"{r.before.row_sums[0, 0]:.3f}"
     assert "weights of query" in panel.before_map.cell_text(sum_column(3)[0] + 0.1, 0.5)
     assert "⊙ 1[j ≤ i]" in panel.formula.text()
-    assert panel.export_basename() == "swap_none_d16_causal-late"
+    assert panel.export_basename() == "swap_nope_d16_causal-late"
     # Back to masking before the softmax: every row sums to 1 again.
     panel.late_check.setChecked(False)
     settle(qtbot, panel)

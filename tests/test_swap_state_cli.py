@@ -101,7 +101,7 @@ def test_cli_nope_is_equivariant(tmp_path, capsys):
     assert rc == 0, err
     doc = json.loads(f.read_text())
     assert doc["max_relabel_error"] < 1e-9 and doc["equivariant"] is True
-    assert doc["scheme"] == "none" and doc["causal"] is False and doc["d_model"] == 16 and doc["seed"] == 0
+    assert doc["scheme"] == "nope" and doc["causal"] is False and doc["d_model"] == 16 and doc["seed"] == 0
 
 
 def test_cli_mask_after_softmax_rows(tmp_path, capsys):

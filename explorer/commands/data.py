@@ -5,14 +5,17 @@ The format follows the extension of ``--out``: .npy, .csv (1-D/2-D), .json.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 
+from .. import schemes as registry
 from ..cli import UsageError
 from ..encodings import EncodingError
 from ..fileio import OutputError, check_array_format, write_array
+from ..state.swap import RENAMED, default_scheme
 
 
 def _out(p) -> None:
@@ -73,7 +76,8 @@ def add_parser(sub) -> None:
                    help="whitespace-separated tokens (at most 64)")
     p.add_argument("--swap", type=int, nargs=2, required=True, metavar=("I", "J"),
                    help="the two token places to swap (0-based, different)")
-    p.add_argument("--scheme", choices=("none", "sinusoidal", "learned", "rope", "alibi"), default="none")
+    p.add_argument("--scheme", type=_swap_scheme, default=default_scheme(), metavar="ID",
+                   help=f"one of {', '.join(registry.swap_ids())} (see pe-explorer schemes)")
     p.add_argument("--causal", action="store_true", help="forbid attending to later tokens")
     p.add_argument("--mask-after-softmax", action="store_true", help="the common mistake (needs --causal)")
     p.add_argument("--d-model", type=int, default=16, metavar="D", help="4 … 256, a multiple of 2 × heads")
@@ -84,6 +88,16 @@ def add_parser(sub) -> None:
                    help="seed of W_Q, W_K, W_V (and the learned table)")
     _out(p)
     p.set_defaults(func=_swap)
+
+    for scheme in registry.all_schemes():  # a scheme may bring its own data subcommands
+        scheme.add_data_commands(ds, _write)
+
+
+def _swap_scheme(text: str) -> str:
+    sid = RENAMED.get(text, text)  # version 1's name for NoPE still works
+    if sid not in registry.swap_ids():
+        raise argparse.ArgumentTypeError(f"invalid choice {text!r} (choose from {', '.join(registry.swap_ids())})")
+    return sid
 
 
 def _write(args, compute, meta=None) -> int:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from ..cli import UsageError
 
-SCHEME_NAMES = ("nope", "sinusoidal", "learned", "rope", "alibi")
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -26,13 +25,16 @@ def _int_list(text: str) -> tuple[int, ...]:
 
 
 def _schemes(text: str) -> tuple[str, ...]:
+    from .. import schemes as registry
+
+    known = registry.lab_ids()
     names = tuple(p for p in text.replace(" ", "").lower().split(",") if p)
     if names == ("all",):
-        return SCHEME_NAMES
-    bad = [n for n in names if n not in SCHEME_NAMES]
+        return known
+    bad = [n for n in names if n not in known]
     if bad:
         raise UsageError(f"--schemes: unknown {', '.join(map(repr, bad))}; "
-                         f"choose from {', '.join(SCHEME_NAMES)} or all")
+                         f"choose from {', '.join(known)} or all")
     if not names:
         raise UsageError("--schemes needs at least one scheme")
     return names
@@ -48,7 +50,7 @@ def add_parser(sub) -> None:
         "its last row: such lengths are reported as \"cannot run\".",
     )
     p.add_argument("--schemes", default="all", metavar="LIST",
-                   help=f"comma-separated: {','.join(SCHEME_NAMES)} (default: all)")
+                   help="comma-separated scheme ids (see pe-explorer schemes; default: all)")
     p.add_argument("--train-len", type=int, default=32, metavar="L",
                    help="training length, 8 … 128 (default 32)")
     p.add_argument("--eval-lens", default=None, metavar="LIST",
@@ -69,13 +71,13 @@ def add_parser(sub) -> None:
 def _config(args):
     from ..lab import LabConfig, LabError
     from ..state import StateError
-    from ..state.lab import LAB_SCHEMES, LabState, standard_lengths
+    from ..state.lab import LabState, standard_lengths
 
     chosen = _schemes(args.schemes)
     lens = _int_list(args.eval_lens) if args.eval_lens is not None else None
     try:
         st = LabState(
-            **{f"scheme_{s}": s in chosen for s in LAB_SCHEMES},
+            schemes=chosen,
             train_len=args.train_len,
             eval_lens=lens if lens is not None else standard_lengths(min(max(args.train_len, 1), 1024)),
             steps=args.steps,

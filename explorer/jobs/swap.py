@@ -19,16 +19,14 @@ Transformers").
 
 from __future__ import annotations
 
-import functools
 import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..encodings import alibi_slopes, apply_rope, sinusoidal
+from .. import schemes as registry
 from ..encodings.attention import attention
-from ..encodings.learned import LearnedTable
-from ..state.swap import ADDED_SCHEMES, MAX_TOKENS, SwapState
+from ..state.swap import SwapState
 from . import job
 
 #: Below this max |difference| the outputs are "the same up to rounding" (float64 maths gives ~1e-16).
@@ -36,14 +34,6 @@ EQUIVARIANCE_TOL = 1e-9
 
 #: The verdicts a response can carry (the panel colours its headline by them).
 VERDICTS = ("equivariant", "order-visible", "no-swap")
-
-_SCHEME_NAMES = {
-    "none": "NoPE",
-    "sinusoidal": "sinusoidal",
-    "learned": "learned",
-    "rope": "RoPE",
-    "alibi": "ALiBi",
-}
 
 _CAUSAL_LEAK = (
     "the causal mask itself leaks order: each token sees only itself and the tokens before it, so "
@@ -78,24 +68,14 @@ def projections(d_model: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))  # type: ignore[return-value]
 
 
-@functools.lru_cache(maxsize=8)
-def _learned_table(d_model: int, seed: int) -> LearnedTable:
-    # One table per (d, seed) with a row for each of the 64 places a sentence can have.
-    return LearnedTable(MAX_TOKENS, d_model, seed)
-
-
 def position_vectors(scheme: str, n: int, d_model: int, seed: int) -> np.ndarray | None:
-    """The vector added at each position (before α) for the added schemes, else ``None``.
+    """The vector the scheme adds at each position (before α), or ``None`` when it adds none.
 
     sinusoidal: ``PE[p, 2i] = sin(p ω_i)``, ``PE[p, 2i+1] = cos(p ω_i)``, ω_i = 10000^(−2i/d)
     (Vaswani et al. 2017, §3.5); learned: the first n rows of a seeded, untrained
-    ``torch.nn.Embedding(64, d)`` (GPT-2/BERT style).
+    ``torch.nn.Embedding(64, d)`` (GPT-2/BERT style).  See each scheme's ``swap_terms``.
     """
-    if scheme == "sinusoidal":
-        return sinusoidal(n, d_model)
-    if scheme == "learned":
-        return _learned_table(d_model, seed).lookup(n)
-    return None
+    return registry.get(scheme).swap_terms(n, d_model, 1, seed, False).added
 
 
 def swapped(tokens: list[str], i: int, j: int) -> list[str]:
@@ -169,56 +149,29 @@ class SwapResponse:
 def forward(tokens: list[str], st: SwapState) -> AttentionRun:
     """Attention over ``tokens`` with the scheme, heads and mask of ``st``.
 
-    ``X = E + α·P`` (added schemes) or ``X = E``; ``Q, K, V = X W_Q, X W_K, X W_V`` split into heads;
-    RoPE rotates each head's q and k by their positions (interleaved pairs, base 10000); ALiBi adds
-    ``−m_h·|i − j|`` to head h's scores (with the causal mask this equals the causal ALiBi bias on
-    every visible cell).  Weights and outputs come from :func:`explorer.encodings.attention.attention`.
+    ``X = E + α·P`` (schemes added to the input) or ``X = E``; ``Q, K, V = X W_Q, X W_K, X W_V`` split into
+    heads; a rotary scheme rotates each head's q and k by their positions (RoPE: interleaved pairs, base
+    10000); a bias scheme adds its (H, n, n) bias to the scores (ALiBi: ``−m_h·|i − j|``, which with the
+    causal mask equals the causal ALiBi bias on every visible cell).  Weights and outputs come from
+    :func:`explorer.encodings.attention.attention`.
     """
     n, d, h = len(tokens), st.d_model, st.heads
     x = embed(tokens, d)
-    pe = position_vectors(st.scheme, n, d, st.seed)
-    if pe is not None:
-        x = x + st.alpha * pe
+    terms = registry.get(st.scheme).swap_terms(n, d, h, st.seed, st.causal)
+    if terms.added is not None:
+        x = x + st.alpha * terms.added
     wq, wk, wv = projections(d, st.seed)
     dh = d // h
     q = (x @ wq).reshape(n, h, dh).transpose(1, 0, 2)
     k = (x @ wk).reshape(n, h, dh).transpose(1, 0, 2)
     v = (x @ wv).reshape(n, h, dh).transpose(1, 0, 2)
-    if st.scheme == "rope":
-        q = np.stack([apply_rope(q[a]) for a in range(h)])
-        k = np.stack([apply_rope(k[a]) for a in range(h)])
-    bias = None
-    if st.scheme == "alibi":
-        pos = np.arange(n, dtype=np.float64)
-        dist = np.abs(pos[:, None] - pos[None, :])
-        bias = -alibi_slopes(h)[:, None, None] * dist[None]
-    res = attention(q, k, v, causal=st.causal, bias=bias, mask_after_softmax=st.mask_after_softmax)
+    if terms.rotate is not None:
+        q = np.stack([terms.rotate(q[a]) for a in range(h)])
+        k = np.stack([terms.rotate(k[a]) for a in range(h)])
+    res = attention(q, k, v, causal=st.causal, bias=terms.bias, mask_after_softmax=st.mask_after_softmax)
     outputs = res.outputs.transpose(1, 0, 2).reshape(n, d)
     return AttentionRun(tokens=list(tokens), weights=res.weights, outputs=outputs,
                         row_sums=res.weights.sum(-1))
-
-
-def _scheme_reason(st: SwapState) -> str:
-    """Why the scheme makes the outputs depend on position (one or two sentences)."""
-    if st.scheme == "sinusoidal":
-        return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
-                "each other's position vectors, so their queries, keys and values change.")
-    if st.scheme == "learned":
-        return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
-                "untrained table): the swapped words pick up each other's rows.")
-    if st.scheme == "rope":
-        return ("RoPE rotates every query and key by its position, so q·k depends on the signed offset "
-                "between two tokens, and the swap changed the offsets of the swapped words.")
-    if st.scheme == "alibi":
-        slopes = alibi_slopes(st.heads)
-        shown = ", ".join(f"{m:.3g}" for m in slopes)
-        text = ("ALiBi adds −m·|i−j| to the scores, and the swap changed the distances between the swapped "
-                f"words and the others (slope m = {shown}).")
-        if st.heads == 1:
-            text += (" One head gets the gentlest slope, 1/256, so the bias is tiny over a short sentence;"
-                     " with 8 heads the first has m = 1/2.")
-        return text
-    return ""
 
 
 def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
@@ -228,7 +181,8 @@ def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
     (typical output size), ``min_row_sum``, ``n``, ``identical`` (the two words are the same).
     """
     err = r["err"]
-    name = _SCHEME_NAMES[st.scheme]
+    sch = registry.get(st.scheme)
+    name = sch.title
     if r["n"] < 2:
         return ("no-swap", "One word: nothing to swap — type a sentence with at least two words",
                 "The experiment swaps two tokens and compares attention before and after.")
@@ -248,7 +202,7 @@ def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
             "Mask before the softmax (scores → −∞)."
         )
     if r["equivariant"]:
-        if st.scheme in ADDED_SCHEMES and st.alpha == 0.0:
+        if sch.kind == "input" and st.alpha == 0.0:
             return (
                 "equivariant",
                 f"α = 0 switches the {name} encoding off — attention is permutation-equivariant, "
@@ -256,16 +210,10 @@ def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
                 "With strength 0 nothing positional is added, so this is NoPE: swapping two tokens "
                 "only moves their outputs. Raise α to let position in.",
             )
-        if st.scheme == "alibi" and r["keeps_distances"]:
-            return (
-                "equivariant",
-                f"ALiBi cannot see this swap — it mirrors the sentence (max difference {err:.1e})",
-                "Without the causal mask ALiBi adds −m·|i−j|, which depends only on the distance between "
-                "two tokens. This swap keeps every distance (it mirrors the sentence), so the outputs are "
-                "just relabelled. Swap two other tokens, or turn on the causal mask (ALiBi's real "
-                "setting), and the difference becomes large.",
-            )
-        if st.scheme == "none" and not st.causal:
+        blind = sch.swap_invisible(st, r["keeps_distances"])
+        if blind is not None:
+            return "equivariant", f"{blind[0]} (max difference {err:.1e})", blind[1]
+        if sch.kind == "none" and not st.causal:
             before, after = " ".join(st.tokens), " ".join(st.swapped_tokens)
             same = f" “{before}” and “{after}” look the same to this layer." if len(before) <= 60 else ""
             return (
@@ -282,11 +230,11 @@ def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
         )
     barely = r["rms"] > 0 and err < 0.05 * r["rms"]
     big = f"Order is {'barely ' if barely else ''}visible: outputs changed by up to {err:.3g} after the swap"
-    if st.scheme == "none":
-        why = ("NoPE adds nothing positional, yet " + _CAUSAL_LEAK + ".") if st.causal else (
+    if sch.kind == "none":
+        why = (f"{name} adds nothing positional, yet " + _CAUSAL_LEAK + ".") if st.causal else (
             "Something other than position broke the identity.")
     else:
-        why = _scheme_reason(st)
+        why = sch.swap_reason(st)
         if st.causal:
             why += (" The causal mask alone would already leak order "
                     "(Haviv et al. 2022; Kazemnejad et al. 2023).")

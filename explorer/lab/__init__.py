@@ -11,7 +11,6 @@ Nothing here imports torch at import time: the panel imports this package on the
 from .results import (
     MAX_EXTRAPOLATION,
     SCHEME_LABELS,
-    SCHEMES,
     Cancelled,
     CannotRun,
     LabConfig,
@@ -25,6 +24,17 @@ from .results import (
 from .runner import LabControl, Progress, run_experiment
 from .summary import centred_average, fmt_percent, headline, moving_average, rule_facts
 from .task import RuleTask, last_symbol_baseline
+
+
+
+def __getattr__(name: str):
+    # ``explorer.lab.SCHEMES`` follows the scheme registry (see explorer.lab.results).
+    if name == "SCHEMES":
+        from . import results
+
+        return results.SCHEMES
+    raise AttributeError(name)
+
 
 __all__ = [
     "MAX_EXTRAPOLATION",

@@ -1,34 +1,25 @@
 """A tiny causal transformer with a pluggable positional scheme (torch; imported lazily by the runner).
 
 Pre-LayerNorm decoder blocks (attention, then a 4×-wide GELU MLP, each with a residual), a final
-LayerNorm and a linear read-out.  Position enters in exactly one place per scheme:
-
-``nope``        nothing — only the causal mask (Kazemnejad et al. 2023; Haviv et al. 2022 show a causal
-                model can still infer position from it).
-``sinusoidal``  PE(p) (Vaswani et al. 2017, §3.5, the "paper" layout from
-                :func:`explorer.encodings.sinusoidal`) added to the token embedding.
-``learned``     a trained ``nn.Embedding(L_train, d)`` added to the token embedding: there is no row for a
-                position ≥ L_train, so longer inputs raise :class:`~explorer.lab.results.CannotRun`.
-``rope``        each head's q and k rotated by m·θ_i, θ_i = 10000^(−2i/d_head), interleaved pairs (Su et
-                al. 2021) — the same maths as :func:`explorer.encodings.apply_rope`, in float32 torch.
-``alibi``       −m_h·(i − j) added to head h's scaled scores (Press et al. 2022), slopes and bias from
-                :func:`explorer.encodings.alibi_bias`.
+LayerNorm and a linear read-out.  Position enters where the scheme's Lab module puts it (see
+:meth:`explorer.schemes.Scheme.lab_module`): added to the token embedding (sinusoidal, learned), rotating
+each head's q and k (RoPE, interleaved pairs, the same maths as :func:`explorer.encodings.apply_rope` in
+float32 torch), a bias on the scaled scores (ALiBi, T5), or nowhere (NoPE: only the causal mask;
+Kazemnejad et al. 2023; Haviv et al. 2022 show a causal model can still infer position from it).
+A scheme with no encoding for some position (the learned table past its last row) raises
+:class:`~explorer.lab.results.CannotRun`.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..encodings.alibi import alibi_bias
-from ..encodings.learned import check_rows
-from ..encodings.rope import inv_freq
-from ..encodings.sinusoidal import sinusoidal
-from .results import SCHEMES, CannotRun, LabError
-
-ROPE_BASE = 10000.0
+from .. import schemes as registry
+from ..schemes import NoEncoding
+from ..schemes.rope import ROPE_BASE, rope_tables  # noqa: F401 - re-exported for the tests
+from .results import CannotRun, LabError
 
 
 def rope_rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -39,14 +30,6 @@ def rope_rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.
     """
     a, b = x[..., 0::2], x[..., 1::2]
     return torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
-
-
-def rope_tables(length: int, head_dim: int, device=None,
-                dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin of m·θ_i for m = 0 … length−1, each (length, head_dim/2), computed in float64."""
-    ang = np.multiply.outer(np.arange(length, dtype=np.float64), inv_freq(head_dim, ROPE_BASE))
-    return (torch.tensor(np.cos(ang), dtype=dtype, device=device),
-            torch.tensor(np.sin(ang), dtype=dtype, device=device))
 
 
 class Block(nn.Module):
@@ -82,52 +65,34 @@ class TinyTransformer(nn.Module):
     def __init__(self, scheme: str, *, vocab: int, d_model: int, heads: int, layers: int,
                  train_len: int) -> None:
         super().__init__()
-        if scheme not in SCHEMES:
-            raise LabError(f"unknown scheme {scheme!r}; valid: {', '.join(SCHEMES)}")
+        if scheme not in registry.lab_ids():
+            raise LabError(f"unknown scheme {scheme!r}; valid: {', '.join(registry.lab_ids())}")
         self.scheme = scheme
         self.d_model = d_model
         self.heads = heads
         self.train_len = train_len
         self.embed = nn.Embedding(vocab, d_model)
-        self.pos = nn.Embedding(train_len, d_model) if scheme == "learned" else None
+        # The scheme's own module (a learned table, T5's bucket biases …): trained with the rest.
+        self.position = registry.get(scheme).lab_module(d_model, heads, train_len)
         self.blocks = nn.ModuleList(Block(d_model, heads) for _ in range(layers))
         self.ln = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab)
-        # Position tables depend only on the length: built once per length, not every step.
-        self._cache: dict[tuple, object] = {}
-
-    def _cached(self, kind: str, n: int, device, build):
-        key = (kind, n, str(device))
-        if key not in self._cache:
-            self._cache[key] = build()
-        return self._cache[key]
 
     def check_length(self, n: int) -> None:
         """Raise :class:`CannotRun` if this model has no encoding for some position < n."""
-        if self.scheme == "learned" and n > self.train_len:
-            try:
-                check_rows(np.array([n - 1]), self.train_len)
-            except ValueError as exc:
-                raise CannotRun(str(exc)) from None
+        try:
+            self.position.check_length(n)
+        except NoEncoding as exc:
+            raise CannotRun(str(exc)) from None
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """Logits (batch, L, vocab) for tokens ``idx`` (batch, L); row t predicts token t + 1."""
         n = idx.shape[1]
         self.check_length(n)
         dev = idx.device
-        x = self.embed(idx)
-        rope = bias = None
-        if self.scheme == "sinusoidal":
-            x = x + self._cached("sin", n, dev, lambda: torch.tensor(sinusoidal(n, self.d_model),
-                                                                      dtype=x.dtype, device=dev))
-        elif self.scheme == "learned":
-            x = x + self.pos(torch.arange(n, device=dev))
-        elif self.scheme == "rope":
-            hd = self.d_model // self.heads
-            rope = self._cached("rope", n, dev, lambda: rope_tables(n, hd, dev, x.dtype))
-        elif self.scheme == "alibi":
-            bias = self._cached("alibi", n, dev, lambda: torch.tensor(alibi_bias(self.heads, n, "causal"),
-                                                                       dtype=x.dtype, device=dev))
+        x = self.position.add(self.embed(idx))
+        rope = self.position.rotary(n, self.d_model // self.heads, dev, x.dtype)
+        bias = self.position.bias(n, dev, x.dtype)
         for blk in self.blocks:
             x = blk(x, rope, bias)
         return self.head(self.ln(x))

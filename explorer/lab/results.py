@@ -9,22 +9,39 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .. import schemes as registry
 from ..encodings.errors import EncodingError
-from ..state.lab import LAB_SCHEMES, MAX_EXTRAPOLATION, standard_lengths
+from ..state.lab import MAX_EXTRAPOLATION, standard_lengths
 
-#: The positional schemes, in the order they are run and drawn.
-SCHEMES = LAB_SCHEMES
+
+class _Labels(Mapping):
+    """scheme id -> its title, read from the registry (which can grow at run time)."""
+
+    def __getitem__(self, key: str) -> str:
+        if key not in registry.ids():
+            raise KeyError(key)
+        return registry.get(key).title
+
+    def __iter__(self):
+        return iter(registry.lab_ids())
+
+    def __len__(self) -> int:
+        return len(registry.lab_ids())
+
+
 #: How each scheme is named on screen.
-SCHEME_LABELS = {
-    "nope": "NoPE",
-    "sinusoidal": "sinusoidal",
-    "learned": "learned",
-    "rope": "RoPE",
-    "alibi": "ALiBi",
-}
+SCHEME_LABELS = _Labels()
+
+
+def __getattr__(name: str):
+    # ``SCHEMES``: the schemes the Lab trains, in run order — the registry's, so computed on each use.
+    if name == "SCHEMES":
+        return registry.lab_ids()
+    raise AttributeError(name)
 
 RESULT_FORMAT = "pe-explorer-lab"
 RESULT_VERSION = 1
@@ -55,7 +72,7 @@ class LabConfig:
     learning rate 3e-3) are what the panel uses; the CLI and tests may change them.
     """
 
-    schemes: tuple[str, ...] = SCHEMES
+    schemes: tuple[str, ...] = field(default_factory=registry.lab_ids)
     train_len: int = 32
     eval_lens: tuple[int, ...] = ()
     steps: int = 600
@@ -75,13 +92,14 @@ class LabConfig:
         object.__setattr__(self, "schemes", schemes)
         if not schemes:
             raise LabError("choose at least one scheme")
-        bad = [s for s in schemes if s not in SCHEMES]
+        known = registry.lab_ids()
+        bad = [s for s in schemes if s not in known]
         if bad:
-            raise LabError(f"unknown scheme(s) {', '.join(map(repr, bad))}; valid: {', '.join(SCHEMES)}")
+            raise LabError(f"unknown scheme(s) {', '.join(map(repr, bad))}; valid: {', '.join(known)}")
         if len(set(schemes)) != len(schemes):
             raise LabError("each scheme may be listed once")
         # Run and draw in the canonical order whatever order they were given in.
-        object.__setattr__(self, "schemes", tuple(s for s in SCHEMES if s in schemes))
+        object.__setattr__(self, "schemes", tuple(s for s in known if s in schemes))
         _whole("train_len", self.train_len, 4, 1024)
         lens = tuple(self.eval_lens) or default_eval_lengths(self.train_len)
         for n in lens:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import schemes as registry
 from .results import (
     Cancelled,
     CannotRun,
@@ -192,7 +193,8 @@ def run_experiment(
     baseline = last_symbol_baseline(x_eval[:, :l_max], rule_eval, cfg.vocab)
 
     def run_len(scheme: str) -> int:
-        return min(l_max, l_tr) if scheme == "learned" else l_max
+        most = registry.get(scheme).max_positions(l_tr)  # a learned table has no row past L_train
+        return l_max if most is None else min(l_max, most)
 
     train_cost = cfg.steps * _cost(3 * cfg.batch * l_tr, l_tr, cfg.d_model)
     eval_costs = {s: _cost(cfg.eval_batch * run_len(s), run_len(s), cfg.d_model) for s in cfg.schemes}

@@ -47,7 +47,8 @@ from ..lab import (
     run_experiment,
 )
 from ..state import StateError
-from ..state.lab import LAB_SCHEMES, MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
+from .. import schemes as registry
+from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
 from .base import Panel
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
 
@@ -217,18 +218,11 @@ class LabPanel(Panel):
         self.scheme_box = QGroupBox("Schemes to train")
         sl = QVBoxLayout(self.scheme_box)
         self.scheme_checks: dict[str, QCheckBox] = {}
-        tips = {
-            "nope": "No positional encoding: only the causal mask tells positions apart",
-            "sinusoidal": "sin/cos of the position added to each token (Vaswani et al. 2017)",
-            "learned": "a trained table with one row per position 0 … L−1: nothing past L",
-            "rope": "queries and keys rotated by position (Su et al. 2021)",
-            "alibi": "a penalty growing with distance added to attention scores (Press et al. 2022)",
-        }
-        for s in LAB_SCHEMES:
+        for s in registry.lab_ids():
             cb = QCheckBox(SCHEME_LABELS[s])
             cb.setObjectName(f"labScheme_{s}")
             cb.setIcon(_swatch(SCHEME_COLOURS[s]))
-            cb.setToolTip(tips[s])
+            cb.setToolTip(registry.get(s).lab_note)
             cb.toggled.connect(lambda on, s=s: self._change(**{f"scheme_{s}": on}))
             sl.addWidget(cb)
             self.scheme_checks[s] = cb
@@ -323,7 +317,7 @@ class LabPanel(Panel):
 
     def sync_widgets(self, st: LabState) -> None:
         for s, cb in self.scheme_checks.items():
-            cb.setChecked(getattr(st, f"scheme_{s}"))
+            cb.setChecked(st.trains(s))
         self.train_len_spin.setValue(st.train_len)
         self.eval_edit.setText(", ".join(map(str, st.eval_lens)))
         self.steps_spin.setValue(st.steps)
@@ -572,7 +566,7 @@ class LabPanel(Panel):
         # limits allow them: a file may come from a CLI run with other sizes).
         cfg = result.config
         try:
-            self.set_state(LabState(**{f"scheme_{s}": s in cfg.schemes for s in LAB_SCHEMES},
+            self.set_state(LabState(schemes=tuple(s for s in cfg.schemes if s in registry.lab_ids()),
                                     train_len=cfg.train_len, eval_lens=cfg.eval_lens, steps=cfg.steps,
                                     seed=cfg.seed))
         except StateError:

@@ -17,16 +17,27 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTabl
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.plots import make_plot
 
-#: One colour per scheme, the same as the Schemes panel's (Okabe–Ito, safe for colour-vision deficiency).
-SCHEME_COLOURS = {
-    "nope": "#666666",
-    "sinusoidal": "#0072B2",
-    "learned": "#E69F00",
-    "rope": "#009E73",
-    "alibi": "#D55E00",
-}
-#: And one marker each, so curves stay apart in grey-scale print.
-SCHEME_SYMBOLS = {"nope": "o", "sinusoidal": "s", "learned": "t", "rope": "d", "alibi": "star"}
+from .. import schemes as registry
+
+
+class _Record(dict):
+    """scheme id -> one field of its record (colour, marker), read from the registry on each use."""
+
+    def __init__(self, attr: str) -> None:
+        super().__init__()
+        self._attr = attr
+
+    def __getitem__(self, key: str) -> str:
+        return getattr(registry.get(key), self._attr)
+
+    def __contains__(self, key) -> bool:
+        return key in registry.ids()
+
+
+#: One colour per scheme, the same as the Schemes panel's (Okabe–Ito, safe for colour-vision deficiency),
+#: and one marker each, so curves stay apart in grey-scale print.
+SCHEME_COLOURS = _Record("colour")
+SCHEME_SYMBOLS = _Record("symbol")
 NEUTRAL = "#555555"
 
 

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 )
 from superqt import QDoubleSlider
 
+from .. import schemes as registry
 from ..jobs.schemes import (
     METHOD_TITLES,
-    TITLES,
     AlibiResponse,
     BeyondResponse,
     DistanceResponse,
@@ -40,12 +40,12 @@ from ..jobs.schemes import (
     PropertiesResponse,
     ScaledResponse,
     build_requests,
-    formula_html,
     shared_levels,
 )
 from ..state import SchemesState
-from ..state.schemes import MAX_EXTENSION, SCHEME_NAMES, VIEWS
+from ..state.schemes import MAX_EXTENSION, VIEWS
 from .base import Panel
+from .schemes_formula import formula_html
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_views import BAND_TEXT, DistanceView, MatrixView
@@ -127,12 +127,15 @@ class SchemesPanel(Panel):
         schemes = QGroupBox("Schemes shown")
         g = QGridLayout(schemes)
         self.scheme_checks: dict[str, QCheckBox] = {}
-        for k, s in enumerate(SCHEME_NAMES):
-            cb = QCheckBox(TITLES[s])
-            cb.toggled.connect(lambda on, s=s: self._change(**{f"show_{s}": on}))
+        for k, sch in enumerate(registry.all_schemes()):
+            cb = QCheckBox(sch.title)
+            cb.setObjectName(f"schemesShow_{sch.id}")
+            cb.setToolTip(sch.description)
+            cb.toggled.connect(lambda on, s=sch.id: self._change(**{f"show_{s}": on}))
             g.addWidget(cb, k // 2, k % 2)
-            self.scheme_checks[s] = cb
+            self.scheme_checks[sch.id] = cb
         lay.addWidget(schemes)
+        lay.addWidget(self._build_own_parameters())
 
         shared = QGroupBox("Shared (every column)")
         f = QFormLayout(shared)
@@ -212,6 +215,36 @@ class SchemesPanel(Panel):
 
         return _ControlsArea(box)
 
+    def _build_own_parameters(self) -> QGroupBox:
+        """One box per scheme-specific parameter (T5's buckets, …), shown while its scheme is shown."""
+        box = QGroupBox("Scheme parameters")
+        box.setObjectName("schemeParams")
+        form = QFormLayout(box)
+        self.param_spins: dict[tuple[str, str], QSpinBox | QDoubleSpinBox] = {}
+        self._param_rows: dict[str, list] = {}
+        for sch in registry.all_schemes():
+            for p in sch.own_parameters():
+                spin = QSpinBox() if p.integer else QDoubleSpinBox(decimals=3)
+                spin.setRange(p.lo, p.hi)
+                spin.setKeyboardTracking(False)
+                spin.setToolTip(p.help or p.label)
+                spin.setObjectName(f"schemeParam_{sch.id}_{p.name}")
+                spin.valueChanged.connect(
+                    lambda v, s=sch.id, n=p.name: self.set_state(self.state.with_scheme_param(s, n, v)))
+                lab = QLabel(f"{sch.title}: {p.label or p.name}")
+                form.addRow(lab, spin)
+                self.param_spins[(sch.id, p.name)] = spin
+                self._param_rows.setdefault(sch.id, []).extend([lab, spin])
+        box.setVisible(bool(self.param_spins))
+        return box
+
+    def _sync_own_parameters(self, st: SchemesState) -> None:
+        for (sid, name), spin in self.param_spins.items():
+            spin.setValue(dict(st.params_of(sid))[name])
+        for sid, widgets in self._param_rows.items():
+            for w in widgets:
+                w.setVisible(st.shows(sid))
+
     # -- views, built on first use ------------------------------------------------------------------
     def view(self, name: str) -> QWidget:
         """The widget of view ``name``, built (and brought up to date with the state) on first use."""
@@ -279,7 +312,8 @@ class SchemesPanel(Panel):
 
     def sync_widgets(self, st: SchemesState) -> None:
         for s, cb in self.scheme_checks.items():
-            cb.setChecked(getattr(st, f"show_{s}"))
+            cb.setChecked(st.shows(s))
+        self._sync_own_parameters(st)
         self.d_spin.setMinimum(4 if st.scaling == "ntk" else 2)
         self.d_spin.setValue(st.head_dim)
         self.base_spin.setValue(st.base)
@@ -370,7 +404,7 @@ class SchemesPanel(Panel):
                f"RoPE terms faster than {block} positions average out)")
         clip = ""
         if clipped:
-            worst = ", ".join(f"{TITLES[s]} clipped (reaches {self._matrix_min(s):,.1f})" for s in clipped)
+            worst = ", ".join(f"{registry.get(s).title} clipped (reaches {self._matrix_min(s):,.1f})" for s in clipped)
             clip = f"; <span style='color:#c03000'>{worst}</span>"
         return (f"ΔS[i, j] = attention logit with position − without (units of q·k/√d); "
                 f"{self._content_text(st)}. "
@@ -385,8 +419,11 @@ class SchemesPanel(Panel):
     def _distance_info(self, st: SchemesState) -> str:
         strides = [r.stride for s, r in self.distance_view.responses.items() if s in st.schemes]
         step = "" if max(strides, default=1) == 1 else f" Every {max(strides)}th distance is drawn."
-        return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ. RoPE, "
-                f"scaled RoPE, ALiBi and NoPE depend on i − j only (a single curve); {BAND_TEXT}. Hatched: "
+        rel = [registry.get(s).title for s in st.schemes if registry.get(s).relative or
+               registry.get(s).kind == "none"]
+        single = (f" {', '.join(rel)} depend on i − j only (a single curve);" if rel else "")
+        return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
+                f"{single} {BAND_TEXT}. Hatched: "
                 f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}")
 
     # -- hooks ---------------------------------------------------------------------------------------
@@ -415,8 +452,9 @@ class SchemesPanel(Panel):
             for s, pw in mv.plots.items():
                 r = mv.responses.get(s)
                 if plot is pw and r is not None and r.matrix is not None:
-                    name = (f"{TITLES[s]} ΔS [query, key]" if r.block == 1 else
-                            f"{TITLES[s]} ΔS block means [query block, key block], "
+                    title = registry.get(s).title
+                    name = (f"{title} ΔS [query, key]" if r.block == 1 else
+                            f"{title} ΔS block means [query block, key block], "
                             f"{r.block} positions per block")
                     return {name: r.matrix}
         return super().export_data(plot)

@@ -18,17 +18,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesResponse, model_tables_text
+from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesResponse
+from ..schemes import alibi
+from ..schemes.learned import model_tables_text
 from ..widgets.plots import SEQUENTIAL, colormap
 from .schemes_items import (
-    SCHEME_COLOURS,
     FutureMask,
     label,
     make_plot,
     pen,
+    scheme_colour,
     theme_colour_bar,
     theme_info_label,
 )
+
+#: The scheme this view is about.
+ALIBI = alibi.SCHEME.id
 from .schemes_views import info_column
 
 #: The attention heatmap's colour scale: log10 of the share of a query's attention, −4 … 0.
@@ -72,7 +77,7 @@ class AlibiView(QWidget):
         spi = self.slopes.getPlotItem()
         spi.setLogMode(x=False, y=True)
         self.slope_curve = pg.PlotDataItem(pen=pg.mkPen("#999", width=1.2), symbol="o", symbolSize=10,
-                                           symbolBrush=SCHEME_COLOURS["alibi"], symbolPen=None)
+                                           symbolBrush=scheme_colour(ALIBI), symbolPen=None)
         self.slope_pick = pg.PlotDataItem(pen=None, symbol="o", symbolSize=20, symbolBrush=None,
                                           symbolPen=pg.mkPen("#111", width=2.5))
         spi.addItem(self.slope_curve)
@@ -83,7 +88,7 @@ class AlibiView(QWidget):
         ppi = self.profiles.getPlotItem()
         ppi.setLogMode(x=True, y=True)
         self.profile_items: list[pg.PlotDataItem] = []
-        self.profile_pick = pg.PlotDataItem(pen=pen("alibi", 3.5))
+        self.profile_pick = pg.PlotDataItem(pen=pen(ALIBI, 3.5))
         ppi.addItem(self.profile_pick)
         dash = pg.mkPen("#111", width=1.6, style=Qt.PenStyle.DashLine)
         self.window_line = pg.InfiniteLine(0, angle=90, pen=dash, label="",
@@ -121,7 +126,7 @@ class AlibiView(QWidget):
         self.tile_labels: list[pg.TextItem] = []
         # A frame around the head shown in the other plots.
         self.tile_pick = QGraphicsRectItem()
-        self.tile_pick.setPen(pg.mkPen(SCHEME_COLOURS["alibi"], width=3))
+        self.tile_pick.setPen(pg.mkPen(scheme_colour(ALIBI), width=3))
         self.tile_pick.setBrush(QBrush(Qt.BrushStyle.NoBrush))
         self.tile_pick.setZValue(25)
         tpi.addItem(self.tile_pick, ignoreBounds=True)
@@ -289,7 +294,7 @@ class PropertiesView(QWidget):
                     f = item.font()
                     f.setBold(True)
                     item.setFont(f)
-                    item.setForeground(QBrush(QColor(SCHEME_COLOURS[schemes[i]])))
+                    item.setForeground(QBrush(QColor(scheme_colour(schemes[i]))))
                 self.table.setItem(i, j, item)
         self.table.resizeRowsToContents()
         self.info.setText(

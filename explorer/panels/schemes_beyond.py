@@ -9,19 +9,24 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QWidget
 
+from .. import schemes as registry
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
+from ..schemes import learned, rope, scaled_rope
 from ..widgets.plots import DIVERGING, colormap
 from .schemes_items import (
-    SCHEME_COLOURS,
     HatchItem,
     beyond_line,
     label,
     make_plot,
     pen,
     theme_colour_bar,
+    scheme_colour,
     theme_info_label,
 )
 from .schemes_views import info_column
+
+#: The schemes the fixed plots of this view are about (any other scheme brings its own plot).
+LEARNED, ROPE, SCALED = learned.SCHEME.id, rope.SCHEME.id, scaled_rope.SCHEME.id
 
 #: "Seen in training" and "new past L_train" in every plot of this view.
 SEEN = "#0072B2"
@@ -100,11 +105,11 @@ class BeyondView(QWidget):
         spi = self.scaled.getPlotItem()
         spi.setLogMode(x=False, y=True)
         spi.addLegend(offset=(10, 10), labelTextSize="10pt")
-        self.before = pg.PlotDataItem(pen=pen("rope", 2.0, Qt.PenStyle.DashLine), symbol="o", symbolSize=5,
-                                      symbolBrush=SCHEME_COLOURS["rope"], symbolPen=None,
+        self.before = pg.PlotDataItem(pen=pen(ROPE, 2.0, Qt.PenStyle.DashLine), symbol="o", symbolSize=5,
+                                      symbolBrush=scheme_colour(ROPE), symbolPen=None,
                                       name="RoPE θₖ (before)")
-        self.after = pg.PlotDataItem(pen=pen("scaled_rope", 3.0), symbol="o", symbolSize=6,
-                                     symbolBrush=SCHEME_COLOURS["scaled_rope"], symbolPen=None,
+        self.after = pg.PlotDataItem(pen=pen(SCALED, 3.0), symbol="o", symbolSize=6,
+                                     symbolBrush=scheme_colour(SCALED), symbolPen=None,
                                      name="scaled θ′ₖ")
         spi.addItem(self.before)
         spi.addItem(self.after)
@@ -125,8 +130,8 @@ class BeyondView(QWidget):
         # Interpolation weight (YaRN: its ramp).
         self.weight = make_plot("Interpolation weight per pair", x="pair k", y="0 = θₖ kept · 1 = θₖ/s")
         gpi = self.weight.getPlotItem()
-        self.weight_curve = pg.PlotDataItem(pen=pen("scaled_rope", 3.0), symbol="o", symbolSize=6,
-                                            symbolBrush=SCHEME_COLOURS["scaled_rope"], symbolPen=None)
+        self.weight_curve = pg.PlotDataItem(pen=pen(SCALED, 3.0), symbol="o", symbolSize=6,
+                                            symbolBrush=scheme_colour(SCALED), symbolPen=None)
         gpi.addItem(self.weight_curve)
         gpi.setYRange(-0.05, 1.08, padding=0)
         self.corr_weight = [pg.InfiniteLine(0, angle=90, pen=ramp_pen, label=t,
@@ -142,19 +147,66 @@ class BeyondView(QWidget):
         grid.addWidget(self.cover, 0, 2)
         grid.addWidget(self.scaled, 1, 0, 1, 2)
         grid.addWidget(self.weight, 1, 2)
+        self.grid = grid
         self._texts = {"beyond": "", "scaled": ""}
+        #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
+        self.extras: dict[str, tuple] = {}
+        self._shown: tuple = ()
 
     def arrange(self, schemes: tuple) -> None:
-        self.table.setVisible("learned" in schemes)
+        self._shown = schemes
+        self.table.setVisible(LEARNED in schemes)
         for w in (self.waves, self.cover):
-            w.setVisible("rope" in schemes)
+            w.setVisible(ROPE in schemes)
         for w in (self.scaled, self.weight):
-            w.setVisible("scaled_rope" in schemes)
+            w.setVisible(SCALED in schemes)
+        for s, (pw, _curve, _marks) in self.extras.items():
+            pw.setVisible(s in schemes)
+
+    def _extra(self, s: str, spec) -> tuple:
+        if s not in self.extras:
+            pw = make_plot(spec.title, x=spec.x_label, y=spec.y_label)
+            pw.setObjectName(f"beyondExtra_{s}")
+            curve = pg.PlotDataItem(pen=pen(s, 3.0), stepMode=None)
+            pw.getPlotItem().addItem(curve)
+            self.grid.addWidget(pw, 2, len(self.extras) % 3)
+            self.extras[s] = (pw, curve, [])
+        return self.extras[s]
+
+    def show_extras(self, r: BeyondResponse) -> None:
+        """Each shown scheme's own beyond-training plot (T5's buckets, …)."""
+        for s, spec in r.extras.items():
+            pw, curve, marks = self._extra(s, spec)
+            pi = pw.getPlotItem()
+            pi.setTitle(spec.title)
+            pi.setLogMode(x=spec.log_x, y=False)
+            x = np.log10(np.maximum(spec.x, 1.0)) if spec.log_x else spec.x
+            if spec.step:  # hold each value until the next x: buckets are steps, not slopes
+                xs, ys = np.repeat(x, 2)[1:], np.repeat(spec.y, 2)[:-1]
+            else:
+                xs, ys = x, spec.y
+            curve.setData(xs, ys)
+            while len(marks) < len(spec.marks):
+                line = beyond_line(0, 90, "")
+                pi.addItem(line, ignoreBounds=True)
+                marks.append(line)
+            for k, line in enumerate(marks):
+                if k < len(spec.marks):
+                    pos, text = spec.marks[k]
+                    line.setPos(math.log10(max(pos, 1.0)) if spec.log_x else pos)
+                    line.setToolTip(text)
+                    if getattr(line, "label", None) is None:
+                        line.label = pg.InfLineLabel(line, text, position=0.85 - 0.15 * k,
+                                                     anchors=[(0, 0), (0, 0)], color=(40, 40, 40))
+                    line.label.setFormat(text)
+                line.setVisible(k < len(spec.marks))
+            pw.setVisible(s in self._shown)
 
     def _update_info(self) -> None:
         self.info.setText("<br>".join(t for t in (self._texts["beyond"], self._texts["scaled"]) if t))
 
     def show_beyond(self, r: BeyondResponse) -> None:
+        self.show_extras(r)
         q = r.request
         lt, le = q.l_train, q.l_eval
         k = np.arange(r.theta.size)

@@ -7,17 +7,13 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
 
+from .. import schemes as registry
 from ..widgets.plots import configure_pyqtgraph
 
-#: One colour per scheme in every view (Okabe–Ito: distinguishable with colour-vision deficiencies).
-SCHEME_COLOURS = {
-    "sinusoidal": "#0072B2",
-    "learned": "#E69F00",
-    "rope": "#009E73",
-    "alibi": "#D55E00",
-    "nope": "#666666",
-    "scaled_rope": "#CC79A7",
-}
+
+def scheme_colour(scheme: str) -> str:
+    """The scheme's one colour in every view (from its record; Okabe–Ito, safe for colour-vision deficiency)."""
+    return registry.get(scheme).colour if scheme in registry.ids() else "#202020"
 #: Marks "past L_train" everywhere: hatching and lines.
 BEYOND_COLOUR = QColor(60, 60, 60)
 TITLE_SIZE = "13pt"
@@ -126,7 +122,7 @@ def make_plot(title: str = "", *, x: str = "", y: str = "") -> pg.PlotWidget:
 
 
 def pen(scheme: str, width: float = 2.5, style=Qt.PenStyle.SolidLine) -> QPen:
-    p = pg.mkPen(SCHEME_COLOURS.get(scheme, "#202020"), width=width)
+    p = pg.mkPen(scheme_colour(scheme), width=width)
     p.setStyle(style)
     return p
 

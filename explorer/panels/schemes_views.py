@@ -8,11 +8,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from ..jobs.schemes import BAND_QUERIES, TITLES, DistanceResponse, MatrixResponse
-from ..state.schemes import SCHEME_NAMES
+from .. import schemes as registry
+from ..jobs.schemes import DistanceResponse, MatrixResponse
+from ..schemes.base import BAND_QUERIES
 from ..widgets.plots import DIVERGING, colormap
 from .schemes_items import (
-    SCHEME_COLOURS,
     FutureMask,
     HatchItem,
     beyond_line,
@@ -67,30 +67,6 @@ class MatrixView(QWidget):
         self.lines: dict[str, tuple] = {}
         self.notes: dict[str, pg.TextItem] = {}
         self.responses: dict[str, MatrixResponse] = {}
-        for s in SCHEME_NAMES:
-            pw = make_plot(TITLES[s], x="key position j", y="query position i")
-            pi = pw.getPlotItem()
-            pi.invertY(True)  # query 0 at the top, as matrices are written
-            pi.showGrid(x=False, y=False)
-            pi.setMenuEnabled(True)
-            img = pg.ImageItem(axisOrder="row-major")
-            img.setAutoDownsample(True)  # pyqtgraph downsamples by averaging, like the cells themselves
-            pi.addItem(img)
-            mask = FutureMask()
-            pi.addItem(mask, ignoreBounds=True)
-            hatch = HatchItem()
-            pi.addItem(hatch, ignoreBounds=True)
-            vline, hline = beyond_line(0, 90), beyond_line(0, 0)
-            pi.addItem(vline, ignoreBounds=True)
-            pi.addItem(hline, ignoreBounds=True)
-            note = label("", size=12, bold=True, anchor=(0, 0.5))
-            note.setVisible(False)
-            pi.addItem(note, ignoreBounds=True)
-            self.plots[s], self.images[s], self.masks[s], self.hatches[s] = pw, img, mask, hatch
-            self.lines[s] = (vline, hline)
-            self.notes[s] = note
-        self.no_row = self.notes["learned"]
-        self.no_row.setObjectName("noRowLabel")
         self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colormap(DIVERGING), interactive=False,
                                     width=22, label="ΔS (logit units), one scale for all")
         font = QFont()
@@ -100,17 +76,54 @@ class MatrixView(QWidget):
         self.cbar_widget = pg.PlotWidget(plotItem=self.cbar)
         self.cbar_widget.setObjectName("sharedColourBar")
         self.cbar_widget.setFixedWidth(108)
-        # One colour bar drives every score image: the levels cannot differ between columns.
-        self.cbar.setImageItem(list(self.images.values()))
         row.addWidget(self.cbar_widget)
         outer.addLayout(row, 1)
         self._shown: tuple = ()
         self._geometry: tuple = ()
+        self._state = None
+        for sch in registry.all_schemes():
+            self._ensure(sch.id)
+
+    def _ensure(self, s: str) -> None:
+        """Build the plot of scheme ``s`` once (a scheme registered later gets its plot when first shown)."""
+        if s in self.plots:
+            return
+        pw = make_plot(registry.get(s).title, x="key position j", y="query position i")
+        pi = pw.getPlotItem()
+        pi.invertY(True)  # query 0 at the top, as matrices are written
+        pi.showGrid(x=False, y=False)
+        pi.setMenuEnabled(True)
+        img = pg.ImageItem(axisOrder="row-major")
+        img.setAutoDownsample(True)  # pyqtgraph downsamples by averaging, like the cells themselves
+        pi.addItem(img)
+        mask = FutureMask()
+        pi.addItem(mask, ignoreBounds=True)
+        hatch = HatchItem()
+        pi.addItem(hatch, ignoreBounds=True)
+        vline, hline = beyond_line(0, 90), beyond_line(0, 0)
+        pi.addItem(vline, ignoreBounds=True)
+        pi.addItem(hline, ignoreBounds=True)
+        note = label("", size=12, bold=True, anchor=(0, 0.5))
+        note.setObjectName(f"noteLabel_{s}")
+        note.setVisible(False)
+        pi.addItem(note, ignoreBounds=True)
+        pw.setVisible(False)
+        self.plots[s], self.images[s], self.masks[s], self.hatches[s] = pw, img, mask, hatch
+        self.lines[s] = (vline, hline)
+        self.notes[s] = note
+        # One colour bar drives every score image: the levels cannot differ between columns.
+        self.cbar.setImageItem(list(self.images.values()))
+        if self._geometry:
+            self._geometry = ()
+            if self._state is not None:
+                self.set_geometry(self._state)
 
     # -- layout from the state (immediately, before any result) ---------------------------------
     def arrange(self, schemes: tuple) -> None:
         if schemes == self._shown:
             return
+        for s in schemes:
+            self._ensure(s)
         for pw in self.plots.values():
             self.grid.removeWidget(pw)
             pw.setVisible(False)
@@ -122,13 +135,14 @@ class MatrixView(QWidget):
 
     def set_geometry(self, st) -> None:
         """Hatch past L_train, veil the future when causal, frame 0 … L_eval (all from the state)."""
+        self._state = st
         key = (st.l_eval, st.l_train, st.causal)
         if key == self._geometry:  # dragging s changes none of this: leave the six plots alone
             return
         self._geometry = key
         n, lt = st.l_eval, st.l_train
         past = n > lt
-        for s in SCHEME_NAMES:
+        for s in self.plots:
             pi = self.plots[s].getPlotItem()
             self.masks[s].set_size(n)
             self.masks[s].setVisible(st.causal)
@@ -137,26 +151,30 @@ class MatrixView(QWidget):
                 line.setPos(lt)
                 line.setVisible(past)
             pi.setRange(xRange=(0, n), yRange=(0, n), padding=0.0)
-        self._place_no_row(st)
+        for s in self.plots:
+            self._place_note(s, st)
 
-    def _place_no_row(self, st) -> None:
+    def _place_note(self, s: str, st) -> None:
+        """Say why cells are empty: the scheme could not draw at all, or it has no value past L_train."""
         n, lt = st.l_eval, st.l_train
-        r = self.responses.get("learned")
+        r, note = self.responses.get(s), self.notes[s]
         if r is not None and r.matrix is None:
-            self.no_row.setText(r.note.replace("; ", ";\n"))
-            self.no_row.setPos(0.03 * n, n / 2)
-            self.no_row.setVisible(True)
+            note.setText(r.note.replace("; ", ";\n"))
+            note.setPos(0.03 * n, n / 2)
+            note.setVisible(True)
             return
-        has_empty = r is not None and bool(np.isnan(r.matrix).any()) and n > lt
-        self.no_row.setText(f"no row\nfor p ≥ {lt:,}")
+        text = registry.get(s).missing_text if s in registry.ids() else ""
+        has_empty = bool(text) and r is not None and bool(np.isnan(r.matrix).any()) and n > lt
+        note.setText(text.format(l_train=lt, l_eval=n))
         # Any cell with query i ≥ L_train has no row; near the left edge it is below the diagonal too
         # (visible when causal), and anchored at its left end it never runs off the plot.
-        self.no_row.setPos(0.03 * n, max(0.72 * n, (lt + n) / 2))
-        self.no_row.setVisible(has_empty)
+        note.setPos(0.03 * n, max(0.72 * n, (lt + n) / 2))
+        note.setVisible(has_empty)
 
     # -- results ----------------------------------------------------------------------------------
     def show_matrix(self, r: MatrixResponse, st) -> None:
         s = r.request.scheme
+        self._ensure(s)
         self.responses[s] = r
         img = self.images[s]
         if r.matrix is None:
@@ -165,8 +183,7 @@ class MatrixView(QWidget):
             img.setImage(r.matrix.astype(np.float32), autoLevels=False, levels=self.cbar.levels())
             side = r.cells * r.block
             img.setRect(0, 0, side, side)
-        if s == "learned":
-            self._place_no_row(st)
+        self._place_note(s, st)
 
     def set_levels(self, k: float) -> None:
         """The one shared scale ±k, applied through the colour bar to every image."""
@@ -211,33 +228,8 @@ class DistanceView(QWidget):
         self.bands: dict[str, tuple] = {}
         self.bounds: dict[str, pg.PlotDataItem] = {}
         self.responses: dict[str, DistanceResponse] = {}
-        for s in SCHEME_NAMES:
-            c = pg.PlotDataItem(pen=pen(s), name=TITLES[s])
-            c.setDownsampling(auto=True, method="peak")  # peaks keep RoPE's fast oscillation honest
-            c.setClipToView(True)
-            self.top.addItem(c)
-            self.curves[s] = c
-            if s in ("sinusoidal", "learned"):
-                edge = pg.mkColor(SCHEME_COLOURS[s])
-                edge.setAlpha(110)
-                # The band's edges need a pen: FillBetweenItem fills between the curves' drawn paths.
-                lo = pg.PlotDataItem(pen=pg.mkPen(edge, width=0.8))
-                hi = pg.PlotDataItem(pen=pg.mkPen(edge, width=0.8))
-                colour = pg.mkColor(SCHEME_COLOURS[s])
-                colour.setAlpha(60)
-                fill = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(colour))
-                self.top.addItem(fill)
-                self.bands[s] = (lo, hi, fill)
-            if s in ("rope", "scaled_rope"):
-                style = Qt.PenStyle.SolidLine if s == "rope" else Qt.PenStyle.DashLine
-                b = pg.PlotDataItem(pen=pen(s, 2.5, style), name=TITLES[s])
-                b.setDownsampling(auto=True, method="peak")
-                b.setClipToView(True)
-                self.bottom.addItem(b)
-                self.bounds[s] = b
-        self.bottom.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
-        for s, b in self.bounds.items():
-            self.bottom.getPlotItem().legend.addItem(b, TITLES[s])
+        self.marks: dict[str, list] = {}
+        self.bottom_legend = self.bottom.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
         self.hatch_top, self.hatch_bottom = HatchItem(), HatchItem()
         self.top.addItem(self.hatch_top, ignoreBounds=True)
         self.bottom.addItem(self.hatch_bottom, ignoreBounds=True)
@@ -245,16 +237,53 @@ class DistanceView(QWidget):
         self.line_bottom = beyond_line(0, 90)
         self.top.addItem(self.line_top, ignoreBounds=True)
         self.bottom.addItem(self.line_bottom, ignoreBounds=True)
-        self.clip_note = label("", anchor=(0, 1), size=11, colour=SCHEME_COLOURS["alibi"])
+        self.clip_note = label("", anchor=(0, 1), size=11)
         self.top.addItem(self.clip_note, ignoreBounds=True)
         self.clip_note.setVisible(False)
         self._shown: tuple = ()
         self._geometry: tuple = ()
         self._k = 0.0
+        for sch in registry.all_schemes():
+            self._ensure(sch.id)
+
+    def _ensure(self, s: str) -> None:
+        """Build scheme ``s``'s curve (with a band if it is absolute, a bound if it rotates q and k)."""
+        if s in self.curves:
+            return
+        sch = registry.get(s)
+        style = Qt.PenStyle.DashLine if sch.line == "dash" else Qt.PenStyle.SolidLine
+        c = pg.PlotDataItem(pen=pen(s, 2.5, style), name=sch.title)
+        c.setDownsampling(auto=True, method="peak")  # peaks keep RoPE's fast oscillation honest
+        c.setClipToView(True)
+        self.top.addItem(c)
+        self.curves[s] = c
+        if not sch.relative and sch.kind != "none":
+            edge = pg.mkColor(sch.colour)
+            edge.setAlpha(110)
+            # The band's edges need a pen: FillBetweenItem fills between the curves' drawn paths.
+            lo = pg.PlotDataItem(pen=pg.mkPen(edge, width=0.8))
+            hi = pg.PlotDataItem(pen=pg.mkPen(edge, width=0.8))
+            colour = pg.mkColor(sch.colour)
+            colour.setAlpha(60)
+            fill = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(colour))
+            self.top.addItem(fill)
+            self.bands[s] = (lo, hi, fill)
+        if sch.kind == "rotary":
+            b = pg.PlotDataItem(pen=pen(s, 2.5, style), name=sch.title)
+            b.setDownsampling(auto=True, method="peak")
+            b.setClipToView(True)
+            self.bottom.addItem(b)
+            self.bounds[s] = b
+        self.marks[s] = []
+        for item in (c, *self.bands.get(s, ()), self.bounds.get(s)):
+            if item is not None:
+                item.setVisible(False)
 
     def arrange(self, schemes: tuple) -> None:
         self._shown = schemes
-        for s in SCHEME_NAMES:
+        for s in schemes:
+            self._ensure(s)
+        for s in self.curves:
             on = s in schemes
             self.curves[s].setVisible(on)
             if s in self.bands:
@@ -262,10 +291,15 @@ class DistanceView(QWidget):
                     item.setVisible(on)
             if s in self.bounds:
                 self.bounds[s].setVisible(on)
-        # Only shown schemes in the legend.
+            for line in self.marks[s]:
+                line.setVisible(on)
+        # Only shown schemes in the legends.
         self.legend.clear()
+        self.bottom_legend.clear()
         for s in schemes:
-            self.legend.addItem(self.curves[s], TITLES[s])
+            self.legend.addItem(self.curves[s], registry.get(s).title)
+            if s in self.bounds:
+                self.bottom_legend.addItem(self.bounds[s], registry.get(s).title)
         self.bottom.setVisible(any(s in schemes for s in self.bounds))
 
     def set_geometry(self, st) -> None:
@@ -283,7 +317,9 @@ class DistanceView(QWidget):
 
     def show_distance(self, r: DistanceResponse) -> None:
         s = r.request.scheme
+        self._ensure(s)
         self.responses[s] = r
+        self._show_marks(s, r.marks)
         self.curves[s].setData(r.distance, r.mean)
         if s in self.bands:
             lo, hi, _ = self.bands[s]
@@ -296,15 +332,34 @@ class DistanceView(QWidget):
         if s in self.bounds and r.bound is not None:
             self.bounds[s].setData(r.distance, r.bound)
 
+    def _show_marks(self, s: str, marks: tuple) -> None:
+        """Thin dotted lines in the scheme's colour where it asks for them (bucket edges, clipping …)."""
+        lines = self.marks[s]
+        while len(lines) < len(marks):
+            line = pg.InfiniteLine(0, angle=90, movable=False,
+                                   pen=pen(s, 1.0, Qt.PenStyle.DotLine))
+            line.setZValue(5)
+            self.top.addItem(line, ignoreBounds=True)
+            lines.append(line)
+        on = s in self._shown
+        for k, line in enumerate(lines):
+            if k < len(marks):
+                line.setPos(marks[k][0])
+                line.setToolTip(f"{registry.get(s).title}: {marks[k][1]} at Δ = {marks[k][0]:g}")
+            line.setVisible(on and k < len(marks))
+
     def set_range(self, k: float, clipped: tuple, st) -> None:
         """y-range ±k (the same rule as the matrices' shared scale); say which curves leave it."""
         if k != self._k:  # only on a change, so a zoom survives a drag that leaves the range alone
             self._k = k
             self.top.setYRange(-1.06 * k, 1.06 * k, padding=0)
-        r = self.responses.get("alibi")
-        if "alibi" in clipped and r is not None and r.mean.size:
-            self.clip_note.setText(f"ALiBi leaves the plot: −m·Δ reaches {r.mean[-1]:,.1f} "
-                                   f"at Δ = {int(r.distance[-1]):,}")
+        out = [s for s in clipped if s in self.responses and self.responses[s].mean.size]
+        if out:
+            r = self.responses[out[0]]
+            worst = int(np.nanargmax(np.abs(r.mean)))
+            self.clip_note.setColor(pg.mkColor(registry.get(out[0]).colour))
+            self.clip_note.setText(f"{registry.get(out[0]).title} leaves the plot: ΔS reaches "
+                                   f"{r.mean[worst]:,.1f} at Δ = {int(r.distance[worst]):,}")
             self.clip_note.setPos(0.06 * st.l_eval, -1.02 * k)
             self.clip_note.setVisible(True)
         else:

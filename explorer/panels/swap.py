@@ -32,26 +32,20 @@ from superqt import QLabeledDoubleSlider
 
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
-from ..state.swap import ADDED_SCHEMES, MAX_HEADS, MAX_TOKENS, SCHEMES, tokenize
+from .. import schemes as registry
+from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from .base import Panel
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
 
-SCHEME_LABELS = {
-    "none": "none (NoPE)",
-    "sinusoidal": "sinusoidal (added)",
-    "learned": "learned (added)",
-    "rope": "RoPE (rotates Q, K)",
-    "alibi": "ALiBi (score bias)",
-}
-SCHEME_TIPS = {
-    "none": "No positional information at all: the layer sees a bag of words.",
-    "sinusoidal": "α·PE(position) added to each word embedding (Vaswani et al. 2017).",
-    "learned": "α × a learned row per position added to each embedding (GPT-2, BERT); seeded, untrained.",
-    "rope": "Queries and keys rotated by their positions, so scores depend on offsets (Su et al. 2021).",
-    "alibi": "−m·|i−j| added to the scores: a penalty growing with distance (Press et al. 2022).",
-}
+
+
+def _adds_to_input(scheme_id: str) -> bool:
+    """α scales the vector a scheme adds to the input (and nothing else)."""
+    return registry.get(scheme_id).kind == "input"
+
+
 CAUSAL_TIP = (
     "Each token may attend only to itself and earlier tokens. The mask itself leaks order: even with no "
     "positional encoding the outputs now depend on where words are "
@@ -180,9 +174,10 @@ class SwapPanel(Panel):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.scheme_combo = QComboBox(box)
-        for i, s in enumerate(SCHEMES):
-            self.scheme_combo.addItem(SCHEME_LABELS[s], s)
-            self.scheme_combo.setItemData(i, SCHEME_TIPS[s], Qt.ItemDataRole.ToolTipRole)
+        for i, sid in enumerate(registry.swap_ids()):
+            sch = registry.get(sid)
+            self.scheme_combo.addItem(sch.swap_label, sid)
+            self.scheme_combo.setItemData(i, sch.swap_note, Qt.ItemDataRole.ToolTipRole)
         form.addRow("Scheme", self.scheme_combo)
         self.alpha_slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal, box)
         self.alpha_slider.setRange(0.0, 3.0)
@@ -190,9 +185,10 @@ class SwapPanel(Panel):
         self.alpha_slider.setPageStep(0.25)
         self.alpha_slider.setDecimals(2)
         self.alpha_slider.setObjectName("swapAlpha")
-        self.alpha_slider.setToolTip("PE strength α: X = E + α·P for the added schemes (sinusoidal, learned)")
+        added = ", ".join(registry.get(s).title.lower() for s in registry.swap_ids() if _adds_to_input(s))
+        self.alpha_slider.setToolTip(f"PE strength α: X = E + α·P for the schemes added to the input ({added})")
         form.addRow("PE strength α", self.alpha_slider)
-        self.alpha_note = QLabel("α acts on sinusoidal and learned only", box)
+        self.alpha_note = QLabel(f"α acts on {added.replace(', ', ' and ')} only", box)
         self.alpha_note.setWordWrap(True)
         self.alpha_note.setObjectName("swapNote")
         form.addRow(self.alpha_note)
@@ -364,14 +360,14 @@ class SwapPanel(Panel):
         if (len(tokens) > COMPACT_ABOVE) != self._compact:
             self._compact = len(tokens) > COMPACT_ABOVE
             self._restyle()
-        self.scheme_combo.setCurrentIndex(SCHEMES.index(st.scheme))
+        self.scheme_combo.setCurrentIndex(self.scheme_combo.findData(st.scheme))
         # The labelled slider updates its value box from its inner slider's signal, which the
         # base class blocked with every other child: let that one through (the outer signal, which
         # would feed back into the state, stays blocked).
         for child in self.alpha_slider.findChildren(QWidget):
             child.blockSignals(False)
         self.alpha_slider.setValue(st.alpha)
-        self.alpha_note.setVisible(st.scheme not in ADDED_SCHEMES)
+        self.alpha_note.setVisible(not _adds_to_input(st.scheme))
         self.d_spin.setSingleStep(2 * st.heads)
         self.d_spin.setValue(st.d_model)
         self.heads_spin.setValue(st.heads)
@@ -464,7 +460,7 @@ class SwapPanel(Panel):
     def export_basename(self) -> str:
         st = self.state
         parts = ["swap", st.scheme]
-        if st.scheme in ADDED_SCHEMES:
+        if _adds_to_input(st.scheme):
             parts.append(f"a{st.alpha:g}")
         parts.append(f"d{st.d_model}")
         if st.heads > 1:

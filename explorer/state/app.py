@@ -1,13 +1,13 @@
 """The application state: every panel's parameters in one object, JSON with a version field.
 
-File format (version 1)::
+File format (version 2)::
 
-    {"version": 1,
+    {"version": 2,
      "panels": {"waves": {"d_model": 512, ...}, "swap": {...}, "schemes": {...}, "lab": {...}}}
 
 Every panel object is validated field by field and then as a whole (cross-field checks); a panel
 or a parameter the file leaves out takes its default, so files written by an older version keep
-loading.  Anything else — not an object, a missing or different version, an unknown panel or
+loading, and files of version 1 are upgraded panel by panel (:data:`MIGRATIONS`).  Anything else — not an object, a missing or different version, an unknown panel or
 parameter, a value out of range — raises :class:`StateError` and builds nothing.
 """
 
@@ -18,13 +18,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import lab as lab_state
+from . import schemes as schemes_state
+from . import swap as swap_state
 from .base import StateError, from_dict, to_dict
 from .lab import LabState
 from .schemes import SchemesState
 from .swap import SwapState
 from .waves import WavesState
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+#: Older versions this app still reads: version -> panel id -> function upgrading that panel's object.
+#: Version 1 named schemes by flags (``show_rope``, ``scheme_rope``) and NoPE ``"none"`` in Token swap.
+MIGRATIONS = {1: {"swap": swap_state.migrate_v1, "schemes": schemes_state.migrate_v1,
+                  "lab": lab_state.migrate_v1}}
 
 #: panel id -> its state class.  Panel ids are also the CLI's ``--panel`` names.
 PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState, "lab": LabState}
@@ -84,8 +91,9 @@ class AppState:
                 f"unsupported state version: no 'version' field; this app reads version {STATE_VERSION}"
             )
         version = data["version"]
-        if type(version) is not int or version != STATE_VERSION:
-            raise StateError(f"unsupported state version {version!r}; this app reads version {STATE_VERSION}")
+        if type(version) is not int or (version != STATE_VERSION and version not in MIGRATIONS):
+            readable = ", ".join(str(v) for v in sorted((*MIGRATIONS, STATE_VERSION)))
+            raise StateError(f"unsupported state version {version!r}; this app reads versions {readable}")
         if "panels" not in data:
             raise StateError(f"missing 'panels' (an object with any of: {', '.join(PANEL_STATES)})")
         panels = data["panels"]
@@ -94,7 +102,12 @@ class AppState:
         unknown = sorted(str(k) for k in set(panels) - set(PANEL_STATES))
         if unknown:
             raise StateError(f"unknown panel(s) {', '.join(unknown)}; valid: {', '.join(PANEL_STATES)}")
-        built = {k: from_dict(PANEL_STATES[k], v, where=k) for k, v in panels.items()}
+        upgrade = MIGRATIONS.get(version, {})
+        built = {}
+        for k, v in panels.items():
+            if k in upgrade and isinstance(v, dict):
+                v = upgrade[k](v)
+            built[k] = from_dict(PANEL_STATES[k], v, where=k)
         return cls(**built)
 
     @classmethod

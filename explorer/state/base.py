@@ -27,6 +27,8 @@ def param(default, *, lo=None, hi=None, choices=None, even=False, log=False, lab
     """A dataclass field with limits: ``lo``/``hi`` (inclusive), ``choices``, ``even`` and display hints."""
     meta = {"lo": lo, "hi": hi, "choices": choices, "even": even, "log": log, "label": label, "help": help}
     meta.update(extra)
+    if callable(default):  # computed when a state is made (e.g. from the scheme registry, which can grow)
+        return dataclasses.field(default_factory=default, metadata=meta)
     if isinstance(default, (list, tuple)):
         return dataclasses.field(default_factory=lambda: tuple(default), metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -41,9 +43,13 @@ def describe(state_cls, name: str) -> str:
     """One-line description of a field's valid values, for error messages and ``--help``."""
     f = fields(state_cls)[name]
     m = f.metadata
-    if m.get("choices"):
-        return f"{name}: one of {'|'.join(m['choices'])}"
     kind = _kind(f)
+    if kind == "ids":
+        return f"{name}: comma-separated, any of {'|'.join(_choices(m))}"
+    if kind == "params":
+        return f"{name}: scheme.parameter=value, separated by ';' (see pe-explorer schemes)"
+    if m.get("choices"):
+        return f"{name}: one of {'|'.join(_choices(m))}"
     rng = ""
     if m.get("lo") is not None or m.get("hi") is not None:
         rng = f" in [{_fmt(m.get('lo'))}, {_fmt(m.get('hi'))}]"
@@ -60,6 +66,8 @@ def _fmt(v) -> str:
 
 
 def _kind(f: dataclasses.Field) -> str:
+    if f.metadata.get("kind"):
+        return f.metadata["kind"]
     d = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
     if isinstance(d, bool):
         return "bool"
@@ -72,9 +80,23 @@ def _kind(f: dataclasses.Field) -> str:
     return "str"
 
 
+def _choices(meta) -> tuple:
+    """A field's choices: a tuple, or a callable giving one (e.g. the scheme registry, which can grow)."""
+    c = meta.get("choices")
+    return tuple(c() if callable(c) else c or ())
+
+
 def _coerce(f: dataclasses.Field, value: Any, *, from_text: bool = False) -> Any:
     kind = _kind(f)
     name = f.name
+    if kind == "ids":
+        if from_text and isinstance(value, str):
+            value = [p for p in value.replace(" ", "").split(",") if p]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise StateError(f"{name} must be a list of names, got {value!r}")
+        return tuple(value)
+    if kind == "params":
+        return _coerce_params(name, value, from_text)
     if kind == "bool":
         if isinstance(value, bool):
             return value
@@ -127,11 +149,65 @@ def _coerce(f: dataclasses.Field, value: Any, *, from_text: bool = False) -> Any
     return value
 
 
+def _coerce_params(name: str, value: Any, from_text: bool) -> tuple:
+    """Per-scheme parameters as a sorted tuple of (scheme, parameter, number) triples.
+
+    JSON: ``{"t5": {"num_buckets": 16}}``; text (``--set``): ``t5.num_buckets=16;t5.max_distance=64``.
+    Only plain numbers are accepted (no bools, no text); the scheme's own limits are checked by the state.
+    """
+    if from_text and isinstance(value, str):
+        out: dict = {}
+        for part in (p.strip() for p in value.split(";")):
+            if not part:
+                continue
+            key, eq, num = part.partition("=")
+            sid, dot, pname = key.strip().partition(".")
+            if not (eq and dot and sid and pname):
+                raise StateError(f"{name}: expected scheme.parameter=value, got {part!r}")
+            try:
+                out.setdefault(sid, {})[pname] = float(num)
+            except ValueError:
+                raise StateError(f"{name}: {key.strip()} must be a number, got {num!r}") from None
+        value = out
+    if isinstance(value, tuple) and all(isinstance(t, tuple) and len(t) == 3 for t in value):
+        value = _params_dict(value)
+    if not isinstance(value, dict):
+        raise StateError(f"{name} must be an object of scheme -> {{parameter: number}}, got {value!r}")
+    triples = []
+    for sid, inner in value.items():
+        if not isinstance(sid, str) or not isinstance(inner, dict):
+            raise StateError(f"{name}: {sid!r} must map to an object of parameter: number")
+        for pname, v in inner.items():
+            if not isinstance(pname, str) or isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise StateError(f"{name}: {sid}.{pname} must be a number, got {v!r}")
+            if not math.isfinite(v):
+                raise StateError(f"{name}: {sid}.{pname} must be finite, got {v!r}")
+            triples.append((sid, pname, int(v) if float(v).is_integer() else float(v)))
+    return tuple(sorted(triples))
+
+
+def _params_dict(triples: tuple) -> dict:
+    out: dict = {}
+    for sid, pname, v in triples:
+        out.setdefault(sid, {})[pname] = v
+    return out
+
+
 def _check(f: dataclasses.Field, value: Any) -> None:
     m = f.metadata
     name = f.name
-    if m.get("choices") and value not in m["choices"]:
-        raise StateError(f"{name} must be one of {', '.join(m['choices'])}; got {value!r}")
+    choices = _choices(m)
+    if _kind(f) == "ids":
+        bad = [v for v in value if v not in choices]
+        if bad:
+            raise StateError(f"{name}: unknown {', '.join(map(repr, bad))}; valid: {', '.join(choices)}")
+        if len(set(value)) != len(value):
+            raise StateError(f"{name} lists a name twice: {', '.join(value)}")
+        return
+    if _kind(f) == "params":
+        return
+    if choices and value not in choices:
+        raise StateError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
     values = value if isinstance(value, tuple) else (value,)
     if isinstance(value, tuple):
         maxlen = m.get("maxlen")
@@ -166,7 +242,10 @@ def to_dict(state) -> dict[str, Any]:
     out = {}
     for f in dataclasses.fields(state):
         v = getattr(state, f.name)
-        out[f.name] = list(v) if isinstance(v, tuple) else v
+        if _kind(f) == "params":
+            out[f.name] = _params_dict(v)
+        else:
+            out[f.name] = list(v) if isinstance(v, tuple) else v
     return out
 
 
@@ -234,3 +313,19 @@ class PanelState:
 
     def __post_init__(self) -> None:
         validate(self)
+
+
+def toggled_ids(merged: dict, prefix: str, order: tuple[str, ...], field: str = "schemes") -> tuple[str, ...]:
+    """``merged[field]`` with every ``<prefix><id>=True/False`` key of ``merged`` applied (and removed).
+
+    The ids come back in ``order`` (the registry's), unknown ones last, so that equal selections compare
+    equal whatever order they were ticked in.
+    """
+    ids = list(merged[field])
+    for key in [k for k in merged if k.startswith(prefix)]:
+        sid, on = key[len(prefix):], bool(merged.pop(key))
+        if on and sid not in ids:
+            ids.append(sid)
+        elif not on and sid in ids:
+            ids.remove(sid)
+    return tuple(sorted(ids, key=lambda s: order.index(s) if s in order else len(order)))

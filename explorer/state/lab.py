@@ -5,10 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .base import PanelState, StateError, param
-
-#: The schemes the Lab can train, in run order (the same names as explorer.lab.SCHEMES).
-LAB_SCHEMES = ("nope", "sinusoidal", "learned", "rope", "alibi")
+from .. import schemes as registry
+from .base import PanelState, StateError, param, toggled_ids
 #: Test lengths may reach this multiple of the training length (the issue: "up to 8 × L_train").
 MAX_EXTRAPOLATION = 8
 #: The default test lengths as multiples of L_train.
@@ -26,11 +24,7 @@ def standard_lengths(train_len: int) -> tuple[int, ...]:
 class LabState(PanelState):
     """One train-short-test-long experiment (the model's size is fixed: see explorer.lab.LabConfig)."""
 
-    scheme_nope: bool = param(True, label="NoPE")
-    scheme_sinusoidal: bool = param(True, label="sinusoidal")
-    scheme_learned: bool = param(True, label="learned")
-    scheme_rope: bool = param(True, label="RoPE")
-    scheme_alibi: bool = param(True, label="ALiBi")
+    schemes: tuple = param(registry.lab_ids, kind="ids", choices=registry.lab_ids, label="schemes to train")
     train_len: int = param(32, lo=8, hi=MAX_TRAIN_LEN, label="train length L",
                            help="length of every training stream; the learned table gets this many rows")
     eval_lens: tuple = param(standard_lengths(32), lo=2, hi=MAX_EXTRAPOLATION * MAX_TRAIN_LEN,
@@ -53,14 +47,14 @@ class LabState(PanelState):
             # Stored canonical (sorted, unique) so that equal experiments compare equal.
             object.__setattr__(self, "eval_lens", tuple(sorted(set(self.eval_lens))))
 
-    @property
-    def schemes(self) -> tuple[str, ...]:
-        """The ticked schemes, in run order."""
-        return tuple(s for s in LAB_SCHEMES if getattr(self, f"scheme_{s}"))
+    def trains(self, scheme_id: str) -> bool:
+        """True if ``scheme_id`` is ticked."""
+        return scheme_id in self.schemes
 
     def clamped(self, **changes) -> LabState:
         """Apply ``changes``; a new L_train rescales the standard test lengths, or drops those past 8 × L."""
         merged = {**dataclasses.asdict(self), **changes}
+        merged["schemes"] = toggled_ids(merged, "scheme_", registry.lab_ids())
         old_l, new_l = self.train_len, max(8, min(int(merged["train_len"]), MAX_TRAIN_LEN))
         merged["train_len"] = new_l
         lens = tuple(sorted({int(n) for n in merged["eval_lens"]}))
@@ -69,3 +63,14 @@ class LabState(PanelState):
         lens = tuple(n for n in lens if 2 <= n <= MAX_EXTRAPOLATION * new_l)[:MAX_EVAL_LENS]
         merged["eval_lens"] = lens or standard_lengths(new_l)
         return LabState(**merged)
+
+
+def migrate_v1(data: dict) -> dict:
+    """Version 1 stored one ``scheme_<id>`` flag per scheme; version 2 lists the ticked ids."""
+    out = {k: v for k, v in data.items() if not k.startswith("scheme_")}
+    flags = {k[7:]: v for k, v in data.items() if k.startswith("scheme_")}
+    if flags:
+        old = ("nope", "sinusoidal", "learned", "rope", "alibi")  # version 1's only Lab schemes
+        out["schemes"] = [s for s in registry.lab_ids() if flags.get(s, s in old)]
+        out["schemes"] += [s for s, on in flags.items() if on is True and s not in out["schemes"]]
+    return out

@@ -5,14 +5,19 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from .. import schemes as registry
 from .base import PanelState, StateError, param
 
 MAX_TOKENS = 64
 D_MODEL_MIN, D_MODEL_MAX = 4, 256
 MAX_HEADS = 8
-SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
-#: The schemes that add a position vector to the embeddings; α scales that vector.
-ADDED_SCHEMES = ("sinusoidal", "learned")
+#: Scheme ids of version-1 files that are spelled differently now.
+RENAMED = {"none": "nope"}
+
+
+def default_scheme() -> str:
+    """No position at all: the first scheme of kind "none" (the registry's NoPE)."""
+    return next(s.id for s in registry.all_schemes() if s.kind == "none" and s.swap_label is not None)
 
 
 def tokenize(sentence: str) -> list[str]:
@@ -40,7 +45,7 @@ class SwapState(PanelState):
     sentence: str = param("dog bites man", label="sentence")
     swap_i: int = param(0, lo=0, hi=MAX_TOKENS - 1, label="swap I")
     swap_j: int = param(2, lo=0, hi=MAX_TOKENS - 1, label="swap J")
-    scheme: str = param("none", choices=SCHEMES, label="scheme")
+    scheme: str = param(default_scheme, choices=registry.swap_ids, label="scheme")
     alpha: float = param(1.0, lo=0.0, hi=3.0, label="PE strength α")
     d_model: int = param(16, lo=D_MODEL_MIN, hi=D_MODEL_MAX, even=True, label="d_model")
     seed: int = param(0, lo=0, hi=2**31 - 1, label="seed")
@@ -101,3 +106,11 @@ class SwapState(PanelState):
         merged["d_model"] = valid_d_model(int(merged["d_model"]), heads)
         merged["head"] = max(0, min(int(merged["head"]), heads - 1))
         return SwapState(**merged)
+
+
+def migrate_v1(data: dict) -> dict:
+    """Version 1 called NoPE ``"none"`` here (and ``"nope"`` everywhere else)."""
+    out = dict(data)
+    if isinstance(out.get("scheme"), str):
+        out["scheme"] = RENAMED.get(out["scheme"], out["scheme"])
+    return out

@@ -1,0 +1,159 @@
+"""ALiBi: a per-head linear penalty −m_h·(i − j) on the scores, no position vectors (Press et al. 2022)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..encodings import alibi_bias, alibi_slopes
+from ..encodings.blocks import Blocks, alibi_block_means
+from .base import Curve, Parameter, Scheme, Source, SwapTerms, lab_position_class, num_html
+
+#: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
+WINDOW_SHARE = 0.9
+
+
+def slope_text(m: float) -> str:
+    """A slope as a fraction when it is 1/2^k (all of them for power-of-two head counts)."""
+    k = -math.log2(m)
+    if abs(k - round(k)) < 1e-12:
+        return f"1/{2 ** round(k)}"
+    return f"{m:.3g}"
+
+
+def attention_blocks(slope: float, n: int, keys: Blocks, queries: np.ndarray, causal: bool) -> np.ndarray:
+    """Share of query i's attention in each key block, for softmax_j(−m·(i − j)) with content removed.
+
+    Causal: keys j ≤ i, Σ_{j=s}^{t} e^{−m(i−j)} = e^{−m(i−t)}·(1 − e^{−m(t−s+1)})/(1 − e^{−m});
+    symmetric: −m·|i − j| over all n keys.  Exact; NaN marks a key block wholly in the future.
+    """
+    m = float(slope)
+    i = queries.astype(np.float64)[:, None]
+    s = keys.starts.astype(np.float64)[None, :]
+    e = (keys.starts + keys.counts - 1).astype(np.float64)[None, :]
+
+    def left(a, b):  # Σ_{j=a}^{b} e^{−m(i−j)} · (1 − e^{−m}), for a ≤ b ≤ i (0 where b < a)
+        with np.errstate(invalid="ignore", over="ignore"):
+            v = np.exp(-m * (i - b)) * -np.expm1(-m * (b - a + 1))
+        return np.where(b >= a, v, 0.0)
+
+    def right(a, b):  # Σ_{j=a}^{b} e^{−m(j−i)} · (1 − e^{−m}), for i < a ≤ b
+        with np.errstate(invalid="ignore", over="ignore"):
+            v = np.exp(-m * (a - i)) * -np.expm1(-m * (b - a + 1))
+        return np.where(b >= a, v, 0.0)
+
+    mass = left(s, np.minimum(e, i))
+    z = -np.expm1(-m * (i + 1))  # keys 0 … i
+    if causal:
+        out = mass / z
+        out[np.broadcast_to(s > i, out.shape)] = np.nan
+        return out
+    mass = mass + right(np.maximum(s, i + 1), e)
+    z = z + right(i + 1, np.full_like(i, n - 1.0))
+    return mass / z
+
+
+def profiles(slopes: np.ndarray, n: int, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The last query's weights w(Δ) = e^{−mΔ}(1 − e^{−m})/(1 − e^{−mn}) (Δ = 0 … n−1; causal and
+    symmetric agree: the last query has no future), and each head's window: the fewest nearest keys
+    holding ``WINDOW_SHARE`` of its weight, k = ⌈−ln(1 − share·(1 − e^{−mn}))/m⌉."""
+    m = slopes[:, None]
+    z = -np.expm1(-m * n)
+    prof = np.exp(-m * dist[None, :]) * -np.expm1(-m) / z
+    k = np.ceil(-np.log1p(-WINDOW_SHARE * z[:, 0]) / slopes - 1e-9)
+    return prof, np.minimum(k, n)
+
+
+class ALiBi(Scheme):
+    id = "alibi"
+    title = "ALiBi"
+    colour = "#D55E00"
+    symbol = "star"
+    order = 60
+    description = "A per-head linear distance penalty −m_h·(i − j) added to the scores; no position vectors."
+    sources = (Source("Press, Smith & Lewis 2022, “Train Short, Test Long: Attention with Linear Biases "
+                      "Enables Input Length Extrapolation”, ICLR", 2022, "https://arxiv.org/abs/2108.12409"),)
+    kind = "bias"
+    relative = True
+    bounded = False
+    parameters = (
+        Parameter("heads", 8, 1, 64, "heads", field="heads"),
+        Parameter("alibi_head", 0, 0, 63, "head shown", field="alibi_head"),
+    )
+    depends_on = ("heads", "alibi_head", "causal")
+    used_by = ("BLOOM (BigScience 2022, arXiv 2211.05100) and MPT (MosaicML 2023); scheme: Press, Smith & "
+               "Lewis 2022 (ICLR)")
+    where = "a bias −mₕ·(i − j) on each head's scores (no vectors)"
+    relation = "relative"
+    swap_label = "ALiBi (score bias)"
+    swap_note = "−m·|i−j| added to the scores: a penalty growing with distance (Press et al. 2022)."
+    in_lab = True
+    lab_note = "a penalty growing with distance added to attention scores (Press et al. 2022)"
+
+    def slope(self, req) -> float:
+        return float(alibi_slopes(req.heads)[req.alibi_head])
+
+    def past_training(self, req) -> str:
+        _, windows = profiles(alibi_slopes(req.heads), req.l_eval, np.zeros(1))
+        return (f"the same linear bias at any length (made to extrapolate); heads keep "
+                f"{int(WINDOW_SHARE * 100)}% of the last query's weight within the nearest "
+                f"{int(windows.min()):,} … {int(windows.max()):,} keys")
+
+    # -- Schemes panel ------------------------------------------------------------------------------
+    def formula_line(self, st) -> str:
+        m = alibi_slopes(st.heads)
+        return (f"<b>ALiBi</b>: score + (−m<sub>h</sub>·(i − j)), head {st.alibi_head}: "
+                f"m = {num_html(float(m[st.alibi_head]))} ({st.heads} heads: "
+                f"{num_html(float(m[0]))} … {num_html(float(m[-1]))})")
+
+    def score_blocks(self, req, bl):
+        return alibi_block_means(self.slope(req), bl, req.causal)
+
+    def distance_values(self, req, dist):
+        return Curve(dist, -self.slope(req) * dist + 0.0)
+
+    # -- Token swap -------------------------------------------------------------------------------
+    def swap_terms(self, n, d_model, heads, seed, causal):
+        # −m_h·|i − j|: with the causal mask this equals the causal ALiBi bias on every visible cell.
+        pos = np.arange(n, dtype=np.float64)
+        dist = np.abs(pos[:, None] - pos[None, :])
+        return SwapTerms(bias=-alibi_slopes(heads)[:, None, None] * dist[None])
+
+    def swap_reason(self, st) -> str:
+        slopes = alibi_slopes(st.heads)
+        shown = ", ".join(f"{m:.3g}" for m in slopes)
+        text = ("ALiBi adds −m·|i−j| to the scores, and the swap changed the distances between the swapped "
+                f"words and the others (slope m = {shown}).")
+        if st.heads == 1:
+            text += (" One head gets the gentlest slope, 1/256, so the bias is tiny over a short sentence;"
+                     " with 8 heads the first has m = 1/2.")
+        return text
+
+    def swap_invisible(self, st, keeps_distances):
+        if not keeps_distances:
+            return None
+        return ("ALiBi cannot see this swap — it mirrors the sentence",
+                "Without the causal mask ALiBi adds −m·|i−j|, which depends only on the distance between "
+                "two tokens. This swap keeps every distance (it mirrors the sentence), so the outputs are "
+                "just relabelled. Swap two other tokens, or turn on the causal mask (ALiBi's real "
+                "setting), and the difference becomes large.")
+
+    def swap_formula(self, st, dh: int) -> dict:
+        slopes = ", ".join(slope_text(m) for m in alibi_slopes(st.heads))
+        return {"extra": " − m·|i−j|",
+                "notes": [f"m = {slopes}" + (" (one per head)" if st.heads > 1 else "")]}
+
+    # -- Lab --------------------------------------------------------------------------------------
+    def lab_module(self, d_model, heads, train_len):
+        import torch
+
+        class AlibiPosition(lab_position_class()):
+            def bias(self, n, device, dtype):
+                return self.cached("alibi", n, device, lambda: torch.tensor(
+                    alibi_bias(self.heads, n, "causal"), dtype=dtype, device=device))
+
+        return AlibiPosition(self, d_model, heads, train_len)
+
+
+SCHEME = ALiBi()

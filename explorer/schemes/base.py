@@ -1,0 +1,426 @@
+"""What a positional scheme is: its record (identity, traits, sources, parameters) and the hooks every layer calls.
+
+A scheme is one subclass of :class:`Scheme` in one module of :mod:`explorer.schemes`; the registry finds it.
+Panels, jobs, the Lab and the CLI loop over the registry and call these hooks — none of them names a scheme.
+
+Hooks, by layer (each has a default, so a scheme only writes what it has):
+
+Schemes panel (position-only scores, content removed — see :mod:`explorer.jobs.schemes`)
+    :meth:`Scheme.score_blocks` — ΔS as exact block means over a :class:`~explorer.encodings.blocks.Blocks`
+    grid; :meth:`Scheme.distance_curve` — ΔS against Δ = i − j; :meth:`Scheme.beyond_plot` — an extra plot
+    for the "beyond training" view; :meth:`Scheme.past_training`, :meth:`Scheme.parameters_added` — cells of
+    the properties table.  ``depends_on`` names the request fields the scores depend on, so that moving any
+    other control leaves the request equal and nothing is recomputed.
+Token swap
+    :meth:`Scheme.swap_terms` — what the scheme does to one attention layer (a vector added to the input, a
+    rotation of q and k, a bias on the scores); :meth:`Scheme.swap_reason` and :meth:`Scheme.swap_formula`.
+Lab
+    :meth:`Scheme.lab_module` — the torch module the tiny transformer trains with (see :class:`LabPosition`).
+CLI
+    :meth:`Scheme.add_data_commands` — the scheme's own ``pe-explorer data`` subcommands.
+
+No Qt here; torch only inside the Lab hook.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..encodings.blocks import Blocks, distance_grid
+from ..encodings.errors import EncodingError
+
+#: Where position enters, and how the properties table and ``pe-explorer schemes`` say it.
+KINDS = {
+    "input": "added to the input",
+    "rotary": "rotates q and k",
+    "bias": "bias on the scores",
+    "none": "none",
+}
+
+#: Random content vectors averaged when the Schemes panel's ``content`` is ``"average"``.
+AVERAGE_VECTORS = 16
+#: Query positions whose spread (min–max) is shaded for the absolute schemes.
+BAND_QUERIES = 8
+#: Distances at which that band is evaluated.
+BAND_POINTS = 2048
+#: Distances × pairs one curve may cost (d = 1024 gets 16,384 distances, d ≤ 512 the full request).
+CURVE_BUDGET = 2**23
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a scheme (or a model's use of it) is published."""
+
+    text: str  # "Su et al. 2021, “RoFormer: Enhanced Transformer with Rotary Position Embedding”"
+    year: int
+    link: str = ""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter of the scheme itself (shown with its limits; scheme-specific ones are set per scheme).
+
+    ``field`` is the Schemes panel's shared control it is read from (``head_dim``, ``base``, …), or empty
+    for a scheme's own parameter, which the panel keeps per scheme (``SchemesState.scheme_params``).
+    """
+
+    name: str
+    default: float | int
+    lo: float | int
+    hi: float | int
+    label: str = ""
+    help: str = ""
+    field: str = ""
+    integer: bool = True
+
+    def check(self, value) -> float | int:
+        """``value`` as this parameter's type, or :class:`EncodingError` naming the range."""
+        if isinstance(value, bool):
+            raise EncodingError(f"{self.name} must be a number, got {value!r}")
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise EncodingError(f"{self.name} must be a number, got {value!r}") from None
+        if not math.isfinite(v) or (self.integer and v != int(v)):
+            kind = "a whole number" if self.integer else "a finite number"
+            raise EncodingError(f"{self.name} must be {kind}, got {value!r}")
+        if not self.lo <= v <= self.hi:
+            raise EncodingError(f"{self.name} must be {self.lo:g} … {self.hi:g}, got {v:g}")
+        return int(v) if self.integer else v
+
+
+class NoEncoding(EncodingError):
+    """The scheme has no encoding for a requested position (a learned table past its last row)."""
+
+
+class NotShown(EncodingError):
+    """The scheme cannot draw this configuration; the message says why (shown in place of the plot)."""
+
+
+@dataclass(frozen=True)
+class Curve:
+    """ΔS against Δ = i − j ≥ 0 for one scheme (the Schemes panel's second view)."""
+
+    distance: np.ndarray
+    mean: np.ndarray  # exact mean of ΔS over all pairs (i, i − Δ)
+    stride: int = 1
+    lo: np.ndarray | None = None  # band over BAND_QUERIES query positions (absolute schemes)
+    hi: np.ndarray | None = None
+    band_distance: np.ndarray | None = None
+    bound: np.ndarray | None = None  # RoFormer's long-term-decay bound (rotary schemes)
+    marks: tuple = ()  # (Δ, label) vertical marks the scheme wants drawn (bucket edges, clipping …)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """A small line plot a scheme adds to the "beyond training" view."""
+
+    title: str
+    x: np.ndarray
+    y: np.ndarray
+    x_label: str
+    y_label: str
+    marks: tuple = ()  # (x, label)
+    log_x: bool = False
+    step: bool = False  # draw as steps (bucket indices)
+
+
+@dataclass(frozen=True)
+class SwapTerms:
+    """What one scheme does to the Token-swap panel's attention layer for n tokens.
+
+    ``added`` (n, d) is added to the embeddings (× α); ``rotate(x)`` rotates one head's (n, d_h) queries or
+    keys by their positions; ``bias`` (H, n, n) is added to the scores before the mask.
+    """
+
+    added: np.ndarray | None = None
+    rotate: Callable[[np.ndarray], np.ndarray] | None = None
+    bias: np.ndarray | None = None
+
+
+class Scheme:
+    """One positional scheme: its record and hooks.  Subclass it in one module of :mod:`explorer.schemes`."""
+
+    #: Stable id used in states, presets, requests, files and the CLI.
+    id: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    #: Okabe–Ito colour (distinguishable with colour-vision deficiencies), the same in every view.
+    colour: ClassVar[str] = "#202020"
+    #: Marker in the Lab's plots (a pyqtgraph symbol name).
+    symbol: ClassVar[str] = "o"
+    #: "solid" or "dash": how its curves are drawn (a variant of another scheme is dashed).
+    line: ClassVar[str] = "solid"
+    #: Position in every list (registry order).
+    order: ClassVar[int] = 100
+    description: ClassVar[str] = ""
+    sources: ClassVar[tuple[Source, ...]] = ()
+    kind: ClassVar[str] = "none"
+    relative: ClassVar[bool] = False
+    bounded: ClassVar[bool] = True
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    #: Request fields (of the Schemes panel) that this scheme's scores depend on.
+    depends_on: ClassVar[tuple[str, ...]] = ()
+    #: … and those its distance curve depends on (default: ``depends_on`` less the causal mask, which only
+    #: hides the future of the matrix).
+    curve_depends_on: ClassVar[tuple[str, ...] | None] = None
+    #: Which well-known models use it, with their sources (properties table, ``pe-explorer schemes``).
+    used_by: ClassVar[str] = ""
+    #: Properties table: where position enters, and whether the score is relative or absolute.
+    where: ClassVar[str] = ""
+    relation: ClassVar[str] = ""
+    #: Shown in the Schemes panel by default.
+    shown_by_default: ClassVar[bool] = True
+    #: Token swap: its menu entry and one-line tooltip; ``None`` keeps it out of that panel.
+    swap_label: ClassVar[str | None] = None
+    swap_note: ClassVar[str] = ""
+    #: Lab: one-line description on its check box; ``in_lab`` False keeps it out of the Lab.
+    in_lab: ClassVar[bool] = False
+    lab_note: ClassVar[str] = ""
+    #: Text over cells that have no value because positions are past what the scheme can encode.
+    missing_text: ClassVar[str] = ""
+
+    # -- identity ------------------------------------------------------------------------------
+    def display_title(self, req: Any = None) -> str:
+        """The title for this configuration (a variant may name its method)."""
+        return self.title
+
+    def record(self) -> dict:
+        """The record as plain JSON (``pe-explorer schemes --json``)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "colour": self.colour,
+            "description": self.description,
+            "kind": self.kind,
+            "kind_text": KINDS[self.kind],
+            "relative": self.relative,
+            "bounded": self.bounded,
+            "sources": [{"text": s.text, "year": s.year, "link": s.link} for s in self.sources],
+            "parameters": [
+                {"name": p.name, "default": p.default, "lo": p.lo, "hi": p.hi, "label": p.label or p.name,
+                 "help": p.help, "shared_control": p.field or None}
+                for p in self.parameters
+            ],
+            "used_by": self.used_by,
+            "panels": self.panels(),
+        }
+
+    def panels(self) -> list[str]:
+        """The panels that offer this scheme."""
+        out = ["schemes"]
+        if self.swap_label is not None:
+            out.append("swap")
+        if self.in_lab:
+            out.append("lab")
+        return out
+
+    def fields_for(self, view: str) -> tuple[str, ...]:
+        """The request fields the ``"matrices"`` or ``"distance"`` view of this scheme depends on."""
+        if view == "distance":
+            if self.curve_depends_on is not None:
+                return self.curve_depends_on
+            return tuple(n for n in self.depends_on if n != "causal")
+        return self.depends_on
+
+    def check_setup(self, st: Any) -> str:
+        """Why the Schemes panel's state ``st`` is invalid for this scheme ("" when it is valid)."""
+        return ""
+
+    def max_positions(self, train_len: int) -> int | None:
+        """The most positions the scheme can encode after training to ``train_len`` (``None``: any)."""
+        return None
+
+    def own_parameters(self) -> tuple[Parameter, ...]:
+        """The parameters that are the scheme's own (not one of the panel's shared controls)."""
+        return tuple(p for p in self.parameters if not p.field)
+
+    def param(self, req: Any, name: str):
+        """The value of own parameter ``name`` carried by ``req.params`` (its default when absent)."""
+        for key, value in getattr(req, "params", ()) or ():
+            if key == name:
+                return value
+        for p in self.parameters:
+            if p.name == name:
+                return p.default
+        raise KeyError(name)
+
+    # -- Schemes panel ---------------------------------------------------------------------------
+    def score_blocks(self, req: Any, bl: Blocks) -> np.ndarray:
+        """ΔS[i, j] = score with position − score without, as exact block means over ``bl`` × ``bl``.
+
+        NaN marks cells with no value (a masked future, a position the scheme cannot encode).  Raise
+        :class:`NotShown` with the reason when this configuration cannot be drawn at all.
+        """
+        return np.zeros((bl.n, bl.n))
+
+    def curve_length(self, req: Any) -> int:
+        """How many positions the distance curve averages over (a table may have fewer rows)."""
+        return int(req.l_eval)
+
+    def distance_values(self, req: Any, dist: np.ndarray) -> Curve:
+        """ΔS at the distances ``dist`` (override this, or :meth:`distance_curve` for full control)."""
+        return Curve(dist, np.zeros(dist.size))
+
+    def distance_curve(self, req: Any, max_points: int) -> Curve:
+        """ΔS against Δ = i − j ≥ 0: the exact mean over all pairs (i, i − Δ) inside the curve length."""
+        n = self.curve_length(req)
+        d = max(2, int(getattr(req, "head_dim", 2)))
+        dist, stride = distance_grid(n, min(max_points, max(4096, CURVE_BUDGET // max(1, d // 2))))
+        c = self.distance_values(req, dist)
+        return Curve(c.distance, c.mean, stride, c.lo, c.hi, c.band_distance, c.bound, c.marks, c.note)
+
+    def formula_line(self, st: Any) -> str:
+        """The Schemes panel's formula-strip line for this scheme with ``st``'s numbers ("" for none)."""
+        return ""
+
+    def beyond_plot(self, req: Any) -> PlotSpec | None:
+        """An extra plot for the "beyond training" view (``None``: the scheme has none)."""
+        return None
+
+    def past_training(self, req: Any) -> str:
+        """The properties table's "past L_train" cell for this configuration."""
+        return ""
+
+    def used_by_text(self, req: Any) -> str:
+        """The properties table's "used by" cell for this configuration."""
+        return self.used_by
+
+    def parameters_added(self, req: Any) -> int:
+        """Trainable numbers the scheme adds (for one head of width d trained to L_train)."""
+        return 0
+
+    def parameters_text(self, req: Any) -> str:
+        """The properties table's "parameters added" cell."""
+        n = self.parameters_added(req)
+        return f"{n:,}" if n else "0 (nothing trained)"
+
+    # -- Token swap ------------------------------------------------------------------------------
+    def swap_terms(self, n: int, d_model: int, heads: int, seed: int, causal: bool) -> SwapTerms:
+        """What the scheme adds to the Token-swap panel's attention over ``n`` tokens."""
+        return SwapTerms()
+
+    def swap_reason(self, st: Any) -> str:
+        """Why this scheme makes the outputs depend on position (one or two sentences)."""
+        return ""
+
+    def swap_invisible(self, st: Any, keeps_distances: bool) -> tuple[str, str] | None:
+        """(headline, explanation) when this scheme provably cannot see the swap, else ``None``."""
+        return None
+
+    def swap_formula(self, st: Any, dh: int) -> dict:
+        """Formula-strip pieces: ``score`` (replaces QKᵀ), ``extra`` (added to the score), ``input`` (what X
+        is), ``notes`` (further clauses).  Strings of rich text; missing keys keep the plain attention."""
+        return {}
+
+    # -- Lab -------------------------------------------------------------------------------------
+    def lab_module(self, d_model: int, heads: int, train_len: int):
+        """The torch module the Lab's tiny transformer trains with (see :class:`LabPosition`)."""
+        return lab_position_class()(self, d_model, heads, train_len)
+
+    # -- CLI -------------------------------------------------------------------------------------
+    def add_data_commands(self, subparsers, write: Callable) -> None:
+        """Add this scheme's own ``pe-explorer data`` subcommands to ``subparsers`` (argparse).
+
+        ``write(args, compute, meta=None)`` is the CLI's writer: it checks ``args.out``'s format, calls
+        ``compute()`` for the array, writes it atomically, and turns an :class:`EncodingError` into one
+        line on stderr and exit status 2.  A handler set with ``set_defaults(func=...)`` returns its value.
+        """
+
+
+@functools.lru_cache(maxsize=1)
+def lab_position_class():
+    """:class:`LabPosition`, built on first use so that torch is imported only by the Lab."""
+    from torch import nn
+
+    class LabPosition(nn.Module):
+        """Where position enters the Lab's transformer; the default adds nothing anywhere (NoPE).
+
+        ``add(x)`` (batch, n, d) → x with positions added; ``rotary(n, head_dim, device, dtype)`` → (cos, sin)
+        tables of the angles, or ``None``; ``bias(n, device, dtype)`` → (heads, n, n) added to the scaled
+        scores (with −inf above the diagonal: the causal mask), or ``None`` for plain causal attention;
+        ``check_length(n)`` raises :class:`NoEncoding` when there is no encoding for a
+        position < n.  Subclasses keep their tensors per length in ``self.cached``.
+        """
+
+        def __init__(self, scheme: Scheme, d_model: int, heads: int, train_len: int) -> None:
+            super().__init__()
+            self.scheme_id = scheme.id
+            self.d_model, self.heads, self.train_len = d_model, heads, train_len
+            self._cache: dict[tuple, Any] = {}
+
+        def cached(self, kind: str, n: int, device, build):
+            key = (kind, n, str(device))
+            if key not in self._cache:
+                self._cache[key] = build()
+            return self._cache[key]
+
+        def add(self, x):
+            return x
+
+        def rotary(self, n: int, head_dim: int, device, dtype):
+            return None
+
+        def bias(self, n: int, device, dtype):
+            return None
+
+        def check_length(self, n: int) -> None:
+            return None
+
+    return LabPosition
+
+
+# -- helpers the schemes share -------------------------------------------------------------------
+def num_html(x: float) -> str:
+    """A number for rich text: 4 significant digits, thousands separated, powers of ten as 10<sup>n</sup>."""
+    if x == 0:
+        return "0"
+    if 1e-3 <= abs(x) < 1e4:
+        return f"{x:.4g}"
+    if 1e4 <= abs(x) < 1e9:
+        return f"{x:,.0f}"
+    mant, exp = f"{x:.3e}".split("e")
+    return f"{float(mant):.3g}·10<sup>{int(exp)}</sup>"
+
+
+def content_vectors(head_dim: int, content: str, seed: int) -> np.ndarray:
+    """The seeded content vectors c ~ N(0, I_d): one for ``"same"``, 16 for ``"average"``."""
+    count = 1 if content == "same" else AVERAGE_VECTORS
+    return np.random.default_rng(seed).standard_normal((count, head_dim))
+
+
+def pair_energy(c: np.ndarray) -> np.ndarray:
+    """h_k = mean over content vectors of |z_k|², z_k = c_{2k} + i c_{2k+1}; Σ_k h_k = mean |c|²."""
+    return np.mean(c[:, 0::2] ** 2 + c[:, 1::2] ** 2, axis=0)
+
+
+def band_queries(n: int) -> np.ndarray:
+    """The query positions whose spread is shaded: evenly spaced over the second half … n − 1."""
+    return np.unique(np.linspace(n // 2, n - 1, BAND_QUERIES).round().astype(np.int64))
+
+
+def band(dist: np.ndarray, queries: np.ndarray, score) -> tuple[np.ndarray, np.ndarray]:
+    """min and max over the queries q ≥ Δ of ``score(q, q − Δ)`` at each Δ."""
+    lo = np.full(dist.size, np.inf)
+    hi = np.full(dist.size, -np.inf)
+    for q in queries:
+        ok = dist <= q
+        v = score(int(q), q - dist[ok])
+        lo[ok] = np.minimum(lo[ok], v)
+        hi[ok] = np.maximum(hi[ok], v)
+    lo[~np.isfinite(lo)] = np.nan
+    hi[~np.isfinite(hi)] = np.nan
+    return lo, hi
+
+
+def future_mask(n: int) -> np.ndarray:
+    """(n, n) additive causal mask: 0 on and below the diagonal, −inf above (key after query)."""
+    out = np.zeros((n, n))
+    out[np.triu_indices(n, 1)] = -np.inf
+    return out

@@ -1,0 +1,183 @@
+"""A learned absolute position table, one row per trained position (GPT-2, BERT): nothing past its last row."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..encodings.blocks import additive_block_means
+from ..encodings.learned import LearnedTable, check_rows
+from ..encodings.blocks import distance_grid
+from .base import (
+    BAND_POINTS,
+    Curve,
+    NoEncoding,
+    NotShown,
+    Parameter,
+    Scheme,
+    Source,
+    SwapTerms,
+    band,
+    band_queries,
+    content_vectors,
+    lab_position_class,
+)
+
+#: Rows of the Token-swap panel's table: one for each place a sentence can have (its 64-token limit).
+SWAP_TABLE_ROWS = 64
+
+#: Largest learned table (L_train × d numbers) the live Schemes panel builds (128 MiB of float64).
+LEARNED_LIVE_MAX = 2**24
+#: Real learned tables for scale: (model, L_train, d_model) -> L_train·d_model numbers.
+MODEL_TABLES = (("GPT-2", 1024, 768), ("BERT-base", 512, 768))
+
+
+@functools.lru_cache(maxsize=2)
+def table(l_train: int, head_dim: int, seed: int) -> LearnedTable:
+    """The seeded table (cached: the same for every request with these three numbers)."""
+    return LearnedTable(l_train, head_dim, seed)
+
+
+@functools.lru_cache(maxsize=8)
+def _swap_table(d_model: int, seed: int) -> LearnedTable:
+    # One table per (d, seed) with a row for each of the places a sentence can have.
+    return LearnedTable(SWAP_TABLE_ROWS, d_model, seed)
+
+
+def too_large(l_train: int, head_dim: int) -> str:
+    """Why the live panel does not build this learned table ("" when it does)."""
+    if l_train * head_dim > LEARNED_LIVE_MAX:
+        return (f"learned table L_train × d = {l_train} × {head_dim} = {l_train * head_dim:,} numbers is "
+                f"more than the live view builds ({LEARNED_LIVE_MAX:,}); lower L_train or d")
+    return ""
+
+
+def model_tables_text() -> str:
+    """'GPT-2 1,024 × 768 = 786,432; BERT-base 512 × 768 = 393,216' (computed, not typed)."""
+    return "; ".join(f"{name} {lt:,} × {dm:,} = {lt * dm:,}" for name, lt, dm in MODEL_TABLES)
+
+
+class Learned(Scheme):
+    id = "learned"
+    title = "Learned"
+    colour = "#E69F00"
+    symbol = "t"
+    order = 30
+    description = "A trained table with one row per position 0 … L_train − 1, added to the token embedding."
+    sources = (
+        Source("Radford et al. 2019, “Language Models are Unsupervised Multitask Learners” (GPT-2)", 2019,
+               "https://openai.com/research/better-language-models"),
+        Source("Devlin et al. 2019, “BERT”, NAACL", 2019, "https://arxiv.org/abs/1810.04805"),
+    )
+    kind = "input"
+    relative = False
+    bounded = True
+    parameters = (
+        Parameter("head_dim", 64, 2, 1024, "width d", field="head_dim"),
+        Parameter("l_train", 512, 2, 131072, "rows (L_train)", field="l_train"),
+    )
+    depends_on = ("head_dim", "l_train", "content", "seed")
+    used_by = "GPT-2 (Radford et al. 2019) and BERT (Devlin et al. 2019, NAACL)"
+    where = "added to the input: one trained table row per position"
+    relation = "absolute"
+    swap_label = "learned (added)"
+    swap_note = "α × a learned row per position added to each embedding (GPT-2, BERT); seeded, untrained."
+    in_lab = True
+    lab_note = "a trained table with one row per position 0 … L−1: nothing past L"
+    missing_text = "no row\nfor p ≥ {l_train:,}"
+
+    def max_positions(self, train_len: int) -> int | None:
+        return int(train_len)
+
+    def past_training(self, req) -> str:
+        return f"no row for positions ≥ {req.l_train:,}: the model cannot run past L_train at all"
+
+    def parameters_added(self, req) -> int:
+        return int(req.l_train) * int(req.head_dim)
+
+    def parameters_text(self, req) -> str:
+        return f"L_train × d = {req.l_train:,} × {req.head_dim} = {self.parameters_added(req):,}"
+
+    # -- Schemes panel ------------------------------------------------------------------------------
+    def score_blocks(self, req, bl):
+        d = req.head_dim
+        why = too_large(req.l_train, d)
+        if why:
+            raise NotShown(why)
+        c = content_vectors(d, req.content, req.seed)
+        valid = bl.starts + bl.counts <= req.l_train  # a block with any position ≥ L_train has no row
+        m = np.full((bl.n, bl.n), np.nan)
+        if valid.any():
+            last = int(bl.starts[valid][-1] + bl.counts[valid][-1])
+            rows = table(req.l_train, d, req.seed).lookup(np.arange(last))
+            pbar = np.add.reduceat(rows, bl.starts[valid], axis=0) / bl.counts[valid][:, None]
+            k = int(valid.sum())
+            m[:k, :k] = additive_block_means(pbar, c.mean(axis=0), d)
+        return m
+
+    def curve_length(self, req) -> int:
+        return min(int(req.l_train), int(req.l_eval))  # no rows past L_train: no pairs to average
+
+    def distance_curve(self, req, max_points):
+        why = too_large(req.l_train, req.head_dim)
+        if why:
+            empty = np.zeros(0)
+            return Curve(empty, empty, note=why)
+        return super().distance_curve(req, max_points)
+
+    def distance_values(self, req, dist):
+        d, n = req.head_dim, self.curve_length(req)
+        cbar = content_vectors(d, req.content, req.seed).mean(axis=0)
+        # Exact mean via the table's autocorrelation along positions (FFT).
+        rows = table(req.l_train, d, req.seed).lookup(np.arange(n))
+        f = np.fft.rfft(rows, n=2 * n, axis=0)
+        auto = np.fft.irfft((f * f.conj()).real.sum(axis=1), n=2 * n)[:n]  # Σ_i P_i·P_{i−Δ}
+        u = rows @ cbar
+        cu = np.concatenate([[0.0], np.cumsum(u)])
+        cross = (cu[n] - cu[dist]) + cu[n - dist]
+        mean = ((cross + auto[dist]) / (n - dist)) / np.sqrt(d)
+
+        def score(q, keys):
+            return (u[q] + u[keys] + rows[keys] @ rows[q]) / np.sqrt(d)
+
+        band_d, _ = distance_grid(n, min(dist.size, BAND_POINTS))
+        lo, hi = band(band_d, band_queries(n), score)
+        return Curve(dist, mean, lo=lo, hi=hi, band_distance=band_d)
+
+    # -- Token swap -------------------------------------------------------------------------------
+    def swap_terms(self, n, d_model, heads, seed, causal):
+        return SwapTerms(added=_swap_table(d_model, seed).lookup(n))
+
+    def swap_reason(self, st) -> str:
+        return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
+                "untrained table): the swapped words pick up each other's rows.")
+
+    def swap_formula(self, st, dh: int) -> dict:
+        return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "
+                         f"X = E + {st.alpha:.2f}·P[pos] (a learned table)"}
+
+    # -- Lab --------------------------------------------------------------------------------------
+    def lab_module(self, d_model, heads, train_len):
+        import torch
+        from torch import nn
+
+        class LearnedPosition(lab_position_class()):
+            def __init__(self, *args) -> None:
+                super().__init__(*args)
+                self.table = nn.Embedding(self.train_len, self.d_model)
+
+            def add(self, x):
+                return x + self.table(torch.arange(x.shape[1], device=x.device))
+
+            def check_length(self, n: int) -> None:
+                if n > self.train_len:
+                    try:
+                        check_rows(np.array([n - 1]), self.train_len)
+                    except ValueError as exc:
+                        raise NoEncoding(str(exc)) from None
+
+        return LearnedPosition(self, d_model, heads, train_len)
+
+
+SCHEME = Learned()

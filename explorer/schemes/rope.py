@@ -1,0 +1,133 @@
+"""RoPE: rotate each pair of q and k by the position times its frequency (Su et al. 2021, RoFormer)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..encodings import apply_rope, inv_freq, roformer_bound
+from ..encodings.blocks import block_phasors, chunks
+from .base import (
+    Curve,
+    Parameter,
+    Scheme,
+    Source,
+    SwapTerms,
+    content_vectors,
+    lab_position_class,
+    num_html,
+    pair_energy,
+)
+
+#: The base of the Token swap's and the Lab's RoPE (the panel's base slider is the Schemes panel's).
+ROPE_BASE = 10000.0
+
+
+def rope_curve(dist: np.ndarray, h: np.ndarray, freq: np.ndarray, att: float, d: int) -> np.ndarray:
+    """ΔS(Δ) = (a²·Σ_k h_k cos(Δθ_k) − Σ_k h_k)/√d, exact at every Δ given."""
+    out = np.empty(dist.size)
+    for sl in chunks(dist.size):
+        out[sl] = np.cos(np.multiply.outer(dist[sl].astype(np.float64), freq)) @ h
+    return (att**2 * out - h.sum()) / math.sqrt(d)
+
+
+def rope_tables(length: int, head_dim: int, device=None, dtype=None, base: float = ROPE_BASE):
+    """cos and sin of m·θ_i for m = 0 … length−1 as torch tensors (length, head_dim/2), computed in float64."""
+    import torch
+
+    ang = np.multiply.outer(np.arange(length, dtype=np.float64), inv_freq(head_dim, base))
+    dtype = dtype or torch.float32
+    return (torch.tensor(np.cos(ang), dtype=dtype, device=device),
+            torch.tensor(np.sin(ang), dtype=dtype, device=device))
+
+
+class RoPE(Scheme):
+    id = "rope"
+    title = "RoPE"
+    colour = "#009E73"
+    symbol = "d"
+    order = 40
+    description = "Rotates each 2-D pair of q and k by position × θ_k, so q·k depends on i − j only."
+    sources = (Source("Su et al. 2021, “RoFormer: Enhanced Transformer with Rotary Position Embedding”",
+                      2021, "https://arxiv.org/abs/2104.09864"),)
+    kind = "rotary"
+    relative = True
+    bounded = True
+    parameters = (
+        Parameter("head_dim", 64, 2, 1024, "head dim d", field="head_dim"),
+        Parameter("base", 10000.0, 10.0, 1e7, "base", field="base", integer=False),
+    )
+    depends_on = ("head_dim", "base", "content", "seed")
+    used_by = ("Llama (Touvron et al. 2023) and Mistral 7B (Jiang et al. 2023); "
+               "scheme: RoFormer (Su et al. 2021)")
+    where = "rotates q and k in every attention layer: pair k by the angle p·θₖ"
+    relation = "relative: qₘ·kₙ depends on m − n only"
+    swap_label = "RoPE (rotates Q, K)"
+    swap_note = "Queries and keys rotated by their positions, so scores depend on offsets (Su et al. 2021)."
+    in_lab = True
+    lab_note = "queries and keys rotated by position (Su et al. 2021)"
+
+    def frequencies(self, req) -> tuple[np.ndarray, float]:
+        """(θ, attention factor a) of this column."""
+        return inv_freq(req.head_dim, req.base), 1.0
+
+    def bound_scaling(self, req):
+        """The scaling RoFormer's bound is drawn for (``None``: plain RoPE)."""
+        return None
+
+    def past_training(self, req) -> str:
+        d = req.head_dim
+        theta = inv_freq(d, req.base)
+        full = int(np.sum((req.l_train - 1) * theta / (2 * np.pi) >= 1.0))
+        return (f"defined everywhere; {full} of {d // 2} pairs turn fully inside L_train, the other "
+                f"{d // 2 - full} meet angles never seen in training (up to L_eval = {req.l_eval:,})")
+
+    # -- Schemes panel ------------------------------------------------------------------------------
+    def formula_line(self, st) -> str:
+        d = st.head_dim
+        th = inv_freq(d, st.base)
+        return (f"<b>RoPE</b>: q<sub>m</sub>·k<sub>n</sub> = Re Σ<sub>i</sub> q<sub>i</sub> k̄<sub>i</sub> "
+                f"e<sup>i(m−n)θ<sub>i</sub></sup>, θ<sub>i</sub> = {st.base:g}<sup>−2i/{d}</sup> = "
+                + ", ".join(num_html(t) for t in th[:3]) + (f", …, {num_html(th[-1])}" if th.size > 3 else "")
+                + f" (i = 0 … {d // 2 - 1})")
+
+    def score_blocks(self, req, bl):
+        d = req.head_dim
+        h = pair_energy(content_vectors(d, req.content, req.seed))
+        freq, att = self.frequencies(req)
+        z = block_phasors(bl, freq)
+        return (att**2 * np.real((z * h) @ z.conj().T) - h.sum()) / math.sqrt(d)
+
+    def distance_values(self, req, dist):
+        d = req.head_dim
+        h = pair_energy(content_vectors(d, req.content, req.seed))
+        freq, att = self.frequencies(req)
+        mean = rope_curve(dist, h, freq, att, d)
+        scaling = self.bound_scaling(req)
+        bound = np.concatenate([roformer_bound(dist[sl], d, req.base, scaling) for sl in chunks(dist.size)])
+        return Curve(dist, mean, bound=bound)
+
+    # -- Token swap -------------------------------------------------------------------------------
+    def swap_terms(self, n, d_model, heads, seed, causal):
+        return SwapTerms(rotate=apply_rope)
+
+    def swap_reason(self, st) -> str:
+        return ("RoPE rotates every query and key by its position, so q·k depends on the signed offset "
+                "between two tokens, and the swap changed the offsets of the swapped words.")
+
+    def swap_formula(self, st, dh: int) -> dict:
+        return {"score": f"(R<sub>i</sub>q<sub>i</sub>)ᵀ(R<sub>j</sub>k<sub>j</sub>)/√{dh}",
+                "notes": [f"R<sub>p</sub> rotates pair i by p·θ<sub>i</sub>, "
+                          f"θ<sub>i</sub> = 10000<sup>−2i/{dh}</sup>, so the score depends on j − i"]}
+
+    # -- Lab --------------------------------------------------------------------------------------
+    def lab_module(self, d_model, heads, train_len):
+        class RotaryPosition(lab_position_class()):
+            def rotary(self, n, head_dim, device, dtype):
+                return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
+
+        return RotaryPosition(self, d_model, heads, train_len)
+
+
+SCHEME = RoPE()

@@ -1,0 +1,123 @@
+"""Sinusoidal absolute positions added to the input (Vaswani et al. 2017, §3.5)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..encodings.blocks import additive_block_means, chunks, distance_grid, sinusoidal_block_rows
+from ..encodings.sinusoidal import frequencies, sinusoidal
+from .base import (
+    BAND_POINTS,
+    Curve,
+    Parameter,
+    Scheme,
+    Source,
+    SwapTerms,
+    band,
+    band_queries,
+    content_vectors,
+    lab_position_class,
+)
+
+
+def _rows(pos: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    ang = np.multiply.outer(pos.astype(np.float64), omega)
+    out = np.empty((pos.size, 2 * omega.size))
+    out[:, 0::2] = np.sin(ang)
+    out[:, 1::2] = np.cos(ang)
+    return out
+
+
+class Sinusoidal(Scheme):
+    id = "sinusoidal"
+    title = "Sinusoidal"
+    colour = "#0072B2"
+    symbol = "s"
+    order = 20
+    description = "sin/cos of the position at d/2 frequencies, added to the token embedding before layer 1."
+    sources = (Source("Vaswani et al. 2017, “Attention Is All You Need”, NeurIPS, §3.5", 2017,
+                      "https://arxiv.org/abs/1706.03762"),)
+    kind = "input"
+    relative = False
+    bounded = True
+    parameters = (
+        Parameter("head_dim", 64, 2, 1024, "width d", field="head_dim"),
+        Parameter("base", 10000.0, 10.0, 1e7, "base", field="base", integer=False),
+    )
+    depends_on = ("head_dim", "base", "content", "seed")
+    used_by = "the original Transformer (Vaswani et al. 2017, “Attention Is All You Need”, NeurIPS)"
+    where = "added to the input (token embedding), once, before layer 1"
+    relation = "absolute (an offset acts as a fixed rotation of each pair)"
+    swap_label = "sinusoidal (added)"
+    swap_note = "α·PE(position) added to each word embedding (Vaswani et al. 2017)."
+    in_lab = True
+    lab_note = "sin/cos of the position added to each token (Vaswani et al. 2017)"
+
+    def past_training(self, req) -> str:
+        return "defined for every position, but the model never trained on the new angle combinations"
+
+    # -- Schemes panel ------------------------------------------------------------------------------
+    def score_blocks(self, req, bl):
+        d = req.head_dim
+        c = content_vectors(d, req.content, req.seed)
+        return additive_block_means(sinusoidal_block_rows(bl, frequencies(d, req.base, "paper")),
+                                    c.mean(axis=0), d)
+
+    def distance_values(self, req, dist):
+        d, n = req.head_dim, self.curve_length(req)
+        cbar = content_vectors(d, req.content, req.seed).mean(axis=0)
+        omega = frequencies(d, req.base, "paper")
+        # u_p = c̄·P_p = Re Σ_k w_k e^{ipω_k}, w_k = c̄_{2k+1} − i c̄_{2k}.  The sums over the pairs at
+        # distance Δ are geometric:  Σ_{p=Δ}^{n−1} + Σ_{p=0}^{n−1−Δ} e^{ipω}
+        #   = (e^{iΔω} − e^{inω} + 1 − e^{inω}·e^{−iΔω}) / (1 − e^{iω}),
+        # and P_i·P_{i−Δ} = Σ_k cos(Δω_k) = Re Σ_k e^{iΔω_k}: one table e^{iΔω_k} serves both.
+        w = (cbar[1::2] - 1j * cbar[0::2]) / (1.0 - np.exp(1j * omega))
+        end = np.exp(1j * n * omega)
+        cross = np.empty(dist.size)
+        g = np.empty(dist.size)
+        for sl in chunks(dist.size):
+            e = np.exp(1j * np.multiply.outer(dist[sl].astype(np.float64), omega))
+            cross[sl] = np.real((e - end + 1.0 - end * e.conj()) @ w)
+            g[sl] = e.real.sum(axis=1)
+        mean = (cross / (n - dist) + g) / math.sqrt(d)
+
+        def score(q, keys):
+            pq = _rows(np.array([q]), omega)[0]
+            pk = _rows(keys, omega)
+            return (pq @ cbar + pk @ cbar + pk @ pq) / math.sqrt(d)
+
+        band_d, _ = distance_grid(n, min(dist.size, BAND_POINTS))
+        lo, hi = band(band_d, band_queries(n), score)
+        return Curve(dist, mean, lo=lo, hi=hi, band_distance=band_d)
+
+    # -- Token swap -------------------------------------------------------------------------------
+    def swap_terms(self, n, d_model, heads, seed, causal):
+        return SwapTerms(added=sinusoidal(n, d_model))
+
+    def swap_reason(self, st) -> str:
+        return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
+                "each other's position vectors, so their queries, keys and values change.")
+
+    def swap_formula(self, st, dh: int) -> dict:
+        return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "
+                         f"X = E + {st.alpha:.2f}·PE(pos), "
+                         f"PE(p)<sub>2i</sub> = sin(p·10000<sup>−2i/{st.d_model}</sup>), "
+                         "PE(p)<sub>2i+1</sub> = cos(…)"}
+
+    # -- Lab --------------------------------------------------------------------------------------
+    def lab_module(self, d_model, heads, train_len):
+        import torch
+
+        class SinusoidalPosition(lab_position_class()):
+            def add(self, x):
+                n = x.shape[1]
+                pe = self.cached("sin", n, x.device, lambda: torch.tensor(sinusoidal(n, self.d_model),
+                                                                          dtype=x.dtype, device=x.device))
+                return x + pe
+
+        return SinusoidalPosition(self, d_model, heads, train_len)
+
+
+SCHEME = Sinusoidal()
