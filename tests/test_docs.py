@@ -86,7 +86,7 @@ def link_problems(page: Path, targets: list[str], root: Path = ROOT) -> list[str
         where = f"{page.name}: ({target})"
         path, _, fragment = target.partition("#")
         if fragment or not path:
-            problems.append(f"{where} links to a heading; Qt's guide viewer has no heading anchors, link the page")
+            problems.append(f"{where} links to a heading; Qt's guide viewer has no heading anchors")
             continue
         if path.startswith("/"):
             problems.append(f"{where} is absolute; use a path relative to the page")
@@ -140,8 +140,8 @@ def test_no_raw_html(page):
 
 
 def test_the_index_links_every_page():
-    linked = {(INDEX.parent / urlsplit(t).path).resolve() for t in text_links(INDEX.read_text(encoding="utf-8"))
-              if _is_relative(t)}
+    targets = text_links(INDEX.read_text(encoding="utf-8"))
+    linked = {(INDEX.parent / urlsplit(t).path).resolve() for t in targets if _is_relative(t)}
     orphans = [_name(p) for p in sorted(DOCS.rglob("*.md")) if p != INDEX and p.resolve() not in linked]
     assert not orphans, f"docs/index.md does not link {orphans}"
 
@@ -152,7 +152,8 @@ def test_every_image_is_shown_somewhere():
         for t in text_links(page.read_text(encoding="utf-8")):
             if _is_relative(t):
                 shown.add((page.parent / unquote(urlsplit(t).path)).resolve())
-    unused = [_name(p) for p in sorted((DOCS / "images").iterdir()) if p.is_file() and p.resolve() not in shown]
+    images = [p for p in sorted((DOCS / "images").iterdir()) if p.is_file()]
+    unused = [_name(p) for p in images if p.resolve() not in shown]
     assert not unused, f"images no page shows: {unused}"
 
 
