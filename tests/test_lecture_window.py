@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractSlider, QApplication, QScrollBar
 from explorer import presets as pr
 from explorer.state import AppState
 
-DOCS = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "keyboard.md"
 
 
 @pytest.fixture(scope="module")
