@@ -40,8 +40,9 @@ class LabRunner(QObject):
 
     @property
     def running(self) -> bool:
+        """True from :meth:`start` until ``finished`` or ``failed`` is emitted (or :meth:`stop`)."""
         h = self._handle
-        return h is not None and h.status == "running" and h.thread is not None
+        return h is not None and h.status == "running"
 
     @property
     def paused(self) -> bool:
@@ -78,7 +79,10 @@ class LabRunner(QObject):
         if h is None:
             return True
         h.cancel()
-        return h.join(timeout)
+        if h.join(timeout):
+            self._handle = None  # ended: nothing of it is delivered any more
+            return True
+        return False
 
     def _emit(self, signal, value) -> None:
         if not self._closed:
