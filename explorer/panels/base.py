@@ -1,4 +1,4 @@
-"""What every panel shares: its state, requests to the service, results, errors, "drawn"."""
+"""What every panel shares: its state, requests to the service (with its origin), results, errors, "drawn"."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ class Panel(QWidget):
 
     Subclasses set ``panel_id`` and ``state_cls``, build widgets in ``__init__`` (into
     ``self.body``), and implement :meth:`requests` (state -> requests) and :meth:`show_result`.
-    Use :meth:`set_state` for every parameter change: it stores the (validated) state,
-    updates widgets via :meth:`sync_widgets` with their signals blocked, and asks the service.
+    Use :meth:`set_state` for every parameter change: it stores the (validated) state, bumps
+    :attr:`origin`, updates widgets via :meth:`sync_widgets` with their signals blocked, and sends
+    the requests through :meth:`submit`.  The service does all the scheduling (newest per key, one
+    in flight per key, equal requests skipped, pacing); its handle calls back this panel only.
     """
 
     panel_id: ClassVar[str] = ""

@@ -48,7 +48,7 @@ from ..lab import (
 from ..state import StateError
 from ..state.lab import LAB_SCHEMES, MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
 from .base import Panel
-from .lab_run import STOP_TIMEOUT_S, LabRunner
+from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
 
 def _swatch(colour: str) -> QIcon:
@@ -64,14 +64,7 @@ def _padded(values, n: int) -> np.ndarray:
     return out
 
 
-def _eta(seconds: float | None) -> str:
-    if seconds is None:
-        return "estimating…"
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
-
-
-class LabPanel(Panel):
+class LabPanel(LabRunControl, Panel):
     panel_id = "lab"
     state_cls = LabState
 
@@ -352,17 +345,7 @@ class LabPanel(Panel):
     def apply_theme(self, theme) -> None:
         self._apply_fonts(theme.font_scale, theme.foreground)
 
-    # -- running ----------------------------------------------------------------------------------
-    def _set_running(self, running: bool) -> None:
-        self.start_button.setEnabled(not running)
-        self.pause_button.setEnabled(running)
-        self.cancel_button.setEnabled(running)
-        self.scheme_box.setEnabled(not running)
-        self.settings_box.setEnabled(not running)
-        self.open_button.setEnabled(not running)
-        self.save_button.setEnabled(not running and self.result is not None)
-        self.pause_button.setText("Pause")
-
+    # -- running (pause, cancel and a run's end: LabRunControl) -------------------------------------
     def start(self) -> None:
         """Train one model per ticked scheme with the panel's settings, as a long job of the service."""
         if self.runner.running:
@@ -384,34 +367,6 @@ class LabPanel(Panel):
         self.runner.start(cfg, run_experiment)  # looked up now: a test may stand in for it
         self._set_running(True)
         self.drawn.emit("lab")  # new curves: let the window theme them and add export menus
-
-    def pause(self) -> None:
-        if self.runner.running and not self.runner.paused:
-            self.runner.pause()
-            self.pause_button.setText("Resume")
-            self.status.setText("Paused. " + self.status.text())
-
-    def resume(self) -> None:
-        if self.runner.running and self.runner.paused:
-            self.runner.resume()
-            self.pause_button.setText("Pause")
-
-    def _on_pause_clicked(self) -> None:
-        if self.runner.paused:
-            self.resume()
-        else:
-            self.pause()
-
-    def cancel(self) -> None:
-        if self.runner.running:
-            self.runner.cancel()
-            self.cancel_button.setEnabled(False)
-            self.pause_button.setEnabled(False)
-            self.status.setText("Cancelling…")
-
-    @property
-    def running(self) -> bool:
-        return self.runner.running
 
     def _on_runner_progressed(self, p: Progress) -> None:
         if p.new_losses:
@@ -436,22 +391,6 @@ class LabPanel(Panel):
         self.position_view.show_schemes(schemes)
         self.table.show_schemes(schemes)
         self.drawn.emit("lab")
-
-    def _on_runner_finished(self, result: LabResult) -> None:
-        # The service has joined the worker before this arrives: Start may be enabled again at once.
-        self.show_lab_result(result, redraw_losses=False)
-        if result.status == "done":
-            self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"
-                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}).")
-        else:
-            n = sum(s.status == "done" for s in result.schemes)
-            self.status.setText(f"Cancelled after {_eta(result.seconds)}: {n} of "
-                                f"{len(result.config.schemes)} schemes finished.")
-
-    def _on_runner_failed(self, message: str) -> None:
-        self.banner.show_error(f"The Lab run failed: {message}")
-        self.status.setText("Failed.")
-        self._set_running(False)
 
     def show_lab_result(self, result: LabResult, *, redraw_losses: bool = True) -> None:
         """Draw a whole result (a finished run, or one opened from a file)."""
@@ -516,19 +455,3 @@ class LabPanel(Panel):
             self.load_results(path)
         except LabError as exc:
             self.banner.show_error(str(exc))
-
-    # -- shutdown ----------------------------------------------------------------------------------
-    def shutdown(self) -> None:
-        """Cancel a run and join its worker (it checks for cancel every step), then the base clean-up."""
-        if self._shut_down:
-            return
-        self._shut_down = True
-        for sig, slot in ((self.runner.progressed, self._on_runner_progressed),
-                          (self.runner.finished, self._on_runner_finished),
-                          (self.runner.failed, self._on_runner_failed)):
-            try:
-                sig.disconnect(slot)
-            except (RuntimeError, TypeError):
-                pass
-        self.runner.stop(STOP_TIMEOUT_S)
-        super().shutdown()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from ..lab import LabConfig, LabControl
+from ..lab import LabConfig, LabControl, LabResult
 from ..service import ComputeService, LongHandle
 
 #: How long closing the window waits for the training worker (it checks for cancel every step).
@@ -97,3 +97,88 @@ class LabRunner(QObject):
     def _on_error(self, failure) -> None:
         # LabError messages are for the banner as they are; anything else names its type (the service did).
         self._emit(self.failed, failure.message)
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating…"
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+class LabRunControl:
+    """The Lab panel's run controls: Pause/Resume, Cancel, and what a run's end (or failure) shows.
+
+    A mixin of :class:`~explorer.panels.lab.LabPanel` (which builds the buttons and the views and
+    starts the run); it holds only what talks to the :class:`LabRunner`.
+    """
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.cancel_button.setEnabled(running)
+        self.scheme_box.setEnabled(not running)
+        self.settings_box.setEnabled(not running)
+        self.open_button.setEnabled(not running)
+        self.save_button.setEnabled(not running and self.result is not None)
+        self.pause_button.setText("Pause")
+
+    def pause(self) -> None:
+        if self.runner.running and not self.runner.paused:
+            self.runner.pause()
+            self.pause_button.setText("Resume")
+            self.status.setText("Paused. " + self.status.text())
+
+    def resume(self) -> None:
+        if self.runner.running and self.runner.paused:
+            self.runner.resume()
+            self.pause_button.setText("Pause")
+
+    def _on_pause_clicked(self) -> None:
+        if self.runner.paused:
+            self.resume()
+        else:
+            self.pause()
+
+    def cancel(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+            self.cancel_button.setEnabled(False)
+            self.pause_button.setEnabled(False)
+            self.status.setText("Cancelling…")
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def _on_runner_finished(self, result: LabResult) -> None:
+        # The service has joined the worker before this arrives: Start may be enabled again at once.
+        self.show_lab_result(result, redraw_losses=False)
+        if result.status == "done":
+            self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"
+                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}).")
+        else:
+            n = sum(s.status == "done" for s in result.schemes)
+            self.status.setText(f"Cancelled after {_eta(result.seconds)}: {n} of "
+                                f"{len(result.config.schemes)} schemes finished.")
+
+    def _on_runner_failed(self, message: str) -> None:
+        self.banner.show_error(f"The Lab run failed: {message}")
+        self.status.setText("Failed.")
+        self._set_running(False)
+
+    # -- shutdown ----------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Cancel a run and join its worker (it checks for cancel every step), then the base clean-up."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        for sig, slot in ((self.runner.progressed, self._on_runner_progressed),
+                          (self.runner.finished, self._on_runner_finished),
+                          (self.runner.failed, self._on_runner_failed)):
+            try:
+                sig.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+        self.runner.stop(STOP_TIMEOUT_S)
+        super().shutdown()

@@ -15,14 +15,11 @@ draw it.  Staying live while a slider is held (or the animation plays):
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QScrollArea, QSplitter, QTabWidget, QWidget
 
-from ... import jobs
 from ...encodings.sinusoidal import wavelengths
 from ...jobs.waves import (
-    EXPORT_TABLE_MAX,
     CurvesRequest,
     CurvesResponse,
     HeatmapRequest,
@@ -31,7 +28,6 @@ from ...jobs.waves import (
     MatrixResponse,
     PickRequest,
     PickResponse,
-    TableRequest,
     formula_numbers,
     matrix_size,
 )
@@ -39,6 +35,7 @@ from ...state import WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
+from .export_data import exact_arrays
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
 
@@ -172,42 +169,8 @@ class WavesPanel(Panel):
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
-        st, rs = self.state, self.responses
-        curves, pick = rs.get("waves.curves"), rs.get("waves.views")
-        if plot is self.heatmap.plot:
-            (r0, r1), (c0, c1) = self.heatmap.visible()
-            if (r1 - r0) * (c1 - c0) <= EXPORT_TABLE_MAX:  # computed by its job, once, for this export
-                return {"PE": jobs.run(TableRequest(st.d_model, st.base, st.variant, (r0, r1), (c0, c1)))}
-            heat = rs.get("waves.heatmap")
-            return {} if heat is None else {"block_min": heat.mins, "block_max": heat.maxs}
-        if plot in (self.waves.plot, self.beyond.plot) and curves is not None:
-            data = curves.waves if plot is self.waves.plot else curves.beyond
-            out = {}
-            for i, (x, y) in sorted(data.items()):
-                out.setdefault("position", x)
-                out[f"pair {i} sin"] = y
-            return out
-        if plot is self.spectrum.plot and curves is not None:
-            return {"pair": np.arange(curves.wavelengths.size), "wavelength": curves.wavelengths,
-                    "omega": curves.omega}
-        if plot is self.similarity.plot and curves is not None:
-            out = {"offset": curves.sim_x, "sum cos(offset*omega)": curves.sim_y}
-            if pick is not None:
-                out["q - p"] = pick.marker_q - pick.request.position
-                out["PE(p).PE(q)"] = pick.marker_dot
-            return out
-        if plot is self.matrix.plot and "waves.matrix" in rs:
-            return {"PE(p).PE(q)": rs["waves.matrix"].matrix}
-        if pick is not None and plot is self.vector.plot:
-            return {"column": np.arange(pick.pe_p.size), "PE(p)": pick.pe_p, "PE(p+k)": pick.pe_pk}
-        if pick is not None and plot is self.rotation.plot:
-            return {"PE_i(p) [sin, cos]": pick.pair_p, "PE_i(p+k) [sin, cos]": pick.pair_pk,
-                    "R(k)": pick.rotation["R"]}
-        if pick is not None and plot in self.token.plots + [self.token.norms]:
-            t = pick.token
-            return {"column": np.arange(t["x"].size), "x": t["x"], "PE(p1)": t["pe1"], "PE(p2)": t["pe2"],
-                    "x+PE(p1)": t["v1"], "x+PE(p2)": t["v2"]}
-        return super().export_data(plot)
+        data = exact_arrays(self, plot)
+        return super().export_data(plot) if data is None else data
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:
