@@ -183,8 +183,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
 
     def on_drawn(_key):
         now = time.perf_counter()
-        st = getattr(panel.last_drawn_request, "state", None)
-        i = step_of.get(st)
+        # The drawn result's origin is the panel's state id when it was asked for: map it to its step.
+        i = step_of.get(panel.last_drawn_origin)
         if i is None:
             return
         for j in range(i + 1):
@@ -221,12 +221,12 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
             time.sleep(0.0005)
         t_step.append(time.perf_counter())
         slider.setValue(v)
-        step_of[panel.state] = i
+        step_of[panel.origin] = i
     slider.setSliderDown(False)
     # Settled when every step has been shown, or when nothing is left to come (the service is
     # idle and the panel waits for nothing) — then unshown steps simply had no visible effect.
     settled = _wait(app, lambda: (len(latency) == len(values) and service.idle() and panel.has_drawn)
-                    or (service.idle() and not panel._pending), 120.0)
+                    or (service.idle() and not panel.waiting), 120.0)
     _wait(app, lambda: False, 0.05)
     heartbeat.stop()
     service.resultReady.disconnect(on_result)

@@ -1,15 +1,28 @@
-"""The compute service: one worker thread runs every numeric job; the UI thread never computes.
+"""The compute service: every numeric job runs on a service-owned worker; the UI thread never computes.
 
-Requests are small frozen objects with a ``key`` (one per plot or panel).  For each key only
-the newest request matters:
+Interactive requests (:meth:`ComputeService.submit`) are small frozen objects with a ``key`` (one
+per plot or panel).  The service owns the whole scheduling policy, per key:
 
-* a request that has not started yet is *superseded* (replaced) by a newer one for its key;
-* a result that is no longer the newest for its key when it arrives is *dropped*
-  (generation ids), on the worker and again on the UI thread.
+* **newest request wins** — a request that has not started yet is *superseded* (replaced) by a
+  newer one for its key;
+* **at most one in flight** — a newer request for a key whose job is running waits, and starts when
+  that job returns; the running job's result is still delivered (during a fast drag whose steps come
+  quicker than a job, dropping it would leave nothing to draw until the drag stops);
+* **equal requests are skipped** — a request equal to the one in flight (or on its way to the UI
+  thread) takes that job over instead of running again; one equal to the last result delivered to
+  the same requester is not run at all;
+* **optional pacing** — ``pace_s`` is the shortest time between two starts of one key (the Waves
+  panel's ~30 frames a second while a slider is held).
 
-Results and errors reach the UI thread through queued Qt signals; the worker never
-touches a widget.  :meth:`ComputeService.stop` (called when the main window closes) ends the
-worker and joins it, so no thread outlives the window.
+Each submit returns a :class:`Handle`; its callbacks run on the UI thread and reach only the
+requester (no panel filters a global signal by its own bookkeeping).  Generation ids still guard
+delivery: a result of a cancelled handle, or one older than a result already delivered for its
+key, is dropped.  :attr:`ComputeService.resultReady` and :attr:`ComputeService.failed` still
+announce every delivery, for observers (the status bar, the benchmark).
+
+Long jobs (:meth:`ComputeService.submit_long`: the Lab's training) run on a worker of their own,
+never the interactive one, report progress, and can be paused and cancelled.  :meth:`stop` (called
+when the main window closes) cancels everything and joins every worker.
 """
 
 from __future__ import annotations
@@ -18,24 +31,28 @@ import itertools
 import threading
 import time
 import traceback
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from . import jobs
+from .jobs.control import JobControl
 
 
 @dataclass(frozen=True)
 class Result:
-    """A finished job: what was asked, what came back, and how long it took."""
+    """A finished job: what was asked, what came back, how long it took, and for whom (``origin``)."""
 
     key: str
     generation: int
     request: Any
     value: Any
     elapsed_ms: float
+    origin: Any = None
 
 
 @dataclass(frozen=True)
@@ -47,22 +64,133 @@ class Failure:
     request: Any
     message: str
     details: str
+    origin: Any = None
+
+
+#: Handle states that will not change any more.
+FINISHED = frozenset({"done", "failed", "skipped", "superseded", "cancelled", "dropped", "refused"})
+
+
+def _same_receiver(callback: Callable | None) -> Callable[[Callable | None], bool]:
+    """A test "is this the same receiver?" that keeps no receiver alive (weak for bound methods)."""
+    if callback is None:
+        return lambda other: other is None
+    try:
+        ref = weakref.WeakMethod(callback) if hasattr(callback, "__self__") else weakref.ref(callback)
+    except TypeError:  # not weak-referenceable (a builtin): compare directly
+        return lambda other: other == callback
+    return lambda other: other is not None and ref() == other
+
+
+def _alive(callback: Callable) -> bool:
+    """False for a bound method of a Qt object whose C++ side was deleted (a closed panel)."""
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, QObject):
+        from shiboken6 import Shiboken
+
+        return Shiboken.isValid(owner)
+    return True
+
+
+class Handle:
+    """One submitted request: its generation, its requester's ``origin`` and callbacks, its status.
+
+    ``status`` is "pending", "running", "delivering", then one of :data:`FINISHED`: "done", "failed",
+    "skipped" (an equal result is already the requester's), "superseded" (a newer request for the key
+    came first, or an equal one took its job over), "cancelled", "dropped" or "refused" (the service
+    had stopped).
+    """
+
+    __slots__ = ("key", "request", "generation", "origin", "on_result", "on_error", "status", "_service")
+
+    def __init__(self, service, request, generation: int, origin, on_result, on_error) -> None:
+        self._service = service
+        self.key: str = request.key
+        self.request = request
+        self.generation = generation
+        self.origin = origin
+        self.on_result = on_result
+        self.on_error = on_error
+        self.status = "pending"
+
+    @property
+    def done(self) -> bool:
+        """True once nothing more will come from this handle."""
+        return self.status in FINISHED
+
+    def cancel(self) -> None:
+        """Drop the request if it has not started; otherwise its result is not delivered."""
+        self._service._cancel(self)
+
+    def __repr__(self) -> str:
+        return f"<Handle {self.key} #{self.generation} {self.status}>"
+
+
+class _Ticket:
+    """The job run for a key; a newer, equal request takes it over by replacing its handle."""
+
+    __slots__ = ("key", "request", "handle", "pace_s")
+
+    def __init__(self, handle: Handle, pace_s: float) -> None:
+        self.key, self.request, self.handle, self.pace_s = handle.key, handle.request, handle, pace_s
+
+
+class LongHandle:
+    """A long job (see :meth:`ComputeService.submit_long`): pause, resume, cancel, wait."""
+
+    def __init__(self, control: JobControl, name: str, origin=None) -> None:
+        self.control = control
+        self.name = name
+        self.origin = origin
+        #: "running", then "done", "failed", "cancelled" (stopped before it ended) or "refused".
+        self.status = "running"
+        self.on_progress: Callable | None = None
+        self.on_result: Callable | None = None
+        self.on_error: Callable | None = None
+        self.thread: threading.Thread | None = None
+
+    def pause(self) -> None:
+        self.control.pause()
+
+    def resume(self) -> None:
+        self.control.resume()
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next checkpoint; it still reports how it ended."""
+        self.control.cancel()
+
+    @property
+    def paused(self) -> bool:
+        return self.control.paused
+
+    @property
+    def running(self) -> bool:
+        """True until the job has ended and its worker has returned."""
+        return self.thread is not None and self.thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the worker to end; True if it has."""
+        t = self.thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout)
+        return not self.running
 
 
 class _Relay(QObject):
-    # Lives on the UI thread; emitting from the worker makes these queued deliveries.
+    # Lives on the UI thread; emitting from a worker makes these queued deliveries.
     delivered = Signal(object)
+    longEvent = Signal(object)
 
 
 class ComputeService(QObject):
-    """One worker thread, newest-request-per-key scheduling, generation-checked delivery.
+    """The compute service: one interactive worker with per-key scheduling, plus long-job workers.
 
     Signals
     -------
     resultReady(Result)
-        On the UI thread, only for the newest request of its key.
+        On the UI thread, after the requester's ``on_result``: for observers, never for filtering.
     failed(Failure)
-        On the UI thread, when a job raised (the app keeps running).
+        On the UI thread, after the requester's ``on_error`` (the app keeps running).
     """
 
     resultReady = Signal(object)
@@ -74,16 +202,23 @@ class ComputeService(QObject):
         # resumes it once it is on screen, so start-up never competes with the worker for the GIL.
         self._paused = paused
         self._cv = threading.Condition()
-        self._pending: OrderedDict[str, tuple[int, Any]] = OrderedDict()
+        self._pending: OrderedDict[str, _Ticket] = OrderedDict()
+        self._running: dict[str, _Ticket] = {}
+        self._transit: dict[str, _Ticket] = {}  # finished on the worker, not yet delivered
+        self._shown: dict[str, tuple[Any, Callable]] = {}  # key -> (last delivered request, same receiver?)
+        self._started_at: dict[str, float] = {}
         self._latest: dict[str, int] = {}
+        self._delivered_gen: dict[str, int] = {}
         self._gen = itertools.count(1)
-        self._running_key: str | None = None
         self._stopping = False
+        self._long: list[LongHandle] = []
         self.superseded = 0  # pending requests replaced before they started
-        self.dropped = 0  # results discarded because a newer request existed
+        self.dropped = 0  # results not delivered (cancelled, or older than one already delivered)
+        self.skipped = 0  # requests not run: equal to one in flight or to the last delivered
         self.completed = 0
         self._relay = _Relay(self)
         self._relay.delivered.connect(self._on_delivered)
+        self._relay.longEvent.connect(self._on_long_event)
         self._thread = threading.Thread(target=self._loop, name="pe-compute", daemon=True)
         self._thread.start()
         self._warm_up = warm_up
@@ -96,21 +231,52 @@ class ComputeService(QObject):
         self._warm_up = False
         self.submit(WarmUpRequest())
 
-    # -- UI side -------------------------------------------------------------------------------
-    def submit(self, request: Any) -> int:
-        """Queue ``request`` (it must have a ``key``); returns its generation id."""
+    # -- interactive requests (UI side) ---------------------------------------------------------
+    def submit(self, request: Any, *, origin: Any = None, on_result: Callable[[Result], None] | None = None,
+               on_error: Callable[[Failure], None] | None = None, pace_s: float = 0.0) -> Handle:
+        """Ask for ``request`` (it must have a ``key``); callbacks run on the UI thread, for this handle only.
+
+        ``origin`` is the requester's opaque id, carried back on the :class:`Result`/:class:`Failure`.
+        ``pace_s``: do not start this key's job sooner than ``pace_s`` after its previous start.
+        """
         key = request.key
         with self._cv:
             if self._stopping:
-                return -1
-            gen = next(self._gen)
-            if key in self._pending:
+                h = Handle(self, request, -1, origin, on_result, on_error)
+                h.status = "refused"
+                return h
+            h = Handle(self, request, next(self._gen), origin, on_result, on_error)
+            self._latest[key] = h.generation
+            old = self._pending.pop(key, None)
+            if old is not None:
                 self.superseded += 1
-                del self._pending[key]
-            self._pending[key] = (gen, request)
-            self._latest[key] = gen
+                old.handle.status = "superseded"
+            outstanding = self._running.get(key) or self._transit.get(key)
+            if outstanding is not None and outstanding.request == request:
+                # The same job is running (or its result is on the way): the newest requester gets it.
+                if outstanding.handle.status not in FINISHED:
+                    outstanding.handle.status = "superseded"
+                h.status = "running" if key in self._running else "delivering"
+                outstanding.handle = h
+                self.skipped += 1
+                return h
+            shown = self._shown.get(key)
+            if outstanding is None and shown is not None and shown[0] == request and shown[1](on_result):
+                h.status = "skipped"  # the requester already has this very result
+                self.skipped += 1
+                return h
+            self._pending[key] = _Ticket(h, max(0.0, float(pace_s)))
             self._cv.notify()
-        return gen
+        return h
+
+    def _cancel(self, handle: Handle) -> None:
+        with self._cv:
+            if handle.done:
+                return
+            ticket = self._pending.get(handle.key)
+            if ticket is not None and ticket.handle is handle:
+                del self._pending[handle.key]
+            handle.status = "cancelled"
 
     def resume(self) -> None:
         """Start running queued requests (see ``paused``)."""
@@ -126,66 +292,196 @@ class ComputeService(QObject):
             return self._latest.get(key) == generation
 
     def idle(self) -> bool:
-        """Nothing pending and nothing running."""
+        """No interactive request is waiting, running or on its way to the UI thread."""
         with self._cv:
-            return not self._pending and self._running_key is None
+            return not self._pending and not self._running and not self._transit
 
-    def stop(self, timeout: float = 2.0) -> bool:
-        """Stop accepting work, drop what is pending, and join the worker.  Returns True if it ended."""
+    def running_keys(self) -> list[str]:
+        """The keys whose jobs are running now."""
         with self._cv:
-            self._stopping = True
-            self._pending.clear()
-            self._cv.notify_all()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout)
-        try:
-            self._relay.delivered.disconnect(self._on_delivered)
-        except (RuntimeError, TypeError):
-            pass
-        return not self._thread.is_alive()
+            return list(self._running)
 
     @property
     def thread(self) -> threading.Thread:
+        """The interactive worker."""
         return self._thread
 
-    @Slot(object)
-    def _on_delivered(self, item: Result | Failure) -> None:
-        if self._stopping:
-            return
-        if not self.is_current(item.key, item.generation):
-            self.dropped += 1
-            return
-        if isinstance(item, Result):
-            self.resultReady.emit(item)
-        else:
-            self.failed.emit(item)
+    def threads(self) -> list[threading.Thread]:
+        """Every worker thread still alive: the interactive one and those of long jobs."""
+        out = [self._thread] + [h.thread for h in self._long if h.thread is not None]
+        return [t for t in out if t.is_alive()]
 
-    # -- worker side ---------------------------------------------------------------------------
+    @Slot(object)
+    def _on_delivered(self, payload) -> None:
+        ticket, value, elapsed_ms, error = payload
+        with self._cv:
+            if self._transit.get(ticket.key) is ticket:
+                del self._transit[ticket.key]
+            h = ticket.handle
+            key = ticket.key
+            if self._stopping or h.status == "cancelled" or h.generation < self._delivered_gen.get(key, 0):
+                self.dropped += 1
+                if not h.done:
+                    h.status = "dropped"
+                return
+            self._delivered_gen[key] = h.generation
+            if error is None:
+                self._shown[key] = (h.request, _same_receiver(h.on_result))
+                h.status = "done"
+            else:
+                self._shown.pop(key, None)  # a failed request is run again next time it is asked for
+                h.status = "failed"
+        if error is None:
+            result = Result(key, h.generation, h.request, value, elapsed_ms, h.origin)
+            try:
+                if h.on_result is not None and _alive(h.on_result):
+                    h.on_result(result)
+            finally:
+                self.resultReady.emit(result)
+        else:
+            failure = Failure(key, h.generation, h.request, error[0], error[1], h.origin)
+            try:
+                if h.on_error is not None and _alive(h.on_error):
+                    h.on_error(failure)
+            finally:
+                self.failed.emit(failure)
+
+    # -- interactive worker ----------------------------------------------------------------------
+    def _next_ticket(self) -> tuple[_Ticket | None, float | None]:
+        """The first waiting ticket whose key is free and due, else how long until one is due."""
+        if self._paused:
+            return None, None
+        now = time.perf_counter()
+        wait = None
+        for key, ticket in self._pending.items():
+            if key in self._running:
+                continue
+            due = self._started_at.get(key, -1e9) + ticket.pace_s - now
+            if due <= 0:
+                del self._pending[key]
+                self._started_at[key] = now
+                return ticket, None
+            wait = due if wait is None else min(wait, due)
+        return None, wait
+
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while (not self._pending or self._paused) and not self._stopping:
-                    self._cv.wait()
+                while True:
+                    if self._stopping:
+                        return
+                    ticket, wait = self._next_ticket()
+                    if ticket is not None:
+                        break
+                    self._cv.wait(wait)
+                self._running[ticket.key] = ticket
+                if ticket.handle.status == "pending":
+                    ticket.handle.status = "running"
+            t0 = time.perf_counter()
+            value, error = None, None
+            try:
+                value = jobs.run(ticket.request)
+            except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
+                message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+                error = (message, traceback.format_exc())
+            elapsed = (time.perf_counter() - t0) * 1e3
+            with self._cv:
+                self._running.pop(ticket.key, None)
                 if self._stopping:
                     return
-                key, (gen, request) = self._pending.popitem(last=False)
-                self._running_key = key
-            t0 = time.perf_counter()
+                self.completed += 1
+                self._transit[ticket.key] = ticket
+                if ticket.handle.status == "running":
+                    ticket.handle.status = "delivering"
+                self._cv.notify_all()  # the key is free: a request that waited for it may start
             try:
-                value = jobs.run(request)
-                item: Result | Failure = Result(key, gen, request, value, (time.perf_counter() - t0) * 1e3)
-            except Exception as exc:  # noqa: BLE001 - every job error goes back to the UI
-                message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-                item = Failure(key, gen, request, message, traceback.format_exc())
-            with self._cv:
-                self._running_key = None
-                stale = self._stopping or self._latest.get(key) != gen
-                if stale:
-                    self.dropped += 1
-                else:
-                    self.completed += 1
-            if not stale:
-                try:
-                    self._relay.delivered.emit(item)
-                except RuntimeError:  # the relay was deleted during shutdown
-                    return
+                self._relay.delivered.emit((ticket, value, elapsed, error))
+            except RuntimeError:  # the relay was deleted during shutdown
+                return
+
+    # -- long jobs -------------------------------------------------------------------------------
+    def submit_long(self, fn: Callable[[JobControl, Callable[[Any], None]], Any], *,
+                    control: JobControl | None = None, origin: Any = None,
+                    on_progress: Callable[[Any], None] | None = None,
+                    on_result: Callable[[Any], None] | None = None,
+                    on_error: Callable[[Failure], None] | None = None,
+                    name: str = "pe-long") -> LongHandle:
+        """Run ``fn(control, report)`` on a service-owned worker of its own (never the interactive one).
+
+        ``fn`` calls ``control.checkpoint()`` between steps (it blocks while paused and raises once
+        cancelled) and ``report(value)`` with progress.  On the UI thread: ``on_progress(value)`` for
+        each report, then ``on_result(return value)`` or ``on_error(Failure)``; by then the worker has
+        ended.  A cancelled job ends however ``fn`` ends it (e.g. returning what it has).
+        """
+        handle = LongHandle(control or JobControl(), name, origin)
+        handle.on_progress, handle.on_result, handle.on_error = on_progress, on_result, on_error
+        with self._cv:
+            if self._stopping:
+                handle.status = "refused"
+                return handle
+            self._long = [h for h in self._long if h.running]
+            self._long.append(handle)
+        handle.thread = threading.Thread(target=self._long_work, args=(handle, fn), name=name, daemon=True)
+        handle.thread.start()
+        return handle
+
+    def _long_emit(self, handle: LongHandle, kind: str, value) -> None:
+        if self._stopping:
+            return
+        try:
+            self._relay.longEvent.emit((handle, kind, value))
+        except RuntimeError:  # the relay was deleted during shutdown
+            pass
+
+    def _long_work(self, handle: LongHandle, fn) -> None:
+        try:
+            value = fn(handle.control, lambda p: self._long_emit(handle, "progress", p))
+        except Exception as exc:  # noqa: BLE001 - a failed job must reach its requester, not kill the app
+            message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            self._long_emit(handle, "error", Failure(handle.name, 0, fn, message, traceback.format_exc(),
+                                                     handle.origin))
+        else:
+            self._long_emit(handle, "result", value)
+
+    @Slot(object)
+    def _on_long_event(self, payload) -> None:
+        handle, kind, value = payload
+        if self._stopping or handle.status != "running":
+            return
+        if kind == "progress":
+            cb = handle.on_progress
+        else:
+            handle.join(1.0)  # it has emitted its last event and is returning: let it end first
+            handle.status = "done" if kind == "result" else "failed"
+            cb = handle.on_result if kind == "result" else handle.on_error
+        if cb is not None and _alive(cb):
+            cb(value)
+
+    # -- shutdown --------------------------------------------------------------------------------
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Stop accepting work, drop what is pending, cancel long jobs, join every worker.
+
+        Returns True if every worker ended within ``timeout`` (about; each is given what is left).
+        """
+        with self._cv:
+            self._stopping = True
+            for ticket in self._pending.values():
+                ticket.handle.status = "cancelled"
+            self._pending.clear()
+            long_jobs = list(self._long)
+            self._cv.notify_all()
+        for h in long_jobs:
+            h.cancel()
+            if h.status == "running":
+                h.status = "cancelled"
+        end = time.monotonic() + timeout
+        for t in [self._thread] + [h.thread for h in long_jobs if h.thread is not None]:
+            if t.is_alive() and threading.current_thread() is not t:
+                t.join(max(0.0, end - time.monotonic()))
+        for sig, slot in ((self._relay.delivered, self._on_delivered),
+                          (self._relay.longEvent, self._on_long_event)):
+            try:
+                sig.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+        return not self.threads()

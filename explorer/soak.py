@@ -22,9 +22,9 @@ Two kinds of update, both through code the app really runs:
   two cores would take many minutes and add nothing: the worker's side is pure numpy, tested
   elsewhere.
 
-The Lab does not use the compute service: its live updates are the training run's progress reports.
-One tiny real run (through the panel's own ``pe-lab`` thread) provides the real updates and a
-recording of its reports; the direct updates replay that recording into the panel's progress slot,
+The Lab sends no interactive requests: its live updates are the progress reports of its training run,
+a long job of the compute service (on a ``pe-lab`` worker).  One tiny real run provides the real
+updates and a recording of its reports; the direct updates replay that recording into the panel's progress slot,
 one report at a time, run after run (each run: fresh views, reports, then the finished result).
 """
 
@@ -174,7 +174,7 @@ class LabSoak:
         _process_events(self.app)
 
     def run_once(self, timeout_s: float = 120.0) -> int:
-        """One tiny real run on the panel's thread; its reports are recorded for the direct updates."""
+        """One tiny real run (a long job of the service); its reports are recorded for the direct updates."""
         panel = self.panel
         panel.set_state(self.states[0])
         panel.runner.progressed.connect(self._record)

@@ -79,7 +79,7 @@ def test_a_job_error_shows_in_the_panel_banner(qtbot, main_window):
     class Broken:
         key = "waves.broken"
 
-    panel._pending[Broken.key] = main_window.service.submit(Broken())
+    panel.submit(Broken())  # the panel's own request: its error comes back to it
     qtbot.waitUntil(lambda: panel.banner.isVisible(), timeout=5000)
     assert "Broken" in panel.banner.text()
 

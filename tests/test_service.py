@@ -1,4 +1,7 @@
-"""The compute service: superseding, stale-result dropping, errors, shutdown (pytest-qt)."""
+"""The compute service: superseding, stale-result dropping, errors, shutdown (pytest-qt).
+
+The scheduling policy itself (one in flight per key, equal requests, pacing, callbacks, long jobs)
+is tested with plain jobs in tests/test_service_policy.py."""
 
 import threading
 import time
@@ -68,19 +71,23 @@ def test_newer_request_supersedes_pending_one(qtbot, service):
     qtbot.waitUntil(lambda: ("test.slow", 58) in results, timeout=5000)
     qtbot.wait(50)
     assert [r for r in results if r[0] == "test.slow"] == [("test.slow", 58)]
-    assert service.is_current("test.slow", gens[-1])
+    assert service.is_current("test.slow", gens[-1].generation)
+    assert [h.status for h in gens[:-1]] == ["superseded"] * 28
 
 
 def test_stale_result_is_dropped(qtbot, service):
+    # One in flight per key: a newer request waits for the running one, whose result is still drawn;
+    # a result whose requester has cancelled it is stale and dropped.
     results = []
     service.resultReady.connect(lambda r: results.append(r.value))
-    service.submit(SlowRequest(1, delay=0.3))  # starts running
-    qtbot.waitUntil(lambda: not service._pending, timeout=2000)
-    service.submit(SlowRequest(2))  # newer: the running job's result is now stale
+    first = service.submit(SlowRequest(1, delay=0.3))
+    qtbot.waitUntil(lambda: first.status == "running", timeout=2000)
+    first.cancel()
+    service.submit(SlowRequest(2))
     qtbot.waitUntil(lambda: 4 in results, timeout=5000)
     qtbot.wait(100)
     assert results == [4]
-    assert service.dropped >= 1
+    assert service.dropped >= 1 and first.status == "cancelled"
 
 
 def test_keys_are_independent(qtbot, service):
@@ -112,7 +119,8 @@ def test_stop_joins_the_worker_even_with_work_pending(qtbot):
     assert svc.stop(timeout=2.0)
     assert time.monotonic() - t0 < 2.0
     assert not svc.thread.is_alive()
-    assert svc.submit(SlowRequest(1)) == -1  # a stopped service accepts nothing
+    refused = svc.submit(SlowRequest(1))  # a stopped service accepts nothing
+    assert refused.status == "refused" and refused.generation == -1
 
 
 def test_warm_up_imports_torch_on_the_worker(qtbot):

@@ -31,7 +31,7 @@ def test_closing_the_window_with_a_job_in_flight(qtbot):
     w.show()
     qtbot.waitUntil(lambda: w.all_drawn and w.service.idle(), timeout=120000)
     w.service.submit(NapRequest(0.4))
-    qtbot.waitUntil(lambda: w.service._running_key == "waves.nap", timeout=10000)
+    qtbot.waitUntil(lambda: "waves.nap" in w.service.running_keys(), timeout=10000)
     t0 = time.monotonic()
     w.close()
     elapsed = time.monotonic() - t0

@@ -1,12 +1,13 @@
 """Every number the Waves panel shows, against formulas and brute force (no Qt)."""
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 from explorer import jobs
-from explorer.encodings import frequencies, rotation, sinusoidal, wavelengths
+from explorer.encodings import EncodingError, frequencies, rotation, sinusoidal, wavelengths
 from explorer.encodings.sinusoidal import column_pair, dot_by_offset
 from explorer.jobs.waves import (
     APPROX_MIN_PERIODS,
@@ -15,6 +16,7 @@ from explorer.jobs.waves import (
     HeatmapRequest,
     MatrixRequest,
     PickRequest,
+    TableRequest,
     WavesRequest,
     WavesResponse,
     cell_info,
@@ -132,11 +134,22 @@ def test_heatmap_overview_bins_columns_too_without_picking_every_kth():
     assert r.maxs[b, cb] == pytest.approx(block.max(), abs=1e-7)
 
 
-def test_heatmap_request_ignores_the_state_for_equality_and_caching():
-    a = HeatmapRequest(64, 16, 10000.0, "paper", state=WavesState())
-    b = HeatmapRequest(64, 16, 10000.0, "paper", state=WavesState().clamped(position=5))
+def test_requests_carry_only_what_they_compute_and_equal_ones_share_the_cache():
+    # Which state asked is the requester's business (the service carries its origin), not the request's.
+    for req in requests_for(WavesState()):
+        assert "state" not in {f.name for f in dataclasses.fields(req)}
+    a = HeatmapRequest(64, 16, 10000.0, "paper")
+    b = HeatmapRequest(64, 16, 10000.0, "paper")
     assert a == b and hash(a) == hash(b)
     assert jobs.run(a) is jobs.run(b)  # the second is served from the cache
+
+
+def test_the_export_table_job_gives_every_visible_cell():
+    st = WavesState().clamped(n_positions=300, d_model=32)
+    got = jobs.run(TableRequest(st.d_model, st.base, st.variant, (10, 250), (3, 30)))
+    np.testing.assert_array_equal(got, sinusoidal(250, 32)[10:250, 3:30])
+    with pytest.raises(EncodingError, match="exported cell by cell"):
+        jobs.run(TableRequest(32, 10000.0, "paper", (0, 2**20), (0, 2)))
 
 
 # -- curves ------------------------------------------------------------------------------------------------
@@ -299,7 +312,8 @@ def test_everything_at_once_for_a_state():
     assert set(r.curves.waves) == set(st.pairs) | {st.pair}
     reqs = requests_for(st)
     assert [q.key for q in reqs] == ["waves.heatmap", "waves.curves", "waves.views", "waves.matrix"]
-    assert all(q.state is st for q in reqs)
+    assert reqs[2].position == st.position and reqs[0].n_positions == st.n_positions
+    assert [jobs.run(q).request for q in reqs] == list(reqs)
 
 
 def test_pe_values_accept_any_integer_position():

@@ -18,7 +18,7 @@ SETTLE_MS = 20000
 
 
 def _settled(panel):
-    return panel.has_drawn and not panel._pending and panel.service.idle()
+    return panel.has_drawn and not panel.waiting and panel.service.idle()
 
 
 def _wait(qtbot, panel):
@@ -222,13 +222,13 @@ def test_preview_while_held_then_refined_on_release(qtbot, service):
     slider = p.controls.base.slider()
     slider.setSliderDown(True)
     slider.setValue(slider.value() + 40)
-    computed = lambda: not p._pending and p.service.idle()  # noqa: E731
+    computed = lambda: not p.waiting and p.service.idle()  # noqa: E731
     qtbot.waitUntil(computed, timeout=SETTLE_MS)
     # While held: the visible heatmap at preview resolution; the hidden matrix waits for its turn.
     assert p.responses["waves.heatmap"].request.preview
-    assert "waves.matrix" in p._queued and not p.has_drawn
+    assert "waves.matrix" in p._held and not p.has_drawn
     p.tabs.setCurrentIndex(1)  # now it is seen: computed at the live (preview) size
-    qtbot.waitUntil(lambda: computed() and "waves.matrix" not in p._queued, timeout=SETTLE_MS)
+    qtbot.waitUntil(lambda: computed() and "waves.matrix" not in p._held, timeout=SETTLE_MS)
     assert p.responses["waves.matrix"].size == 256
     slider.setSliderDown(False)
     _wait(qtbot, p)

@@ -1,9 +1,10 @@
 """Train once per scheme, test at every length, report progress; pause and cancel between steps.
 
-:func:`run_experiment` is plain Python (no Qt): the panel calls it on its own ``pe-lab`` thread, the
-CLI on the main thread, the tests directly.  It checks its :class:`LabControl` before every training
-step and every evaluation chunk (each a few milliseconds to a few tens of milliseconds on a laptop
-CPU), so Cancel takes effect well within a second and Pause holds the run where it is.
+:func:`run_experiment` is plain Python (no Qt): the panel runs it as a long job of the compute service
+(on a service-owned ``pe-lab`` worker), the CLI on the main thread, the tests directly.  It checks its
+:class:`LabControl` before every training step and every evaluation chunk (each a few milliseconds
+to a few tens of milliseconds on a laptop CPU), so Cancel takes effect well within a second and
+Pause holds the run where it is.
 
 Fair comparison: every scheme sees the same rule table, the same training batches (one seeded numpy
 stream per run), the same initial weights where the architectures share them (torch's generator
@@ -18,7 +19,6 @@ this), and also the accuracy at each position for the by-position plot.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import schemes as registry
+from ..jobs.control import JobControl
 from .results import (
     Cancelled,
     CannotRun,
@@ -47,44 +48,11 @@ CLIP = 1.0
 EVAL_CHUNK_ELEMENTS = 2**23
 
 
-class LabControl:
-    """Thread-safe pause/cancel flags, checked by :func:`run_experiment` between steps."""
+class LabControl(JobControl):
+    """Pause/cancel flags for a Lab run (a :class:`~explorer.jobs.control.JobControl` that raises the
+    Lab's own :class:`~explorer.lab.results.Cancelled`), checked by :func:`run_experiment` between steps."""
 
-    def __init__(self) -> None:
-        self._cancel = threading.Event()
-        self._running = threading.Event()
-        self._running.set()
-        self.paused_seconds = 0.0
-
-    def pause(self) -> None:
-        self._running.clear()
-
-    def resume(self) -> None:
-        self._running.set()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-        self._running.set()  # wake a paused run so it can see the cancel
-
-    @property
-    def paused(self) -> bool:
-        return not self._running.is_set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def checkpoint(self) -> None:
-        """Raise :class:`Cancelled` if cancelled; block (cancellably) while paused."""
-        if self._cancel.is_set():
-            raise Cancelled()
-        if not self._running.is_set():
-            t0 = time.perf_counter()
-            while not self._running.wait(0.05):
-                pass
-            self.paused_seconds += time.perf_counter() - t0
-            if self._cancel.is_set():
-                raise Cancelled()
+    cancelled_error = Cancelled
 
 
 @dataclass(frozen=True)

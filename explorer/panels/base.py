@@ -1,4 +1,4 @@
-"""What every panel shares: its state, requests to the service, results, errors, "drawn"."""
+"""What every panel shares: its state, requests to the service (with its origin), results, errors, "drawn"."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ..service import ComputeService, Failure, Result
+from ..service import ComputeService, Failure, Handle, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.plots import Banner
 
@@ -18,8 +18,10 @@ class Panel(QWidget):
 
     Subclasses set ``panel_id`` and ``state_cls``, build widgets in ``__init__`` (into
     ``self.body``), and implement :meth:`requests` (state -> requests) and :meth:`show_result`.
-    Use :meth:`set_state` for every parameter change: it stores the (validated) state,
-    updates widgets via :meth:`sync_widgets` with their signals blocked, and asks the service.
+    Use :meth:`set_state` for every parameter change: it stores the (validated) state, bumps
+    :attr:`origin`, updates widgets via :meth:`sync_widgets` with their signals blocked, and sends
+    the requests through :meth:`submit`.  The service does all the scheduling (newest per key, one
+    in flight per key, equal requests skipped, pacing); its handle calls back this panel only.
     """
 
     panel_id: ClassVar[str] = ""
@@ -35,9 +37,16 @@ class Panel(QWidget):
         self.setObjectName(f"{self.panel_id}Panel")
         self.service = service
         self._state = state if state is not None else self.state_cls()
-        self._pending: dict[str, int] = {}
+        #: The newest handle per key (from :meth:`submit`); the service does all the scheduling.
+        self._handles: dict[str, Handle] = {}
         self._drawn_keys: set[str] = set()
+        #: Opaque id of the current state, bumped by every :meth:`set_state`; requests carry it as
+        #: their ``origin``, so a drawn result can be mapped back to the state it was asked for.
+        self.origin = 0
+        #: The origin and request behind the newest drawn result (the benchmark maps it to a drag step).
+        self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
+        self._controls_cache: tuple[list, list] | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.banner = Banner(self)
@@ -51,8 +60,6 @@ class Panel(QWidget):
         self.formula.setWordWrap(True)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         outer.addWidget(self.formula)
-        service.resultReady.connect(self._on_service_result)
-        service.failed.connect(self._on_service_failed)
 
     # -- state -----------------------------------------------------------------------------------
     @property
@@ -63,6 +70,7 @@ class Panel(QWidget):
         """Make ``state`` current (it is already validated), refresh widgets, request new results."""
         changed = state != self._state
         self._state = state
+        self.origin += 1
         self._block_and_sync()
         # The formula strip shows the parameters, so it follows them at once: a change that needs no
         # new result (a display-only field, or one the visible view does not use) must update it too.
@@ -83,18 +91,20 @@ class Panel(QWidget):
     def _controls(self) -> list[QWidget]:
         """Every child widget whose signals are blocked while the state is shown — except the
         inner parts of composite controls (superqt's labelled sliders), which must keep
-        talking to each other so the value box follows the slider."""
-        out = []
-        for w in self.findChildren(QWidget):
-            p = w.parentWidget()
-            inner = False
-            while p is not None and p is not self:
-                if type(p).__name__.startswith("QLabeled"):
-                    inner = True
-                    break
-                p = p.parentWidget()
-            if not inner:
-                out.append(w)
+        talking to each other so the value box follows the slider.
+
+        Worked out once and kept while the panel's widgets stay the same (one C++ walk checks it).
+        """
+        children = self.findChildren(QWidget)
+        cached = self._controls_cache
+        if cached is not None and cached[0] == children:
+            return cached[1]
+        inner: set = set()
+        for w in children:
+            if type(w).__name__.startswith("QLabeled"):
+                inner.update(w.findChildren(QWidget))
+        out = [w for w in children if w not in inner]
+        self._controls_cache = (children, out)
         return out
 
     def sync_widgets(self, state) -> None:
@@ -106,14 +116,29 @@ class Panel(QWidget):
         raise NotImplementedError
 
     def request_update(self) -> None:
+        """Ask the service for this state's results (it skips what is already drawn or on its way)."""
         for req in self.requests(self._state):
-            self._pending[req.key] = self.service.submit(req)
+            self.submit(req)
 
-    def _on_service_result(self, result: Result) -> None:
-        if self._pending.get(result.key) != result.generation:
-            return
-        del self._pending[result.key]
-        #: The request behind the newest drawn result (the benchmark maps it back to a drag step).
+    def submit(self, request, **options) -> Handle:
+        """Send one request for the current state; its result (or error) comes back to this panel only."""
+        handle = self.service.submit(request, origin=self.origin, on_result=self._on_result,
+                                     on_error=self._on_error, **options)
+        self._handles[request.key] = handle
+        return handle
+
+    def latest_request(self, key: str):
+        """The newest request sent for ``key`` (None if none was)."""
+        h = self._handles.get(key)
+        return None if h is None else h.request
+
+    @property
+    def waiting(self) -> bool:
+        """True while a request of this panel is queued, running or on its way."""
+        return any(not h.done for h in self._handles.values())
+
+    def _on_result(self, result: Result) -> None:
+        self.last_drawn_origin = result.origin
         self.last_drawn_request = result.request
         self.banner.clear_error()
         self.show_result(result.value)
@@ -121,10 +146,7 @@ class Panel(QWidget):
         self._drawn_keys.add(result.key)
         self.drawn.emit(result.key)
 
-    def _on_service_failed(self, failure: Failure) -> None:
-        if self._pending.get(failure.key) != failure.generation:
-            return
-        del self._pending[failure.key]
+    def _on_error(self, failure: Failure) -> None:
         self.banner.show_error(failure.message)
 
     def show_result(self, response) -> None:
@@ -173,13 +195,9 @@ class Panel(QWidget):
     @property
     def has_drawn(self) -> bool:
         """True once at least one result has been drawn and nothing is waiting."""
-        return bool(self._drawn_keys) and not self._pending
+        return bool(self._drawn_keys) and not self.waiting
 
     def shutdown(self) -> None:
-        """Disconnect from the service (the window is closing)."""
-        for sig, slot in ((self.service.resultReady, self._on_service_result),
-                          (self.service.failed, self._on_service_failed)):
-            try:
-                sig.disconnect(slot)
-            except (RuntimeError, TypeError):
-                pass
+        """Cancel what this panel still waits for (the window is closing): nothing more is delivered."""
+        for h in self._handles.values():
+            h.cancel()

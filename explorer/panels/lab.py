@@ -1,20 +1,20 @@
 """Lab panel: train short, test long — run the experiment of Press et al. 2022 in a minute on a laptop.
 
 One tiny transformer per ticked scheme learns the two-back language (see :mod:`explorer.lab.task`) at
-training length L, then is tested on streams up to 8 × L.  Training runs on the panel's own ``pe-lab``
-thread (:class:`LabRunner`), never on the shared compute service, so every other panel keeps updating;
-progress reaches the UI thread through queued signals.  The panel draws what it is sent.
+training length L, then is tested on streams up to 8 × L.  Training runs as a long job of the compute
+service (:class:`~explorer.panels.lab_run.LabRunner`), on a service-owned worker that is not the
+interactive one, so every other panel keeps updating; progress reaches the UI thread through the job's
+callbacks.  The panel draws what it is sent.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 import time
 
 import numpy as np
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -37,7 +37,6 @@ from ..fileio import OutputError, atomic_write_text
 from ..lab import (
     SCHEME_LABELS,
     LabConfig,
-    LabControl,
     LabError,
     LabResult,
     Progress,
@@ -50,89 +49,8 @@ from ..state import StateError
 from .. import schemes as registry
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
 from .base import Panel
+from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
-
-#: How long closing the window waits for the training thread (it checks for cancel every step).
-STOP_TIMEOUT_S = 1.0
-
-
-class LabRunner(QObject):
-    """Runs :func:`~explorer.lab.run_experiment` on a thread of its own named ``pe-lab``.
-
-    Signals (delivered on the UI thread — the runner lives there and the worker emits):
-    ``progressed(Progress)``, ``finished(LabResult)`` (also after a cancel, with status "cancelled"),
-    ``failed(str)``.
-    """
-
-    progressed = Signal(object)
-    finished = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._thread: threading.Thread | None = None
-        self._control: LabControl | None = None
-        self._closed = False
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    @property
-    def paused(self) -> bool:
-        return self._control is not None and self._control.paused
-
-    def start(self, config: LabConfig) -> None:
-        if self.running:
-            raise RuntimeError("a Lab run is already going")
-        self._control = control = LabControl()
-        self._thread = threading.Thread(target=self._work, args=(config, control), name="pe-lab", daemon=True)
-        self._thread.start()
-
-    def pause(self) -> None:
-        if self._control is not None:
-            self._control.pause()
-
-    def resume(self) -> None:
-        if self._control is not None:
-            self._control.resume()
-
-    def cancel(self) -> None:
-        if self._control is not None:
-            self._control.cancel()
-
-    def stop(self, timeout: float = STOP_TIMEOUT_S) -> bool:
-        """Cancel, wait for the thread, and deliver nothing more.  True if no thread is left running."""
-        self._closed = True
-        self.cancel()
-        t = self._thread
-        if t is not None and t.is_alive() and threading.current_thread() is not t:
-            t.join(timeout)
-        return not self.running
-
-    def join(self, timeout: float) -> None:
-        t = self._thread
-        if t is not None and t is not threading.current_thread():
-            t.join(timeout)
-
-    def _emit(self, signal, value) -> None:
-        if self._closed:
-            return
-        try:
-            signal.emit(value)
-        except RuntimeError:  # the receiver was deleted while the window closed
-            pass
-
-    def _work(self, config: LabConfig, control: LabControl) -> None:
-        try:
-            result = run_experiment(config, control, lambda p: self._emit(self.progressed, p))
-        except LabError as exc:
-            self._emit(self.failed, str(exc))
-        except Exception as exc:  # noqa: BLE001 - a failed run must reach the banner, not kill the thread
-            self._emit(self.failed, f"{type(exc).__name__}: {exc}")
-        else:
-            self._emit(self.finished, result)
-
 
 def _swatch(colour: str) -> QIcon:
     pm = QPixmap(14, 14)
@@ -147,20 +65,13 @@ def _padded(values, n: int) -> np.ndarray:
     return out
 
 
-def _eta(seconds: float | None) -> str:
-    if seconds is None:
-        return "estimating…"
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
-
-
-class LabPanel(Panel):
+class LabPanel(LabRunControl, Panel):
     panel_id = "lab"
     state_cls = LabState
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
-        self.runner = LabRunner(self)
+        self.runner = LabRunner(service, self)
         self.result: LabResult | None = None
         self._partial: list = []
         self._run_config: LabConfig | None = None
@@ -428,19 +339,9 @@ class LabPanel(Panel):
     def apply_theme(self, theme) -> None:
         self._apply_fonts(theme.font_scale, theme.foreground)
 
-    # -- running ----------------------------------------------------------------------------------
-    def _set_running(self, running: bool) -> None:
-        self.start_button.setEnabled(not running)
-        self.pause_button.setEnabled(running)
-        self.cancel_button.setEnabled(running)
-        self.scheme_box.setEnabled(not running)
-        self.settings_box.setEnabled(not running)
-        self.open_button.setEnabled(not running)
-        self.save_button.setEnabled(not running and self.result is not None)
-        self.pause_button.setText("Pause")
-
+    # -- running (pause, cancel and a run's end: LabRunControl) -------------------------------------
     def start(self) -> None:
-        """Train one model per ticked scheme with the panel's settings, on the ``pe-lab`` thread."""
+        """Train one model per ticked scheme with the panel's settings, as a long job of the service."""
         if self.runner.running:
             return
         try:
@@ -457,37 +358,9 @@ class LabPanel(Panel):
         self.progress.setValue(0)
         self.status.setText("Starting (loading torch the first time)…")
         self._t_start = time.monotonic()
-        self.runner.start(cfg)
+        self.runner.start(cfg, run_experiment)  # looked up now: a test may stand in for it
         self._set_running(True)
         self.drawn.emit("lab")  # new curves: let the window theme them and add export menus
-
-    def pause(self) -> None:
-        if self.runner.running and not self.runner.paused:
-            self.runner.pause()
-            self.pause_button.setText("Resume")
-            self.status.setText("Paused. " + self.status.text())
-
-    def resume(self) -> None:
-        if self.runner.running and self.runner.paused:
-            self.runner.resume()
-            self.pause_button.setText("Pause")
-
-    def _on_pause_clicked(self) -> None:
-        if self.runner.paused:
-            self.resume()
-        else:
-            self.pause()
-
-    def cancel(self) -> None:
-        if self.runner.running:
-            self.runner.cancel()
-            self.cancel_button.setEnabled(False)
-            self.pause_button.setEnabled(False)
-            self.status.setText("Cancelling…")
-
-    @property
-    def running(self) -> bool:
-        return self.runner.running
 
     def _on_runner_progressed(self, p: Progress) -> None:
         if p.new_losses:
@@ -512,25 +385,6 @@ class LabPanel(Panel):
         self.position_view.show_schemes(schemes)
         self.table.show_schemes(schemes)
         self.drawn.emit("lab")
-
-    def _on_runner_finished(self, result: LabResult) -> None:
-        # The thread emitted its last signal and is returning: let it end before Start is enabled again.
-        self.runner.join(STOP_TIMEOUT_S)
-        self.show_lab_result(result, redraw_losses=False)
-        if result.status == "done":
-            self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"
-                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}).")
-        else:
-            n = sum(s.status == "done" for s in result.schemes)
-            self.status.setText(f"Cancelled after {_eta(result.seconds)}: {n} of "
-                                f"{len(result.config.schemes)} schemes finished.")
-
-    def _on_runner_failed(self, message: str) -> None:
-        # The thread emitted its last signal and is returning: let it end before Start is enabled again.
-        self.runner.join(STOP_TIMEOUT_S)
-        self.banner.show_error(f"The Lab run failed: {message}")
-        self.status.setText("Failed.")
-        self._set_running(False)
 
     def show_lab_result(self, result: LabResult, *, redraw_losses: bool = True) -> None:
         """Draw a whole result (a finished run, or one opened from a file)."""
@@ -595,19 +449,3 @@ class LabPanel(Panel):
             self.load_results(path)
         except LabError as exc:
             self.banner.show_error(str(exc))
-
-    # -- shutdown ----------------------------------------------------------------------------------
-    def shutdown(self) -> None:
-        """Cancel a run and join its thread (it checks for cancel every step), then the base clean-up."""
-        if self._shut_down:
-            return
-        self._shut_down = True
-        for sig, slot in ((self.runner.progressed, self._on_runner_progressed),
-                          (self.runner.finished, self._on_runner_finished),
-                          (self.runner.failed, self._on_runner_failed)):
-            try:
-                sig.disconnect(slot)
-            except (RuntimeError, TypeError):
-                pass
-        self.runner.stop(STOP_TIMEOUT_S)
-        super().shutdown()

@@ -96,7 +96,6 @@ class SchemesPanel(Panel):
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
-        self._sent: dict[str, object] = {}  # key -> last request sent for it
         self._theme = None  # the last theme applied (views built later get it too)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -345,21 +344,6 @@ class SchemesPanel(Panel):
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
         return build_requests(st)
-
-    def request_update(self) -> None:
-        # Send only what changed: a request equal to the last one sent for its key is already
-        # drawn (or on its way).
-        for req in self.requests(self._state):
-            if self._sent.get(req.key) == req:
-                continue
-            self._sent[req.key] = req
-            self._pending[req.key] = self.service.submit(req)
-
-    def _on_service_failed(self, failure) -> None:
-        # A failed request must be sent again next time (it has no result to stand for it).
-        if self._pending.get(failure.key) == failure.generation:
-            self._sent.pop(failure.key, None)
-        super()._on_service_failed(failure)
 
     def show_result(self, r) -> None:
         st = self.state

@@ -6,18 +6,15 @@ key, so dragging p never recomputes the heatmap, and it hands each response to t
 draw it.  Staying live while a slider is held (or the animation plays):
 
 * requests are marked ``preview`` and ask for half the screen resolution; letting go refines;
-* each key has at most one request in flight, and new ones go out at most ~30 times a second —
-  the service drops any result overtaken by a newer request, so sending every step of a fast
-  drag would leave nothing to draw until the drag ends;
+* the compute service keeps at most one request per key in flight (a newer one waits for it, so
+  every step of a fast drag that is computed is also drawn), skips unchanged ones, and while a
+  slider is held starts each key at most ~30 times a second (``pace_s``);
 * views on hidden tabs (and the requests only they need) wait until the drag ends or their tab
   is shown; curves are drawn without antialiasing until the drag ends.
 """
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QScrollArea, QSplitter, QTabWidget, QWidget
 
@@ -33,19 +30,17 @@ from ...jobs.waves import (
     PickResponse,
     formula_numbers,
     matrix_size,
-    pe_values,
 )
 from ...state import WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
+from .export_data import exact_arrays
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
 
 #: Shortest time between two requests of one key while a slider is held (about 30 frames a second).
 FRAME_S = 0.033
-#: Largest visible table exported cell by cell (beyond it, the overview's block minima and maxima).
-EXPORT_TABLE_MAX = 2**20
 _USER_INPUT = (QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel)
 
 
@@ -66,11 +61,9 @@ class WavesPanel(Panel):
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
-        self._submitted: dict[str, object] = {}  # the last request sent, per key
-        self._queued: dict[str, object] = {}  # the newest request not sent yet, per key
-        self._sent_at: dict[str, float] = {}
-        self._flush_timer = QTimer(self, singleShot=True)
-        self._flush_timer.timeout.connect(self._flush)
+        #: Requests held back while dragging because only views on hidden tabs show them (per key):
+        #: sent when the drag ends or their tab is shown.
+        self._held: dict[str, object] = {}
         self.responses: dict[str, object] = {}
         self._drag_depth = 0
         self._shown: WavesState | None = None
@@ -121,8 +114,6 @@ class WavesPanel(Panel):
         split.setStretchFactor(1, 1)
         self.body.addWidget(split, 1)
 
-        service.resultReady.connect(self._on_job_returned)
-        service.failed.connect(self._on_job_returned)
         self.controls.edited.connect(self._on_edited)
         self.controls.resetRequested.connect(self.reset)
         self.controls.playToggled.connect(self._on_play_toggled)
@@ -178,43 +169,8 @@ class WavesPanel(Panel):
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
-        st, rs = self.state, self.responses
-        curves, pick = rs.get("waves.curves"), rs.get("waves.views")
-        if plot is self.heatmap.plot:
-            (r0, r1), (c0, c1) = self.heatmap.visible()
-            if (r1 - r0) * (c1 - c0) <= EXPORT_TABLE_MAX:
-                rows, cols = np.arange(r0, r1), np.arange(c0, c1)
-                return {"PE": pe_values(rows, cols, st.d_model, st.base, st.variant)}
-            heat = rs.get("waves.heatmap")
-            return {} if heat is None else {"block_min": heat.mins, "block_max": heat.maxs}
-        if plot in (self.waves.plot, self.beyond.plot) and curves is not None:
-            data = curves.waves if plot is self.waves.plot else curves.beyond
-            out = {}
-            for i, (x, y) in sorted(data.items()):
-                out.setdefault("position", x)
-                out[f"pair {i} sin"] = y
-            return out
-        if plot is self.spectrum.plot and curves is not None:
-            return {"pair": np.arange(curves.wavelengths.size), "wavelength": curves.wavelengths,
-                    "omega": curves.omega}
-        if plot is self.similarity.plot and curves is not None:
-            out = {"offset": curves.sim_x, "sum cos(offset*omega)": curves.sim_y}
-            if pick is not None:
-                out["q - p"] = pick.marker_q - pick.request.position
-                out["PE(p).PE(q)"] = pick.marker_dot
-            return out
-        if plot is self.matrix.plot and "waves.matrix" in rs:
-            return {"PE(p).PE(q)": rs["waves.matrix"].matrix}
-        if pick is not None and plot is self.vector.plot:
-            return {"column": np.arange(pick.pe_p.size), "PE(p)": pick.pe_p, "PE(p+k)": pick.pe_pk}
-        if pick is not None and plot is self.rotation.plot:
-            return {"PE_i(p) [sin, cos]": pick.pair_p, "PE_i(p+k) [sin, cos]": pick.pair_pk,
-                    "R(k)": pick.rotation["R"]}
-        if pick is not None and plot in self.token.plots + [self.token.norms]:
-            t = pick.token
-            return {"column": np.arange(t["x"].size), "x": t["x"], "PE(p1)": t["pe1"], "PE(p2)": t["pe2"],
-                    "x+PE(p1)": t["v1"], "x+PE(p2)": t["v2"]}
-        return super().export_data(plot)
+        data = exact_arrays(self, plot)
+        return super().export_data(plot) if data is None else data
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:
@@ -312,13 +268,13 @@ class WavesPanel(Panel):
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
         return [
             HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
-                           preview=preview, state=st),
+                           preview=preview),
             CurvesRequest(*enc, pairs=lanes, l_train=st.l_train, waves_range=self._ranges["waves"],
                           waves_px=px[0], beyond_px=px[1], sim_range=self._ranges["sim"], sim_px=px[2],
-                          preview=preview, state=st),
+                          preview=preview),
             PickRequest(*enc, position=st.position, offset=st.offset, pair=st.pair,
-                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed, state=st),
-            MatrixRequest(*enc, size=matrix_size(st.n_positions, st.d_model, preview), state=st),
+                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed),
+            MatrixRequest(*enc, size=matrix_size(st.n_positions, st.d_model, preview)),
         ]
 
     def _update_fast(self) -> None:
@@ -333,60 +289,40 @@ class WavesPanel(Panel):
                 self.show_result(r)  # redraw what was drawn rough, now antialiased
 
     def request_update(self) -> None:
-        """Submit only what changed, and keep at most one request per key in flight.
+        """Send the requests of the views someone can see; the service does all the scheduling.
 
-        The same request twice is never computed twice.  While a key's job runs, a newer request
-        waits here (replacing any older waiting one) and goes out when the running one returns:
-        the service drops every result that is no longer the newest, so during a fast drag whose
-        steps come quicker than a job, sending each step at once would leave nothing to draw
-        until the drag stops.  This way every result is current when it arrives, and the views
-        follow the drag at the speed of the jobs.
+        It keeps one request per key in flight (a newer one waits, so each result is drawn), skips
+        requests equal to what is drawn or running, and while a slider is held starts a key at most
+        every FRAME_S: drawing every step of a 60 Hz drag would keep the UI thread busy with frames
+        nobody sees.  While dragging, a request only views on hidden tabs need is held here until
+        the drag ends or its tab is shown.
         """
         self._update_fast()
-        for req in self.requests(self._state):
-            if req == self._submitted.get(req.key):
-                self._queued.pop(req.key, None)  # back to what is already running or drawn
-            else:
-                self._queued[req.key] = req
-        self._flush()
-
-    def latest_request(self, key: str):
-        """The newest request wanted for ``key``: waiting to be sent, else the last one sent."""
-        return self._queued.get(key, self._submitted.get(key))
-
-    def _flush(self) -> None:
-        """Send each waiting request whose key has nothing in flight and whose frame is due."""
-        # While dragging, frames are paced to FRAME_S per key: drawing every step of a 60 Hz drag
-        # would keep the UI thread busy with frames nobody sees.  Settled changes go out at once.
-        now = time.perf_counter()
         preview = self._preview()
         pace = FRAME_S if preview else 0.0
-        wait = None
-        for key, req in list(self._queued.items()):
-            if key in self._pending:
+        for req in self.requests(self._state):
+            if req == Panel.latest_request(self, req.key) and not self._failed(req.key):
+                # Unchanged since it was sent (already drawn or on its way): nothing to send or hold.
+                self._held.pop(req.key, None)
                 continue
-            if preview and not any(v.isVisible() for v in self._key_views[key]):
-                continue  # nobody sees it while dragging: computed when the drag ends or its tab shows
-            due = self._sent_at.get(key, -1.0) + pace - now
-            if due > 0:
-                wait = due if wait is None else min(wait, due)
+            if preview and not any(v.isVisible() for v in self._key_views[req.key]):
+                self._held[req.key] = req  # nobody sees it while dragging
                 continue
-            del self._queued[key]
-            self._sent_at[key] = now
-            self._submitted[key] = req
-            self._pending[key] = self.service.submit(req)
-        if wait is not None and not self._flush_timer.isActive():
-            self._flush_timer.start(max(1, int(wait * 1000)))
+            self._held.pop(req.key, None)
+            self.submit(req, pace_s=pace)
 
-    def _on_job_returned(self, item) -> None:
-        # Connected after the base class's handler, which has drawn the result (or shown the error)
-        # and cleared the key's pending entry: send the request that waited for it.
-        if item.key in self._queued:
-            self._flush()
+    def _failed(self, key: str) -> bool:
+        h = self._handles.get(key)
+        return h is not None and h.status in ("failed", "cancelled", "dropped")
+
+    def latest_request(self, key: str):
+        """The newest request wanted for ``key``: held back, else the last one sent."""
+        held = self._held.get(key)
+        return held if held is not None else super().latest_request(key)
 
     @property
     def has_drawn(self) -> bool:
-        return super().has_drawn and not self._queued and not self._stale
+        return super().has_drawn and not self._held and not self._stale
 
     def show_result(self, r) -> None:
         """Draw ``r`` into the views that show it: visible ones now, hidden ones (other tabs) once idle."""
@@ -436,7 +372,8 @@ class WavesPanel(Panel):
 
     def _on_tab_changed(self, _index: int) -> None:
         self._draw_stale(only_visible=True)
-        self._flush()
+        if self._held:
+            self.request_update()  # what was held for the views now shown
 
     # -- play -------------------------------------------------------------------------------------------
     @property
@@ -500,11 +437,5 @@ class WavesPanel(Panel):
         self.stop_play()
         self._range_timer.stop()
         self._stale_timer.stop()
-        self._flush_timer.stop()
-        self._queued.clear()
-        for sig in (self.service.resultReady, self.service.failed):
-            try:
-                sig.disconnect(self._on_job_returned)
-            except (RuntimeError, TypeError):
-                pass
+        self._held.clear()
         super().shutdown()

@@ -1,0 +1,204 @@
+"""Exact extrema of sampled sinusoids, and the binned curves built on them (numpy, no Qt).
+
+The Waves panel draws tables and waves with more positions than pixels; every pixel then carries the
+exact minimum and maximum of the integer positions it covers (the "peak" downsampling of pyqtgraph,
+made exact), never every k-th sample of a fast sinusoid, which aliases.
+
+Exact extrema of a sampled sinusoid
+-----------------------------------
+The block minimum/maximum of ``sin(p·ω + φ)`` over the integers p in [a, b] is attained either
+at a or b, or at the integer nearest to a crest (trough) inside [a, b]: between a sample and
+its nearest crest the wave is monotone, so a closer sample is higher.  Evaluating only those
+candidates costs about (b − a)·ω/π evaluations per column instead of b − a.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import EncodingError
+from .sinusoidal import column_pair, frequencies
+
+TWO_PI = 2.0 * math.pi
+#: A column may be drawn as the continuous range [-1, 1] (instead of its exact sampled
+#: extrema) only when every block spans at least this many periods.
+APPROX_MIN_PERIODS = 8.0
+
+
+def _wave(theta: np.ndarray, is_cos: np.ndarray) -> np.ndarray:
+    """sin(θ) where ``is_cos`` is False, cos(θ) where it is True — the same floats as the table."""
+    theta, is_cos = np.broadcast_arrays(theta, is_cos)
+    out = np.empty(theta.shape, dtype=np.float64)
+    out[is_cos] = np.cos(theta[is_cos])
+    out[~is_cos] = np.sin(theta[~is_cos])
+    return out
+
+
+def _wave_table(positions: np.ndarray, omega: np.ndarray, is_cos: np.ndarray) -> np.ndarray:
+    """``_wave`` for every (position, column): sin and cos columns evaluated apart, no masks per element."""
+    p = np.asarray(positions, dtype=np.float64)
+    out = np.empty((p.size, omega.size), dtype=np.float64)
+    s = ~is_cos
+    out[:, s] = np.sin(np.multiply.outer(p, omega[s]))
+    out[:, is_cos] = np.cos(np.multiply.outer(p, omega[is_cos]))
+    return out
+
+
+def pe_values(positions, columns, d_model: int, base: float, variant: str) -> np.ndarray:
+    """PE[p, c] for the given integer positions (any sign) and columns, float64 ``(len(p), len(c))``.
+
+    Negative positions are allowed here (p + k may be negative): the formula is defined for every
+    real position, which is exactly the point of the rotation view.
+    """
+    p = np.asarray(positions, dtype=np.float64).reshape(-1)
+    c = np.asarray(columns, dtype=np.int64).reshape(-1)
+    omega = frequencies(d_model, base, variant)
+    pair, is_cos = column_pair(d_model, variant)
+    return _wave(np.multiply.outer(p, omega[pair[c]]), is_cos[c][None, :])
+
+
+# -- exact block extrema ---------------------------------------------------------------------------
+def _candidate_blocks(omega, phase, theta_star, r0, r1):
+    """Per column: first crest index and count of crests θ = θ* + 2πm with position in [r0, r1-1].
+
+    One extra crest on each side guards against rounding at the ends (its nearest integer is
+    clipped into range, so it is still a real sample).
+    """
+    lo = np.ceil((r0 * omega + phase - theta_star) / TWO_PI) - 1
+    hi = np.floor(((r1 - 1) * omega + phase - theta_star) / TWO_PI) + 1
+    counts = np.maximum(hi - lo + 1, 0).astype(np.int64)
+    return lo, counts
+
+
+def column_extrema(omega, is_cos, start: int, stop: int, bin_size: int, budget: int | None = None):
+    """Exact minimum and maximum of each column over blocks of ``bin_size`` consecutive positions.
+
+    Column c holds ``sin(p·ω_c)`` (or ``cos`` where ``is_cos[c]``); block b covers the positions
+    ``start + b·bin_size`` … ``min(start + (b+1)·bin_size, stop) - 1``.
+
+    Returns
+    -------
+    mins, maxs : ndarray, shape (n_blocks, n_columns), float64
+        The extrema over the integer positions of each block (the sampled table, not the
+        continuous wave).
+    approx : ndarray of bool, shape (n_columns,)
+        Columns drawn as the continuous range [-1, 1] because evaluating their crests would
+        exceed ``budget``; only columns whose every block spans ≥ APPROX_MIN_PERIODS periods
+        are eligible, so their sampled extrema are within a few per cent of ±1.
+    """
+    omega = np.asarray(omega, dtype=np.float64)
+    is_cos = np.asarray(is_cos, dtype=bool)
+    if stop <= start:
+        raise EncodingError("the position range is empty")
+    n_blocks = -(-(stop - start) // bin_size)
+    firsts = start + np.arange(n_blocks, dtype=np.int64) * bin_size
+    lasts = np.minimum(firsts + bin_size - 1, stop - 1)
+    vf = _wave_table(firsts, omega, is_cos)
+    vl = _wave_table(lasts, omega, is_cos)
+    mins_t = np.minimum(vf, vl).T.copy()  # (columns, blocks): candidates arrive column by column
+    maxs_t = np.maximum(vf, vl).T.copy()
+    approx = np.zeros(omega.size, dtype=bool)
+    if bin_size == 1:
+        return mins_t.T, maxs_t.T, approx
+    phase = np.where(is_cos, math.pi / 2, 0.0)  # cos θ = sin(θ + π/2)
+    plans = [(math.pi / 2, maxs_t, np.maximum), (-math.pi / 2, mins_t, np.minimum)]
+    blocks = [_candidate_blocks(omega, phase, ts, start, stop) for ts, _, _ in plans]
+    if budget is not None:
+        total = sum(int(c.sum()) for _, c in blocks)
+        if total > budget:
+            periods = bin_size * omega / TWO_PI
+            per_col = blocks[0][1] + blocks[1][1]
+            for c in np.argsort(-omega):
+                if total <= budget or periods[c] < APPROX_MIN_PERIODS:
+                    break
+                approx[c] = True
+                total -= int(per_col[c])
+            mins_t[approx] = -1.0
+            maxs_t[approx] = 1.0
+    keep = ~approx
+    for (theta_star, target, reduce), (lo, counts) in zip(plans, blocks, strict=True):
+        counts = np.where(keep, counts, 0)
+        _apply_candidates(omega, phase, is_cos, theta_star, lo, counts, start, stop, bin_size, target, reduce)
+    return mins_t.T, maxs_t.T, approx
+
+
+def _apply_candidates(omega, phase, is_cos, theta_star, lo, counts, start, stop, bin_size, target, reduce):
+    """Fold the nearest integers to each crest (trough) into ``target`` (columns × blocks)."""
+    n_blocks = target.shape[1]
+    cum = np.cumsum(counts)
+    chunk = 1_000_000
+    c0 = 0
+    while c0 < omega.size:
+        # Columns c0 … c1-1 hold about `chunk` candidates together (bounded memory).
+        base_count = cum[c0 - 1] if c0 else 0
+        c1 = int(np.searchsorted(cum, base_count + chunk, side="right"))
+        c1 = max(c1, c0 + 1)
+        cnt = counts[c0:c1]
+        total = int(cnt.sum())
+        if total:
+            col = np.repeat(np.arange(c0, c1), cnt)
+            first = np.cumsum(cnt) - cnt
+            m = lo[col] + (np.arange(total) - np.repeat(first, cnt))
+            crest = (theta_star - phase[col] + TWO_PI * m) / omega[col]
+            q = np.clip(np.rint(crest), start, stop - 1)
+            val = _wave(q * omega[col], is_cos[col])
+            flat = col * n_blocks + ((q.astype(np.int64) - start) // bin_size)
+            # q grows with m inside a column and columns come in order, so `flat` is sorted:
+            # reduceat over its runs is one pass.
+            starts = np.concatenate(([0], np.flatnonzero(np.diff(flat)) + 1))
+            best = reduce.reduceat(val, starts)
+            idx = flat[starts]
+            tflat = target.reshape(-1)
+            tflat[idx] = reduce(tflat[idx], best)
+        c0 = c1
+
+
+def envelope(omega: float, is_cos: bool, start: int, stop: int, px: int, budget: int | None = None):
+    """One column over positions [start, stop) as a drawable curve with at most ~2·px points.
+
+    Returns ``(x, y, bin_size)``: every position when there are at most 2·px of them, otherwise
+    for each block of ``bin_size`` positions its exact minimum and maximum at the block centre
+    (the "peak" downsampling that keeps every crest and trough visible).
+    """
+    count = stop - start
+    om, ic = np.array([omega]), np.array([is_cos])
+    if count <= 2 * px:
+        x = np.arange(start, stop, dtype=np.float64)
+        return x, _wave(x * omega, np.full(count, is_cos)), 1
+    bin_size = -(-count // px)
+    mins, maxs, _ = column_extrema(om, ic, start, stop, bin_size, budget)
+    firsts = start + np.arange(mins.shape[0]) * bin_size
+    centre = (firsts + np.minimum(firsts + bin_size, stop) - 1) / 2.0
+    x = np.repeat(centre, 2)
+    y = np.empty(x.size)
+    y[0::2], y[1::2] = mins[:, 0], maxs[:, 0]
+    return x, y, bin_size
+
+
+def similarity_by_offset(omega: np.ndarray, lo: int, hi: int, px: int):
+    """f(Δ) = PE(p)·PE(p+Δ) = Σ_i cos(Δ·ω_i) for integer Δ in [lo, hi], min/max-binned to ``px``.
+
+    Blocks of offsets a + j use cos((a+j)ω) = cos(aω)cos(jω) − sin(aω)sin(jω), so all offsets cost
+    two matrix products.  Returns ``(x, y, bin_size)`` like :func:`envelope`.
+    """
+    count = hi - lo + 1
+    bin_size = 1 if count <= 2 * px else -(-count // px)
+    width = bin_size if bin_size > 1 else min(count, 512)
+    n_blocks = -(-count // width)
+    a = lo + np.arange(n_blocks, dtype=np.float64) * width
+    j = np.arange(width, dtype=np.float64)
+    aw, jw = np.multiply.outer(a, omega), np.multiply.outer(j, omega)
+    f = np.cos(aw) @ np.cos(jw).T - np.sin(aw) @ np.sin(jw).T  # (blocks, width)
+    valid = (a[:, None] + j[None, :]) <= hi
+    if bin_size == 1:
+        x = (a[:, None] + j[None, :])[valid]
+        return x, f[valid], 1
+    mins = np.where(valid, f, np.inf).min(axis=1)
+    maxs = np.where(valid, f, -np.inf).max(axis=1)
+    last = np.minimum(a + width - 1, hi)
+    x = np.repeat((a + last) / 2.0, 2)
+    y = np.empty(x.size)
+    y[0::2], y[1::2] = mins, maxs
+    return x, y, bin_size
