@@ -546,7 +546,7 @@ class Monkey:
 
             name = fields[0]
             try:
-                from .widgets.export_menu import effective_range
+                from .export.controller import effective_range
 
                 lo, hi = effective_range(panel.state, name)
                 values = sweep_values(type(panel.state), name, lo, hi, 3)

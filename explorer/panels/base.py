@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from ..service import ComputeService, Failure, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.plots import Banner
+from ..widgets.theming import theme_bus
 
 
 class Panel(QWidget):
@@ -53,6 +54,8 @@ class Panel(QWidget):
         outer.addWidget(self.formula)
         service.resultReady.connect(self._on_service_result)
         service.failed.connect(self._on_service_failed)
+        # Every panel follows the look, shown or hidden (its plots follow it by themselves).
+        theme_bus().themeChanged.connect(self._on_theme_changed)
 
     # -- state -----------------------------------------------------------------------------------
     @property
@@ -157,17 +160,22 @@ class Panel(QWidget):
 
         return plot_arrays(plot)
 
-    def apply_theme(self, theme) -> None:
-        """Re-colour what the generic theming cannot reach (called just before the generic pass).
+    def _on_theme_changed(self, theme) -> None:
+        self.apply_theme(theme)
 
-        ``theme`` is an :class:`explorer.theme.Theme`.  The generic pass (explorer.theme.style_plot)
-        already styles every plot: background, axes, tick and label fonts, titles, legends, text
-        items, curve/line pens (width × ``theme.line_scale``; neutral colours follow the
-        foreground) and the standard colour maps.  Use this hook for the rest, e.g. HTML labels
-        or QLabel style sheets with fixed colours or sizes (``theme.foreground``,
+    def apply_theme(self, theme) -> None:
+        """Re-colour what the plots' own theming cannot reach; called on every ``themeChanged``.
+
+        ``theme`` is an :class:`explorer.theme.Theme`, also :func:`explorer.widgets.theming.current_theme`.
+        Plots made with :func:`explorer.widgets.plots.make_plot` (or registered with the theme bus)
+        style themselves: background, axes, tick and label fonts, titles, legends, text items,
+        curve/line pens (width × ``theme.line_scale``; neutral colours follow the foreground) and the
+        standard colour maps, for items present and items added later.  Use this hook for the rest,
+        e.g. HTML labels or QLabel style sheets with fixed colours or sizes (``theme.foreground``,
         ``theme.font_scale``, ``theme.dark``, ``theme.high_contrast``).  Pens set here should use
-        *base* widths and may use colours picked for ``theme``: the generic pass that follows scales
-        the widths and leaves colours that already suit the theme as they are.
+        *base* widths and may use colours picked for ``theme``: the plots scale the widths and leave
+        colours that already suit the theme as they are.  Called for every panel, shown or hidden,
+        before the plots restyle.
         """
 
     @property
@@ -176,9 +184,10 @@ class Panel(QWidget):
         return bool(self._drawn_keys) and not self._pending
 
     def shutdown(self) -> None:
-        """Disconnect from the service (the window is closing)."""
+        """Disconnect from the service and the theme (the window is closing)."""
         for sig, slot in ((self.service.resultReady, self._on_service_result),
-                          (self.service.failed, self._on_service_failed)):
+                          (self.service.failed, self._on_service_failed),
+                          (theme_bus().themeChanged, self._on_theme_changed)):
             try:
                 sig.disconnect(slot)
             except (RuntimeError, TypeError):

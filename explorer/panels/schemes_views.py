@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWi
 from ..jobs.schemes import BAND_QUERIES, TITLES, DistanceResponse, MatrixResponse
 from ..state.schemes import SCHEME_NAMES
 from ..widgets.plots import DIVERGING, colormap
+from ..widgets.theming import theme_bus
 from .schemes_items import (
     SCHEME_COLOURS,
     FutureMask,
@@ -98,6 +99,7 @@ class MatrixView(QWidget):
         self.cbar.axis.setTickFont(font)
         # A PlotWidget of its own, so that theming (colour maps included) and export reach it.
         self.cbar_widget = pg.PlotWidget(plotItem=self.cbar)
+        theme_bus().register(self.cbar_widget)
         self.cbar_widget.setObjectName("sharedColourBar")
         self.cbar_widget.setFixedWidth(108)
         # One colour bar drives every score image: the levels cannot differ between columns.
