@@ -127,8 +127,9 @@ class ThemeBus(QObject):
         done = False
         for ref in self._providers:
             fn = ref()
-            if fn is None:
-                continue
+            owner = getattr(fn, "__self__", None)
+            if fn is None or (isinstance(owner, QObject) and not shiboken6.isValid(owner)):
+                continue  # its window has closed
             alive.append(ref)
             if not done and fn(view, menu):
                 done = True
