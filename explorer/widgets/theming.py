@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMenu
 
 from ..theme import LIGHT, Theme
@@ -87,6 +87,14 @@ class ThemeBus(QObject):
 
     def restyle_all(self) -> None:
         for view in list(self._views):
+            if not shiboken6.isValid(view):
+                continue
+            top = view.window()
+            if top is not view and top.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide) \
+                    and top.isHidden():
+                # A window that was shown and then closed: it will not be seen again (a new window
+                # styles its own plots), and its items may already be on their way out.
+                continue
             self.restyle(view)
 
     def restyle(self, view, theme: Theme | None = None, *, pen_scale: float = 1.0) -> None:
