@@ -21,6 +21,21 @@ def _isolated_home(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _light_theme_after():
+    """The theme bus is one per process: put it back to the light look after a test changed it."""
+    yield
+    import sys
+
+    if "explorer.widgets.theming" in sys.modules:
+        from explorer.theme import LIGHT
+        from explorer.widgets.theming import theme_bus
+
+        bus = theme_bus()
+        if bus.theme != LIGHT or bus.zoom != 1.0:
+            bus.set_look(LIGHT, 1.0)
+
+
+@pytest.fixture(autouse=True)
 def _no_leaked_threads():
     """Fail a test that leaves a compute thread (or any new non-daemon thread) running."""
     before = set(threading.enumerate())

@@ -14,7 +14,8 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from explorer import export as ex
-from explorer.theme import DARK, LIGHT, PRINT, style_plot
+from explorer.theme import DARK, LIGHT, PRINT
+from explorer.widgets.styling import style_plot
 
 
 def _pixels(img: QImage) -> np.ndarray:
@@ -246,6 +247,8 @@ def test_every_plot_has_an_export_menu_that_writes_files(qtbot, main_window, tmp
             for vb in vbs:
                 sub = vb.__dict__.get("_pe_export_menu")
                 assert sub is not None and sub in [a.menu() for a in vb.menu.actions() if a.menu()]
+                sub.aboutToShow.emit()  # filled when it opens, by this window's controller
+                assert "Save as SVG…" in [a.text() for a in sub.actions()]
                 count += 1
     assert count >= 6
     main_window.show_panel("waves")
@@ -253,7 +256,9 @@ def test_every_plot_has_an_export_menu_that_writes_files(qtbot, main_window, tmp
     panel = main_window.panels["waves"]
     view = next(v for v in panel.plots() if v.isVisible())
     vb = next(i for i in view.scene().items() if isinstance(i, pg.ViewBox))
-    actions = {a.text(): a for a in vb.__dict__["_pe_export_menu"].actions()}
+    sub = vb.__dict__["_pe_export_menu"]
+    sub.aboutToShow.emit()
+    actions = {a.text(): a for a in sub.actions()}
     actions["Save as PNG, 2×…"].trigger()
     actions["Save as SVG…"].trigger()
     actions["Save numbers as CSV…"].trigger()
@@ -279,7 +284,7 @@ def test_sweep_values():
 
 def test_effective_range_follows_cross_field_rules():
     from explorer.state import WavesState
-    from explorer.widgets.export_menu import effective_range
+    from explorer.export.controller import effective_range
 
     st = WavesState()
     assert effective_range(st, "position") == (0, st.n_positions - 1)
@@ -348,7 +353,7 @@ def test_mp4_is_written_through_imageio_ffmpeg_when_present(monkeypatch, tmp_pat
 
 
 def test_sweep_dialog_offers_the_panels_numeric_parameters(qtbot, main_window):
-    from explorer.widgets.export_menu import SweepDialog
+    from explorer.export.controller import SweepDialog
 
     panel = main_window.panels["waves"]
     dlg = SweepDialog(panel, main_window)

@@ -103,7 +103,7 @@ def test_the_wheel_carries_the_resources_and_the_installed_app_finds_them(tmp_pa
     # Built from a copy so the test leaves no build/ or egg-info behind in the checkout.
     src = tmp_path / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("explorer", "resources"):
+    for name in ("explorer", "resources", "docs"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, src / name)
@@ -130,6 +130,11 @@ def test_the_wheel_carries_the_resources_and_the_installed_app_finds_them(tmp_pa
     expected.add("explorer/resources/icons/pe-explorer.svg")
     assert expected <= names
     assert not any(n.startswith("resources/") for n in names), "resources must not land top-level"
+    # The user guide travels as explorer/docs (Help → User guide reads it offline).
+    docs = {f"explorer/docs/{p.relative_to(src / 'docs').as_posix()}" for p in (src / "docs").rglob("*")
+            if p.is_file()}
+    assert docs and docs <= names, sorted(docs - names)[:5]
+    assert not any(n.startswith("docs/") for n in names), "docs must not land top-level"
     # setup.py computes the package list: every module under explorer/ is in the wheel.
     modules = {p.relative_to(src).as_posix() for p in (src / "explorer").rglob("*.py")}
     assert modules <= names, sorted(modules - names)

@@ -182,11 +182,12 @@ def test_formula_strip_and_export_name(make_panel):
 
 
 def test_theming_keeps_one_colour_map_and_scale(qtbot, make_panel):
-    from explorer.theme import screen_theme, style_panel
+    from explorer.theme import screen_theme
+    from explorer.widgets.theming import theme_bus
 
     panel = make_panel()
     theme = screen_theme("dark", presenter=True, safe_maps=True)
-    style_panel(panel, theme)
+    theme_bus().set_look(theme)  # the panel and its plots follow the theme bus
     view = panel.matrix_view
     names = {img.getColorMap().name for img in view.images.values() if img.image is not None}
     assert names == {view.cbar.colorMap().name} == {theme.diverging}

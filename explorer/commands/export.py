@@ -182,10 +182,11 @@ def render(
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from .. import export as ex
     from ..app import make_app
-    from ..panels import PANELS
+    from ..panels import PANELS, load_panel_class
     from ..service import ComputeService
-    from ..theme import style_panel, style_widgets
     from ..widgets.plots import configure_pyqtgraph
+    from ..widgets.styling import style_widgets
+    from ..widgets.theming import theme_bus
 
     spec = {pid: s for pid, _title, s in PANELS}.get(panel_id)
     if spec is None:
@@ -196,12 +197,14 @@ def render(
 
     make_app()
     configure_pyqtgraph()
-    from ..main_window import load_panel_class
 
     theme = _theme(theme_name)
+    bus = theme_bus()
+    before = (bus.theme, bus.zoom)
     service = ComputeService(warm_up=False)
     panel = None
     try:
+        bus.set_look(theme, 1.0)  # the panel's plots are made in this theme and follow it
         panel = load_panel_class(spec)(service, state)
         panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
         panel.resize(LAYOUT_WIDTH, LAYOUT_HEIGHT)
@@ -212,7 +215,7 @@ def render(
             raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
         if panel.banner.isVisible() and panel.banner.text():
             raise UsageError(f"the {panel_id} panel reported an error: {panel.banner.text()}")
-        style_panel(panel, theme)
+        bus.set_look(theme, 1.0)  # the panel's own apply_theme, and its views built while drawing
         try:
             if plot is not None:
                 views = panel.plots()
@@ -232,4 +235,5 @@ def render(
             panel.hide()
             panel.deleteLater()
         service.stop()
+        bus.set_look(*before)
     return 0

@@ -9,3 +9,12 @@ PANELS = (
     ("schemes", "Schemes", "explorer.panels.schemes:SchemesPanel"),
     ("lab", "Lab", "explorer.panels.lab:LabPanel"),
 )
+
+
+def load_panel_class(spec: str):
+    """The panel class named by ``spec`` ("module:Class"), imported on demand (a panel's module, and
+    what it imports, loads only when that panel is made)."""
+    import importlib
+
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from ..service import ComputeService, Failure, Handle, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.plots import Banner
+from ..widgets.theming import theme_bus
 
 
 class Panel(QWidget):
@@ -60,6 +61,8 @@ class Panel(QWidget):
         self.formula.setWordWrap(True)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         outer.addWidget(self.formula)
+        # Every panel follows the look, shown or hidden (its plots follow it by themselves).
+        theme_bus().themeChanged.connect(self._on_theme_changed)
 
     # -- state -----------------------------------------------------------------------------------
     @property
@@ -179,17 +182,22 @@ class Panel(QWidget):
 
         return plot_arrays(plot)
 
-    def apply_theme(self, theme) -> None:
-        """Re-colour what the generic theming cannot reach (called just before the generic pass).
+    def _on_theme_changed(self, theme) -> None:
+        self.apply_theme(theme)
 
-        ``theme`` is an :class:`explorer.theme.Theme`.  The generic pass (explorer.theme.style_plot)
-        already styles every plot: background, axes, tick and label fonts, titles, legends, text
-        items, curve/line pens (width × ``theme.line_scale``; neutral colours follow the
-        foreground) and the standard colour maps.  Use this hook for the rest, e.g. HTML labels
-        or QLabel style sheets with fixed colours or sizes (``theme.foreground``,
+    def apply_theme(self, theme) -> None:
+        """Re-colour what the plots' own theming cannot reach; called on every ``themeChanged``.
+
+        ``theme`` is an :class:`explorer.theme.Theme`, also :func:`explorer.widgets.theming.current_theme`.
+        Plots made with :func:`explorer.widgets.plots.make_plot` (or registered with the theme bus)
+        style themselves: background, axes, tick and label fonts, titles, legends, text items,
+        curve/line pens (width × ``theme.line_scale``; neutral colours follow the foreground) and the
+        standard colour maps, for items present and items added later.  Use this hook for the rest,
+        e.g. HTML labels or QLabel style sheets with fixed colours or sizes (``theme.foreground``,
         ``theme.font_scale``, ``theme.dark``, ``theme.high_contrast``).  Pens set here should use
-        *base* widths and may use colours picked for ``theme``: the generic pass that follows scales
-        the widths and leaves colours that already suit the theme as they are.
+        *base* widths and may use colours picked for ``theme``: the plots scale the widths and leave
+        colours that already suit the theme as they are.  Called for every panel, shown or hidden,
+        before the plots restyle.
         """
 
     @property
@@ -198,6 +206,10 @@ class Panel(QWidget):
         return bool(self._drawn_keys) and not self.waiting
 
     def shutdown(self) -> None:
-        """Cancel what this panel still waits for (the window is closing): nothing more is delivered."""
+        """Cancel what this panel still waits for and stop following the theme (the window is closing)."""
         for h in self._handles.values():
             h.cancel()
+        try:
+            theme_bus().themeChanged.disconnect(self._on_theme_changed)
+        except (RuntimeError, TypeError):
+            pass

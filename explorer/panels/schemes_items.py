@@ -8,7 +8,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, Q
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
 
 from .. import schemes as registry
-from ..widgets.plots import configure_pyqtgraph
+from ..widgets.plots import make_plot as _make_plot
 
 
 def scheme_colour(scheme: str) -> str:
@@ -16,9 +16,6 @@ def scheme_colour(scheme: str) -> str:
     return registry.get(scheme).colour if scheme in registry.ids() else "#202020"
 #: Marks "past L_train" everywhere: hatching and lines.
 BEYOND_COLOUR = QColor(60, 60, 60)
-TITLE_SIZE = "13pt"
-LABEL_SIZE = "11pt"
-TICK_FONT_PT = 10
 
 
 def _hatch_pixmap(spacing: int = 12, width: float = 1.6, colour: QColor | None = None) -> QPixmap:
@@ -97,28 +94,9 @@ def label(text: str = "", *, colour: str = "#202020", fill: str | None = "#fffff
     return item
 
 
-def style_plot(pi: pg.PlotItem, title: str = "", x: str = "", y: str = "") -> None:
-    """Big enough titles, labels and ticks for the back row of a lecture hall."""
-    if title:
-        pi.setTitle(title, size=TITLE_SIZE)
-    font = QFont()
-    font.setPointSize(TICK_FONT_PT)
-    for name, text in (("bottom", x), ("left", y)):
-        axis = pi.getAxis(name)
-        axis.setTickFont(font)
-        axis.enableAutoSIPrefix(False)  # "(x0.001)" on a log axis reads as a different quantity
-        if text:
-            pi.setLabel(name, text, **{"font-size": LABEL_SIZE})
-
-
 def make_plot(title: str = "", *, x: str = "", y: str = "") -> pg.PlotWidget:
-    """A styled PlotWidget (white background, light grid, menus kept for export)."""
-    configure_pyqtgraph()
-    w = pg.PlotWidget()
-    pi = w.getPlotItem()
-    style_plot(pi, title, x, y)
-    pi.showGrid(x=True, y=True, alpha=0.2)
-    return w
+    """A themed PlotWidget (the shared factory: light grid, menus kept for export, no SI prefixes)."""
+    return _make_plot(title, x=x, y=y)
 
 
 def pen(scheme: str, width: float = 2.5, style=Qt.PenStyle.SolidLine) -> QPen:

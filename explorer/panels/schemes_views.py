@@ -12,6 +12,7 @@ from .. import schemes as registry
 from ..jobs.schemes import DistanceResponse, MatrixResponse
 from ..schemes.base import BAND_QUERIES
 from ..widgets.plots import DIVERGING, colormap
+from ..widgets.theming import theme_bus
 from .schemes_items import (
     FutureMask,
     HatchItem,
@@ -74,6 +75,7 @@ class MatrixView(QWidget):
         self.cbar.axis.setTickFont(font)
         # A PlotWidget of its own, so that theming (colour maps included) and export reach it.
         self.cbar_widget = pg.PlotWidget(plotItem=self.cbar)
+        theme_bus().register(self.cbar_widget)
         self.cbar_widget.setObjectName("sharedColourBar")
         self.cbar_widget.setFixedWidth(108)
         row.addWidget(self.cbar_widget)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
+from ..widgets.theming import theme_bus
 
 BEFORE_COLOUR = "#4c72b0"
 AFTER_COLOUR = "#dd8452"
@@ -260,6 +261,7 @@ def _style_plot(plot: pg.PlotWidget, *, zoom: bool = False) -> None:
         ax = pi.getAxis(name)
         ax.setTickFont(_tick_font())
         ax.label.setFont(_tick_font())
+    theme_bus().register(plot)  # styled now and on every theme change; export menu attached once
 
 
 class AttentionMap(FittedTitle, Heatmap):

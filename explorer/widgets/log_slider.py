@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt.utils import signals_blocked
 
 
 def format_value(value: float, integer: bool = False) -> str:
@@ -243,9 +244,8 @@ class LogSlider(QWidget):
         return v
 
     def _sync_widgets(self) -> None:
-        was = self._slider.blockSignals(True)
-        self._slider.setValue(self._to_pos(self._value))
-        self._slider.blockSignals(was)
+        with signals_blocked(self._slider):
+            self._slider.setValue(self._to_pos(self._value))
         self._box.setText(format_value(self._value, self._integer))
 
     # -- handlers ----------------------------------------------------------------------------------

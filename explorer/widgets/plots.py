@@ -1,4 +1,10 @@
-"""pyqtgraph set-up done once, and small plot helpers shared by the panels."""
+"""pyqtgraph set-up done once, and the one plot factory the panels share.
+
+:func:`make_plot` makes every plot of the app: the house set-up (labels, grid, no SI prefixes) once,
+and registration with the theme (:mod:`explorer.widgets.theming`), so the plot and every item later
+added to it take their pens, fonts and colour maps from the current theme, follow ``themeChanged``,
+and carry the export submenu in their right-click menu.
+"""
 
 from __future__ import annotations
 
@@ -29,17 +35,17 @@ def colormap(name: str = DIVERGING) -> pg.ColorMap:
     return pg.colormap.get(name)
 
 
-def make_plot(title: str = "", *, x: str = "", y: str = "", parent=None) -> pg.PlotWidget:
-    """A PlotWidget with labelled axes, a light grid and the menu kept (export lives there)."""
+def make_plot(title: str = "", *, x: str = "", y: str = "", grid: bool = True, parent=None,
+              plot_item=None) -> pg.PlotWidget:
+    """A themed PlotWidget with labelled axes, a light grid and the menu kept (export lives there).
+
+    ``plot_item`` puts an existing PlotItem (e.g. a ColorBarItem) in the widget.
+    """
+    from .theming import adopt_plot
+
     configure_pyqtgraph()
-    w = pg.PlotWidget(parent=parent, title=title)
-    pi = w.getPlotItem()
-    if x:
-        pi.setLabel("bottom", x)
-    if y:
-        pi.setLabel("left", y)
-    pi.showGrid(x=True, y=True, alpha=0.2)
-    return w
+    w = pg.PlotWidget(parent=parent) if plot_item is None else pg.PlotWidget(parent=parent, plotItem=plot_item)
+    return adopt_plot(w, title, x=x, y=y, grid=grid)
 
 
 class Heatmap(pg.PlotWidget):
@@ -58,6 +64,9 @@ class Heatmap(pg.PlotWidget):
         pi.addItem(self.image)
         self.colorbar = pg.ColorBarItem(values=levels, colorMap=colormap(cmap), interactive=False, width=14)
         self.colorbar.setImageItem(self.image, insert_in=pi)
+        from .theming import adopt_plot
+
+        adopt_plot(self, grid=False)
 
     def set_matrix(self, data: np.ndarray, rect=None, levels=None) -> None:
         """Show ``data`` (NaN cells are drawn transparent); ``rect`` = (x, y, w, h) in data units."""

@@ -7,9 +7,10 @@ only shows tokens and reports gestures: what a swap *means* is the panel's busin
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QMimeData, QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QByteArray, QMimeData, QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QApplication, QFrame, QLayout, QScrollArea, QSizePolicy, QWidget, QWidgetItem
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QSizePolicy, QWidget
+from superqt import QFlowLayout
 
 #: MIME type of a dragged chip: "<container id>:<token index>".
 MIME_TYPE = "application/x-pe-explorer-token"
@@ -21,72 +22,6 @@ COMPACT_ABOVE = 16
 SWAP_COLOUR = QColor("#d95f02")
 SELECT_COLOUR = QColor("#1f6fd1")
 DROP_COLOUR = QColor("#2e7d32")
-
-
-class FlowLayout(QLayout):
-    """Lays widgets out left to right and wraps to a new line when the width runs out (Qt's flow layout)."""
-
-    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
-        super().__init__(parent)
-        self._items: list = []
-        self._spacing = spacing
-        self.setContentsMargins(0, 0, 0, 0)
-
-    def addItem(self, item) -> None:  # noqa: N802 - Qt override
-        self._items.append(item)
-
-    def addWidget(self, w: QWidget) -> None:  # noqa: N802 - Qt override
-        self.addChildWidget(w)
-        self.addItem(QWidgetItem(w))
-
-    def count(self) -> int:
-        return len(self._items)
-
-    def itemAt(self, index: int):  # noqa: N802 - Qt override
-        return self._items[index] if 0 <= index < len(self._items) else None
-
-    def takeAt(self, index: int):  # noqa: N802 - Qt override
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt override
-        return Qt.Orientation(0)
-
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
-        return True
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
-        return self._do_layout(QRect(0, 0, width, 0), apply=False)
-
-    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt override
-        super().setGeometry(rect)
-        self._do_layout(rect, apply=True)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        return self.minimumSize()
-
-    def minimumSize(self) -> QSize:  # noqa: N802 - Qt override
-        size = QSize()
-        for item in self._items:
-            size = size.expandedTo(item.minimumSize())
-        m = self.contentsMargins()
-        return size + QSize(m.left() + m.right(), m.top() + m.bottom())
-
-    def _do_layout(self, rect: QRect, *, apply: bool) -> int:
-        m = self.contentsMargins()
-        area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
-        x, y, line_h = area.x(), area.y(), 0
-        for item in self._items:
-            if item.widget() is not None and item.widget().isHidden():
-                continue
-            hint = item.sizeHint()
-            if x + hint.width() > area.right() + 1 and line_h > 0:
-                x, y = area.x(), y + line_h + self._spacing
-                line_h = 0
-            if apply:
-                item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self._spacing
-            line_h = max(line_h, hint.height())
-        return y + line_h - rect.y() + m.bottom()
 
 
 class TokenChip(QWidget):
@@ -279,7 +214,11 @@ class TokenChips(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._layout = FlowLayout(self)
+        # superqt's flow layout (Qt's flow-layout example): left to right, wrapping when the width runs out.
+        self._layout = QFlowLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setHorizontalSpacing(6)
+        self._layout.setVerticalSpacing(6)
         self._chips: list[TokenChip] = []
         self._tokens: list[str] = []
         self._swap: tuple[int, ...] = ()

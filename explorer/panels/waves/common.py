@@ -6,10 +6,9 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ...widgets.plots import configure_pyqtgraph
+from ...widgets.theming import adopt_plot, theme_bus
 
 #: Colour per lane (tab10 without its grey): distinct on a projector and for most colour-blind viewers.
 PAIR_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
@@ -26,21 +25,11 @@ def pair_colour(lane: int) -> str:
 
 
 def style_plot(widget: pg.PlotWidget, title: str = "", x: str = "", y: str = "") -> pg.PlotItem:
-    """Big enough text for the back row: titles, axis labels and ticks."""
-    configure_pyqtgraph()
+    """The house plot set-up (explorer.widgets.theming.adopt_plot): the theme sizes titles, labels
+    and ticks for the back row and follows presenter mode; no grid, no "A" button (it would jump
+    away from the requested range)."""
+    adopt_plot(widget, title, x=x, y=y, grid=False, si_prefix=True, buttons=False)
     pi = widget.getPlotItem()
-    if title:
-        pi.setTitle(title, size=f"{TITLE_PT}pt")
-    font = QFont()
-    font.setPointSize(TICK_PT)
-    for name in ("left", "bottom"):
-        ax = pi.getAxis(name)
-        ax.setTickFont(font)
-    if x:
-        pi.setLabel("bottom", x, **{"font-size": f"{LABEL_PT}pt"})
-    if y:
-        pi.setLabel("left", y, **{"font-size": f"{LABEL_PT}pt"})
-    pi.hideButtons()  # the "A" auto-range button would jump away from the requested range
     pi.setMenuEnabled(True)
     return pi
 
@@ -68,9 +57,7 @@ def readout_label(parent: QWidget | None = None) -> QLabel:
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    font = label.font()
-    font.setPointSize(READOUT_PT)
-    label.setFont(font)
+    theme_bus().follow_font(label, READOUT_PT)  # grows with presenter mode and zoom
     label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
     label.setObjectName("readout")
     return label

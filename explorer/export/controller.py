@@ -1,9 +1,10 @@
 """Export actions for every plot (right-click menu), every panel, the window, and sweep animations.
 
 :class:`ExportController` holds the actions' logic and the few choices they share (print theme, last
-folder); the main window owns one and asks it for menus.  Every plot of every panel gets an
-"Export" submenu in its right-click (ViewBox) menu: PNG at 1×/2×/4× or a width in pixels, SVG, copy
-to the clipboard, and the numbers behind the plot as CSV or NPY.
+folder); the main window owns one and asks it for menus.  Every plot carries an "Export" submenu in
+its right-click (ViewBox) menu from the moment it is made (:mod:`explorer.widgets.theming` attaches
+it once); when it opens, the controller of the plot's window fills it: PNG at 1×/2×/4× or a width
+in pixels, SVG, copy to the clipboard, and the numbers behind the plot as CSV or NPY.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-import pyqtgraph as pg
 from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -32,8 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from .. import export as ex
+from ..panels.base import Panel
 from ..settings import config_dir
 from ..theme import PRINT
+from ..widgets.theming import theme_bus
 
 IMAGE_FILTER = "PNG image (*.png)"
 SVG_FILTER = "SVG vector image (*.svg)"
@@ -71,6 +73,7 @@ class ExportController(QObject):
         )
         self.print_action.setChecked(self._settings().value("export/print", False, type=bool))
         self.print_action.toggled.connect(lambda on: self._settings().setValue("export/print", on))
+        theme_bus().add_menu_provider(self.fill_plot_menu)
 
     # -- choices ---------------------------------------------------------------------------------
     @staticmethod
@@ -165,14 +168,25 @@ class ExportController(QObject):
         )
         if not path:
             return False
-        return self._run(lambda: ex.save_data(path, panel.export_data(view)), "Saved")
+        def arrays():
+            if panel is not None:
+                return panel.export_data(view)
+            from ..widgets.plot_data import plot_arrays
+
+            return plot_arrays(view)
+
+        return self._run(lambda: ex.save_data(path, arrays()), "Saved")
 
     def plot_menu(self, panel, view, parent: QWidget | None = None) -> QMenu:
         """The per-plot export submenu (used in the right-click menu and the Export menu)."""
-        title = ex.plot_title(view) or ex.plot_name(panel, view)
         menu = QMenu("E&xport", parent)
         menu.setObjectName("peExportMenu")
         menu.setToolTipsVisible(True)
+        self._fill(menu, panel, view)
+        return menu
+
+    def _fill(self, menu: QMenu, panel, view) -> None:
+        title = ex.plot_title(view) or ex.plot_name(panel, view)
         for s in ex.SCALES:
             act = menu.addAction(f"Save as PNG, {s}×…")
             act.triggered.connect(lambda _=False, s=s: self.save_plot(panel, view, scale=s))
@@ -191,29 +205,17 @@ class ExportController(QObject):
         menu.addSeparator()
         menu.addAction(self.print_action)
         menu.setToolTip(f"Export “{title}”")
-        return menu
 
-    def install(self, panel) -> int:
-        """Add the export submenu to the right-click menu of every plot of ``panel`` (idempotent).
-
-        Returns how many menus were added.
-        """
-        added = 0
-        for view in panel.plots():
-            scene = view.scene()
-            if scene is None:
-                continue
-            for item in scene.items():
-                if not isinstance(item, pg.ViewBox) or getattr(item, "menu", None) is None:
-                    continue
-                if item.__dict__.get("_pe_export_menu") is not None:
-                    continue
-                sub = self.plot_menu(panel, view, item.menu)
-                item.menu.addSeparator()
-                item.menu.addMenu(sub)
-                item.__dict__["_pe_export_menu"] = sub
-                added += 1
-        return added
+    def fill_plot_menu(self, view, menu: QMenu) -> bool:
+        """Fill a plot's right-click "Export" submenu if the plot is in this controller's window
+        (the theme bus asks every controller when the submenu opens)."""
+        if view.window() is not self._parent.window():
+            return False
+        widget = view.parentWidget()
+        while widget is not None and not isinstance(widget, Panel):
+            widget = widget.parentWidget()
+        self._fill(menu, widget, view)
+        return True
 
     # -- panels and the window -------------------------------------------------------------------
     def save_widget(

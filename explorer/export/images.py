@@ -1,4 +1,4 @@
-"""Images, data and animations out of the app: PNG (1×/2×/4× or a width), SVG, clipboard, CSV/NPY, GIF/MP4.
+"""Pictures out of the app: PNG (1×/2×/4× or a width), SVG, the clipboard; names and atomic writes.
 
 Everything here works on live widgets and plots on the UI thread and is used by the export menus,
 the main window and the headless ``pe-explorer export`` command alike.
@@ -16,24 +16,19 @@ the main window and the headless ``pe-explorer export`` command alike.
 from __future__ import annotations
 
 import contextlib
-import io
 import re
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from .fileio import OutputError, atomic_write_bytes
-from .theme import LIGHT, Theme, style_plot, style_widgets
+from ..fileio import OutputError, atomic_write_bytes
+from ..theme import LIGHT, Theme
 
 #: The export scales offered in the menus.
 SCALES = (1, 2, 4)
 #: Largest image side we agree to render (a 16k × 10k RGBA image is already 640 MB).
 MAX_SIDE = 16384
 IMAGE_FORMATS = (".png", ".svg")
-DATA_FORMATS = (".csv", ".npy")
 
 
 class ExportError(Exception):
@@ -70,7 +65,7 @@ def slug(text: str, limit: int = 40) -> str:
 
 
 def plot_title(view) -> str:
-    from .widgets.plot_data import plot_title as _title
+    from ..widgets.plot_data import plot_title as _title
 
     return _title(view)
 
@@ -105,7 +100,7 @@ def _views_in(widget) -> list:
 
 
 def _panels_in(widget) -> list:
-    from .panels.base import Panel
+    from ..panels.base import Panel
 
     if isinstance(widget, Panel):
         return [widget]
@@ -122,6 +117,8 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
     import pyqtgraph as pg
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QPalette
+
+    from ..widgets.styling import style_plot, style_widgets
 
     target = theme or screen.theme
     views = _views_in(root)
@@ -324,268 +321,3 @@ def export_widget_to_file(
     return write_bytes(
         path, png_bytes(render_widget(widget, scale=scale, width=width, screen=screen, theme=theme))
     )
-
-
-# -- numbers -------------------------------------------------------------------------------------
-def data_bytes(arrays: dict[str, np.ndarray], ext: str) -> bytes:
-    """The named arrays behind a plot as CSV or NPY.
-
-    CSV: one 2-D array (an image) as its matrix; 1-D arrays as columns under a header row of their
-    names (shorter columns padded with empty cells).  NPY (``np.load`` without pickle): one array
-    as itself; equal-length 1-D arrays as a structured array (``a["x"]``, ``a["pair 0 sin"]`` …);
-    anything else as one structured record with a field per array.
-    """
-    ext = ext.lower()
-    if ext not in DATA_FORMATS:
-        raise ExportError(f"data files must end in {' or '.join(DATA_FORMATS)}; got {ext!r}")
-    arrays = {str(k): np.asarray(v) for k, v in arrays.items() if v is not None}
-    if not arrays:
-        raise ExportError("this plot shows no data to export yet")
-    for name, a in arrays.items():
-        if a.dtype.kind not in "biuf":
-            raise ExportError(f"{name!r} is not numeric ({a.dtype}); cannot export it")
-    if ext == ".npy":
-        buf = io.BytesIO()
-        np.save(buf, _npy_payload(arrays), allow_pickle=False)
-        return buf.getvalue()
-    return _csv(arrays).encode("utf-8")
-
-
-def _npy_payload(arrays: dict[str, np.ndarray]) -> np.ndarray:
-    if len(arrays) == 1:
-        return next(iter(arrays.values()))
-    shapes = {a.shape for a in arrays.values()}
-    if all(a.ndim == 1 for a in arrays.values()) and len(shapes) == 1:
-        n = next(iter(shapes))[0]
-        out = np.zeros(n, dtype=[(k, np.float64) for k in arrays])
-        for k, a in arrays.items():
-            out[k] = a
-        return out
-    out = np.zeros((), dtype=[(k, np.float64, a.shape) for k, a in arrays.items()])
-    for k, a in arrays.items():
-        out[k] = a
-    return out
-
-
-def _fmt(v: float) -> str:
-    return "" if np.isnan(v) else f"{v:.17g}"
-
-
-def _csv(arrays: dict[str, np.ndarray]) -> str:
-    two_d = {k: a for k, a in arrays.items() if a.ndim == 2}
-    one_d = {k: a for k, a in arrays.items() if a.ndim == 1}
-    other = [k for k, a in arrays.items() if a.ndim not in (1, 2)]
-    if other:
-        raise ExportError(f"{other[0]!r} is {arrays[other[0]].ndim}-D; CSV holds tables — use NPY")
-    if two_d and (one_d or len(two_d) > 1):
-        raise ExportError("this plot holds several tables (an image and curves); CSV holds one — use NPY")
-    if two_d:
-        (a,) = two_d.values()
-        return "\n".join(",".join(_fmt(float(v)) for v in row) for row in a.astype(np.float64)) + "\n"
-    names = list(one_d)
-    n = max(a.size for a in one_d.values())
-    lines = [",".join(_csv_name(k) for k in names)]
-    cols = [a.astype(np.float64) for a in one_d.values()]
-    for i in range(n):
-        lines.append(",".join(_fmt(c[i]) if i < c.size else "" for c in cols))
-    return "\n".join(lines) + "\n"
-
-
-def _csv_name(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"' if any(ch in name for ch in ',"\n') else name
-
-
-def save_data(path: str | Path, arrays: dict[str, np.ndarray]) -> Path:
-    return write_bytes(path, data_bytes(arrays, Path(path).suffix))
-
-
-# -- animations ----------------------------------------------------------------------------------
-def numeric_fields(state_cls) -> dict[str, dict]:
-    """The fields a sweep can step: int/float fields with both limits, name -> metadata."""
-    import dataclasses
-
-    out = {}
-    for f in dataclasses.fields(state_cls):
-        default = f.default if f.default is not dataclasses.MISSING else None
-        if isinstance(default, bool) or not isinstance(default, (int, float)):
-            continue
-        m = f.metadata
-        if m.get("lo") is None or m.get("hi") is None:
-            continue
-        out[f.name] = dict(m)
-    return out
-
-
-def sweep_values(state_cls, name: str, start: float, stop: float, frames: int) -> list:
-    """``frames`` values from ``start`` to ``stop`` for field ``name`` (geometric for log fields).
-
-    Whole-number fields are rounded (even ones to even) and repeated values dropped.
-    """
-    fields = numeric_fields(state_cls)
-    if name not in fields:
-        raise ExportError(f"cannot sweep {name!r}; valid: {', '.join(fields) or 'none'}")
-    meta = fields[name]
-    lo, hi = meta["lo"], meta["hi"]
-    for v in (start, stop):
-        if not lo <= v <= hi:
-            raise ExportError(f"{name} must stay in [{lo:g}, {hi:g}]; got {v:g}")
-    if frames < 2:
-        raise ExportError(f"a sweep needs at least 2 frames, got {frames}")
-    if meta.get("log") and start > 0 and stop > 0:
-        vals = np.geomspace(start, stop, frames)
-    else:
-        vals = np.linspace(start, stop, frames)
-    import dataclasses
-
-    f = {x.name: x for x in dataclasses.fields(state_cls)}[name]
-    if isinstance(f.default, int):
-        ints = [int(round(v)) for v in vals]
-        if meta.get("even"):
-            ints = [v - v % 2 for v in ints]
-        return list(dict.fromkeys(ints))
-    return [float(v) for v in vals]
-
-
-def state_with(state, name: str, value):
-    """``state`` with one field changed, dependent fields pulled into range where the state knows how."""
-    import dataclasses
-
-    clamped = getattr(state, "clamped", None)
-    if callable(clamped):
-        return clamped(**{name: value})
-    return dataclasses.replace(state, **{name: value})
-
-
-def wait_drawn(panel, timeout_s: float = 30.0) -> bool:
-    """Process events until ``panel`` has drawn everything it asked for; False on timeout."""
-    from PySide6.QtCore import QEventLoop
-    from PySide6.QtWidgets import QApplication
-
-    deadline = time.monotonic() + timeout_s
-    while not panel.has_drawn:
-        if time.monotonic() > deadline:
-            return False
-        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-        time.sleep(0.002)
-    QApplication.processEvents()
-    return True
-
-
-def record_sweep(
-    panel,
-    name: str,
-    values: Sequence,
-    grab: Callable[[], object],
-    *,
-    timeout_s: float = 30.0,
-    progress: Callable[[int, int], bool] | None = None,
-) -> list:
-    """Step ``panel``'s field ``name`` through ``values``, wait for each redraw, and grab a frame.
-
-    ``grab()`` returns a QImage (of the panel or one plot).  ``progress(done, total)`` may return
-    False to cancel.  The panel's state is restored afterwards, even on error or cancel.
-    """
-    original = panel.state
-    frames = []
-    try:
-        for k, value in enumerate(values):
-            try:
-                st = state_with(original, name, value)
-            except ValueError as exc:
-                raise ExportError(f"{name} = {value}: {exc}") from None
-            panel.set_state(st)
-            if not wait_drawn(panel, timeout_s):
-                raise ExportError(f"the panel did not redraw within {timeout_s:.0f} s at {name} = {value}")
-            frames.append(grab())
-            if progress is not None and progress(k + 1, len(values)) is False:
-                break
-    finally:
-        panel.set_state(original)
-    return frames
-
-
-def _to_pil(image):
-    from PIL import Image
-    from PySide6.QtGui import QImage
-
-    img = image.convertToFormat(QImage.Format.Format_RGBA8888)
-    w, h = img.width(), img.height()
-    arr = np.frombuffer(img.constBits(), dtype=np.uint8).reshape(h, img.bytesPerLine())[:, : w * 4]
-    return Image.fromarray(arr.reshape(h, w, 4).copy(), "RGBA").convert("RGB")
-
-
-def gif_bytes(frames: Sequence, fps: float = 10.0, *, loop: bool = True) -> bytes:
-    """An animated GIF of QImages (Pillow; one adaptive palette per frame)."""
-    if not frames:
-        raise ExportError("no frames to write")
-    pil = [_to_pil(f) for f in frames]
-    size = pil[0].size
-    pil = [p if p.size == size else p.resize(size) for p in pil]
-    buf = io.BytesIO()
-    duration = max(20, int(round(1000.0 / max(fps, 0.1))))
-    kwargs = {"loop": 0} if loop else {}
-    pil[0].save(
-        buf,
-        format="GIF",
-        save_all=True,
-        append_images=pil[1:],
-        duration=duration,
-        optimize=False,
-        disposal=1,
-        **kwargs,
-    )
-    return buf.getvalue()
-
-
-def mp4_available() -> tuple[bool, str]:
-    """Whether MP4 can be written here, and if not, why (for the disabled menu item's tooltip)."""
-    try:
-        import imageio_ffmpeg  # noqa: F401
-    except ImportError:
-        return False, "MP4 needs the optional package imageio-ffmpeg (pip install imageio-ffmpeg); GIF works"
-    try:
-        imageio_ffmpeg.get_ffmpeg_exe()
-    except Exception as exc:  # noqa: BLE001 - any failure to find ffmpeg means "not available"
-        return False, f"MP4 needs an ffmpeg executable: {exc}"
-    return True, ""
-
-
-def write_mp4(path: str | Path, frames: Sequence, fps: float = 10.0) -> Path:
-    """Write frames as H.264 MP4 via imageio-ffmpeg, atomically (temporary file, then rename)."""
-    import os
-    import tempfile
-
-    ok, why = mp4_available()
-    if not ok:
-        raise ExportError(why)
-    import imageio_ffmpeg
-
-    if not frames:
-        raise ExportError("no frames to write")
-    target = Path(path)
-    if not target.parent.is_dir():
-        raise ExportError(f"cannot write {target}: folder {target.parent} does not exist")
-    pil = [_to_pil(f) for f in frames]
-    w, h = pil[0].size
-    w2, h2 = w - w % 2, h - h % 2  # yuv420p needs even sides
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part.mp4", dir=target.parent)
-    os.close(fd)
-    try:
-        writer = imageio_ffmpeg.write_frames(
-            tmp, (w2, h2), fps=fps, codec="libx264", pix_fmt_out="yuv420p", macro_block_size=1, quality=8
-        )
-        writer.send(None)
-        for p in pil:
-            if p.size != (w, h):
-                p = p.resize((w, h))
-            writer.send(np.ascontiguousarray(np.asarray(p)[:h2, :w2]).tobytes())
-        writer.close()
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    return target

@@ -1,0 +1,45 @@
+"""Everything that leaves the app: pictures, numbers and animations, and the controller behind the menus.
+
+* :mod:`.images` — a plot, a panel or the window as PNG (1×/2×/4× or a width) or SVG, the clipboard,
+  restyling for an export (print theme, pen widths × scale), names, atomic writes;
+* :mod:`.data` — the numbers behind a plot as CSV or NPY;
+* :mod:`.sweeps` — sweep animations as GIF or MP4;
+* :mod:`.controller` — :class:`~.controller.ExportController`, the logic behind every Export menu and
+  each plot's right-click "Export" submenu (imported on its own: it needs Qt widgets).
+
+The functions work on live widgets on the UI thread and serve the menus, the main window and the
+headless ``pe-explorer export`` command alike.
+"""
+
+from .data import DATA_FORMATS, data_bytes, save_data
+from .images import (
+    IMAGE_FORMATS,
+    MAX_SIDE,
+    SCALES,
+    ExportError,
+    Look,
+    copy_image,
+    default_name,
+    export_look,
+    export_view_to_file,
+    export_widget_to_file,
+    image_ext,
+    plot_name,
+    plot_svg,
+    plot_title,
+    png_bytes,
+    render_plot,
+    render_widget,
+    slug,
+    widget_svg,
+    write_bytes,
+)
+from .sweeps import gif_bytes, mp4_available, numeric_fields, record_sweep, state_with, sweep_values, wait_drawn, write_mp4
+
+__all__ = [
+    "DATA_FORMATS", "IMAGE_FORMATS", "MAX_SIDE", "SCALES", "ExportError", "Look", "copy_image", "data_bytes",
+    "default_name", "export_look", "export_view_to_file", "export_widget_to_file", "gif_bytes", "image_ext",
+    "mp4_available", "numeric_fields", "plot_name", "plot_svg", "plot_title", "png_bytes", "record_sweep",
+    "render_plot", "render_widget", "save_data", "slug", "state_with", "sweep_values", "wait_drawn",
+    "widget_svg", "write_bytes", "write_mp4",
+]

@@ -1,0 +1,178 @@
+"""Views style themselves: presenter mode reaches plots on hidden tabs, and items made later get the theme."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+
+from explorer.theme import LABEL_PT, LIGHT, PRESENTER_LIGHT, TICK_PT, TITLE_PT
+
+
+def _pen_width(item) -> float:
+    return pg.mkPen(item.opts["pen"]).widthF()
+
+
+def _tick_pt(plot) -> float:
+    return plot.getPlotItem().getAxis("bottom").style["tickFont"].pointSizeF()
+
+
+def _title_pt(plot) -> str:
+    return plot.getPlotItem().titleLabel.opts["size"]
+
+
+@pytest.fixture
+def hidden_schemes(qtbot, main_window):
+    """The Schemes distance view built but on a sub-tab that is not current, and the Schemes dock closed."""
+    qtbot.waitUntil(lambda: main_window.all_drawn, timeout=60000)
+    panel = main_window.panels["schemes"]
+    view = panel.view("distance")  # built now; the Schemes panel shows another view
+    assert panel.tabs.currentWidget() is not view.parentWidget()
+    main_window.show_panel("waves")
+    main_window.docks["schemes"].close()  # the whole panel hidden too
+    qtbot.waitUntil(lambda: not panel.isVisible(), timeout=5000)
+    assert not view.isVisible()
+    return main_window, panel, view
+
+
+def test_presenter_mode_restyles_plots_on_hidden_tabs(hidden_schemes):
+    window, panel, view = hidden_schemes
+    plot = view.top
+    curve = next(i for i in plot.getPlotItem().items if isinstance(i, pg.PlotDataItem) and i.opts["pen"] is not None)
+    base_width = _pen_width(curve)
+    assert _tick_pt(plot) == LIGHT.point_size(TICK_PT)
+    assert _title_pt(plot) == f"{LIGHT.point_size(TITLE_PT):g}pt"
+
+    window.set_presenter(True)
+    assert not view.isVisible()  # still hidden: nothing drew it
+    assert _pen_width(curve) == pytest.approx(base_width * PRESENTER_LIGHT.line_scale)
+    assert _tick_pt(plot) == PRESENTER_LIGHT.point_size(TICK_PT)
+    assert _title_pt(plot) == f"{PRESENTER_LIGHT.point_size(TITLE_PT):g}pt"
+    # Captions under plots follow it too (the info label's style sheet sets its own size).
+    assert f"{round(11 * PRESENTER_LIGHT.font_scale, 1):g}pt" in view.info.styleSheet()
+    waves_readout = window.panels["waves"].waves.readout
+    assert waves_readout.font().pointSizeF() == PRESENTER_LIGHT.point_size(11)
+
+    window.set_presenter(False)
+    assert _pen_width(curve) == pytest.approx(base_width)
+    assert _tick_pt(plot) == LIGHT.point_size(TICK_PT)
+    assert _title_pt(plot) == f"{LIGHT.point_size(TITLE_PT):g}pt"
+    assert waves_readout.font().pointSizeF() == LIGHT.point_size(11)
+
+
+def test_items_added_after_a_theme_change_get_the_current_theme(qtbot, hidden_schemes):
+    window, panel, view = hidden_schemes
+    window.set_presenter(True)
+    pi = view.top.getPlotItem()
+    # A curve, a line, a text item and an axis label made now, after the change, with light-theme values.
+    curve = pi.plot([0, 1, 2], [0, 1, 0], pen=pg.mkPen("#0072B2", width=2.0))
+    line = pg.InfiniteLine(1.0, pen=pg.mkPen("#202020", width=1.0))
+    pi.addItem(line)
+    text = pg.TextItem("note")
+    font = text.textItem.font()
+    font.setPointSizeF(10)
+    text.setFont(font)
+    pi.addItem(text)
+    pi.setLabel("bottom", "a new label")
+    assert _pen_width(curve) == pytest.approx(2.0 * PRESENTER_LIGHT.line_scale)
+    assert line.pen.widthF() == pytest.approx(1.0 * PRESENTER_LIGHT.line_scale)
+    assert text.textItem.font().pointSizeF() == pytest.approx(10 * PRESENTER_LIGHT.font_scale)
+    axis = pi.getAxis("bottom")
+    assert f"{PRESENTER_LIGHT.point_size(LABEL_PT):g}pt" in axis.label.toHtml()
+    # A panel replacing a pen later: the new pen is the base, scaled by the theme (not compounded).
+    curve.setPen(pg.mkPen("#E69F00", width=3.0))
+    assert _pen_width(curve) == pytest.approx(3.0 * PRESENTER_LIGHT.line_scale)
+    curve.setData([0, 1], [1, 0], pen=pg.mkPen("#E69F00", width=1.5))
+    assert _pen_width(curve) == pytest.approx(1.5 * PRESENTER_LIGHT.line_scale)
+    window.set_presenter(False)
+    assert _pen_width(curve) == pytest.approx(1.5)
+    assert text.textItem.font().pointSizeF() == pytest.approx(10)
+
+    # A new result draws with the current theme (the view is hidden and no scene is walked).
+    window.set_presenter(True)
+    panel.set_state(panel.state.clamped(l_eval=panel.state.l_eval * 2 if panel.state.l_eval < 4096 else 1024))
+    qtbot.waitUntil(lambda: panel.has_drawn, timeout=60000)
+    for item in view.top.getPlotItem().items:
+        if isinstance(item, pg.PlotDataItem) and item.opts["pen"] is not None and item.__dict__.get("_pe_theme_memo"):
+            memo = item.__dict__["_pe_theme_memo"]
+            assert _pen_width(item) == pytest.approx(memo.base["pen"].widthF() * PRESENTER_LIGHT.line_scale)
+
+
+def test_a_plot_made_later_is_born_in_the_current_theme(qtbot, hidden_schemes):
+    window, panel, _view = hidden_schemes
+    window.set_presenter(True)
+    later = panel.view("beyond")  # a view built only now, in presenter mode
+    plot = later.plot_widgets()[0]
+    assert _tick_pt(plot) == PRESENTER_LIGHT.point_size(TICK_PT)
+    assert plot.backgroundBrush().color().name() == PRESENTER_LIGHT.background
+    # It carries the export submenu from birth, filled by this window's controller when opened.
+    vb = plot.getPlotItem().getViewBox()
+    sub = vb.__dict__["_pe_export_menu"]
+    sub.aboutToShow.emit()
+    assert "Save numbers as CSV…" in [a.text() for a in sub.actions()]
+
+
+def test_no_scene_walk_after_a_draw(qtbot, main_window, monkeypatch):
+    """The shell no longer restyles after draws: a draw does not call the whole-view styling."""
+    from explorer.widgets import styling
+
+    qtbot.waitUntil(lambda: main_window.all_drawn, timeout=60000)
+    calls = []
+    monkeypatch.setattr(styling, "style_plot", lambda *a, **k: calls.append(a))
+    panel = main_window.panels["waves"]
+    panel.set_state(panel.state.clamped(position=panel.state.position + 1))
+    qtbot.waitUntil(lambda: panel.has_drawn, timeout=30000)
+    assert calls == []
+
+
+def test_help_user_guide_opens_the_index(qtbot, main_window, tmp_path, monkeypatch):
+    from explorer import help as help_mod
+    from explorer.widgets import guide
+
+    folder = guide.docs_dir()
+    if not (folder / "index.md").is_file():  # the guide is being written; test with a stand-in
+        folder = tmp_path / "docs"
+        (folder / "panels").mkdir(parents=True)
+        (folder / "index.md").write_text("# PE Explorer guide\n\nSee [Waves](panels/waves.md).\n")
+        (folder / "panels" / "waves.md").write_text("# The Waves panel\n\nBack to [the guide](../index.md).\n")
+        monkeypatch.setattr(help_mod, "docs_dir", lambda: folder)
+    main_window.findChild(type(main_window.act_guide), "actGuide").trigger()
+    dlg = main_window.guide_dialog
+    qtbot.waitExposed(dlg)
+    index_text = (folder / "index.md").read_text(encoding="utf-8")
+    first_heading = next(line.lstrip("# ").strip() for line in index_text.splitlines() if line.startswith("#"))
+    assert first_heading in dlg.browser.toPlainText()
+    # A relative link to another page navigates inside the guide.
+    import re
+
+    link = re.search(r"\]\(([^)#:]+\.md)(#[^)]*)?\)", index_text)
+    assert link, "the index links to other pages"
+    from PySide6.QtCore import QUrl
+
+    dlg.browser.setSource(dlg.browser.source().resolved(QUrl(link.group(1))))
+    target = (folder / link.group(1)).read_text(encoding="utf-8")
+    heading = next(line.lstrip("# ").strip() for line in target.splitlines() if line.startswith("#"))
+    assert heading in dlg.browser.toPlainText()
+    dlg.browser.backward()
+    assert first_heading in dlg.browser.toPlainText()
+    dlg.close()
+
+
+def test_user_guide_says_clearly_when_docs_are_missing(qtbot, tmp_path):
+    from explorer.widgets.guide import GuideDialog
+
+    dlg = GuideDialog(tmp_path / "nowhere")
+    qtbot.addWidget(dlg)
+    assert "user guide is not here" in dlg.browser.toPlainText()
+    assert not dlg.available
+
+
+def test_docs_dir_prefers_the_packaged_guide(tmp_path):
+    from explorer.widgets.guide import docs_dir
+
+    pkg = tmp_path / "site" / "explorer"
+    (pkg / "docs").mkdir(parents=True)
+    (tmp_path / "site" / "docs").mkdir()
+    (tmp_path / "site" / "docs" / "index.md").write_text("# stray")
+    assert docs_dir(pkg) == tmp_path / "site" / "docs"  # only the one with an index counts
+    (pkg / "docs" / "index.md").write_text("# packaged")
+    assert docs_dir(pkg) == pkg / "docs"
