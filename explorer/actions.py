@@ -180,7 +180,8 @@ class ActionsMixin:
 
         self.act_shortcuts = a("actShortcuts", "&Keyboard shortcuts", self.show_shortcuts, _seq("F1"))
         self.act_guide = a(
-            "actGuide", "&User guide", lambda: self.show_guide(), tip="The guide (docs/), offline, in a window of its own"
+            "actGuide", "&User guide", lambda: self.show_guide(),
+            tip="The guide (docs/), offline, in a window of its own"
         )
         self.act_about = a("actAbout", "&About PE Explorer", self.show_about)
 

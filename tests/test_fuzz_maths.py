@@ -24,7 +24,8 @@ from explorer.encodings import (
     wavelengths,
 )
 
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("PE_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("PE_FUZZ_EXAMPLES", "150")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 weird_floats = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),

@@ -283,8 +283,8 @@ def test_sweep_values():
 
 
 def test_effective_range_follows_cross_field_rules():
-    from explorer.state import WavesState
     from explorer.export.controller import effective_range
+    from explorer.state import WavesState
 
     st = WavesState()
     assert effective_range(st, "position") == (0, st.n_positions - 1)

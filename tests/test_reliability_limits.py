@@ -23,9 +23,9 @@ from explorer.cli import main as cli
 from explorer.encodings.errors import MAX_ELEMENTS
 from explorer.fileio import MAX_TEXT_ELEMENTS
 from explorer.jobs.schemes import build_requests
-from explorer.schemes.learned import LEARNED_LIVE_MAX
 from explorer.jobs.swap import SwapRequest
 from explorer.jobs.waves import MATRIX_MAX, requests_for
+from explorer.schemes.learned import LEARNED_LIVE_MAX
 from explorer.state import SchemesState, SwapState, WavesState
 from explorer.state.schemes import VIEWS
 

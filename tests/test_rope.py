@@ -121,7 +121,8 @@ def _hf_yarn(d, base, s, L, beta_fast=32, beta_slow=1):
     return inv, 0.1 * math.log(s) + 1.0, (low, high)
 
 
-@pytest.mark.parametrize("d,base,s,L", [(128, 10000.0, 4.0, 4096), (64, 500000.0, 16.0, 8192), (32, 10000.0, 2.0, 2048)])
+@pytest.mark.parametrize("d,base,s,L", [(128, 10000.0, 4.0, 4096), (64, 500000.0, 16.0, 8192),
+                                        (32, 10000.0, 2.0, 2048)])
 def test_yarn_matches_transformers(d, base, s, L):
     sc = RopeScaling("yarn", s, L)
     f, att = scaled_inv_freq(d, base, sc)

@@ -15,7 +15,6 @@ from pathlib import Path
 from ..cli import UsageError
 
 
-
 def _int_list(text: str) -> tuple[int, ...]:
     parts = [p for p in text.replace(" ", "").split(",") if p]
     try:

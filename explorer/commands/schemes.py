@@ -30,7 +30,7 @@ def _run(args) -> int:
              for r in records]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     print()
     for r in records:
         params = ", ".join(f"{p['name']} {p['lo']:g} … {p['hi']:g}" for p in r["parameters"]) or "none"

@@ -32,9 +32,9 @@ def check_int(name: str, value, *, minimum: int = 1, maximum: int | None = None)
     if isinstance(value, Real) and not isinstance(value, Integral):
         if not math.isfinite(float(value)):
             raise EncodingError(f"{name} must be a finite whole number, got {value!r}")
-        if float(value) != int(value):
+        if float(value) != int(float(value)):
             raise EncodingError(f"{name} must be a whole number, got {value!r}")
-    ivalue = int(value)
+    ivalue = int(value)  # type: ignore[call-overload]  # an Integral or a whole Real, checked above
     if ivalue < minimum:
         raise EncodingError(f"{name} must be at least {minimum}, got {ivalue}")
     if maximum is not None and ivalue > maximum:

@@ -117,12 +117,12 @@ def rotation_error(k: int, d_model: int, positions, base: float = 10000.0, varia
     """max over p and pairs of |R(k)·PE(p) − PE(p+k)| — zero up to float64 rounding (~1e-15)."""
     d = check_even("d_model", d_model)
     p = as_positions(positions)
-    k = float(k)
+    shift = float(k)
     omega = frequencies(d, base, variant)
     a = np.multiply.outer(p, omega)
-    b = np.multiply.outer(p + k, omega)
+    b = np.multiply.outer(p + shift, omega)
     s, c = np.sin(a), np.cos(a)
-    ck, sk = np.cos(k * omega), np.sin(k * omega)
+    ck, sk = np.cos(shift * omega), np.sin(shift * omega)
     rs = ck * s + sk * c
     rc = -sk * s + ck * c
     return float(max(np.abs(rs - np.sin(b)).max(), np.abs(rc - np.cos(b)).max()))

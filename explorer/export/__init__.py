@@ -34,7 +34,16 @@ from .images import (
     widget_svg,
     write_bytes,
 )
-from .sweeps import gif_bytes, mp4_available, numeric_fields, record_sweep, state_with, sweep_values, wait_drawn, write_mp4
+from .sweeps import (
+    gif_bytes,
+    mp4_available,
+    numeric_fields,
+    record_sweep,
+    state_with,
+    sweep_values,
+    wait_drawn,
+    write_mp4,
+)
 
 __all__ = [
     "DATA_FORMATS", "IMAGE_FORMATS", "MAX_SIDE", "SCALES", "ExportError", "Look", "copy_image", "data_bytes",

@@ -12,6 +12,7 @@ import numpy as np
 
 from .images import ExportError
 
+
 def numeric_fields(state_cls) -> dict[str, dict]:
     """The fields a sweep can step: int/float fields with both limits, name -> metadata."""
     import dataclasses

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def projections(d_model: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.nda
     """
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d_model)
-    return tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))  # type: ignore[return-value]
+    return tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))
 
 
 def position_vectors(scheme: str, n: int, d_model: int, seed: int) -> np.ndarray | None:
@@ -257,7 +258,7 @@ def compute(request: SwapRequest) -> SwapResponse:
     o_rel = after.outputs[perm]
     diff = o_rel - before.outputs
     err = float(np.abs(diff).max())
-    measured = {
+    measured: dict[str, Any] = {
         "err": err,
         "equivariant": err < EQUIVARIANCE_TOL,
         "keeps_distances": keeps_distances(perm),

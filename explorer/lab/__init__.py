@@ -26,7 +26,6 @@ from .summary import centred_average, fmt_percent, headline, moving_average, rul
 from .task import RuleTask, last_symbol_baseline
 
 
-
 def __getattr__(name: str):
     # ``explorer.lab.SCHEMES`` follows the scheme registry (see explorer.lab.results).
     if name == "SCHEMES":

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .. import schemes as registry
 from ..fileio import OutputError, atomic_write_text
 from ..lab import (
     SCHEME_LABELS,
@@ -46,11 +47,11 @@ from ..lab import (
     run_experiment,
 )
 from ..state import StateError
-from .. import schemes as registry
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
+
 
 def _swatch(colour: str) -> QIcon:
     pm = QPixmap(14, 14)

@@ -45,9 +45,9 @@ from ..jobs.schemes import (
 from ..state import SchemesState
 from ..state.schemes import MAX_EXTENSION, VIEWS
 from .base import Panel
-from .schemes_formula import formula_html
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
+from .schemes_formula import formula_html
 from .schemes_views import BAND_TEXT, DistanceView, MatrixView
 
 VIEW_TITLES = {

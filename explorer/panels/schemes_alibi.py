@@ -31,10 +31,10 @@ from .schemes_items import (
     theme_colour_bar,
     theme_info_label,
 )
+from .schemes_views import info_column
 
 #: The scheme this view is about.
 ALIBI = alibi.SCHEME.id
-from .schemes_views import info_column
 
 #: The attention heatmap's colour scale: log10 of the share of a query's attention, −4 … 0.
 ATTENTION_LOG_FLOOR = -4.0

@@ -9,7 +9,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QWidget
 
-from .. import schemes as registry
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
 from ..widgets.plots import DIVERGING, colormap
@@ -19,8 +18,8 @@ from .schemes_items import (
     label,
     make_plot,
     pen,
-    theme_colour_bar,
     scheme_colour,
+    theme_colour_bar,
     theme_info_label,
 )
 from .schemes_views import info_column

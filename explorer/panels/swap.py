@@ -30,15 +30,14 @@ from PySide6.QtWidgets import (
 )
 from superqt import QLabeledDoubleSlider
 
+from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
-from .. import schemes as registry
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from .base import Panel
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
-
 
 
 def _adds_to_input(scheme_id: str) -> bool:
@@ -458,39 +457,17 @@ class SwapPanel(Panel):
         return formula_html(state)
 
     def export_basename(self) -> str:
-        st = self.state
-        parts = ["swap", st.scheme]
-        if _adds_to_input(st.scheme):
-            parts.append(f"a{st.alpha:g}")
-        parts.append(f"d{st.d_model}")
-        if st.heads > 1:
-            parts.append(f"h{st.heads}")
-        if st.causal:
-            parts.append("causal-late" if st.mask_after_softmax else "causal")
-        return "_".join(parts)
+        return export_basename(self.state)
 
     def export_data(self, plot) -> dict:
         """The exact float64 numbers behind ``plot``, named; rows are tokens in the order the plot shows."""
         r = self._last
         if r is None:
             return super().export_data(plot)
-        n = len(r.before.tokens)
-        h = min(self.state.head, r.request.state.heads - 1)
-        q = min(self.state.query, n - 1)
-        if plot is self.before_map:
-            return {"weights before [query, key]": r.before.weights[h], "row sums": r.before.row_sums[h]}
-        if plot is self.after_map:
-            return {"weights after [query, key]": r.after.weights[h], "row sums": r.after.row_sums[h]}
-        if plot is self.bars:
-            return {"key (original place)": np.arange(n), "weight before": r.before.weights[h, q],
-                    "weight after": r.weights_after_relabelled[h, q]}
-        if plot is self.out_before:
-            return {"outputs before [token, component]": r.before.outputs}
-        if plot is self.out_after:
-            return {"outputs after, moved back [token, component]": r.outputs_after_relabelled}
-        if plot is self.out_diff:
-            return {"after - before [token, component]": r.difference}
-        return super().export_data(plot)
+        plots = {"before": self.before_map, "after": self.after_map, "bars": self.bars,
+                 "out_before": self.out_before, "out_after": self.out_after, "out_diff": self.out_diff}
+        name = next((k for k, p in plots.items() if p is plot), None)
+        return export_arrays(r, name, self.state) if name else super().export_data(plot)
 
     def main_slider(self) -> QLabeledDoubleSlider:
         """The slider a benchmark drags: PE strength α."""
@@ -500,3 +477,33 @@ class SwapPanel(Panel):
     def last_response(self) -> SwapResponse | None:
         """The result on screen (None before the first)."""
         return self._last
+
+
+def export_basename(st: SwapState) -> str:
+    """e.g. ``swap_sinusoidal_a1_d16_causal``: the scheme, α where it acts, d, heads, the mask."""
+    parts = ["swap", st.scheme]
+    if _adds_to_input(st.scheme):
+        parts.append(f"a{st.alpha:g}")
+    parts.append(f"d{st.d_model}")
+    if st.heads > 1:
+        parts.append(f"h{st.heads}")
+    if st.causal:
+        parts.append("causal-late" if st.mask_after_softmax else "causal")
+    return "_".join(parts)
+
+
+def export_arrays(r: SwapResponse, plot: str, st: SwapState) -> dict:
+    """The numbers behind one of the panel's plots (``before``, ``after``, ``bars``, ``out_*``)."""
+    n = len(r.before.tokens)
+    h = min(st.head, r.request.state.heads - 1)
+    q = min(st.query, n - 1)
+    return {
+        "before": lambda: {"weights before [query, key]": r.before.weights[h], "row sums": r.before.row_sums[h]},
+        "after": lambda: {"weights after [query, key]": r.after.weights[h], "row sums": r.after.row_sums[h]},
+        "bars": lambda: {"key (original place)": np.arange(n), "weight before": r.before.weights[h, q],
+                         "weight after": r.weights_after_relabelled[h, q]},
+        "out_before": lambda: {"outputs before [token, component]": r.before.outputs},
+        "out_after": lambda: {"outputs after, moved back [token, component]": r.outputs_after_relabelled},
+        "out_diff": lambda: {"after - before [token, component]": r.difference},
+    }[plot]()
+

@@ -148,7 +148,7 @@ class ALiBi(Scheme):
     def lab_module(self, d_model, heads, train_len):
         import torch
 
-        class AlibiPosition(lab_position_class()):
+        class AlibiPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
             def bias(self, n, device, dtype):
                 return self.cached("alibi", n, device, lambda: torch.tensor(
                     alibi_bias(self.heads, n, "causal"), dtype=dtype, device=device))

@@ -6,9 +6,8 @@ import functools
 
 import numpy as np
 
-from ..encodings.blocks import additive_block_means
+from ..encodings.blocks import additive_block_means, distance_grid
 from ..encodings.learned import LearnedTable, check_rows
-from ..encodings.blocks import distance_grid
 from .base import (
     BAND_POINTS,
     Curve,
@@ -162,7 +161,7 @@ class Learned(Scheme):
         import torch
         from torch import nn
 
-        class LearnedPosition(lab_position_class()):
+        class LearnedPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
             def __init__(self, *args) -> None:
                 super().__init__(*args)
                 self.table = nn.Embedding(self.train_len, self.d_model)

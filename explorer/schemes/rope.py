@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -49,21 +50,23 @@ class RoPE(Scheme):
     symbol = "d"
     order = 40
     description = "Rotates each 2-D pair of q and k by position × θ_k, so q·k depends on i − j only."
-    sources = (Source("Su et al. 2021, “RoFormer: Enhanced Transformer with Rotary Position Embedding”",
-                      2021, "https://arxiv.org/abs/2104.09864"),)
+    sources: ClassVar[tuple[Source, ...]] = (
+        Source("Su et al. 2021, “RoFormer: Enhanced Transformer with Rotary Position Embedding”", 2021,
+               "https://arxiv.org/abs/2104.09864"),
+    )
     kind = "rotary"
     relative = True
     bounded = True
-    parameters = (
+    parameters: ClassVar[tuple[Parameter, ...]] = (
         Parameter("head_dim", 64, 2, 1024, "head dim d", field="head_dim"),
         Parameter("base", 10000.0, 10.0, 1e7, "base", field="base", integer=False),
     )
-    depends_on = ("head_dim", "base", "content", "seed")
+    depends_on: ClassVar[tuple[str, ...]] = ("head_dim", "base", "content", "seed")
     used_by = ("Llama (Touvron et al. 2023) and Mistral 7B (Jiang et al. 2023); "
                "scheme: RoFormer (Su et al. 2021)")
     where = "rotates q and k in every attention layer: pair k by the angle p·θₖ"
     relation = "relative: qₘ·kₙ depends on m − n only"
-    swap_label = "RoPE (rotates Q, K)"
+    swap_label: ClassVar[str | None] = "RoPE (rotates Q, K)"
     swap_note = "Queries and keys rotated by their positions, so scores depend on offsets (Su et al. 2021)."
     in_lab = True
     lab_note = "queries and keys rotated by position (Su et al. 2021)"
@@ -123,7 +126,7 @@ class RoPE(Scheme):
 
     # -- Lab --------------------------------------------------------------------------------------
     def lab_module(self, d_model, heads, train_len):
-        class RotaryPosition(lab_position_class()):
+        class RotaryPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
             def rotary(self, n, head_dim, device, dtype):
                 return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encodings import RopeScaling, llama3_band_edges, scaled_inv_freq, yarn_attention_factor, yarn_correction_range
+from ..encodings import (
+    RopeScaling,
+    llama3_band_edges,
+    scaled_inv_freq,
+    yarn_attention_factor,
+    yarn_correction_range,
+)
 from .base import Parameter, Source, num_html
 from .rope import RoPE
 

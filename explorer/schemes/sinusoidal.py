@@ -110,7 +110,7 @@ class Sinusoidal(Scheme):
     def lab_module(self, d_model, heads, train_len):
         import torch
 
-        class SinusoidalPosition(lab_position_class()):
+        class SinusoidalPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
             def add(self, x):
                 n = x.shape[1]
                 pe = self.cached("sin", n, x.device, lambda: torch.tensor(sinusoidal(n, self.d_model),

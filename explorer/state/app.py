@@ -7,7 +7,8 @@ File format (version 2)::
 
 Every panel object is validated field by field and then as a whole (cross-field checks); a panel
 or a parameter the file leaves out takes its default, so files written by an older version keep
-loading, and files of version 1 are upgraded panel by panel (:data:`MIGRATIONS`).  Anything else — not an object, a missing or different version, an unknown panel or
+loading, and files of version 1 are upgraded panel by panel (:data:`MIGRATIONS`).  Anything else — not
+an object, a missing or different version, an unknown panel or
 parameter, a value out of range — raises :class:`StateError` and builds nothing.
 """
 
@@ -103,7 +104,7 @@ class AppState:
         if unknown:
             raise StateError(f"unknown panel(s) {', '.join(unknown)}; valid: {', '.join(PANEL_STATES)}")
         upgrade = MIGRATIONS.get(version, {})
-        built = {}
+        built: dict[str, Any] = {}
         for k, v in panels.items():
             if k in upgrade and isinstance(v, dict):
                 v = upgrade[k](v)

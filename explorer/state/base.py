@@ -68,7 +68,7 @@ def _fmt(v) -> str:
 def _kind(f: dataclasses.Field) -> str:
     if f.metadata.get("kind"):
         return f.metadata["kind"]
-    d = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+    d = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[operator]
     if isinstance(d, bool):
         return "bool"
     if isinstance(d, int):
@@ -239,7 +239,7 @@ def validate(state) -> None:
 
 def to_dict(state) -> dict[str, Any]:
     """Plain JSON-able dict of the state's fields."""
-    out = {}
+    out: dict[str, Any] = {}
     for f in dataclasses.fields(state):
         v = getattr(state, f.name)
         if _kind(f) == "params":
@@ -280,7 +280,7 @@ def with_value(state: T, key: str, text: str) -> T:
     except StateError as exc:
         raise StateError(f"{exc}; valid: {describe(type(state), key)}") from None
     try:
-        return dataclasses.replace(state, **{key: value})
+        return dataclasses.replace(state, **{key: value})  # type: ignore[type-var]
     except StateError as exc:
         raise StateError(f"{exc}; valid: {describe(type(state), key)}") from None
 
@@ -305,7 +305,7 @@ def parse_value(state_cls, key: str, text: str) -> Any:
 
 def replace(state: T, **changes) -> T:
     """``dataclasses.replace`` that validates (the state's ``__post_init__`` calls :func:`validate`)."""
-    return dataclasses.replace(state, **changes)
+    return dataclasses.replace(state, **changes)  # type: ignore[type-var]
 
 
 class PanelState:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .. import schemes as registry
 from .base import PanelState, StateError, param, toggled_ids
+
 #: Test lengths may reach this multiple of the training length (the issue: "up to 8 × L_train").
 MAX_EXTRAPOLATION = 8
 #: The default test lengths as multiples of L_train.
