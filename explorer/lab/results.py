@@ -38,9 +38,9 @@ SCHEME_LABELS = _Labels()
 
 
 def __getattr__(name: str):
-    # ``SCHEMES``: the schemes the Lab trains, in run order — the registry's, so computed on each use.
+    # ``SCHEMES``: the schemes a new Lab trains, in run order — the registry's, so computed on each use.
     if name == "SCHEMES":
-        return registry.lab_ids()
+        return registry.lab_default_ids()
     raise AttributeError(name)
 
 RESULT_FORMAT = "pe-explorer-lab"
@@ -72,7 +72,7 @@ class LabConfig:
     learning rate 3e-3) are what the panel uses; the CLI and tests may change them.
     """
 
-    schemes: tuple[str, ...] = field(default_factory=registry.lab_ids)
+    schemes: tuple[str, ...] = field(default_factory=registry.lab_default_ids)
     train_len: int = 32
     eval_lens: tuple[int, ...] = ()
     steps: int = 600

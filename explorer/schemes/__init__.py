@@ -31,6 +31,7 @@ __all__ = [
     "all_schemes",
     "get",
     "ids",
+    "lab_default_ids",
     "lab_ids",
     "register",
     "swap_ids",
@@ -83,6 +84,11 @@ def swap_ids() -> tuple[str, ...]:
 def lab_ids() -> tuple[str, ...]:
     """The schemes the Lab can train."""
     return tuple(s.id for s in all_schemes() if s.in_lab)
+
+
+def lab_default_ids() -> tuple[str, ...]:
+    """The schemes a new Lab trains."""
+    return tuple(s.id for s in all_schemes() if s.in_lab and s.lab_by_default)
 
 
 def get(scheme_id: str) -> Scheme:

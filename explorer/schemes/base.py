@@ -182,6 +182,8 @@ class Scheme:
     swap_note: ClassVar[str] = ""
     #: Lab: one-line description on its check box; ``in_lab`` False keeps it out of the Lab.
     in_lab: ClassVar[bool] = False
+    #: Ticked in a new Lab (a scheme that only adds to the list may leave it for the user to tick).
+    lab_by_default: ClassVar[bool] = True
     lab_note: ClassVar[str] = ""
     #: Text over cells that have no value because positions are past what the scheme can encode.
     missing_text: ClassVar[str] = ""

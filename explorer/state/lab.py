@@ -25,7 +25,7 @@ def standard_lengths(train_len: int) -> tuple[int, ...]:
 class LabState(PanelState):
     """One train-short-test-long experiment (the model's size is fixed: see explorer.lab.LabConfig)."""
 
-    schemes: tuple = param(registry.lab_ids, kind="ids", choices=registry.lab_ids, label="schemes to train")
+    schemes: tuple = param(registry.lab_default_ids, kind="ids", choices=registry.lab_ids, label="schemes to train")
     train_len: int = param(32, lo=8, hi=MAX_TRAIN_LEN, label="train length L",
                            help="length of every training stream; the learned table gets this many rows")
     eval_lens: tuple = param(standard_lengths(32), lo=2, hi=MAX_EXTRAPOLATION * MAX_TRAIN_LEN,
