@@ -97,11 +97,11 @@ def encode_array(path: str | os.PathLike, arr: np.ndarray, meta: dict | None = N
         np.save(buf, a)
         return buf.getvalue()
     if ext == ".csv":
-        buf = io.StringIO()
-        np.savetxt(buf, np.atleast_2d(a) if a.ndim == 1 else a, delimiter=",", fmt="%.17g")
+        text = io.StringIO()
+        np.savetxt(text, np.atleast_2d(a) if a.ndim == 1 else a, delimiter=",", fmt="%.17g")
         if a.ndim == 1:
-            buf = io.StringIO("\n".join(f"{v:.17g}" for v in a) + "\n")
-        return buf.getvalue().encode()
+            text = io.StringIO("\n".join(f"{v:.17g}" for v in a) + "\n")
+        return text.getvalue().encode()
     obj = {**(meta or {}), **array_to_json_obj(a)}
     return json.dumps(obj).encode()
 

@@ -79,6 +79,7 @@ def _process_events(app, until: Callable[[], bool] | None = None, timeout_s: flo
 # -- parameter sets each panel alternates between --------------------------------------------------
 def variants(panel_id: str) -> list:
     """A few states of ``panel_id`` that draw visibly different results (grouped per view for Schemes)."""
+    from . import schemes as registry
     from .state import SchemesState, SwapState, WavesState
     from .state.schemes import VIEWS
 
@@ -88,9 +89,10 @@ def variants(panel_id: str) -> list:
                 w.clamped(n_positions=4096, d_model=512, offset=-30, pair=7, token_seed=3)]
     if panel_id == "swap":
         s = SwapState()
-        return [s, s.clamped(sentence="the cat sat on the mat", swap_i=1, swap_j=4, scheme="rope",
+        rotary, added = (next(i for i in registry.swap_ids() if registry.get(i).kind == k) for k in ("rotary", "input"))
+        return [s, s.clamped(sentence="the cat sat on the mat", swap_i=1, swap_j=4, scheme=rotary,
                              causal=True, heads=2, d_model=32),
-                s.clamped(scheme="sinusoidal", alpha=2.0, seed=5, query=2)]
+                s.clamped(scheme=added, alpha=2.0, seed=5, query=2)]
     if panel_id == "schemes":
         base = SchemesState()
         out = []

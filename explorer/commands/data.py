@@ -26,44 +26,9 @@ def add_parser(sub) -> None:
     data = sub.add_parser("data", help="write encodings, RoPE rotations, ALiBi biases or a token swap to a file")
     ds = data.add_subparsers(dest="what", metavar="WHAT", required=True)
 
-    p = ds.add_parser("sinusoidal", help="the sinusoidal table, (N, D)")
-    p.add_argument("--positions", type=int, required=True, metavar="N")
-    p.add_argument("--d-model", type=int, required=True, metavar="D")
-    p.add_argument("--base", type=float, default=10000.0, metavar="B")
-    p.add_argument("--variant", choices=("paper", "halves", "t2t"), default="paper")
-    _out(p)
-    p.set_defaults(func=_sinusoidal)
-
-    p = ds.add_parser("rope", help="rotate the rows of X.npy as positions P0, P0+1, …")
-    p.add_argument("--input", required=True, metavar="X.npy")
-    p.add_argument("--base", type=float, default=10000.0, metavar="B")
-    p.add_argument("--convention", choices=("interleaved", "halves"), default="interleaved")
-    p.add_argument("--scaling", choices=("none", "linear", "ntk", "yarn", "llama3"), default="none")
-    p.add_argument("--factor", type=float, default=1.0, metavar="S")
-    p.add_argument("--original-max-positions", type=int, default=2048, metavar="L")
-    p.add_argument("--offset", type=int, default=0, metavar="P0")
-    _out(p)
-    p.set_defaults(func=_rope)
-
-    p = ds.add_parser("alibi-slopes", help="ALiBi head slopes, (H,)")
-    p.add_argument("--heads", type=int, required=True, metavar="H")
-    _out(p)
-    p.set_defaults(func=_alibi_slopes)
-
-    p = ds.add_parser("alibi", help="ALiBi bias, (H, N, N); causal (−inf above the diagonal) unless --symmetric")
-    p.add_argument("--heads", type=int, required=True, metavar="H")
-    p.add_argument("--positions", type=int, required=True, metavar="N")
-    p.add_argument("--symmetric", action="store_true")
-    _out(p)
-    p.set_defaults(func=_alibi)
-
-    p = ds.add_parser("learned", help="rows of a seeded learned table, (N, D); N > M fails")
-    p.add_argument("--max-positions", type=int, required=True, metavar="M")
-    p.add_argument("--positions", type=int, required=True, metavar="N")
-    p.add_argument("--d-model", type=int, required=True, metavar="D")
-    p.add_argument("--seed", type=int, default=0, metavar="S")
-    _out(p)
-    p.set_defaults(func=_learned)
+    cli = DataCommands()
+    for scheme in registry.all_schemes():  # each scheme brings its own data subcommands
+        scheme.add_data_commands(ds, cli)
 
     p = ds.add_parser(
         "swap",
@@ -89,9 +54,6 @@ def add_parser(sub) -> None:
     _out(p)
     p.set_defaults(func=_swap)
 
-    for scheme in registry.all_schemes():  # a scheme may bring its own data subcommands
-        scheme.add_data_commands(ds, _write)
-
 
 def _swap_scheme(text: str) -> str:
     sid = RENAMED.get(text, text)  # version 1's name for NoPE still works
@@ -111,10 +73,23 @@ def _write(args, compute, meta=None) -> int:
     return 0
 
 
-def _sinusoidal(args) -> int:
-    from ..encodings import sinusoidal
+class DataCommands:
+    """What a scheme's ``data`` subcommands share with the others (see ``Scheme.add_data_commands``)."""
 
-    return _write(args, lambda: sinusoidal(args.positions, args.d_model, args.base, args.variant))
+    @staticmethod
+    def out(parser) -> None:
+        """The ``--out`` option every data subcommand has."""
+        _out(parser)
+
+    @staticmethod
+    def write(args, compute, meta=None) -> int:
+        """Check ``args.out``'s format, compute, write atomically; a bad value is one line and exit 2."""
+        return _write(args, compute, meta)
+
+    @staticmethod
+    def load_matrix(path: str) -> np.ndarray:
+        """A 2-D numeric ``.npy`` array as float64, or one line naming what is wrong with ``--input``."""
+        return _load_matrix(path)
 
 
 def _load_matrix(path: str) -> np.ndarray:
@@ -130,44 +105,6 @@ def _load_matrix(path: str) -> np.ndarray:
     if x.ndim != 2:
         raise UsageError(f"--input {path}: expected a 2-D array (N, D), got shape {x.shape}")
     return x.astype(np.float64)
-
-
-def _rope(args) -> int:
-    from ..encodings import RopeScaling, apply_rope
-
-    x = _load_matrix(args.input)
-
-    def compute():
-        scaling = RopeScaling(args.scaling, args.factor, args.original_max_positions)
-        if args.offset < 0:
-            raise EncodingError(f"--offset must be non-negative, got {args.offset}")
-        return apply_rope(x, base=args.base, convention=args.convention, scaling=scaling, offset=args.offset)
-
-    return _write(args, compute)
-
-
-def _alibi_slopes(args) -> int:
-    from ..encodings import alibi_slopes
-
-    return _write(args, lambda: alibi_slopes(args.heads))
-
-
-def _alibi(args) -> int:
-    from ..encodings import alibi_bias
-
-    def compute():
-        arr = alibi_bias(args.heads, args.positions, "symmetric" if args.symmetric else "causal")
-        check_array_format(args.out, arr.ndim)
-        return arr
-
-    meta = {"note": "null marks a masked (-inf) cell"} if not args.symmetric else None
-    return _write(args, compute, meta)
-
-
-def _learned(args) -> int:
-    from ..encodings.learned import learned_table
-
-    return _write(args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed))
 
 
 def _swap(args) -> int:

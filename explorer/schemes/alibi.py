@@ -8,6 +8,7 @@ import numpy as np
 
 from ..encodings import alibi_bias, alibi_slopes
 from ..encodings.blocks import Blocks, alibi_block_means
+from ..fileio import check_array_format
 from .base import Curve, Parameter, Scheme, Source, SwapTerms, lab_position_class, num_html
 
 #: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
@@ -154,6 +155,31 @@ class ALiBi(Scheme):
                     alibi_bias(self.heads, n, "causal"), dtype=dtype, device=device))
 
         return AlibiPosition(self, d_model, heads, train_len)
+
+    # -- CLI --------------------------------------------------------------------------------------
+    def add_data_commands(self, subparsers, cli) -> None:
+        p = subparsers.add_parser(f"{self.id}-slopes", help="ALiBi head slopes, (H,)")
+        p.add_argument("--heads", type=int, required=True, metavar="H")
+        cli.out(p)
+        p.set_defaults(func=lambda args: cli.write(args, lambda: alibi_slopes(args.heads)))
+
+        p = subparsers.add_parser(self.id, help="ALiBi bias, (H, N, N); causal (−inf above the diagonal) unless "
+                                                "--symmetric")
+        p.add_argument("--heads", type=int, required=True, metavar="H")
+        p.add_argument("--positions", type=int, required=True, metavar="N")
+        p.add_argument("--symmetric", action="store_true")
+        cli.out(p)
+
+        def run(args) -> int:
+            def compute():
+                arr = alibi_bias(args.heads, args.positions, "symmetric" if args.symmetric else "causal")
+                check_array_format(args.out, arr.ndim)
+                return arr
+
+            meta = {"note": "null marks a masked (-inf) cell"} if not args.symmetric else None
+            return cli.write(args, compute, meta)
+
+        p.set_defaults(func=run)
 
 
 SCHEME = ALiBi()

@@ -327,12 +327,14 @@ class Scheme:
         return lab_position_class()(self, d_model, heads, train_len)
 
     # -- CLI -------------------------------------------------------------------------------------
-    def add_data_commands(self, subparsers, write: Callable) -> None:
+    def add_data_commands(self, subparsers, cli: Any) -> None:
         """Add this scheme's own ``pe-explorer data`` subcommands to ``subparsers`` (argparse).
 
-        ``write(args, compute, meta=None)`` is the CLI's writer: it checks ``args.out``'s format, calls
-        ``compute()`` for the array, writes it atomically, and turns an :class:`EncodingError` into one
-        line on stderr and exit status 2.  A handler set with ``set_defaults(func=...)`` returns its value.
+        ``cli`` is the data command's toolkit (:class:`explorer.commands.data.DataCommands`): ``cli.out(p)``
+        adds the ``--out`` option; ``cli.write(args, compute, meta=None)`` checks ``args.out``'s format, calls
+        ``compute()`` for the array, writes it atomically and turns an :class:`EncodingError` into one line
+        on stderr and exit status 2; ``cli.load_matrix(path)`` reads a 2-D ``.npy`` input.  A handler set
+        with ``set_defaults(func=...)`` returns the command's exit status.
         """
 
 

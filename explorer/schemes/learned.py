@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from ..encodings.blocks import additive_block_means, distance_grid
-from ..encodings.learned import LearnedTable, check_rows
+from ..encodings.learned import LearnedTable, check_rows, learned_table
 from .base import (
     BAND_POINTS,
     Curve,
@@ -177,6 +177,17 @@ class Learned(Scheme):
                         raise NoEncoding(str(exc)) from None
 
         return LearnedPosition(self, d_model, heads, train_len)
+
+    # -- CLI --------------------------------------------------------------------------------------
+    def add_data_commands(self, subparsers, cli) -> None:
+        p = subparsers.add_parser(self.id, help="rows of a seeded learned table, (N, D); N > M fails")
+        p.add_argument("--max-positions", type=int, required=True, metavar="M")
+        p.add_argument("--positions", type=int, required=True, metavar="N")
+        p.add_argument("--d-model", type=int, required=True, metavar="D")
+        p.add_argument("--seed", type=int, default=0, metavar="S")
+        cli.out(p)
+        p.set_defaults(func=lambda args: cli.write(
+            args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed)))
 
 
 SCHEME = Learned()

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..encodings import apply_rope, inv_freq, roformer_bound
+from ..encodings import CONVENTIONS, SCALINGS, EncodingError, RopeScaling, apply_rope, inv_freq, roformer_bound
 from ..encodings.blocks import block_phasors, chunks
 from .base import (
     Curve,
@@ -131,6 +131,32 @@ class RoPE(Scheme):
                 return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
 
         return RotaryPosition(self, d_model, heads, train_len)
+
+    # -- CLI --------------------------------------------------------------------------------------
+    def add_data_commands(self, subparsers, cli) -> None:
+        p = subparsers.add_parser(self.id, help="rotate the rows of X.npy as positions P0, P0+1, …")
+        p.add_argument("--input", required=True, metavar="X.npy")
+        p.add_argument("--base", type=float, default=10000.0, metavar="B")
+        p.add_argument("--convention", choices=CONVENTIONS, default="interleaved")
+        p.add_argument("--scaling", choices=SCALINGS, default="none")
+        p.add_argument("--factor", type=float, default=1.0, metavar="S")
+        p.add_argument("--original-max-positions", type=int, default=2048, metavar="L")
+        p.add_argument("--offset", type=int, default=0, metavar="P0")
+        cli.out(p)
+
+        def run(args) -> int:
+            x = cli.load_matrix(args.input)
+
+            def compute():
+                scaling = RopeScaling(args.scaling, args.factor, args.original_max_positions)
+                if args.offset < 0:
+                    raise EncodingError(f"--offset must be non-negative, got {args.offset}")
+                return apply_rope(x, base=args.base, convention=args.convention, scaling=scaling,
+                                  offset=args.offset)
+
+            return cli.write(args, compute)
+
+        p.set_defaults(func=run)
 
 
 SCHEME = RoPE()

@@ -119,5 +119,8 @@ class ScaledRoPE(RoPE):
             text += f"; logits × {att ** 2:.3f} (attention factor {att:.3f})"
         return text
 
+    def add_data_commands(self, subparsers, cli) -> None:
+        """None of its own: ``pe-explorer data rope --scaling …`` rotates with the scaled frequencies."""
+
 
 SCHEME = ScaledRoPE()

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..encodings.blocks import additive_block_means, chunks, distance_grid, sinusoidal_block_rows
-from ..encodings.sinusoidal import frequencies, sinusoidal
+from ..encodings.sinusoidal import VARIANTS, frequencies, sinusoidal
 from .base import (
     BAND_POINTS,
     Curve,
@@ -118,6 +118,17 @@ class Sinusoidal(Scheme):
                 return x + pe
 
         return SinusoidalPosition(self, d_model, heads, train_len)
+
+    # -- CLI --------------------------------------------------------------------------------------
+    def add_data_commands(self, subparsers, cli) -> None:
+        p = subparsers.add_parser(self.id, help="the sinusoidal table, (N, D)")
+        p.add_argument("--positions", type=int, required=True, metavar="N")
+        p.add_argument("--d-model", type=int, required=True, metavar="D")
+        p.add_argument("--base", type=float, default=10000.0, metavar="B")
+        p.add_argument("--variant", choices=VARIANTS, default="paper")
+        cli.out(p)
+        p.set_defaults(func=lambda args: cli.write(
+            args, lambda: sinusoidal(args.positions, args.d_model, args.base, args.variant)))
 
 
 SCHEME = Sinusoidal()

@@ -197,13 +197,13 @@ class T5Bias(Scheme):
         return T5Position(self, d_model, heads, train_len)
 
     # -- CLI --------------------------------------------------------------------------------------
-    def add_data_commands(self, subparsers, write) -> None:
-        p = subparsers.add_parser("t5-buckets", help="T5's bucket index of every (query i, key j), (N, N)")
+    def add_data_commands(self, subparsers, cli) -> None:
+        p = subparsers.add_parser(f"{self.id}-buckets", help="T5's bucket index of every (query i, key j), (N, N)")
         p.add_argument("--positions", type=int, required=True, metavar="N")
         p.add_argument("--buckets", type=int, default=NUM_BUCKETS, metavar="B", help="default 32")
         p.add_argument("--max-distance", type=int, default=MAX_DISTANCE, metavar="M", help="default 128")
         p.add_argument("--bidirectional", action="store_true", help="encoder buckets (default: causal)")
-        p.add_argument("--out", required=True, metavar="F", help="output file: .npy, .csv or .json")
+        cli.out(p)
 
         def compute(args):
             n = check_int("positions", args.positions, minimum=1, maximum=32768)
@@ -211,7 +211,7 @@ class T5Bias(Scheme):
             return relative_position_bucket(pos[None, :] - pos[:, None], args.bidirectional, args.buckets,
                                             args.max_distance)
 
-        p.set_defaults(func=lambda args: write(args, lambda: compute(args),
+        p.set_defaults(func=lambda args: cli.write(args, lambda: compute(args),
                                                {"rows": "query i", "columns": "key j",
                                                 "value": "bucket of j - i"}))
 
