@@ -141,12 +141,12 @@ def test_rotation_scene_sets_an_offset_and_a_pair():
     st = pr.find_preset("relative_position_as_rotation").state
     assert st.waves.offset != 0 and 0 < st.waves.pair < st.waves.d_model // 2
     assert st.waves.position + st.waves.offset < st.waves.n_positions
-    assert st.schemes.show_rope and st.schemes.view == "distance"
+    assert st.schemes.shows("rope") and st.schemes.view == "distance"
 
 
 def test_beyond_training_scene_asks_past_the_table():
     st = pr.find_preset("learned_vs_sinusoidal_beyond_training").state.schemes
-    assert st.show_learned and st.show_sinusoidal and st.l_eval > st.l_train
+    assert st.shows("learned") and st.shows("sinusoidal") and st.l_eval > st.l_train
     assert st.view == "beyond"
 
 
@@ -157,7 +157,7 @@ def test_rope_vs_alibi_scene_shows_exactly_those_two():
 
 def test_long_context_scene_extends_rope_by_its_factor():
     st = pr.find_preset("stretching_rope_to_long_contexts").state.schemes
-    assert st.show_rope and st.show_scaled_rope
+    assert st.shows("rope") and st.shows("scaled_rope")
     assert st.l_eval == int(st.factor * st.l_train)  # asked exactly s times further than trained
 
 

@@ -75,7 +75,7 @@ def test_schemes_learned_table_past_the_live_cap_says_so(qtbot, window):
     _type(qtbot, panel.lt_spin, "131072")
     _type(qtbot, panel.d_spin, "1024")
     assert (panel.state.l_train, panel.state.head_dim) == (131072, 1024)
-    assert panel.state.show_learned and panel.state.view == "matrices"
+    assert panel.state.shows("learned") and panel.state.view == "matrices"
     qtbot.waitUntil(lambda: panel.has_drawn and window.service.idle(), timeout=60000)
     gap = beat.longest_gap()
     note = panel.matrix_view.notes["learned"]

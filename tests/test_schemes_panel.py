@@ -120,7 +120,7 @@ def test_controls_are_linked_to_every_column(qtbot, make_panel):
     panel.lt_spin.setValue(8)  # now L_eval is pulled down to 16 × 8
     assert panel.state.l_eval == 128 and panel.le_spin.maximum() == 128
     panel.scheme_checks["nope"].setChecked(False)
-    assert not panel.state.show_nope and not panel.matrix_view.plots["nope"].isVisible()
+    assert not panel.state.shows("nope") and not panel.matrix_view.plots["nope"].isVisible()
     wait(qtbot, panel)
     assert panel.matrix_view.responses["rope"].request.l_eval == 128
 

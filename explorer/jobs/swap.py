@@ -69,16 +69,6 @@ def projections(d_model: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))
 
 
-def position_vectors(scheme: str, n: int, d_model: int, seed: int) -> np.ndarray | None:
-    """The vector the scheme adds at each position (before α), or ``None`` when it adds none.
-
-    sinusoidal: ``PE[p, 2i] = sin(p ω_i)``, ``PE[p, 2i+1] = cos(p ω_i)``, ω_i = 10000^(−2i/d)
-    (Vaswani et al. 2017, §3.5); learned: the first n rows of a seeded, untrained
-    ``torch.nn.Embedding(64, d)`` (GPT-2/BERT style).  See each scheme's ``swap_terms``.
-    """
-    return registry.get(scheme).swap_terms(n, d_model, 1, seed, False).added
-
-
 def swapped(tokens: list[str], i: int, j: int) -> list[str]:
     """``tokens`` with the entries at ``i`` and ``j`` exchanged (a new list)."""
     out = list(tokens)

@@ -71,12 +71,6 @@ class SchemesState(PanelState):
         """True if the scheme ``scheme_id`` is shown."""
         return scheme_id in self.schemes
 
-    def __getattr__(self, name: str):
-        # ``st.show_<id>`` reads as "is <id> shown" (the names of the version-1 file format).
-        if name.startswith("show_"):
-            return name[5:] in self.__dict__.get("schemes", ())
-        raise AttributeError(name)
-
     def params_of(self, scheme_id: str) -> tuple:
         """The scheme's own parameters as sorted (name, value) pairs: its defaults, overridden by the state."""
         sch = registry.get(scheme_id)
