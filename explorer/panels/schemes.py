@@ -234,7 +234,8 @@ class SchemesPanel(Panel):
                 form.addRow(lab, spin)
                 self.param_spins[(sch.id, p.name)] = spin
                 self._param_rows.setdefault(sch.id, []).extend([lab, spin])
-        box.setVisible(bool(self.param_spins))
+        self.param_box = box
+        box.setVisible(False)  # shown while a shown scheme has a parameter of its own
         return box
 
     def _sync_own_parameters(self, st: SchemesState) -> None:
@@ -243,6 +244,7 @@ class SchemesPanel(Panel):
         for sid, widgets in self._param_rows.items():
             for w in widgets:
                 w.setVisible(st.shows(sid))
+        self.param_box.setVisible(any(st.shows(sid) for sid in self._param_rows))
 
     # -- views, built on first use ------------------------------------------------------------------
     def view(self, name: str) -> QWidget:

@@ -178,12 +178,13 @@ class BeyondView(QWidget):
             pw, curve, marks = self._extra(s, spec)
             pi = pw.getPlotItem()
             pi.setTitle(spec.title)
-            pi.setLogMode(x=spec.log_x, y=False)
-            x = np.log10(np.maximum(spec.x, 1.0)) if spec.log_x else spec.x
+            pi.setLogMode(x=spec.log_x, y=False)  # the curve takes data values; lines take view values
+            keep = spec.x > 0 if spec.log_x else np.ones(spec.x.size, dtype=bool)  # no 0 on a log axis
+            x, y = spec.x[keep], spec.y[keep]
             if spec.step:  # hold each value until the next x: buckets are steps, not slopes
-                xs, ys = np.repeat(x, 2)[1:], np.repeat(spec.y, 2)[:-1]
+                xs, ys = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
             else:
-                xs, ys = x, spec.y
+                xs, ys = x, y
             curve.setData(xs, ys)
             while len(marks) < len(spec.marks):
                 line = beyond_line(0, 90, "")

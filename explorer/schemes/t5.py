@@ -141,7 +141,9 @@ class T5Bias(Scheme):
     def distance_values(self, req, dist):
         buckets = self.buckets(req, -dist, not req.causal)
         mean = self.values(req)[buckets]
-        marks = bucket_edges(buckets, dist)
+        # The exact buckets change at every distance: mark only where the logarithmic ones begin.
+        exact = self.param(req, "num_buckets") // (2 if req.causal else 4)
+        marks = [m for m in bucket_edges(buckets, dist) if m[0] >= exact]
         md = self.param(req, "max_distance")
         if md < dist[-1] and not any(abs(x - md) < 1e-9 for x, _ in marks):
             marks.append((float(md), "max_distance"))
