@@ -18,8 +18,8 @@ from .. import schemes as registry
 from ..cli import UsageError
 from ..encodings import MAX_ELEMENTS, EncodingError
 from ..fileio import OutputError, check_array_format, check_array_size, check_output, write_array
-from .args import number, whole
 from ..state.swap import RENAMED, default_scheme
+from .args import number, whole
 
 
 def _out(p) -> None:

@@ -79,7 +79,8 @@ def add_parser(sub) -> None:
         help="the look of the image (default light)",
     )
     p.add_argument(
-        "--timeout", type=number(hi=MAX_TIMEOUT_S, positive=True), default=120.0, metavar="S", help="seconds to wait for the panel to draw"
+        "--timeout", type=number(hi=MAX_TIMEOUT_S, positive=True), default=120.0, metavar="S",
+        help="seconds to wait for the panel to draw (at most a day)"
     )
     p.add_argument("--out", required=True, metavar="FILE.png|FILE.svg", help="output image")
     p.set_defaults(func=run)
