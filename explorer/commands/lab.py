@@ -114,7 +114,7 @@ def _check_out(path: str | None) -> None:
     try:
         check_output(path)  # before training (minutes), not after: a folder, a read-only place, a device
     except OutputError as exc:
-        raise UsageError(f"--out {exc}") from None
+        raise UsageError(f"--out: {exc}") from None
 
 
 def table(result) -> str:
