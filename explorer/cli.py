@@ -46,6 +46,19 @@ def build_parser() -> OneLineParser:
     return parser
 
 
+def _check_screenshot(parser: OneLineParser, path: str) -> None:
+    """``--screenshot`` names a file that can be written — checked before the window starts (an empty name
+    would otherwise start the interactive app; a device or a FIFO would be waited on, or replaced)."""
+    from .fileio import OutputError, check_output
+
+    if not path.strip():
+        parser.error("--screenshot needs a file name (FILE.png), got an empty one")
+    try:
+        check_output(path)
+    except OutputError as exc:
+        parser.error(f"--screenshot: {exc}")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -56,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pe-explorer {__version__}")
         return 0
     if args.command is None:
+        if args.screenshot is not None:
+            _check_screenshot(parser, args.screenshot)
         from .app import run_app
 
         return run_app(args)

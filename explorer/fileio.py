@@ -2,7 +2,10 @@
 
 Every write goes to a temporary file in the target folder and is then renamed over the
 target, so a failing write (full disk, killed process) never leaves a partial file and
-never destroys the previous one.
+never destroys the previous one.  The write keeps an existing file's mode (a new file gets
+the user's umask), follows a symlink to its target, refuses to replace anything that is not
+a regular file (a folder, a FIFO, /dev/null), and removes its own temporary files left over
+by a killed write.  :func:`check_output` checks an output path before the work starts.
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ import io
 import json
 import math
 import os
+import re
+import stat
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -28,31 +34,148 @@ class OutputError(OSError):
     """A file could not be written (the message names the path and why)."""
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file and a rename; raise :class:`OutputError`."""
-    target = Path(path)
+#: A temporary file of ours is ``.<target name>.<8 random characters>.part`` (tempfile.mkstemp's names).
+_PART_SUFFIX = ".part"
+#: A temporary file older than this is left over from a write that was killed: it is removed.
+STALE_PART_S = 60.0
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (Linux); else set and put back at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def resolve_output(path: str | os.PathLike) -> tuple[Path, os.stat_result | None]:
+    """The file a write to ``path`` replaces (a symlink is followed to its target) and its stat, or None.
+
+    Raise :class:`OutputError` when the folder is missing or the target exists and is not a regular file
+    (a folder, a FIFO, a device such as /dev/null): such a target is never replaced by a file.
+    """
+    given = Path(path)
+    if not str(path):
+        raise OutputError("cannot write an empty file name")
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
     folder = target.parent if str(target.parent) else Path(".")
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(f"cannot write {given}: {exc.strerror or exc}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"cannot write {given}: it is {_kind(st.st_mode)}, not a regular file; not replaced")
     if not folder.is_dir():
-        raise OutputError(f"cannot write {target}: folder {folder} does not exist")
+        raise OutputError(f"cannot write {given}: folder {folder} does not exist")
+    return target, st
+
+
+def check_output(path: str | os.PathLike) -> Path:
+    """Check before the work that ``path`` can be written: folder exists and takes a new file, target is absent
+    or a regular file.  Return the file that will be written; raise :class:`OutputError`."""
+    target, _st = resolve_output(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        # The only sure test (read-only mounts, ACLs, root): make, then remove, a temporary file there.
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=_PART_SUFFIX, dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: folder {folder}: {exc.strerror or exc}") from None
+    return target
+
+
+def remove_stale_parts(target: Path, older_than_s: float = STALE_PART_S) -> list[Path]:
+    """Remove our temporary files for ``target`` (``.name.XXXXXXXX.part``) older than ``older_than_s``."""
+    folder = target.parent if str(target.parent) else Path(".")
+    pattern = re.compile(r"\." + re.escape(target.name) + r"\.[A-Za-z0-9_]{8}" + re.escape(_PART_SUFFIX))
+    now = time.time()
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if not pattern.fullmatch(name):
+            continue
+        p = folder / name
+        try:
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > older_than_s:
+                os.unlink(p)
+                removed.append(p)
+        except OSError:
+            pass
+    return removed
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file next to it, fsync and a rename; raise :class:`OutputError`.
+
+    A symlink is followed (its target is written, the link stays); an existing file keeps its mode, a new one
+    gets the user's umask; a target that is not a regular file is refused; stale temporary files of ours
+    next to the target are removed first.
+    """
+    given = Path(path)
+    target, st = resolve_output(given)
+    folder = target.parent if str(target.parent) else Path(".")
+    remove_stale_parts(target)
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=_PART_SUFFIX, dir=folder)
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
         tmp = None
+        _fsync_folder(folder)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise OutputError(f"cannot write {target}: {reason}") from None
+        raise OutputError(f"cannot write {given}: {reason}") from None
     finally:
         if tmp is not None:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-    return target
+    return given
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable (best effort: not every file system lets a folder be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
@@ -83,15 +206,23 @@ def check_array_format(path: str | os.PathLike, ndim: int | None = None) -> str:
     return ext
 
 
-def encode_array(path: str | os.PathLike, arr: np.ndarray, meta: dict | None = None) -> bytes:
-    """Serialise ``arr`` in the format given by ``path``'s extension."""
-    ext = check_array_format(path, np.ndim(arr))
-    a = np.asarray(arr)
-    if ext != ".npy" and a.size > MAX_TEXT_ELEMENTS:
+def check_array_size(path: str | os.PathLike, shape: tuple[int, ...]) -> str:
+    """Before computing: the format of ``path`` takes an array of ``shape`` (CSV: 1-D/2-D; CSV and JSON: at
+    most :data:`MAX_TEXT_ELEMENTS` numbers); raise ValueError naming the limit."""
+    ext = check_array_format(path, len(shape))
+    size = math.prod(int(n) for n in shape)
+    if ext != ".npy" and size > MAX_TEXT_ELEMENTS:
         raise ValueError(
-            f"{a.size:,} numbers are too many for {ext[1:].upper()}: text output is limited to "
+            f"{size:,} numbers are too many for {ext[1:].upper()}: text output is limited to "
             f"{MAX_TEXT_ELEMENTS:,} numbers (it needs 10–25 times the memory of the array); use .npy"
         )
+    return ext
+
+
+def encode_array(path: str | os.PathLike, arr: np.ndarray, meta: dict | None = None) -> bytes:
+    """Serialise ``arr`` in the format given by ``path``'s extension."""
+    a = np.asarray(arr)
+    ext = check_array_size(path, a.shape)
     if ext == ".npy":
         buf = io.BytesIO()
         np.save(buf, a)

@@ -185,7 +185,7 @@ def test_malformed_preset_exits_2(capsys, tmp_path, name, text, expected):
         (["--panel", "waves"], "the following arguments are required: --out"),
         (
             ["--panel", "waves", "--width", "wide", "--out", "x.png"],
-            "argument --width: invalid int value: 'wide'",
+            "argument --width: must be a whole number, got 'wide'",
         ),
     ],
 )

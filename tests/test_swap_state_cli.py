@@ -130,7 +130,7 @@ BAD = [
     (["--sentence", "a b", "--swap", "0", "1", "--mask-after-softmax"], "--causal"),
     (["--sentence", "a b", "--swap", "0", "1", "--scheme", "xpos"], "invalid choice"),
     (["--sentence", "a b", "--swap", "0"], "expected 2 arguments"),
-    (["--sentence", "a b", "--swap", "0", "x"], "invalid int value"),
+    (["--sentence", "a b", "--swap", "0", "x"], "must be a whole number"),
     (["--swap", "0", "1"], "--sentence"),
 ]
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from .args import whole
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("bench", help="run the performance suite offscreen and print a table (or --json)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--quick", action="store_true", help="tiny sizes and few steps (seconds; for tests)")
-    p.add_argument("--steps", type=int, default=None, help="drag steps (default 120; 12 with --quick)")
+    p.add_argument("--steps", type=whole(), default=None, help="drag steps (default 120; 12 with --quick)")
     p.add_argument("--out", metavar="F.json", help="also write the JSON report to this file")
     p.set_defaults(func=_run)
 
@@ -17,6 +19,13 @@ def _run(args) -> int:
 
     if args.steps is not None and not 2 <= args.steps <= 10000:
         raise UsageError(f"--steps must be between 2 and 10000, got {args.steps}")
+    if args.out is not None:
+        from ..fileio import OutputError, check_output
+
+        try:
+            check_output(args.out)  # before the suite runs, not after
+        except OutputError as exc:
+            raise UsageError(str(exc)) from None
     from ..bench import main
 
     return main(args)

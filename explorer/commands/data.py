@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
 
 from .. import schemes as registry
 from ..cli import UsageError
-from ..encodings import EncodingError
-from ..fileio import OutputError, check_array_format, write_array
+from ..encodings import MAX_ELEMENTS, EncodingError
+from ..fileio import OutputError, check_array_format, check_array_size, check_output, write_array
 from ..state.swap import RENAMED, default_scheme
+from .args import number, whole
 
 
 def _out(p) -> None:
@@ -39,17 +43,17 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--sentence", required=True, metavar="TEXT",
                    help="whitespace-separated tokens (at most 64)")
-    p.add_argument("--swap", type=int, nargs=2, required=True, metavar=("I", "J"),
+    p.add_argument("--swap", type=whole(), nargs=2, required=True, metavar=("I", "J"),
                    help="the two token places to swap (0-based, different)")
     p.add_argument("--scheme", type=_swap_scheme, default=default_scheme(), metavar="ID",
                    help=f"one of {', '.join(registry.swap_ids())} (see pe-explorer schemes)")
     p.add_argument("--causal", action="store_true", help="forbid attending to later tokens")
     p.add_argument("--mask-after-softmax", action="store_true", help="the common mistake (needs --causal)")
-    p.add_argument("--d-model", type=int, default=16, metavar="D", help="4 … 256, a multiple of 2 × heads")
-    p.add_argument("--heads", type=int, default=1, metavar="H", help="1 … 8")
-    p.add_argument("--alpha", type=float, default=1.0, metavar="A",
+    p.add_argument("--d-model", type=whole(), default=16, metavar="D", help="4 … 256, a multiple of 2 × heads")
+    p.add_argument("--heads", type=whole(), default=1, metavar="H", help="1 … 8")
+    p.add_argument("--alpha", type=number(), default=1.0, metavar="A",
                    help="PE strength for the added schemes (sinusoidal, learned), 0 … 3")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=whole(), default=0, metavar="S",
                    help="seed of W_Q, W_K, W_V (and the learned table)")
     _out(p)
     p.set_defaults(func=_swap)
@@ -62,10 +66,21 @@ def _swap_scheme(text: str) -> str:
     return sid
 
 
-def _write(args, compute, meta=None) -> int:
-    """Check the output format first, compute, then write atomically; map errors to exit 2."""
+def _check_out(path: str) -> None:
+    """Before any work: ``--out`` can be written (folder exists and takes a file; absent or a regular file)."""
+    try:
+        check_output(path)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _write(args, compute, meta=None, shape=None) -> int:
+    """Check the output (format, size for ``shape``, path) first, compute, then write atomically."""
     try:
         check_array_format(args.out)
+        if shape is not None:
+            check_array_size(args.out, tuple(shape))
+        _check_out(args.out)
         arr = compute()
         write_array(args.out, arr, meta)
     except (EncodingError, OutputError, ValueError) as exc:
@@ -76,34 +91,94 @@ def _write(args, compute, meta=None) -> int:
 class DataCommands:
     """What a scheme's ``data`` subcommands share with the others (see ``Scheme.add_data_commands``)."""
 
+    #: argparse ``type``s for numeric options: bounded before conversion, finite, optionally in [lo, hi].
+    whole = staticmethod(whole)
+    number = staticmethod(number)
+
     @staticmethod
     def out(parser) -> None:
         """The ``--out`` option every data subcommand has."""
         _out(parser)
 
     @staticmethod
-    def write(args, compute, meta=None) -> int:
-        """Check ``args.out``'s format, compute, write atomically; a bad value is one line and exit 2."""
-        return _write(args, compute, meta)
+    def write(args, compute, meta=None, shape=None) -> int:
+        """Check ``args.out`` (format; with ``shape``, the result's size and dimensions; the path), compute,
+        write atomically; a bad value is one line and exit 2."""
+        return _write(args, compute, meta, shape)
 
     @staticmethod
-    def load_matrix(path: str) -> np.ndarray:
-        """A 2-D numeric ``.npy`` array as float64, or one line naming what is wrong with ``--input``."""
-        return _load_matrix(path)
+    def load_matrix(path: str, out: str | None = None) -> np.ndarray:
+        """A 2-D numeric ``.npy`` array as float64, or one line naming what is wrong with ``--input``.
+
+        With ``out`` (a result of the input's shape is written there), that output is checked from the
+        input's header, before the data are read: format, CSV/JSON size, path."""
+        return _load_matrix(path, out)
 
 
-def _load_matrix(path: str) -> np.ndarray:
-    p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"--input {path}: no such file")
+#: Largest ``--input`` array, checked from the .npy header before reading (the maths layer's cap).
+MAX_INPUT_ELEMENTS = MAX_ELEMENTS
+
+
+def _regular_input(path: str) -> os.stat_result:
+    """``path``'s stat if it is a regular file; else one line saying what it is (never opened: a FIFO blocks)."""
     try:
-        x = np.load(p, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise UsageError(f"--input {path}: not a readable .npy array ({exc})") from None
-    if not isinstance(x, np.ndarray) or x.dtype.kind not in "fiu":
-        raise UsageError(f"--input {path}: expected a numeric array, got {getattr(x, 'dtype', type(x))}")
-    if x.ndim != 2:
-        raise UsageError(f"--input {path}: expected a 2-D array (N, D), got shape {x.shape}")
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"--input {path}: no such file") from None
+    except OSError as exc:
+        raise UsageError(f"--input {path}: cannot read it ({exc.strerror or exc})") from None
+    m = st.st_mode
+    if not stat.S_ISREG(m):
+        what = ("a folder" if stat.S_ISDIR(m) else "a pipe (FIFO)" if stat.S_ISFIFO(m)
+                else "a device" if stat.S_ISCHR(m) or stat.S_ISBLK(m) else "a socket" if stat.S_ISSOCK(m)
+                else "not a regular file")
+        raise UsageError(f"--input {path}: it is {what}, not a regular .npy file")
+    return st
+
+
+def _load_matrix(path: str, out: str | None = None) -> np.ndarray:
+    if out is not None:
+        try:
+            check_array_format(out)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        _check_out(out)
+    st = _regular_input(path)
+    bad = f"--input {path}:"
+    try:
+        with open(path, "rb") as fh:
+            try:
+                version = np.lib.format.read_magic(fh)
+            except ValueError:
+                raise UsageError(f"{bad} not a .npy file (it does not start with numpy's .npy header)") from None
+            if version not in ((1, 0), (2, 0), (3, 0)):
+                raise UsageError(f"{bad} .npy format version {version[0]}.{version[1]} is not supported")
+            try:
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, fortran, dtype = read_header(fh, max_header_size=10000)
+            except (ValueError, SyntaxError, TypeError) as exc:
+                raise UsageError(f"{bad} not a readable .npy file: bad header ({exc})") from None
+            if dtype.hasobject or dtype.kind not in "fiu":
+                raise UsageError(f"{bad} expected a numeric array, got {dtype} (Python objects are never loaded)")
+            if len(shape) != 2:
+                raise UsageError(f"{bad} expected a 2-D array (N, D), got shape {shape}")
+            n = math.prod(shape)
+            if n > MAX_INPUT_ELEMENTS:
+                raise UsageError(f"{bad} {shape[0]} x {shape[1]} = {n:,} numbers is too large: at most "
+                                 f"{MAX_INPUT_ELEMENTS:,} (checked from the header, before reading)")
+            if out is not None:
+                try:
+                    check_array_size(out, tuple(shape))
+                except ValueError as exc:
+                    raise UsageError(str(exc)) from None
+            need = fh.tell() + n * dtype.itemsize
+            if st.st_size < need:
+                raise UsageError(f"{bad} truncated: the header promises {need:,} bytes, the file has "
+                                 f"{st.st_size:,}")
+            x = np.fromfile(fh, dtype=dtype, count=n).reshape(shape, order="F" if fortran else "C")
+    except OSError as exc:
+        raise UsageError(f"{bad} cannot read it ({exc.strerror or exc})") from None
     return x.astype(np.float64)
 
 
@@ -133,6 +208,7 @@ def _swap(args) -> int:
         raise UsageError(f"--swap needs two different positions, got I = J = {i}")
     if args.mask_after_softmax and not args.causal:
         raise UsageError("--mask-after-softmax only changes anything together with --causal")
+    _check_out(args.out)
     try:
         st = SwapState(
             sentence=args.sentence, swap_i=i, swap_j=j, scheme=args.scheme, causal=args.causal,

@@ -17,11 +17,14 @@ import os
 from pathlib import Path
 
 from ..cli import UsageError
+from .args import number, whole
 
 #: Logical size the panel is laid out at before it is scaled to --width (16:10, like a projector).
 LAYOUT_WIDTH = 1440
 LAYOUT_HEIGHT = 900
 MIN_WIDTH, MAX_WIDTH = 64, 16384
+#: Longest --timeout (a day): past that a number is a typo, not a wait.
+MAX_TIMEOUT_S = 86400.0
 
 
 #: Panels that draw from their parameters alone.  The Lab trains models on request (minutes of
@@ -58,7 +61,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--width",
-        type=int,
+        type=whole(),
         metavar="W",
         help=f"image width in pixels ({MIN_WIDTH}…{MAX_WIDTH}; "
         f"default {LAYOUT_WIDTH}); the layout is scaled, so text stays in proportion",
@@ -66,7 +69,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--plot",
         metavar="N",
-        type=int,
+        type=whole(lo=1),
         help="export only the N-th plot of the panel (1 = first) instead of the whole panel",
     )
     p.add_argument(
@@ -76,7 +79,8 @@ def add_parser(sub) -> None:
         help="the look of the image (default light)",
     )
     p.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="seconds to wait for the panel to draw"
+        "--timeout", type=number(hi=MAX_TIMEOUT_S, positive=True), default=120.0, metavar="S",
+        help="seconds to wait for the panel to draw (at most a day)"
     )
     p.add_argument("--out", required=True, metavar="FILE.png|FILE.svg", help="output image")
     p.set_defaults(func=run)
@@ -92,6 +96,7 @@ def build_state(panel_id: str, preset: str | None, sets: list[str]):
 
     app_state = AppState()
     if preset:
+        _check_preset_path(preset)
         try:
             app_state = find_preset(preset).state
         except PresetError as exc:
@@ -133,13 +138,30 @@ def build_state(panel_id: str, preset: str | None, sets: list[str]):
         raise UsageError(f"--set {keys}: {first}; valid: {hints}") from None
 
 
+def _check_preset_path(preset: str) -> None:
+    """A --preset that names something on disk must be a regular file: a FIFO would block the read forever."""
+    import stat
+
+    try:
+        st = os.stat(preset)
+    except (OSError, ValueError):
+        return  # not a path here: a scene's or a user preset's name, found (or refused) by find_preset
+    if not stat.S_ISREG(st.st_mode):
+        what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a pipe (FIFO)" if stat.S_ISFIFO(st.st_mode)
+                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
+        raise UsageError(f"--preset {preset}: it is {what}, not a preset file")
+
+
 def _check_out(path: str) -> str:
+    from ..fileio import OutputError, check_output
+
     ext = Path(path).suffix.lower()
     if ext not in (".png", ".svg"):
         raise UsageError(f"--out must end in .png or .svg; got {path!r}")
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise UsageError(f"cannot write {path}: folder {folder} does not exist")
+    try:
+        check_output(path)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
     return ext
 
 
@@ -147,8 +169,8 @@ def run(args) -> int:
     _check_out(args.out)
     if args.width is not None and not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise UsageError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels; got {args.width}")
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive; got {args.timeout:g}")
+    if not 0 < args.timeout <= MAX_TIMEOUT_S:  # the parser checks too; build_state's callers may not
+        raise UsageError(f"--timeout must be between 0 and {MAX_TIMEOUT_S:g} seconds; got {args.timeout:g}")
     state = build_state(args.panel, args.preset, args.sets)
     return render(
         args.panel,

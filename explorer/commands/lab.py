@@ -13,14 +13,22 @@ import time
 from pathlib import Path
 
 from ..cli import UsageError
+from .args import parse_whole, whole
+
+#: More test lengths than this is a typo (the state takes at most 12): refused before parsing each one.
+_MAX_LIST = 64
 
 
 def _int_list(text: str) -> tuple[int, ...]:
     parts = [p for p in text.replace(" ", "").split(",") if p]
+    if len(parts) > _MAX_LIST:
+        raise UsageError(f"--eval-lens takes at most {_MAX_LIST} lengths, got {len(parts)}")
     try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise UsageError(f"--eval-lens must be whole numbers separated by commas, got {text!r}") from None
+        return tuple(parse_whole(p) for p in parts)
+    except ValueError as exc:
+        shown = text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
+        raise UsageError(f"--eval-lens must be whole numbers separated by commas, got {shown!r}: "
+                         f"a length {exc}") from None
 
 
 def _schemes(text: str) -> tuple[str, ...]:
@@ -50,17 +58,17 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--schemes", default="all", metavar="LIST",
                    help="comma-separated scheme ids (see pe-explorer schemes; default: all)")
-    p.add_argument("--train-len", type=int, default=32, metavar="L",
+    p.add_argument("--train-len", type=whole(), default=32, metavar="L",
                    help="training length, 8 … 128 (default 32)")
     p.add_argument("--eval-lens", default=None, metavar="LIST",
                    help="comma-separated test lengths, each ≤ 8 × L (default: L × 1, 1.5, 2, 3, 4, 6, 8)")
-    p.add_argument("--steps", type=int, default=600, metavar="N",
+    p.add_argument("--steps", type=whole(), default=600, metavar="N",
                    help="training steps per scheme, 10 … 20000 (default 600)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=whole(), default=0, metavar="S",
                    help="seed for the rule, the data and the weights (default 0)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: the GPU when torch sees one, else the CPU")
-    p.add_argument("--threads", type=int, default=1, metavar="T",
+    p.add_argument("--threads", type=whole(), default=1, metavar="T",
                    help="torch CPU threads (default 1: fastest for a model this small)")
     p.add_argument("--out", metavar="F.json", help="write the full results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -99,11 +107,14 @@ def _flag_names(message: str) -> str:
 def _check_out(path: str | None) -> None:
     if path is None:
         return
+    from ..fileio import OutputError, check_output
+
     if Path(path).suffix.lower() != ".json":
         raise UsageError(f"--out must end in .json; got {path!r}")
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise UsageError(f"--out {path}: folder {folder} does not exist")
+    try:
+        check_output(path)  # before training (minutes), not after: a folder, a read-only place, a device
+    except OutputError as exc:
+        raise UsageError(f"--out: {exc}") from None
 
 
 def table(result) -> str:

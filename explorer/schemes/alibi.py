@@ -8,7 +8,6 @@ import numpy as np
 
 from ..encodings import alibi_bias, alibi_slopes
 from ..encodings.blocks import Blocks, alibi_block_means
-from ..fileio import check_array_format
 from .base import Curve, Parameter, Scheme, Source, SwapTerms, lab_position_class, num_html
 
 #: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
@@ -159,25 +158,23 @@ class ALiBi(Scheme):
     # -- CLI --------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli) -> None:
         p = subparsers.add_parser(f"{self.id}-slopes", help="ALiBi head slopes, (H,)")
-        p.add_argument("--heads", type=int, required=True, metavar="H")
+        p.add_argument("--heads", type=cli.whole(), required=True, metavar="H")
         cli.out(p)
-        p.set_defaults(func=lambda args: cli.write(args, lambda: alibi_slopes(args.heads)))
+        p.set_defaults(func=lambda args: cli.write(args, lambda: alibi_slopes(args.heads), shape=(args.heads,)))
 
         p = subparsers.add_parser(self.id, help="ALiBi bias, (H, N, N); causal (−inf above the diagonal) unless "
                                                 "--symmetric")
-        p.add_argument("--heads", type=int, required=True, metavar="H")
-        p.add_argument("--positions", type=int, required=True, metavar="N")
+        p.add_argument("--heads", type=cli.whole(), required=True, metavar="H")
+        p.add_argument("--positions", type=cli.whole(), required=True, metavar="N")
         p.add_argument("--symmetric", action="store_true")
         cli.out(p)
 
         def run(args) -> int:
             def compute():
-                arr = alibi_bias(args.heads, args.positions, "symmetric" if args.symmetric else "causal")
-                check_array_format(args.out, arr.ndim)
-                return arr
+                return alibi_bias(args.heads, args.positions, "symmetric" if args.symmetric else "causal")
 
             meta = {"note": "null marks a masked (-inf) cell"} if not args.symmetric else None
-            return cli.write(args, compute, meta)
+            return cli.write(args, compute, meta, shape=(args.heads, args.positions, args.positions))
 
         p.set_defaults(func=run)
 

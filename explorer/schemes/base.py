@@ -331,10 +331,12 @@ class Scheme:
         """Add this scheme's own ``pe-explorer data`` subcommands to ``subparsers`` (argparse).
 
         ``cli`` is the data command's toolkit (:class:`explorer.commands.data.DataCommands`): ``cli.out(p)``
-        adds the ``--out`` option; ``cli.write(args, compute, meta=None)`` checks ``args.out``'s format, calls
-        ``compute()`` for the array, writes it atomically and turns an :class:`EncodingError` into one line
-        on stderr and exit status 2; ``cli.load_matrix(path)`` reads a 2-D ``.npy`` input.  A handler set
-        with ``set_defaults(func=...)`` returns the command's exit status.
+        adds the ``--out`` option; ``cli.whole()`` and ``cli.number()`` are the argparse ``type`` of every
+        numeric option (bounded before conversion, finite); ``cli.write(args, compute, meta=None, shape=None)``
+        checks ``args.out`` (format, with ``shape`` the result's size, the path) before calling ``compute()``
+        for the array, writes it atomically and turns an :class:`EncodingError` into one line on stderr and
+        exit status 2; ``cli.load_matrix(path, out=None)`` reads a 2-D ``.npy`` input (header first).  A
+        handler set with ``set_defaults(func=...)`` returns the command's exit status.
         """
 
 

@@ -181,13 +181,14 @@ class Learned(Scheme):
     # -- CLI --------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli) -> None:
         p = subparsers.add_parser(self.id, help="rows of a seeded learned table, (N, D); N > M fails")
-        p.add_argument("--max-positions", type=int, required=True, metavar="M")
-        p.add_argument("--positions", type=int, required=True, metavar="N")
-        p.add_argument("--d-model", type=int, required=True, metavar="D")
-        p.add_argument("--seed", type=int, default=0, metavar="S")
+        p.add_argument("--max-positions", type=cli.whole(), required=True, metavar="M")
+        p.add_argument("--positions", type=cli.whole(), required=True, metavar="N")
+        p.add_argument("--d-model", type=cli.whole(), required=True, metavar="D")
+        p.add_argument("--seed", type=cli.whole(), default=0, metavar="S")
         cli.out(p)
         p.set_defaults(func=lambda args: cli.write(
-            args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed)))
+            args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed),
+            shape=(args.positions, args.d_model)))
 
 
 SCHEME = Learned()

@@ -136,16 +136,16 @@ class RoPE(Scheme):
     def add_data_commands(self, subparsers, cli) -> None:
         p = subparsers.add_parser(self.id, help="rotate the rows of X.npy as positions P0, P0+1, …")
         p.add_argument("--input", required=True, metavar="X.npy")
-        p.add_argument("--base", type=float, default=10000.0, metavar="B")
+        p.add_argument("--base", type=cli.number(), default=10000.0, metavar="B")
         p.add_argument("--convention", choices=CONVENTIONS, default="interleaved")
         p.add_argument("--scaling", choices=SCALINGS, default="none")
-        p.add_argument("--factor", type=float, default=1.0, metavar="S")
-        p.add_argument("--original-max-positions", type=int, default=2048, metavar="L")
-        p.add_argument("--offset", type=int, default=0, metavar="P0")
+        p.add_argument("--factor", type=cli.number(), default=1.0, metavar="S")
+        p.add_argument("--original-max-positions", type=cli.whole(), default=2048, metavar="L")
+        p.add_argument("--offset", type=cli.whole(), default=0, metavar="P0")
         cli.out(p)
 
         def run(args) -> int:
-            x = cli.load_matrix(args.input)
+            x = cli.load_matrix(args.input, out=args.out)  # output checked from the header, before reading
 
             def compute():
                 scaling = RopeScaling(args.scaling, args.factor, args.original_max_positions)

@@ -122,13 +122,14 @@ class Sinusoidal(Scheme):
     # -- CLI --------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli) -> None:
         p = subparsers.add_parser(self.id, help="the sinusoidal table, (N, D)")
-        p.add_argument("--positions", type=int, required=True, metavar="N")
-        p.add_argument("--d-model", type=int, required=True, metavar="D")
-        p.add_argument("--base", type=float, default=10000.0, metavar="B")
+        p.add_argument("--positions", type=cli.whole(), required=True, metavar="N")
+        p.add_argument("--d-model", type=cli.whole(), required=True, metavar="D")
+        p.add_argument("--base", type=cli.number(), default=10000.0, metavar="B")
         p.add_argument("--variant", choices=VARIANTS, default="paper")
         cli.out(p)
         p.set_defaults(func=lambda args: cli.write(
-            args, lambda: sinusoidal(args.positions, args.d_model, args.base, args.variant)))
+            args, lambda: sinusoidal(args.positions, args.d_model, args.base, args.variant),
+            shape=(args.positions, args.d_model)))
 
 
 SCHEME = Sinusoidal()

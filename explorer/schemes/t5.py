@@ -201,9 +201,9 @@ class T5Bias(Scheme):
     # -- CLI --------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli) -> None:
         p = subparsers.add_parser(f"{self.id}-buckets", help="T5's bucket index of every (query i, key j), (N, N)")
-        p.add_argument("--positions", type=int, required=True, metavar="N")
-        p.add_argument("--buckets", type=int, default=NUM_BUCKETS, metavar="B", help="default 32")
-        p.add_argument("--max-distance", type=int, default=MAX_DISTANCE, metavar="M", help="default 128")
+        p.add_argument("--positions", type=cli.whole(), required=True, metavar="N")
+        p.add_argument("--buckets", type=cli.whole(), default=NUM_BUCKETS, metavar="B", help="default 32")
+        p.add_argument("--max-distance", type=cli.whole(), default=MAX_DISTANCE, metavar="M", help="default 128")
         p.add_argument("--bidirectional", action="store_true", help="encoder buckets (default: causal)")
         cli.out(p)
 
@@ -215,7 +215,8 @@ class T5Bias(Scheme):
 
         p.set_defaults(func=lambda args: cli.write(args, lambda: compute(args),
                                                {"rows": "query i", "columns": "key j",
-                                                "value": "bucket of j - i"}))
+                                                "value": "bucket of j - i"},
+                                               shape=(args.positions, args.positions)))
 
 
 SCHEME = T5Bias()
