@@ -286,3 +286,37 @@ def scene_sheet(theme: Theme, point_size: float) -> str:
         f" color: {theme.foreground}; }}\n"
         f"QLabel#sceneText {{ font-size: {point_size:g}pt; color: {theme.foreground}; }}"
     )
+
+
+def control_colours(theme: Theme) -> dict[str, str]:
+    """Slider track, filled part, handle, handle outline and value-box border for ``theme``.
+
+    Each is at least 3:1 against the window background (WCAG 2.1 non-text contrast, 1.4.11): Qt's own
+    Fusion slider draws its track a shade off the window colour (1.2:1 in light, invisible in presenter
+    dark), which a hall cannot see.  tests/test_contrast.py measures the rendered pixels.
+    """
+    if theme.dark:
+        track = "#a3abb8" if theme.high_contrast else "#8b93a1"
+        accent = "#7fb2f5" if theme.high_contrast else "#6ea6f1"
+        return {"track": track, "fill": accent, "handle": "#e8eaed", "outline": accent, "border": track,
+                "focus": "#ffd54f"}
+    track = "#5f6368" if theme.high_contrast else "#767676"
+    accent = "#0b57d0" if theme.high_contrast else "#1a73e8"
+    return {"track": track, "fill": accent, "handle": "#ffffff", "outline": "#174ea6", "border": track,
+            "focus": "#b3261e"}
+
+
+def control_sheet(theme: Theme) -> str:
+    """Style sheet for sliders with the contrast of :func:`control_colours` (value boxes: the app's style)."""
+    c = control_colours(theme)
+    return (
+        f"QSlider::groove:horizontal {{ height: 6px; background: {c['track']}; border-radius: 3px; }}\n"
+        f"QSlider::groove:vertical {{ width: 6px; background: {c['track']}; border-radius: 3px; }}\n"
+        f"QSlider::sub-page:horizontal {{ background: {c['fill']}; border-radius: 3px; }}\n"
+        f"QSlider::add-page:vertical {{ background: {c['fill']}; border-radius: 3px; }}\n"
+        f"QSlider::handle:horizontal {{ width: 14px; margin: -6px 0; background: {c['handle']};"
+        f" border: 2px solid {c['outline']}; border-radius: 8px; }}\n"
+        f"QSlider::handle:vertical {{ height: 14px; margin: 0 -6px; background: {c['handle']};"
+        f" border: 2px solid {c['outline']}; border-radius: 8px; }}\n"
+        f"QSlider::handle:focus {{ border-color: {c['focus']}; }}"
+    )

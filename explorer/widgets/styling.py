@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ..theme import LABEL_PT, TICK_PT, TITLE_PT, Theme, formula_sheet, scene_sheet
+from ..theme import LABEL_PT, TICK_PT, TITLE_PT, Theme, control_sheet, formula_sheet, scene_sheet
 
 #: Depth of styling calls in progress: the setters they call are the theme's, not a panel's, so the
 #: creation hooks of :mod:`explorer.widgets.theming` ignore them.
@@ -375,6 +375,29 @@ def palette(theme: Theme):
     return pal
 
 
+#: Marks a control whose style sheet is ours (a control with a sheet of its own is left alone).
+_CONTROL_SHEET = "_pe_control_sheet"
+
+
+def style_controls(root, theme: Theme) -> None:
+    """Sliders and value boxes under ``root`` in the theme's high-contrast control colours.
+
+    Sliders get a style sheet each (not the window: a window-wide sheet stops Qt from passing the window's
+    font on to the panels); value boxes are outlined by the app's style (:mod:`.control_style`).
+    """
+    from PySide6.QtWidgets import QSlider
+
+    from .control_style import install
+
+    install(theme)  # value boxes: outlined by the app's style (a sheet would replace their arrows)
+    sheet = control_sheet(theme)
+    for w in root.findChildren(QSlider):
+        if w.styleSheet() and not w.property(_CONTROL_SHEET):
+            continue
+        w.setStyleSheet(sheet)
+        w.setProperty(_CONTROL_SHEET, True)
+
+
 def style_widgets(root, theme: Theme, *, ui_pt: float, zoom: float = 1.0, set_root_font: bool = True) -> None:
     """Fonts, palette and the few style sheets of a widget tree (a window or a panel).
 
@@ -391,6 +414,7 @@ def style_widgets(root, theme: Theme, *, ui_pt: float, zoom: float = 1.0, set_ro
     if set_root_font:
         root.setFont(font)
     root.setPalette(palette(theme))
+    style_controls(root, theme)
     strip_pt = round(max(ui_pt * 1.25, 11.0) * theme.font_scale * zoom, 1)
     named = set()
     for label in root.findChildren(QLabel, "formulaStrip"):
