@@ -94,8 +94,13 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         *,
         restore_layout: bool = True,
         restore_session: bool | None = None,
+        save_on_close: bool | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``restore_layout``/``restore_session``: read the saved layout and look / the last session
+        (the session follows the layout unless given).  ``save_on_close``: write them back when the
+        window closes; by default only what this run read is written back, so a run that did not
+        load the user's session and look (``--screenshot``, the tests) never replaces them."""
         super().__init__(parent)
         self.setObjectName("PEExplorerMainWindow")
         self.setWindowTitle(DEFAULT_TITLE)
@@ -118,8 +123,9 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         self._closed = False
         self._last_panel: str | None = None
         self._scene: Preset | None = None
-        self._layout_restored = False  # set by restore_layout(): only then is the layout saved on close
-        self._session_owned = False  # set by restore_session(): only then is the session saved on close
+        # Set by restore_layout() / restore_session() (or save_on_close): what closing writes back.
+        self._layout_restored = bool(save_on_close)
+        self._session_owned = bool(save_on_close)
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
         for panel_id, title, spec in PANELS:
             panel = load_panel_class(spec)(self.service)
@@ -154,6 +160,8 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
             self.restore_layout()
         if restore_layout if restore_session is None else restore_session:
             self.restore_session()
+        if save_on_close is False:
+            self._layout_restored = self._session_owned = False
         if self._scene is None:
             self.scene_bar.hide()  # a restored layout may have it shown, but there is nothing to say
         self.apply_look()

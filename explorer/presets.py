@@ -149,7 +149,9 @@ def load_preset(path: str | Path, *, builtin: bool = False) -> Preset:
 
 def _json_files(folder: Path) -> list[Path]:
     try:
-        return sorted(f for f in folder.glob("*.json") if f.is_file())
+        # Not only regular files: a FIFO, a device or a dangling link named *.json is listed as broken
+        # (the reader refuses it by name, without opening it), rather than silently skipped.
+        return sorted(f for f in folder.glob("*.json") if not f.is_dir())
     except OSError:
         return []
 

@@ -113,10 +113,57 @@ def _checked(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     return out
 
 
+_C_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, '"': 34, "'": 39, "?": 63, "\\": 92}
+
+
+def _ini_bytes(text: str) -> bytes:
+    """The bytes of an INI ``@ByteArray(...)`` body, undoing QSettings' C-style escapes.
+
+    Only bytes come out (the window layout's own format, which Qt checks when it restores it): no
+    Qt type is built and nothing is deserialised.
+    """
+    out = bytearray()
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            continue
+        if c != "\\" or i + 1 == n:
+            out.append(ord(c) & 0xFF)
+            i += 1
+            continue
+        e = text[i + 1]
+        if e in _C_ESCAPES:
+            out.append(_C_ESCAPES[e])
+            i += 2
+        elif e == "x":
+            j = i + 2
+            while j < n and j < i + 6 and text[j] in "0123456789abcdefABCDEF":
+                j += 1
+            out.append(int(text[i + 2:j] or "0", 16) & 0xFF)
+            i = j
+        elif e in "01234567":
+            j = i + 1
+            while j < n and j < i + 4 and text[j] in "01234567":
+                j += 1
+            out.append(int(text[i + 1:j], 8) & 0xFF)
+            i = j
+        else:
+            i += 2
+    return bytes(out)
+
+
 def _legacy_value(key: str, text: str) -> Any:
     """A window.ini value (as QSettings wrote plain values) in the JSON form of ``key``."""
+    if SETTINGS[key] is _blob:
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+        if not (text.startswith("@ByteArray(") and text.endswith(")")):
+            raise SettingsError("expected @ByteArray(...)")
+        return base64.b64encode(_ini_bytes(text[len("@ByteArray("):-1])).decode("ascii")
     if text.startswith("@"):
-        # "@Variant(...)", "@ByteArray(...)": Qt-serialised data, never decoded (see above).
+        # "@Variant(...)" and the like: Qt-serialised objects (a Python one is a pickle), never decoded.
         raise SettingsError("a serialised Qt value, not read")
     if len(text) >= 2 and text[0] == text[-1] == '"':
         text = text[1:-1].replace('\\"', '"').replace("\\\\", "\\")
@@ -135,6 +182,9 @@ def _legacy_value(key: str, text: str) -> Any:
     return text
 
 
+_LEGACY_SECTIONS = ("General", "view", "export")
+
+
 def _read_legacy_ini(path: Path) -> dict[str, Any]:
     """The plain-text settings of an old window.ini, read line by line as text (no QSettings)."""
     try:
@@ -150,6 +200,8 @@ def _read_legacy_ini(path: Path) -> dict[str, Any]:
             continue
         if line.startswith("[") and line.endswith("]"):
             section = line[1:-1].strip()
+            if section not in _LEGACY_SECTIONS:
+                log.warning("%s: unknown section %r ignored", path.name, section[:60])
             continue
         name, eq, value = line.partition("=")
         if not eq:

@@ -63,7 +63,7 @@ class AppState:
         for pid, st in panels.items():
             cls = PANEL_STATES.get(pid)
             if cls is None:
-                raise StateError(f"unknown panel {pid!r}; valid: {', '.join(PANEL_STATES)}")
+                raise StateError(f"unknown panel {_short(pid)}; valid: {', '.join(PANEL_STATES)}")
             if not isinstance(st, cls):
                 raise StateError(f"{pid}: expected {cls.__name__}, got {type(st).__name__}")
         return dataclasses.replace(self, **panels)

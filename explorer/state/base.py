@@ -115,7 +115,7 @@ def _number(name: str, value: Any, what: str, *, from_text: bool) -> int | float
     In files only JSON numbers are numbers ("64" is text); ``--set`` texts are parsed (short ones only).
     """
     if isinstance(value, bool):
-        raise StateError(f"{name} must be {what}, got {value!r}")
+        raise StateError(f"{name} must be {what}, got {_short(value)}")
     if isinstance(value, int):
         if value.bit_length() > MAX_INT_BITS:
             raise StateError(f"{name} must be {what} in range, got {_short(value)}")
@@ -201,13 +201,13 @@ def _coerce_params(name: str, value: Any, from_text: bool) -> tuple:
             key, eq, num = part.partition("=")
             sid, dot, pname = key.strip().partition(".")
             if not (eq and dot and sid and pname):
-                raise StateError(f"{name}: expected scheme.parameter=value, got {part!r}")
+                raise StateError(f"{name}: expected scheme.parameter=value, got {_short(part)}")
             try:
                 if len(num.strip()) > MAX_NUMBER_TEXT:
                     raise ValueError
                 out.setdefault(sid, {})[pname] = float(num)
             except ValueError:
-                raise StateError(f"{name}: {key.strip()} must be a number, got {num!r}") from None
+                raise StateError(f"{name}: {key.strip()} must be a number, got {_short(num)}") from None
         value = out
     if isinstance(value, tuple) and all(isinstance(t, tuple) and len(t) == 3 for t in value):
         value = _params_dict(value)
@@ -223,7 +223,7 @@ def _coerce_params(name: str, value: Any, from_text: bool) -> tuple:
             if isinstance(v, int) and v.bit_length() > MAX_INT_BITS:
                 raise StateError(f"{name}: {sid}.{pname} must be a number in range, got {_short(v)}")
             if not math.isfinite(v):
-                raise StateError(f"{name}: {sid}.{pname} must be finite, got {v!r}")
+                raise StateError(f"{name}: {sid}.{pname} must be finite, got {_short(v)}")
             triples.append((sid, pname, int(v) if float(v).is_integer() else float(v)))
     return tuple(sorted(triples))
 
@@ -249,14 +249,14 @@ def _check(f: dataclasses.Field, value: Any) -> None:
     if _kind(f) == "ids":
         bad = [v for v in value if v not in choices]
         if bad:
-            raise StateError(f"{name}: unknown {', '.join(map(repr, bad))}; valid: {', '.join(choices)}")
+            raise StateError(f"{name}: unknown {names([_short(v) for v in bad])}; valid: {', '.join(choices)}")
         if len(set(value)) != len(value):
-            raise StateError(f"{name} lists a name twice: {', '.join(value)}")
+            raise StateError(f"{name} lists a name twice: {names(list(value))}")
         return
     if _kind(f) == "params":
         return
     if choices and value not in choices:
-        raise StateError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+        raise StateError(f"{name} must be one of {', '.join(choices)}; got {_short(value)}")
     values = value if isinstance(value, tuple) else (value,)
     if isinstance(value, tuple):
         maxlen = m.get("maxlen")
@@ -323,7 +323,7 @@ def with_value(state: T, key: str, text: str) -> T:
     """A copy of ``state`` with ``key`` parsed from ``text`` (as the CLI's ``--set key=value``)."""
     known = fields(type(state))
     if key not in known:
-        raise StateError(f"unknown key {key!r}; valid: {', '.join(known)}")
+        raise StateError(f"unknown key {_short(key)}; valid: {', '.join(known)}")
     try:
         value = _coerce(known[key], text, from_text=True)
     except StateError as exc:
@@ -343,7 +343,7 @@ def parse_value(state_cls, key: str, text: str) -> Any:
     """
     known = fields(state_cls)
     if key not in known:
-        raise StateError(f"unknown key {key!r}; valid: {', '.join(known)}")
+        raise StateError(f"unknown key {_short(key)}; valid: {', '.join(known)}")
     try:
         value = _coerce(known[key], text, from_text=True)
         _check(known[key], value)
