@@ -345,3 +345,17 @@ def test_a_lone_surrogate_in_a_title_does_not_make_the_session_unsavable(window,
     window.ask_preset_details = lambda: ("Week \udc00 4", "notes \ud800")
     assert window.save_preset_dialog(), window.errors
     assert [p.title for p in pr.user_presets()[0]] == ["Week \ufffd 4"]
+
+
+def test_the_benchmarks_window_start_keeps_the_users_session_and_look():
+    """bench's window_shown_ms starts the app with --reset-layout and closes it: never in the user's folder."""
+    from explorer.bench import window_shown_ms
+
+    home = config_dir()
+    pr.save_preset(home / "session.json", AppState().replace(
+        waves=dataclasses.replace(AppState().waves, base=777.0)), title="Week 3")
+    (home / SETTINGS_FILE).write_text('{"version": 1, "settings": {"view/theme": "dark"}}\n')
+    (home / LEGACY_INI).write_text("[view]\ntheme=dark\n")
+    before = {p.name: p.read_bytes() for p in home.iterdir()}
+    assert window_shown_ms(repeats=1) > 0
+    assert {p.name: p.read_bytes() for p in home.iterdir()} == before
