@@ -106,7 +106,10 @@ def run_app(args) -> int:
     configure_pyqtgraph()
     from .main_window import MainWindow
 
-    window = MainWindow(restore_layout=not args.reset_layout and not args.screenshot)
+    # --screenshot neither reads nor writes the user's layout, look and session; --reset-layout
+    # starts from the defaults and keeps what the user does from there.
+    window = MainWindow(restore_layout=not args.reset_layout and not args.screenshot,
+                        save_on_close=not args.screenshot)
     if args.panel:
         if args.panel not in window.docks:
             print(f"pe-explorer: error: --panel must be one of {', '.join(window.docks)}", file=sys.stderr)

@@ -114,7 +114,12 @@ def machine_info() -> dict:
 
 def window_shown_ms(repeats: int = 3) -> float:
     """Median time from process start to the main window shown, in fresh processes."""
-    env = {**os.environ, "PE_EXPLORER_EXIT_AFTER_SHOWN": "1"}
+    import tempfile
+
+    # A settings folder of its own: the window closes after it is shown, and a closing window that
+    # started with --reset-layout saves its layout and session — never over the user's.
+    home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
+    env = {**os.environ, "PE_EXPLORER_EXIT_AFTER_SHOWN": "1", "PE_EXPLORER_HOME": home.name}
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     samples = []
     for _ in range(repeats):
@@ -124,6 +129,7 @@ def window_shown_ms(repeats: int = 3) -> float:
         for line in proc.stdout.splitlines():
             if line.startswith("shown_at="):
                 samples.append((float(line.split("=", 1)[1]) - t0) * 1e3)
+    home.cleanup()
     return float(np.median(samples)) if samples else float("nan")
 
 

@@ -240,3 +240,210 @@ def encode_array(path: str | os.PathLike, arr: np.ndarray, meta: dict | None = N
 def write_array(path: str | os.PathLike, arr: np.ndarray, meta: dict | None = None) -> Path:
     """Atomically write ``arr`` as .npy, .csv (1-D/2-D) or .json."""
     return atomic_write_bytes(path, encode_array(path, arr, meta))
+
+
+# -- reading ----------------------------------------------------------------------------------------
+# One path for every file the app reads (settings, sessions, presets; the CLI's inputs): a regular
+# file only — a folder, a named pipe, a device or a socket is refused by its name before it is
+# opened, so nothing ever blocks on a FIFO or reads /dev/zero for ever —, a size cap checked before
+# reading and again while reading (a file may grow), and one error type with one line.
+
+#: The default cap of :func:`read_bytes_file` (the app's own files are a few kilobytes).
+MAX_READ_BYTES = 1 << 20
+#: Integers in a JSON file longer than this many digits are refused before they are converted: no
+#: parameter of the app needs more, and Python's int() of a 5,000-digit text raises (or takes time).
+MAX_JSON_INT_DIGITS = 20
+#: A JSON number text longer than this is refused before float() sees it.
+MAX_JSON_NUMBER_CHARS = 64
+#: Nesting deeper than this is refused (the app's files nest three levels).
+MAX_JSON_DEPTH = 32
+
+
+class InputError(ValueError):
+    """A file could not be read or is not what it should be (the message names the path and why)."""
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is, in words (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _nonblocking_opener(path: str, flags: int) -> int:
+    # O_NONBLOCK: should a FIFO be swapped in after the check, opening it still returns at once.
+    extra = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags | extra)
+
+
+def _file_noun(what: str) -> str:
+    return what if what.endswith("file") else f"{what} file"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n:,} bytes"
+
+
+def read_bytes_file(path: str | os.PathLike, *, limit: int = MAX_READ_BYTES, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them; raise :class:`InputError`.
+
+    Parameters
+    ----------
+    path
+        The file (a symlink is followed to its target, which must be a regular file).
+    limit
+        The most bytes accepted: a larger file is refused before it is opened, and one that grows
+        past the limit while it is read is refused too.
+    what
+        What the file should be, for the messages ("preset", "session", "settings file").
+    """
+    p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        folder = p.parent
+        if str(folder) and not folder.is_dir():
+            raise InputError(f"{p}: folder {folder} does not exist") from None
+        raise InputError(f"{p}: no such file") from None
+    except NotADirectoryError:
+        raise InputError(f"{p}: a part of the path is a file, not a folder") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    kind = _not_regular(st.st_mode)
+    if kind:
+        raise InputError(f"{p} is {kind}, not a {_file_noun(what)}")
+    if st.st_size > limit:
+        raise InputError(f"{p}: file too large for a {what} ({_size(st.st_size)}; at most {limit // 1024} KB)")
+    try:
+        with open(p, "rb", opener=_nonblocking_opener) as fh:
+            kind = _not_regular(os.fstat(fh.fileno()).st_mode)  # swapped since the check?
+            if kind:
+                raise InputError(f"{p} is {kind}, not a {_file_noun(what)}")
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise InputError(f"{p}: file too large for a {what} (more than {limit // 1024} KB)")
+    return data
+
+
+def read_text_file(path: str | os.PathLike, *, limit: int = MAX_READ_BYTES, what: str = "file") -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped); raise :class:`InputError`."""
+    data = read_bytes_file(path, limit=limit, what=what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{Path(path)}: not a text file (not UTF-8) — not a {what}") from None
+
+
+class _JsonRefused(Exception):
+    """Raised inside the JSON parser's hooks (so json.loads stops at once)."""
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_JSON_INT_DIGITS:
+        raise _JsonRefused(f"a number with {len(text.lstrip('-'))} digits (at most {MAX_JSON_INT_DIGITS})")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_JSON_NUMBER_CHARS:
+        raise _JsonRefused(f"a number written with {len(text)} characters (at most {MAX_JSON_NUMBER_CHARS})")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _JsonRefused(f"the number {text[:24]} is out of range (not finite)")
+    return value
+
+
+def _json_constant(name: str):
+    raise _JsonRefused(f"{name} is not a finite number (JSON has no {name})")
+
+
+def _json_object(pairs: list) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _JsonRefused(f"the key {clean_text(k)!r} appears twice")
+        out[k] = v
+    return out
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(s: str) -> str:
+    """``s`` with every unpaired surrogate (a JSON ``\\ud800`` escape, a paste) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+def _depth_and_clean(x, depth: int = 0):
+    if depth > MAX_JSON_DEPTH:
+        raise _JsonRefused(f"nested more than {MAX_JSON_DEPTH} levels deep")
+    if isinstance(x, str):
+        return clean_text(x)
+    if isinstance(x, list):
+        return [_depth_and_clean(v, depth + 1) for v in x]
+    if isinstance(x, dict):
+        return {clean_text(k): _depth_and_clean(v, depth + 1) for k, v in x.items()}
+    return x
+
+
+def _lenient_int(text: str) -> int | float:
+    return math.inf if len(text.lstrip("-")) > MAX_JSON_INT_DIGITS else int(text)
+
+
+def _lenient_float(text: str) -> float:
+    return math.inf if len(text) > MAX_JSON_NUMBER_CHARS else float(text)
+
+
+def parse_json_text(text: str, *, what: str = "file", lenient_numbers: bool = False) -> object:
+    """Parse JSON that holds only plain data: raise :class:`InputError` (one line) for anything else.
+
+    Refused: text that is not JSON, ``NaN``/``Infinity``, numbers out of float range, integers of more
+    than :data:`MAX_JSON_INT_DIGITS` digits (before any conversion), a key given twice, nesting deeper
+    than :data:`MAX_JSON_DEPTH`.  Unpaired surrogates in strings become U+FFFD, so whatever is read
+    can be written back as UTF-8.  With ``lenient_numbers`` (the settings file, checked key by key)
+    such numbers are read as NaN or infinity instead, for the caller to refuse one key at a time.
+    """
+    try:
+        data = json.loads(
+            text,
+            parse_int=_lenient_int if lenient_numbers else _json_int,
+            parse_float=_lenient_float if lenient_numbers else _json_float,
+            parse_constant=float if lenient_numbers else _json_constant,
+            object_pairs_hook=_json_object,
+        )
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not a PE Explorer {what}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise InputError(f"not a PE Explorer {what}: not valid JSON (nested too deeply)") from None
+    except _JsonRefused as exc:
+        raise InputError(f"not a PE Explorer {what}: {exc}") from None
+    try:
+        return _depth_and_clean(data)
+    except _JsonRefused as exc:
+        raise InputError(f"not a PE Explorer {what}: {exc}") from None
+
+
+def read_json_file(path: str | os.PathLike, *, limit: int = MAX_READ_BYTES, what: str = "file") -> object:
+    """Read ``path`` with :func:`read_text_file` and parse it with :func:`parse_json_text`.
+
+    Every problem raises :class:`InputError` with one line that starts with the path.
+    """
+    text = read_text_file(path, limit=limit, what=what)
+    if not text.strip():
+        raise InputError(f"{Path(path)}: the file is empty")
+    try:
+        return parse_json_text(text, what=what)
+    except InputError as exc:
+        raise InputError(f"{Path(path)}: {exc}") from None

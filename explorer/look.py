@@ -8,6 +8,8 @@ widgets, and hands the resulting :class:`~explorer.theme.Theme` to the theme bus
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMenu
 from superqt.utils import signals_blocked
@@ -30,24 +32,27 @@ class LookMixin:
         self._base_font = QFont(QApplication.font())
         self._theme: Theme = screen_theme()
 
-    def _restore_look(self, s) -> None:
-        """Read the look from the window settings ``s`` (a QSettings)."""
-        base = str(s.value("view/theme", "light"))
+    def _restore_look(self, s: dict) -> None:
+        """Take the look from the saved settings ``s`` (:func:`explorer.settings.load_settings`: each
+        value is of its kind already; a theme that does not exist or a zoom out of range is not used)."""
+        base = s.get("view/theme", "light")
         self._base_theme = base if base in BASE_THEMES else "light"
-        self._presenter = s.value("view/presenter", False, type=bool)
-        self._safe_maps = s.value("view/safe_maps", False, type=bool)
-        try:
-            zoom = float(s.value("view/zoom", 1.0))
-        except (TypeError, ValueError):
+        self._presenter = bool(s.get("view/presenter", False))
+        self._safe_maps = bool(s.get("view/safe_maps", False))
+        zoom = s.get("view/zoom", 1.0)
+        if not isinstance(zoom, float) or not math.isfinite(zoom):  # never NaN: min/max would keep it
             zoom = 1.0
         self._zoom = min(max(zoom, ZOOM_STEPS[0]), ZOOM_STEPS[-1])
         self._sync_look_actions()
 
-    def _save_look(self, s) -> None:
-        s.setValue("view/theme", self._base_theme)
-        s.setValue("view/presenter", self._presenter)
-        s.setValue("view/safe_maps", self._safe_maps)
-        s.setValue("view/zoom", self._zoom)
+    def _look_settings(self) -> dict:
+        """The look, as :func:`explorer.settings.save_settings` keeps it."""
+        return {
+            "view/theme": self._base_theme,
+            "view/presenter": self._presenter,
+            "view/safe_maps": self._safe_maps,
+            "view/zoom": float(self._zoom),
+        }
 
     @property
     def theme(self) -> Theme:
@@ -118,7 +123,8 @@ class LookMixin:
         self.apply_look()
 
     def set_zoom(self, zoom: float) -> None:
-        self._zoom = min(max(float(zoom), ZOOM_STEPS[0]), ZOOM_STEPS[-1])
+        zoom = float(zoom)
+        self._zoom = min(max(zoom if math.isfinite(zoom) else 1.0, ZOOM_STEPS[0]), ZOOM_STEPS[-1])
         self.apply_look()
         self._status(f"Text size {self._zoom:.0%}")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QApplication,
@@ -36,7 +36,7 @@ from .panels.base import Panel
 from .presets import Preset
 from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, SessionMixin
-from .settings import config_dir
+from .settings import load_settings, save_settings
 from .undo import UndoController
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
@@ -94,8 +94,13 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         *,
         restore_layout: bool = True,
         restore_session: bool | None = None,
+        save_on_close: bool | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``restore_layout``/``restore_session``: read the saved layout and look / the last session
+        (the session follows the layout unless given).  ``save_on_close``: write them back when the
+        window closes; by default only what this run read is written back, so a run that did not
+        load the user's session and look (``--screenshot``, the tests) never replaces them."""
         super().__init__(parent)
         self.setObjectName("PEExplorerMainWindow")
         self.setWindowTitle(DEFAULT_TITLE)
@@ -118,6 +123,9 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         self._closed = False
         self._last_panel: str | None = None
         self._scene: Preset | None = None
+        # Set by restore_layout() / restore_session() (or save_on_close): what closing writes back.
+        self._layout_restored = bool(save_on_close)
+        self._session_owned = bool(save_on_close)
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
         for panel_id, title, spec in PANELS:
             panel = load_panel_class(spec)(self.service)
@@ -152,6 +160,8 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
             self.restore_layout()
         if restore_layout if restore_session is None else restore_session:
             self.restore_session()
+        if save_on_close is False:
+            self._layout_restored = self._session_owned = False
         if self._scene is None:
             self.scene_bar.hide()  # a restored layout may have it shown, but there is nothing to say
         self.apply_look()
@@ -184,25 +194,22 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         dock.raise_()
         self._last_panel = panel_id
 
-    def _settings(self) -> QSettings:
-        return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
-
     def restore_layout(self) -> None:
-        s = self._settings()
-        geom = s.value("geometry")
-        state = s.value("state")
-        if isinstance(geom, QByteArray):
-            self.restoreGeometry(geom)
-        if isinstance(state, QByteArray):
-            self.restoreState(state, LAYOUT_VERSION)
+        """Take the layout and the look from the saved settings (plain values, each checked)."""
+        s = load_settings()
+        self._layout_restored = True
+        if "geometry" in s:
+            self.restoreGeometry(QByteArray(s["geometry"]))
+        if "state" in s:
+            self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
         self._restore_look(s)
 
     def save_layout(self) -> None:
-        s = self._settings()
-        s.setValue("geometry", self.saveGeometry())
-        s.setValue("state", self.saveState(LAYOUT_VERSION))
-        self._save_look(s)
-        s.sync()
+        save_settings({
+            "geometry": bytes(self.saveGeometry().data()),
+            "state": bytes(self.saveState(LAYOUT_VERSION).data()),
+            **self._look_settings(),
+        })
 
     # -- current panel ---------------------------------------------------------------------------
     def _panel_of(self, widget) -> str | None:
@@ -288,7 +295,13 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
                 QApplication.instance().focusChanged.disconnect(self._on_focus_changed)
             except (RuntimeError, TypeError):
                 pass
-            for what, save in (("window layout", self.save_layout), ("last session", self.save_session)):
+            # Only what this run took from the settings folder is written back to it: a run that did
+            # not load the layout or the session (--screenshot, tests) never replaces the user's.
+            saves = (("window layout", self.save_layout, self._layout_restored),
+                     ("last session", self.save_session, self._session_owned))
+            for what, save, owned in saves:
+                if not owned:
+                    continue
                 try:
                     save()
                 except Exception as exc:  # noqa: BLE001 - never block closing on a settings problem

@@ -92,6 +92,7 @@ class Monkey(WidgetEvents):
         w.ask_save_path = lambda default: self._next_path("preset", ".json")
         w.ask_open_path = lambda: self._pick_preset_file()
         w.ask_preset_details = lambda: (self.rng.choice(("Monkey", "Week 3 — RoPE", "x" * 40)), "notes")
+        w.ask_overwrite = lambda path, title: self.rng.random() < 0.5
         w.exporter.ask_save_path = lambda title, default, ext: self._next_path("export", ext)
         w.exporter.ask_width = lambda current: self.rng.choice((16, 320, 800, 1600))
         w.exporter.show_error = lambda message: self.messages.append(f"Export failed: {message}")

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .fileio import OutputError, atomic_write_text
+from .fileio import InputError, OutputError, atomic_write_text, clean_text, parse_json_text, read_text_file
 from .settings import config_dir
 from .state import PANEL_STATES, AppState, StateError
 
@@ -71,20 +72,28 @@ def _norm(name: str) -> str:
     return re.sub(r"[\s\-]+", "_", preset_name(name.strip()))
 
 
+#: The most characters of a title that go into its file name (the name stays far below 255 bytes).
+MAX_SLUG = 60
+
+
 def slugify(title: str) -> str:
-    """A file name for a user preset titled ``title``."""
-    s = re.sub(r"[^0-9A-Za-z]+", "_", title).strip("_").lower()
-    return s[:60] or "preset"
+    """A file name stem for a user preset titled ``title``, readable in any script.
+
+    Letters, marks and digits of every script are kept (lower-cased, NFC); anything else — spaces,
+    punctuation, path separators, control characters — becomes one ``_``.  "Week 3!" and
+    "week 3?" give the same stem: :func:`save_user_preset` adds a number when two titles meet.
+    """
+    text = unicodedata.normalize("NFC", title).lower()
+    kept = "".join(c if unicodedata.category(c)[0] in "LMN" else "_" for c in text)
+    s = re.sub(r"_+", "_", kept).strip("_")
+    return s[:MAX_SLUG].rstrip("_") or "preset"
 
 
 # -- reading -------------------------------------------------------------------------------------
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    seen: dict = {}
-    for k, v in pairs:
-        if k in seen:
-            raise PresetError(f"the key {k!r} appears twice")
-        seen[k] = v
-    return seen
+def _json_kind(x: Any) -> str:
+    if isinstance(x, str):
+        return "a long text"
+    return {dict: "an object", list: "a list", bool: "true/false", type(None): "null"}.get(type(x), "a number")
 
 
 def parse_preset(
@@ -92,11 +101,9 @@ def parse_preset(
 ) -> Preset:
     """Parse and validate preset text; raise :class:`PresetError` (nothing is built on error)."""
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates)
-    except json.JSONDecodeError as exc:
-        raise PresetError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise PresetError("not valid JSON (nested too deeply)") from None
+        data = parse_json_text(text, what="preset")
+    except InputError as exc:
+        raise PresetError(str(exc)) from None
     if not isinstance(data, dict):
         raise PresetError("not a PE Explorer preset: expected a JSON object with 'version' and 'panels'")
     title = data.get("title", "")
@@ -106,8 +113,9 @@ def parse_preset(
         raise PresetError(f"'title' must be text of at most {MAX_TITLE} characters")
     if not isinstance(description, str) or len(description) > MAX_DESCRIPTION:
         raise PresetError(f"'description' must be text of at most {MAX_DESCRIPTION} characters")
-    if panel is not None and panel not in PANEL_STATES:
-        raise PresetError(f"'panel' must be one of {', '.join(PANEL_STATES)}; got {panel!r}")
+    if panel is not None and (not isinstance(panel, str) or panel not in PANEL_STATES):
+        shown = repr(panel) if isinstance(panel, str) and len(panel) <= 40 else f"{_json_kind(panel)}"
+        raise PresetError(f"'panel' must be one of {', '.join(PANEL_STATES)}; got {shown}")
     try:
         state = AppState.from_json_dict(data, extra_keys=PRESET_KEYS)
     except StateError as exc:
@@ -128,30 +136,11 @@ def load_preset(path: str | Path, *, builtin: bool = False) -> Preset:
     p = Path(path)
     where = p.name or str(p)
     try:
-        if not p.exists():
-            raise PresetError(
-                f"{p}: no such file" if p.parent.is_dir() else f"{p}: folder {p.parent} does not exist"
-            )
-        if p.is_dir():
-            raise PresetError(f"{p} is a folder, not a preset file")
-        size = p.stat().st_size
-        if size > MAX_PRESET_BYTES:
-            raise PresetError(
-                f"{where}: file too large for a preset ({size / 1e6:.1f} MB; at most "
-                f"{MAX_PRESET_BYTES // 1024} KB)"
-            )
-        with open(p, "rb") as fh:
-            raw = fh.read(MAX_PRESET_BYTES + 1)
-    except OSError as exc:
-        raise PresetError(f"cannot read {p}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_PRESET_BYTES:
-        raise PresetError(f"{where}: file too large for a preset (more than {MAX_PRESET_BYTES // 1024} KB)")
-    if not raw.strip():
+        text = read_text_file(p, limit=MAX_PRESET_BYTES, what="preset")
+    except InputError as exc:
+        raise PresetError(str(exc)) from None
+    if not text.strip():
         raise PresetError(f"{where}: the file is empty")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise PresetError(f"{where}: not a text file (not UTF-8) — not a preset") from None
     try:
         return parse_preset(text, name=preset_name(p), path=p, builtin=builtin)
     except PresetError as exc:
@@ -160,7 +149,9 @@ def load_preset(path: str | Path, *, builtin: bool = False) -> Preset:
 
 def _json_files(folder: Path) -> list[Path]:
     try:
-        return sorted(f for f in folder.glob("*.json") if f.is_file())
+        # Not only regular files: a FIFO, a device or a dangling link named *.json is listed as broken
+        # (the reader refuses it by name, without opening it), rather than silently skipped.
+        return sorted(f for f in folder.glob("*.json") if not f.is_dir())
     except OSError:
         return []
 
@@ -214,7 +205,9 @@ def preset_json(state: AppState, *, title: str = "", description: str = "", pane
     if panel:
         doc["panel"] = panel
     doc.update(state.to_json_dict())
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    # A lone surrogate (pasted, or read from a "\\ud800" escape) cannot be written as UTF-8: it would
+    # make the file — and so the session — unsavable.  Written as U+FFFD instead.
+    return clean_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def save_preset(
@@ -232,11 +225,49 @@ def save_preset(
         raise PresetError(str(exc)) from None
 
 
+class PresetExists(PresetError):
+    """A preset of the same title is saved already (``path``): ask before overwriting it."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _saved_title(path: Path) -> str | None:
+    try:
+        return load_preset(path).title
+    except PresetError:
+        return None
+
+
+def user_preset_path(title: str) -> tuple[Path, bool]:
+    """Where :func:`save_user_preset` puts ``title``, and whether that file is this title's already.
+
+    ``<slug>.json``, or ``<slug>-2.json``, ``-3``, … when a file of that name holds another title
+    (or is not a preset at all): two titles never share a file, and a file is only ever replaced
+    by a preset of its own title.
+    """
+    title = clean_text(title.strip())
+    stem = slugify(title)
+    folder = user_dir()
+    for n in range(1, 10_000):
+        path = folder / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
+        if not (path.exists() or path.is_symlink()):
+            return path, False
+        if _saved_title(path) == title:
+            return path, True
+    raise PresetError(f"too many presets named like {title!r}")
+
+
 def save_user_preset(
-    title: str, state: AppState, *, description: str = "", panel: str | None = None, overwrite: bool = True
+    title: str, state: AppState, *, description: str = "", panel: str | None = None, overwrite: bool = False
 ) -> Path:
-    """Save into the user's preset folder as ``<slug of title>.json`` (the folder is created)."""
-    title = title.strip()
+    """Save into the user's preset folder under a unique, readable name (the folder is created).
+
+    A preset of the same title is replaced only with ``overwrite=True``; otherwise
+    :class:`PresetExists` names its file, so the caller can ask first.
+    """
+    title = clean_text(title.strip())
     if not title:
         raise PresetError("give the preset a name")
     folder = user_dir()
@@ -244,7 +275,7 @@ def save_user_preset(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PresetError(f"cannot create the presets folder {folder}: {exc.strerror or exc}") from None
-    path = folder / f"{slugify(title)}.json"
-    if path.exists() and not overwrite:
-        raise PresetError(f"a preset named {path.stem!r} exists already")
-    return save_preset(path, state, title=title, description=description, panel=panel)
+    path, same = user_preset_path(title)
+    if same and not overwrite:
+        raise PresetExists(f"a preset named {title!r} exists already ({path.name})", path)
+    return save_preset(path, state, title=title, description=clean_text(description), panel=panel)

@@ -8,6 +8,8 @@ through the window's small ``ask_*``/``show_error`` methods so tests can replace
 
 from __future__ import annotations
 
+import datetime
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
 from .presets import (
     Preset,
     PresetError,
+    PresetExists,
     builtin_presets,
     load_preset,
     save_preset,
@@ -35,8 +38,20 @@ from .presets import (
 from .settings import config_dir
 from .state import PANEL_STATES, AppState
 
+log = logging.getLogger(__name__)
+
 SESSION_FILE = "session.json"
 DEFAULT_TITLE = "PE Explorer — how transformers learn word order"
+
+
+def _aside_name(path: Path) -> Path:
+    """``session.rejected-<date>.json`` beside ``path`` (``-2``, ``-3``, … if taken)."""
+    day = datetime.date.today().isoformat()
+    for n in range(1, 1000):
+        aside = path.with_name(f"{path.stem}.rejected-{day}{'' if n == 1 else f'-{n}'}{path.suffix}")
+        if not (aside.exists() or aside.is_symlink()):
+            return aside
+    return path.with_name(f"{path.stem}.rejected-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
 
 
 class SessionMixin:
@@ -105,11 +120,15 @@ class SessionMixin:
         return True
 
     def load_preset_file(self, path: str | Path) -> bool:
-        """Load a preset file: everything or (with a clear message) nothing."""
+        """Load a preset file: everything or (with a clear message) nothing; never raises."""
         try:
             preset = load_preset(path)
         except PresetError as exc:
             self.show_error("Preset not loaded", f"{exc}\n\nNothing was changed.")
+            return False
+        except Exception as exc:  # noqa: BLE001 - a reader bug must not take the window down with it
+            log.exception("reading %s", path)
+            self.show_error("Preset not loaded", f"{Path(path).name}: {type(exc).__name__}\n\nNothing was changed.")
             return False
         return self.apply_preset(preset)
 
@@ -138,6 +157,7 @@ class SessionMixin:
         return config_dir() / SESSION_FILE
 
     def save_session(self) -> None:
+        """Write the session file (closing does so only when this run restored the session)."""
         scene = self._scene
         save_preset(
             self.session_path(),
@@ -147,22 +167,44 @@ class SessionMixin:
             panel=self.current_panel_id(),
         )
 
+    def _refuse_session(self, path: Path, why: str) -> None:
+        """Keep a session file this app cannot use: move it aside (never replace it with defaults)."""
+        aside = _aside_name(path)
+        try:
+            path.rename(aside)
+        except OSError as exc:
+            self._session_owned = False  # it stays where it is, and this run will not overwrite it
+            log.warning("last session not restored (%s); %s kept in place: %s", why, path, exc.strerror or exc)
+            self._status(f"Last session not restored: {why} (the file is kept; it will not be overwritten)", 15000)
+            return
+        log.warning("last session not restored (%s); kept as %s", why, aside)
+        self._status(f"Last session not restored: {why} (kept as {aside.name})", 15000)
+
     def restore_session(self) -> bool:
-        """Load the parameters saved when the app last closed (not an undo step)."""
+        """Load the parameters saved when the app last closed (not an undo step).
+
+        The run that calls this owns the session: it is saved when the window closes.  A session
+        that cannot be used is moved aside as ``session.rejected-<date>.json``, never overwritten.
+        """
+        self._session_owned = True
         path = self.session_path()
-        if not path.is_file():
+        if not (path.exists() or path.is_symlink()):
             return False
         try:
             preset = load_preset(path)
         except PresetError as exc:
-            self._status(f"Last session not restored: {exc}", 15000)
+            self._refuse_session(path, str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001 - start with defaults rather than not at all
+            log.exception("reading %s", path)
+            self._refuse_session(path, f"{path.name}: {type(exc).__name__}")
             return False
         try:
             self.undo.set_states(
                 {pid: preset.state.get(pid) for pid in self.panels if pid in PANEL_STATES}, "Restore session"
             )
         except Exception as exc:  # noqa: BLE001 - start with defaults rather than not at all
-            self._status(f"Last session not restored: {exc}", 15000)
+            self._refuse_session(path, f"{path.name}: {exc}")
             return False
         self.undo.clear()
         if preset.title:
@@ -192,6 +234,16 @@ class SessionMixin:
         if path and not Path(path).suffix:
             path += ".json"
         return path or None
+
+    def ask_overwrite(self, path: Path, title: str) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Replace preset?",
+            f"A preset named “{title}” exists already ({path.name}). Replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def ask_preset_details(self) -> tuple[str, str] | None:
         dlg = QDialog(self)
@@ -224,10 +276,15 @@ class SessionMixin:
         if details is None:
             return False
         title, description = details
+        state, panel = self.app_state(), self.current_panel_id()
         try:
-            path = save_user_preset(
-                title, self.app_state(), description=description, panel=self.current_panel_id()
-            )
+            try:
+                path = save_user_preset(title, state, description=description, panel=panel)
+            except PresetExists as exists:
+                if not self.ask_overwrite(exists.path, title):
+                    self._status(f"Not saved: “{title}” is kept as it was")
+                    return False
+                path = save_user_preset(title, state, description=description, panel=panel, overwrite=True)
         except PresetError as exc:
             self.show_error("Preset not saved", str(exc))
             return False

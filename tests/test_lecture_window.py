@@ -216,7 +216,7 @@ def test_save_preset_to_a_missing_folder_is_a_clear_error(tmp_path, window):
 def test_last_session_is_restored_at_start(qtbot):
     from explorer.main_window import MainWindow
 
-    w1 = MainWindow(restore_layout=False)
+    w1 = MainWindow(restore_layout=True)  # only a run that loaded the session saves it
     qtbot.addWidget(w1)
     preset = pr.find_preset("waves_and_frequencies")
     w1.apply_preset(preset)

@@ -47,7 +47,7 @@ def test_about_names_the_version(main_window):
 def test_layout_is_saved_and_restored(qtbot):
     from explorer.main_window import MainWindow
 
-    w1 = MainWindow(restore_layout=False)
+    w1 = MainWindow(restore_layout=True)  # only a run that loaded the layout saves it
     qtbot.addWidget(w1)
     w1.show()
     w1.docks["schemes"].hide()

@@ -124,7 +124,7 @@ def test_full_disk_while_saving_the_session_on_close(qtbot, full_disk, capfd):
     """Closing still closes; the last good session stays, nothing partial, and the terminal says why."""
     from explorer.main_window import MainWindow
 
-    w1 = MainWindow(restore_layout=False)
+    w1 = MainWindow(restore_layout=True)  # a run that loaded the (empty) session saves it on close
     qtbot.addWidget(w1)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fileio, "os", os)

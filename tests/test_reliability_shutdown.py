@@ -82,7 +82,7 @@ def test_ctrl_c_while_the_lab_trains(tmp_path):
     assert fields["threads_left"] == "", f"threads left running: {fields['threads_left']}"
     for bad in ("Traceback", "QThread", "Destroyed", "Warning", "WARNING", "Fatal", "not saved"):
         assert bad not in err, err[-3000:]
-    assert (tmp_path / "window.ini").exists() and (tmp_path / "session.json").exists()  # saved on the way out
+    assert (tmp_path / "settings.json").exists() and (tmp_path / "session.json").exists()  # saved on the way out
     # Generous bounds that catch a hang, not a slow machine; the figures are printed for the README.
     assert closed_s < 5.0, closed_s
     print(f"Ctrl+C during a Lab run: window closed and event loop left {closed_s:.2f} s after SIGINT; "

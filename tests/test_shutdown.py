@@ -69,7 +69,7 @@ def test_ctrl_c_in_the_terminal_exits_cleanly(tmp_path):
     assert "Traceback" not in err and "QThread" not in err and "Destroyed" not in err, err
     assert elapsed < 10, elapsed
     # the layout was saved on the way out
-    assert (tmp_path / "window.ini").exists()
+    assert (tmp_path / "settings.json").exists()
 
 
 def test_sigterm_is_not_needed_for_a_clean_exit_after_close(tmp_path):

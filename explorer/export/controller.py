@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from .. import export as ex
 from ..panels.base import Panel
-from ..settings import config_dir
+from ..settings import OutputError, save_settings, setting
 from ..theme import PRINT
 from ..widgets.theming import theme_bus
 
@@ -71,14 +71,17 @@ class ExportController(QObject):
             "Export with a white background, black text and axes, thicker lines and "
             "grey-scale-safe colour maps, whatever the screen shows"
         )
-        self.print_action.setChecked(self._settings().value("export/print", False, type=bool))
-        self.print_action.toggled.connect(lambda on: self._settings().setValue("export/print", on))
+        self.print_action.setChecked(bool(setting("export/print", False)))
+        self.print_action.toggled.connect(lambda on: self._remember({"export/print": bool(on)}))
         theme_bus().add_menu_provider(self.fill_plot_menu)
 
     # -- choices ---------------------------------------------------------------------------------
-    @staticmethod
-    def _settings() -> QSettings:
-        return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
+    def _remember(self, values: dict) -> None:
+        """Keep an export choice in the settings file (a failure is said, never raised from a slot)."""
+        try:
+            save_settings(values)
+        except OutputError as exc:
+            self._notify(f"Export choice not kept: {exc}")
 
     @property
     def theme(self):
@@ -86,11 +89,11 @@ class ExportController(QObject):
         return PRINT if self.print_action.isChecked() else None
 
     def last_folder(self) -> Path:
-        folder = Path(str(self._settings().value("export/folder", "") or ""))
+        folder = Path(setting("export/folder", "") or "")
         return folder if str(folder) and folder.is_dir() else Path.home()
 
     def _remember_folder(self, path: str | Path) -> None:
-        self._settings().setValue("export/folder", str(Path(path).resolve().parent))
+        self._remember({"export/folder": str(Path(path).resolve().parent)})
 
     # -- dialogs (replaced in tests) -------------------------------------------------------------
     def ask_save_path(self, title: str, default_name: str, ext: str) -> str | None:

@@ -19,10 +19,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..fileio import InputError, parse_json_text
 from . import lab as lab_state
 from . import schemes as schemes_state
 from . import swap as swap_state
-from .base import StateError, from_dict, to_dict
+from .base import StateError, _short, from_dict, names, to_dict
 from .lab import LabState
 from .schemes import SchemesState
 from .swap import SwapState
@@ -53,8 +54,8 @@ class AppState:
     # -- access ----------------------------------------------------------------------------------
     def get(self, panel_id: str):
         """The state of panel ``panel_id``."""
-        if panel_id not in PANEL_STATES:
-            raise StateError(f"unknown panel {panel_id!r}; valid: {', '.join(PANEL_STATES)}")
+        if not isinstance(panel_id, str) or panel_id not in PANEL_STATES:
+            raise StateError(f"unknown panel {_short(panel_id)}; valid: {', '.join(PANEL_STATES)}")
         return getattr(self, panel_id)
 
     def replace(self, **panels) -> AppState:
@@ -62,7 +63,7 @@ class AppState:
         for pid, st in panels.items():
             cls = PANEL_STATES.get(pid)
             if cls is None:
-                raise StateError(f"unknown panel {pid!r}; valid: {', '.join(PANEL_STATES)}")
+                raise StateError(f"unknown panel {_short(pid)}; valid: {', '.join(PANEL_STATES)}")
             if not isinstance(st, cls):
                 raise StateError(f"{pid}: expected {cls.__name__}, got {type(st).__name__}")
         return dataclasses.replace(self, **panels)
@@ -86,7 +87,7 @@ class AppState:
         allowed = STATE_KEYS + tuple(extra_keys)
         unknown = sorted(str(k) for k in set(data) - set(allowed))
         if unknown:
-            raise StateError(f"unknown top-level key(s) {', '.join(unknown)}; valid: {', '.join(allowed)}")
+            raise StateError(f"unknown top-level key(s) {names(unknown)}; valid: {', '.join(allowed)}")
         if "version" not in data:
             raise StateError(
                 f"unsupported state version: no 'version' field; this app reads version {STATE_VERSION}"
@@ -94,7 +95,7 @@ class AppState:
         version = data["version"]
         if type(version) is not int or (version != STATE_VERSION and version not in MIGRATIONS):
             readable = ", ".join(str(v) for v in sorted((*MIGRATIONS, STATE_VERSION)))
-            raise StateError(f"unsupported state version {version!r}; this app reads versions {readable}")
+            raise StateError(f"unsupported state version {_short(version)}; this app reads versions {readable}")
         if "panels" not in data:
             raise StateError(f"missing 'panels' (an object with any of: {', '.join(PANEL_STATES)})")
         panels = data["panels"]
@@ -102,7 +103,7 @@ class AppState:
             raise StateError(f"'panels' must be an object, got {_json_type(panels)}")
         unknown = sorted(str(k) for k in set(panels) - set(PANEL_STATES))
         if unknown:
-            raise StateError(f"unknown panel(s) {', '.join(unknown)}; valid: {', '.join(PANEL_STATES)}")
+            raise StateError(f"unknown panel(s) {names(unknown)}; valid: {', '.join(PANEL_STATES)}")
         upgrade = MIGRATIONS.get(version, {})
         built: dict[str, Any] = {}
         for k, v in panels.items():
@@ -113,12 +114,11 @@ class AppState:
 
     @classmethod
     def from_json(cls, text: str, *, extra_keys: tuple[str, ...] = ()) -> AppState:
+        """Parse ``text`` with the one safe JSON reader (:func:`explorer.fileio.parse_json_text`)."""
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise StateError(f"not valid JSON: {exc}") from None
-        except RecursionError:
-            raise StateError("not valid JSON: nested too deeply") from None
+            data = parse_json_text(text, what="state")
+        except InputError as exc:
+            raise StateError(str(exc)) from None
         return cls.from_json_dict(data, extra_keys=extra_keys)
 
 

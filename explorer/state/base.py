@@ -86,6 +86,64 @@ def _choices(meta) -> tuple:
     return tuple(c() if callable(c) else c or ())
 
 
+#: No parameter of the app needs more: larger integers are refused before any conversion (float()
+#: of a 400-digit int overflows; int() of a 5,000-digit text hits Python's digit limit).
+MAX_INT_BITS = 63
+#: ``--set`` number texts longer than this are refused before float() sees them.
+MAX_NUMBER_TEXT = 64
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` for a one-line message: huge integers by their size, long values cut."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "…")
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_short(v) for v in list(value)[:6])
+        text = f"[{inner}{', …' if len(value) > 6 else ''}]"
+        return text if len(text) <= 80 else text[:77] + "…]"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} key(s)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _number(name: str, value: Any, what: str, *, from_text: bool) -> int | float:
+    """``value`` as a plain int or float, bounded *before* any conversion; raise :class:`StateError`.
+
+    In files only JSON numbers are numbers ("64" is text); ``--set`` texts are parsed (short ones only).
+    """
+    if isinstance(value, bool):
+        raise StateError(f"{name} must be {what}, got {_short(value)}")
+    if isinstance(value, int):
+        if value.bit_length() > MAX_INT_BITS:
+            raise StateError(f"{name} must be {what} in range, got {_short(value)}")
+        return value
+    if isinstance(value, float):
+        return value
+    if from_text and isinstance(value, str):
+        text = value.strip()
+        if len(text) > MAX_NUMBER_TEXT:
+            raise StateError(f"{name} must be {what}, got a text of {len(text)} characters")
+        try:
+            return float(text)
+        except ValueError:
+            raise StateError(f"{name} must be {what}, got {_short(value)}") from None
+    raise StateError(f"{name} must be {what}, got {_short(value)}")
+
+
+def _whole(name: str, value: Any, *, from_text: bool) -> int:
+    v = _number(name, value, "a whole number", from_text=from_text)
+    if isinstance(v, float):
+        if not math.isfinite(v) or not v.is_integer():
+            raise StateError(f"{name} must be a whole number, got {_short(value)}")
+        if abs(v) >= 2.0**MAX_INT_BITS:
+            raise StateError(f"{name} must be a whole number in range, got {_short(value)}")
+        return int(v)
+    return v
+
+
 def _coerce(f: dataclasses.Field, value: Any, *, from_text: bool = False) -> Any:
     kind = _kind(f)
     name = f.name
@@ -93,59 +151,39 @@ def _coerce(f: dataclasses.Field, value: Any, *, from_text: bool = False) -> Any
         if from_text and isinstance(value, str):
             value = [p for p in value.replace(" ", "").split(",") if p]
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise StateError(f"{name} must be a list of names, got {value!r}")
+            raise StateError(f"{name} must be a list of names, got {_short(value)}")
         return tuple(value)
     if kind == "params":
         return _coerce_params(name, value, from_text)
     if kind == "bool":
         if isinstance(value, bool):
             return value
-        if from_text and str(value).lower() in ("1", "true", "yes", "on"):
+        if from_text and isinstance(value, str) and value.lower() in ("1", "true", "yes", "on"):
             return True
-        if from_text and str(value).lower() in ("0", "false", "no", "off"):
+        if from_text and isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
             return False
-        raise StateError(f"{name} must be true or false, got {value!r}")
+        raise StateError(f"{name} must be true or false, got {_short(value)}")
     if kind == "int":
-        if isinstance(value, bool):
-            raise StateError(f"{name} must be a whole number, got {value!r}")
-        try:
-            fv = float(value) if (from_text or isinstance(value, (int, float))) else math.nan
-        except (TypeError, ValueError):
-            fv = math.nan
-        if isinstance(value, str) and not from_text:
-            fv = math.nan
-        if not math.isfinite(fv) or fv != int(fv):
-            raise StateError(f"{name} must be a whole number, got {value!r}")
-        return int(fv)
+        return _whole(name, value, from_text=from_text)
     if kind == "float":
-        if isinstance(value, bool):
-            raise StateError(f"{name} must be a number, got {value!r}")
-        try:
-            fv = float(value) if (from_text or isinstance(value, (int, float))) else math.nan
-        except (TypeError, ValueError):
-            fv = math.nan
+        fv = float(_number(name, value, "a finite number", from_text=from_text))
         if not math.isfinite(fv):
-            raise StateError(f"{name} must be a finite number, got {value!r}")
+            raise StateError(f"{name} must be a finite number, got {_short(value)}")
         return fv
     if kind == "tuple":
         if from_text and isinstance(value, str):
-            parts = [p for p in value.replace(" ", "").split(",") if p]
+            parts: list = [p for p in value.replace(" ", "").split(",") if p]
+            texts = True
         elif isinstance(value, (list, tuple)):
-            parts = list(value)
+            parts, texts = list(value), False  # in a file, "1" is text, not a number (as for d_model)
         else:
-            raise StateError(f"{name} must be a list of whole numbers, got {value!r}")
-        out = []
-        for p in parts:
-            try:
-                fv = float(p)
-            except (TypeError, ValueError):
-                raise StateError(f"{name} must be a list of whole numbers, got {value!r}") from None
-            if isinstance(p, bool) or not math.isfinite(fv) or fv != int(fv):
-                raise StateError(f"{name} must be a list of whole numbers, got {value!r}")
-            out.append(int(fv))
-        return tuple(out)
+            raise StateError(f"{name} must be a list of whole numbers, got {_short(value)}")
+        try:
+            return tuple(_whole(name, p, from_text=texts) for p in parts)
+        except StateError:
+            raise StateError(f"{name} must be a list of whole numbers, got {_short(value)}") from None
     if not isinstance(value, str):
-        raise StateError(f"{name} must be text, got {value!r}")
+        raise StateError(f"{name} must be text, got {_short(value)}")
     return value
 
 
@@ -163,27 +201,38 @@ def _coerce_params(name: str, value: Any, from_text: bool) -> tuple:
             key, eq, num = part.partition("=")
             sid, dot, pname = key.strip().partition(".")
             if not (eq and dot and sid and pname):
-                raise StateError(f"{name}: expected scheme.parameter=value, got {part!r}")
+                raise StateError(f"{name}: expected scheme.parameter=value, got {_short(part)}")
             try:
+                if len(num.strip()) > MAX_NUMBER_TEXT:
+                    raise ValueError
                 out.setdefault(sid, {})[pname] = float(num)
             except ValueError:
-                raise StateError(f"{name}: {key.strip()} must be a number, got {num!r}") from None
+                raise StateError(f"{name}: {key.strip()} must be a number, got {_short(num)}") from None
         value = out
     if isinstance(value, tuple) and all(isinstance(t, tuple) and len(t) == 3 for t in value):
         value = _params_dict(value)
     if not isinstance(value, dict):
-        raise StateError(f"{name} must be an object of scheme -> {{parameter: number}}, got {value!r}")
+        raise StateError(f"{name} must be an object of scheme -> {{parameter: number}}, got {_short(value)}")
     triples = []
     for sid, inner in value.items():
         if not isinstance(sid, str) or not isinstance(inner, dict):
-            raise StateError(f"{name}: {sid!r} must map to an object of parameter: number")
+            raise StateError(f"{name}: {_short(sid)} must map to an object of parameter: number")
         for pname, v in inner.items():
             if not isinstance(pname, str) or isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise StateError(f"{name}: {sid}.{pname} must be a number, got {v!r}")
+                raise StateError(f"{name}: {sid}.{pname} must be a number, got {_short(v)}")
+            if isinstance(v, int) and v.bit_length() > MAX_INT_BITS:
+                raise StateError(f"{name}: {sid}.{pname} must be a number in range, got {_short(v)}")
             if not math.isfinite(v):
-                raise StateError(f"{name}: {sid}.{pname} must be finite, got {v!r}")
+                raise StateError(f"{name}: {sid}.{pname} must be finite, got {_short(v)}")
             triples.append((sid, pname, int(v) if float(v).is_integer() else float(v)))
     return tuple(sorted(triples))
+
+
+def names(items: list[str], most: int = 6) -> str:
+    """Up to ``most`` names, comma-separated, each cut to 40 characters ("… and N more")."""
+    shown = [repr(n[:37] + "…") if len(n) > 40 else n for n in items[:most]]
+    more = f" and {len(items) - most} more" if len(items) > most else ""
+    return ", ".join(shown) + more
 
 
 def _params_dict(triples: tuple) -> dict:
@@ -200,14 +249,14 @@ def _check(f: dataclasses.Field, value: Any) -> None:
     if _kind(f) == "ids":
         bad = [v for v in value if v not in choices]
         if bad:
-            raise StateError(f"{name}: unknown {', '.join(map(repr, bad))}; valid: {', '.join(choices)}")
+            raise StateError(f"{name}: unknown {names([_short(v) for v in bad])}; valid: {', '.join(choices)}")
         if len(set(value)) != len(value):
-            raise StateError(f"{name} lists a name twice: {', '.join(value)}")
+            raise StateError(f"{name} lists a name twice: {names(list(value))}")
         return
     if _kind(f) == "params":
         return
     if choices and value not in choices:
-        raise StateError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+        raise StateError(f"{name} must be one of {', '.join(choices)}; got {_short(value)}")
     values = value if isinstance(value, tuple) else (value,)
     if isinstance(value, tuple):
         maxlen = m.get("maxlen")
@@ -258,9 +307,9 @@ def from_dict(state_cls: type[T], data: Any, *, where: str = "") -> T:
     if not isinstance(data, dict):
         raise StateError(f"{prefix}expected an object of parameters, got {type(data).__name__}")
     known = fields(state_cls)
-    unknown = sorted(set(data) - set(known))
+    unknown = sorted(str(k) for k in set(data) - set(known))
     if unknown:
-        raise StateError(f"{prefix}unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(known)}")
+        raise StateError(f"{prefix}unknown parameter(s) {names(unknown)}; valid: {', '.join(known)}")
     kwargs = {}
     try:
         for name, value in data.items():
@@ -274,7 +323,7 @@ def with_value(state: T, key: str, text: str) -> T:
     """A copy of ``state`` with ``key`` parsed from ``text`` (as the CLI's ``--set key=value``)."""
     known = fields(type(state))
     if key not in known:
-        raise StateError(f"unknown key {key!r}; valid: {', '.join(known)}")
+        raise StateError(f"unknown key {_short(key)}; valid: {', '.join(known)}")
     try:
         value = _coerce(known[key], text, from_text=True)
     except StateError as exc:
@@ -294,7 +343,7 @@ def parse_value(state_cls, key: str, text: str) -> Any:
     """
     known = fields(state_cls)
     if key not in known:
-        raise StateError(f"unknown key {key!r}; valid: {', '.join(known)}")
+        raise StateError(f"unknown key {_short(key)}; valid: {', '.join(known)}")
     try:
         value = _coerce(known[key], text, from_text=True)
         _check(known[key], value)
