@@ -110,7 +110,7 @@ def remove_stale_parts(target: Path, older_than_s: float = STALE_PART_S) -> list
     folder = target.parent if str(target.parent) else Path(".")
     pattern = re.compile(r"\." + re.escape(target.name) + r"\.[A-Za-z0-9_]{8}" + re.escape(_PART_SUFFIX))
     now = time.time()
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(folder)
     except OSError:
