@@ -36,7 +36,7 @@ from .panels.base import Panel
 from .presets import Preset
 from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, SessionMixin
-from .settings import config_dir
+from .settings import config_dir, config_problem, remove_stale_temp_files
 from .undo import UndoController
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
@@ -118,6 +118,13 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         self._closed = False
         self._last_panel: str | None = None
         self._scene: Preset | None = None
+        # A settings folder that cannot be used (a file, read-only, no home) disables the settings
+        # for this run: nothing is restored or saved, and the window says so.
+        self.settings_problem = config_problem()
+        if self.settings_problem is None:
+            remove_stale_temp_files()  # left by writes a killed instance did not finish
+        else:
+            print(f"pe-explorer: settings disabled: {self.settings_problem}", file=sys.stderr)
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
         for panel_id, title, spec in PANELS:
             panel = load_panel_class(spec)(self.service)
@@ -148,9 +155,11 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         self._default_state = self.saveState(LAYOUT_VERSION)
         QApplication.instance().focusChanged.connect(self._on_focus_changed)
         self.statusBar().showMessage("Ready", 3000)
-        if restore_layout:
+        if self.settings_problem is not None:
+            self.statusBar().showMessage(f"Settings disabled: {self.settings_problem}", 30000)
+        if restore_layout and self.settings_problem is None:
             self.restore_layout()
-        if restore_layout if restore_session is None else restore_session:
+        if (restore_layout if restore_session is None else restore_session) and self.settings_problem is None:
             self.restore_session()
         if self._scene is None:
             self.scene_bar.hide()  # a restored layout may have it shown, but there is nothing to say
@@ -288,7 +297,8 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
                 QApplication.instance().focusChanged.disconnect(self._on_focus_changed)
             except (RuntimeError, TypeError):
                 pass
-            for what, save in (("window layout", self.save_layout), ("last session", self.save_session)):
+            saves = (("window layout", self.save_layout), ("last session", self.save_session))
+            for what, save in saves if self.settings_problem is None else ():
                 try:
                     save()
                 except Exception as exc:  # noqa: BLE001 - never block closing on a settings problem
