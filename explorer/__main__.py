@@ -4,7 +4,8 @@ import sys
 
 try:
     from .cli import main
-except KeyboardInterrupt:  # Ctrl+C while the first modules load: leave quietly, as later
+except KeyboardInterrupt:  # Ctrl+C while the first modules load: leave as later, no traceback
+    print("interrupted", file=sys.stderr)
     sys.exit(130)
 
 sys.exit(main())

@@ -190,11 +190,11 @@ def display_problem(environ=None, platform: str | None = None) -> str | None:
 
 
 def _finish(window, rc: int) -> int:
-    """After the event loop: the service was stopped on close; give a worker that is still in
-    torch's import time to end, and if it does not, leave without shutting the interpreter down
-    under it (that can crash)."""
+    """After the event loop: the window has saved what it keeps and stopped the service.  A worker
+    still inside torch's import (it cannot be interrupted) gets a moment more; if it is still
+    there, leave without shutting the interpreter down under it (that can crash it)."""
     for t in window.service.threads():
-        t.join(10.0)
+        t.join(1.0)
     if window.service.threads():
         sys.stdout.flush()
         sys.stderr.flush()

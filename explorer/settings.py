@@ -44,6 +44,14 @@ def config_location() -> Path:
     return home / ".config" / "pe-explorer"
 
 
+def home_folder() -> Path:
+    """Where file dialogs start: the home folder, or the working folder when there is none."""
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError, OSError):
+        return Path.cwd()
+
+
 def config_dir() -> Path:
     """The settings folder, created on demand when that is possible.
 
@@ -97,7 +105,9 @@ def remove_stale_temp_files(folder: Path | None = None, *, grace_s: float = TEMP
             if not TEMP_PATTERN.match(entry.name):
                 continue
             try:
-                if not entry.is_file(follow_symlinks=False) or now - entry.stat(follow_symlinks=False).st_mtime < grace_s:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                if now - entry.stat(follow_symlinks=False).st_mtime < grace_s:
                     continue
                 os.unlink(entry.path)
             except OSError:

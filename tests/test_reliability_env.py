@@ -92,6 +92,7 @@ def test_window_starts_with_settings_disabled_without_a_home(qtbot, monkeypatch)
     w = MainWindow()
     qtbot.addWidget(w)
     assert "no home folder" in w.statusBar().currentMessage()
+    assert w.exporter.last_folder() == Path.cwd()  # file dialogs start somewhere that exists
     w.close()
 
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from .. import export as ex
 from ..panels.base import Panel
-from ..settings import config_dir
+from ..settings import config_dir, home_folder
 from ..theme import PRINT
 from ..widgets.theming import theme_bus
 
@@ -86,8 +86,8 @@ class ExportController(QObject):
         return PRINT if self.print_action.isChecked() else None
 
     def last_folder(self) -> Path:
-        folder = Path(str(self._settings().value("export/folder", "") or ""))
-        return folder if str(folder) and folder.is_dir() else Path.home()
+        raw = str(self._settings().value("export/folder", "") or "")
+        return Path(raw) if raw and Path(raw).is_dir() else home_folder()  # Path("") would be "."
 
     def _remember_folder(self, path: str | Path) -> None:
         self._settings().setValue("export/folder", str(Path(path).resolve().parent))
