@@ -23,6 +23,16 @@ def _start(args, home, **extra) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+def _end(proc) -> None:
+    """Kill the process if it still runs, reap it and close its pipes (whatever happened)."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(10)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None and not pipe.closed:
+            pipe.close()
+
+
 def _signal_and_wait(proc, sig, timeout) -> tuple[int, float, str]:
     t0 = time.monotonic()
     proc.send_signal(sig)
@@ -45,9 +55,7 @@ def test_quit_signal_saves_the_session_and_exits_cleanly(tmp_path, sig):
         assert line.startswith("shown_at="), f"the app did not come up: {line!r}"
         rc, took, err = _signal_and_wait(proc, sig, 30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        _end(proc)
     assert rc == 0, (rc, err[-2000:])
     assert "Traceback" not in err, err
     assert (tmp_path / "session.json").is_file() and (tmp_path / "window.ini").is_file()
@@ -61,9 +69,7 @@ def test_ctrl_c_at_any_moment_of_start_up_exits(tmp_path, delay):
         time.sleep(delay)
         rc, took, err = _signal_and_wait(proc, signal.SIGINT, 20)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        _end(proc)
     # 130 while starting (nothing loaded yet), 0 once the window is up and has closed itself.
     assert rc in (0, 130), (rc, err[-2000:])
     assert "Traceback" not in err and "Error" not in err, err
@@ -76,9 +82,7 @@ def test_ctrl_c_once_up_closes_like_the_close_button(tmp_path):
         assert proc.stdout.readline().startswith("shown_at=")
         rc, took, err = _signal_and_wait(proc, signal.SIGINT, 30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        _end(proc)
     assert rc == 0 and "Traceback" not in err, (rc, err[-2000:])
     assert (tmp_path / "session.json").is_file()
 
@@ -95,9 +99,7 @@ def test_ctrl_c_during_bench_stops_the_worker_first(tmp_path):
                 continue
             rc, took, err = _signal_and_wait(proc, signal.SIGINT, 60)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
+            _end(proc)
         results.append((delay, round(took, 2), rc, err[-1500:]))
     for _delay, _took, rc, err in results:
         assert rc in (0, 130), results  # never negative: no segfault, no death by the signal
