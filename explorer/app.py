@@ -7,10 +7,86 @@ import signal
 import sys
 import time
 
+from .interrupts import exit_at_once
+
 _T0 = time.perf_counter()
 
 
 _previous_handler = None
+
+#: What ends the app: Ctrl+C in the terminal, a polite kill (logout, shutdown), the terminal closing.
+QUIT_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+class QuitSignals:
+    """How SIGINT, SIGTERM and SIGHUP end the app.
+
+    Before the window is up they end the process at once (nothing is loaded that could be lost,
+    and a ``KeyboardInterrupt`` raised inside a Qt slot would be swallowed: the app came up anyway).
+    Once it is up they close it as its close button does (layout and session saved, workers
+    joined, exit status 0).  Python runs a signal handler only when the interpreter runs, and Qt's
+    event loop sleeps in C++; so the C handler's wake-up byte (``signal.set_wakeup_fd``) goes to a
+    socket a ``QSocketNotifier`` watches: the loop wakes, and the Python handler runs at once.
+    """
+
+    def __init__(self) -> None:
+        self._sockets = None
+        self._notifier = None
+
+    def exit_at_once(self) -> None:
+        self._release()
+        self._install(exit_at_once)
+
+    def close_window(self, window) -> None:
+        import socket
+
+        from PySide6.QtCore import QSocketNotifier, QTimer
+
+        self._release()
+        reader, writer = socket.socketpair()
+        reader.setblocking(False)
+        writer.setblocking(False)
+        try:
+            signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        except ValueError:  # not the main thread: nothing can be installed
+            reader.close()
+            writer.close()
+            return
+        self._sockets = (reader, writer)
+        self._notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+        self._notifier.activated.connect(self._drain)
+        # Queued, not called: the handler may run in the middle of any slot.
+        self._install(lambda _signum, _frame: QTimer.singleShot(0, window.close))
+
+    @staticmethod
+    def _install(handler) -> None:
+        for sig in QUIT_SIGNALS:
+            try:
+                signal.signal(sig, handler)
+            except ValueError:  # not the main thread (an embedding host): leave its handlers alone
+                return
+
+    def _drain(self, *_args) -> None:
+        try:
+            while self._sockets is not None and self._sockets[0].recv(512):
+                pass
+        except OSError:  # empty (would block)
+            pass
+
+    def _release(self) -> None:
+        if self._sockets is None:
+            return
+        try:
+            signal.set_wakeup_fd(-1)
+        except ValueError:
+            pass
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        for sock in self._sockets:
+            sock.close()
+        self._sockets = None
 
 
 def _quiet_offscreen_notes() -> None:
@@ -90,8 +166,51 @@ def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:
     return 0
 
 
+def display_problem(environ=None, platform: str | None = None) -> str | None:
+    """Why no window can open here (one line), or None.
+
+    On Linux and the BSDs Qt picks X11 or Wayland; without ``DISPLAY``/``WAYLAND_DISPLAY`` its xcb
+    plugin aborts the process (SIGABRT) with a message about ``xcb-cursor0`` that sends people
+    looking for a missing library.  A platform the user chose (``QT_QPA_PLATFORM=offscreen``,
+    ``wayland``, ``vnc``…) is trusted, but xcb still needs ``DISPLAY``.
+    """
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(("win", "darwin", "cygwin")):
+        return None
+    chosen = [p.strip() for p in environ.get("QT_QPA_PLATFORM", "").split(";") if p.strip()]
+    if chosen and not any(p.startswith("xcb") for p in chosen):
+        return None
+    if environ.get("DISPLAY"):
+        return None
+    if environ.get("WAYLAND_DISPLAY") and (not chosen or any(p.startswith("wayland") for p in chosen)):
+        return None
+    return ("there is no display (DISPLAY and WAYLAND_DISPLAY are not set); for headless use set "
+            "QT_QPA_PLATFORM=offscreen (the data, export, lab and bench commands need no display)")
+
+
+def _finish(window, rc: int) -> int:
+    """After the event loop: the window has saved what it keeps and stopped the service.  A worker
+    still inside torch's import (it cannot be interrupted) gets a moment more; if it is still
+    there, leave without shutting the interpreter down under it (that can crash it)."""
+    for t in window.service.threads():
+        t.join(1.0)
+    if window.service.threads():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+    return rc
+
+
 def run_app(args) -> int:
     """Open the main window (``args`` from :mod:`explorer.cli`)."""
+    # Ctrl+C, SIGTERM, SIGHUP: at once while starting (nothing to save yet), then like closing the window.
+    signals = QuitSignals()
+    signals.exit_at_once()
+    problem = display_problem()
+    if problem:
+        print(f"pe-explorer: error: {problem}", file=sys.stderr)
+        return 2
     from .widgets.plots import configure_pyqtgraph
 
     if args.screenshot:
@@ -117,23 +236,20 @@ def run_app(args) -> int:
             return 2
         window.show_panel(args.panel)
     window.show()
+    if not args.screenshot:  # a screenshot saves nothing, so it keeps exiting at once
+        signals.close_window(window)
     if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN") or os.environ.get("PE_EXPLORER_REPORT_SHOWN"):
         # For the benchmark's window_shown_ms and the shutdown tests: say when the window is up.
         app.processEvents()
         print(f"shown_at={time.time():.6f}", flush=True)
         if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN"):
             window.close()
-            return 0
-    # Ctrl+C in the terminal closes the window cleanly (Python signal handlers need the
-    # interpreter to run now and then, hence the idle timer).
-    from PySide6.QtCore import QTimer
-
-    signal.signal(signal.SIGINT, lambda *_: window.close())
-    tick = QTimer(window)
-    tick.start(200)
-    tick.timeout.connect(lambda: None)
+            signals.exit_at_once()
+            return _finish(window, 0)
     if args.screenshot:
         rc = take_screenshot(window, args.screenshot)
         window.close()
-        return rc
-    return app.exec()
+        return _finish(window, rc)
+    rc = app.exec()
+    signals.exit_at_once()  # the session is saved: a late signal must not trace back from shutdown
+    return _finish(window, rc)

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+
+from .interrupts import exit_at_once
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` and registers ``func`` on its parser.
 COMMANDS = (
@@ -60,7 +64,34 @@ def _check_screenshot(parser: OneLineParser, path: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    as_program = argv is None  # the console script and ``python -m explorer``, not a test's call
+    if as_program:
+        # Until a command runs there is nothing to stop or save: Ctrl+C leaves at once (a
+        # KeyboardInterrupt inside an extension's import turns into a confusing ImportError).
+        signal.signal(signal.SIGINT, exit_at_once)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv), as_program)
+    except KeyboardInterrupt:  # Ctrl+C in start-up (imports, parsing) or in a command
+        print("interrupted", file=sys.stderr)
+        _stop_workers()
+        return 130
+    finally:
+        if as_program:
+            # The work is done: a Ctrl+C while the interpreter shuts down must not print a traceback.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers() -> None:
+    """Join the compute workers a command left running, so the interpreter never shuts down under
+    one (a crash); if one does not end in time, leave without shutting the interpreter down."""
+    service = sys.modules.get("explorer.service")
+    if service is not None and not service.stop_all(10.0):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+
+
+def _main(argv: list[str], as_program: bool = False) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
@@ -74,14 +105,13 @@ def main(argv: list[str] | None = None) -> int:
         from .app import run_app
 
         return run_app(args)
+    if as_program:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the commands stop their work on it
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
         print(f"pe-explorer {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,7 +36,7 @@ from .panels.base import Panel
 from .presets import Preset
 from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, SessionMixin
-from .settings import load_settings, save_settings
+from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
 from .undo import UndoController
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
@@ -126,6 +126,13 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         # Set by restore_layout() / restore_session() (or save_on_close): what closing writes back.
         self._layout_restored = bool(save_on_close)
         self._session_owned = bool(save_on_close)
+        # A settings folder that cannot be used (a file, read-only, no home) disables the settings
+        # for this run: nothing is restored or saved, and the window says so.
+        self.settings_problem = config_problem()
+        if self.settings_problem is None:
+            remove_stale_temp_files()  # left by writes a killed instance did not finish
+        else:
+            print(f"pe-explorer: settings disabled: {self.settings_problem}", file=sys.stderr)
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
         for panel_id, title, spec in PANELS:
             panel = load_panel_class(spec)(self.service)
@@ -156,9 +163,11 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         self._default_state = self.saveState(LAYOUT_VERSION)
         QApplication.instance().focusChanged.connect(self._on_focus_changed)
         self.statusBar().showMessage("Ready", 3000)
-        if restore_layout:
+        if self.settings_problem is not None:
+            self.statusBar().showMessage(f"Settings disabled: {self.settings_problem}", 30000)
+        if restore_layout and self.settings_problem is None:
             self.restore_layout()
-        if restore_layout if restore_session is None else restore_session:
+        if (restore_layout if restore_session is None else restore_session) and self.settings_problem is None:
             self.restore_session()
         if save_on_close is False:
             self._layout_restored = self._session_owned = False
@@ -296,11 +305,12 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
             except (RuntimeError, TypeError):
                 pass
             # Only what this run took from the settings folder is written back to it: a run that did
-            # not load the layout or the session (--screenshot, tests) never replaces the user's.
+            # not load the layout or the session (--screenshot, tests) never replaces the user's, and
+            # a folder that cannot be used is not written at all.
             saves = (("window layout", self.save_layout, self._layout_restored),
                      ("last session", self.save_session, self._session_owned))
             for what, save, owned in saves:
-                if not owned:
+                if not owned or self.settings_problem is not None:
                     continue
                 try:
                     save()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .fileio import InputError, OutputError, atomic_write_text, clean_text, parse_json_text, read_text_file
-from .settings import config_dir
+from .settings import config_location
 from .state import PANEL_STATES, AppState, StateError
 
 #: A preset is a few kilobytes; refuse anything that is clearly not one before reading it.
@@ -58,8 +58,10 @@ def builtin_dir() -> Path:
 
 
 def user_dir() -> Path:
-    """The folder of the user's own presets (inside the settings folder; created when first saving)."""
-    return config_dir() / "presets"
+    """The folder of the user's own presets (inside the settings folder; created when first saving).
+
+    Only a path: looking a preset up (``export --preset``) never creates the settings folder."""
+    return config_location() / "presets"
 
 
 def preset_name(path: str | Path) -> str:

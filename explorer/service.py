@@ -67,6 +67,30 @@ class Failure:
     origin: Any = None
 
 
+#: Every service made in this process, for :func:`stop_all` (weak: a service's life is its owner's).
+_SERVICES: weakref.WeakSet = weakref.WeakSet()
+
+
+def stop_all(timeout: float = 10.0) -> bool:
+    """Stop every service of this process and join its workers (Ctrl+C paths of the commands).
+
+    A worker left running while the interpreter shuts down (in torch's import, in an attention
+    job) can crash it; returns True when no worker is left alive after about ``timeout`` seconds.
+    """
+    end = time.monotonic() + timeout
+    services = list(_SERVICES)
+    for service in services:
+        if not service._stopping:
+            try:
+                service.stop(max(0.0, end - time.monotonic()))
+            except RuntimeError:  # its Qt half is gone already; its threads are joined below
+                pass
+        for t in service.threads():
+            if t is not threading.current_thread():
+                t.join(max(0.0, end - time.monotonic()))
+    return not any(service.threads() for service in services)
+
+
 #: Handle states that will not change any more.
 FINISHED = frozenset({"done", "failed", "skipped", "superseded", "cancelled", "dropped", "refused"})
 
@@ -221,6 +245,7 @@ class ComputeService(QObject):
         self._relay.longEvent.connect(self._on_long_event)
         self._thread = threading.Thread(target=self._loop, name="pe-compute", daemon=True)
         self._thread.start()
+        _SERVICES.add(self)
         self._warm_up = warm_up
         if warm_up and not paused:
             self._submit_warm_up()

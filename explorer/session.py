@@ -35,7 +35,7 @@ from .presets import (
     user_dir,
     user_presets,
 )
-from .settings import config_dir
+from .settings import config_dir, home_folder
 from .state import PANEL_STATES, AppState
 
 log = logging.getLogger(__name__)
@@ -223,13 +223,13 @@ class SessionMixin:
         QMessageBox.warning(self, title, message)
 
     def ask_open_path(self) -> str | None:
-        folder = user_dir() if user_dir().is_dir() else Path.home()
+        folder = user_dir() if user_dir().is_dir() else home_folder()
         path, _ = QFileDialog.getOpenFileName(self, "Open preset", str(folder), "PE Explorer preset (*.json)")
         return path or None
 
     def ask_save_path(self, default_name: str) -> str | None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Save preset to file", str(Path.home() / default_name), "PE Explorer preset (*.json)"
+            self, "Save preset to file", str(home_folder() / default_name), "PE Explorer preset (*.json)"
         )
         if path and not Path(path).suffix:
             path += ".json"

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from .. import export as ex
 from ..panels.base import Panel
-from ..settings import OutputError, save_settings, setting
+from ..settings import OutputError, home_folder, save_settings, setting
 from ..theme import PRINT
 from ..widgets.theming import theme_bus
 
@@ -89,8 +89,8 @@ class ExportController(QObject):
         return PRINT if self.print_action.isChecked() else None
 
     def last_folder(self) -> Path:
-        folder = Path(setting("export/folder", "") or "")
-        return folder if str(folder) and folder.is_dir() else Path.home()
+        raw = str(setting("export/folder", "") or "")
+        return Path(raw) if raw and Path(raw).is_dir() else home_folder()  # Path("") would be "."
 
     def _remember_folder(self, path: str | Path) -> None:
         self._remember({"export/folder": str(Path(path).resolve().parent)})

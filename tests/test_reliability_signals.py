@@ -1,0 +1,130 @@
+"""Signals (issue 16), with real processes: SIGTERM and SIGHUP close the window like its close button
+(the session is saved, exit 0); Ctrl+C at any moment of start-up exits at once with no traceback;
+Ctrl+C during ``bench`` joins the worker before the interpreter shuts down (no segfault).
+
+Every process is bounded in time and killed in a ``finally``.  When the window is up is known from
+``PE_EXPLORER_REPORT_SHOWN`` (the app prints ``shown_at=`` once it is shown).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+def _start(args, home, **extra) -> subprocess.Popen:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PE_EXPLORER_HOME": str(home), **extra}
+    return subprocess.Popen([sys.executable, "-m", "explorer", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _end(proc) -> None:
+    """Kill the process if it still runs, reap it and close its pipes (whatever happened)."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(10)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None and not pipe.closed:
+            pipe.close()
+
+
+def _signal_and_wait(proc, sig, timeout) -> tuple[int, float, str]:
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"still running {timeout} s after {sig!r}: {err[-2000:]}") from None
+    return proc.returncode, time.monotonic() - t0, err
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)],
+                         ids=["SIGTERM", "SIGHUP"])
+def test_quit_signal_saves_the_session_and_exits_cleanly(tmp_path, sig):
+    proc = _start([], tmp_path, PE_EXPLORER_REPORT_SHOWN="1")
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("shown_at="), f"the app did not come up: {line!r}"
+        rc, took, err = _signal_and_wait(proc, sig, 30)
+    finally:
+        _end(proc)
+    assert rc == 0, (rc, err[-2000:])
+    assert "Traceback" not in err, err
+    assert (tmp_path / "session.json").is_file() and (tmp_path / "window.ini").is_file()
+    assert took < 15, took
+
+
+@pytest.mark.parametrize("delay", [0.1, 0.3, 0.6, 1.0, 2.0])
+def test_ctrl_c_at_any_moment_of_start_up_exits(tmp_path, delay):
+    proc = _start([], tmp_path)
+    try:
+        time.sleep(delay)
+        rc, took, err = _signal_and_wait(proc, signal.SIGINT, 20)
+    finally:
+        _end(proc)
+    # 130 while starting (nothing loaded yet), 0 once the window is up and has closed itself.
+    assert rc in (0, 130), (rc, err[-2000:])
+    assert "Traceback" not in err and "Error" not in err, err
+    assert took < 10, took
+
+
+def test_ctrl_c_once_up_closes_like_the_close_button(tmp_path):
+    proc = _start([], tmp_path, PE_EXPLORER_REPORT_SHOWN="1")
+    try:
+        assert proc.stdout.readline().startswith("shown_at=")
+        rc, took, err = _signal_and_wait(proc, signal.SIGINT, 30)
+    finally:
+        _end(proc)
+    assert rc == 0 and "Traceback" not in err, (rc, err[-2000:])
+    assert (tmp_path / "session.json").is_file()
+
+
+def test_ctrl_c_during_bench_stops_the_worker_first(tmp_path):
+    """Early (imports), during the first case (torch's import on the worker), later cases, the end."""
+    results = []
+    for delay in (0.3, 3.0, 6.0, 9.0):
+        proc = _start(["bench", "--quick"], tmp_path)
+        try:
+            time.sleep(delay)
+            if proc.poll() is not None:
+                results.append((delay, "finished first", proc.returncode, ""))
+                continue
+            rc, took, err = _signal_and_wait(proc, signal.SIGINT, 60)
+        finally:
+            _end(proc)
+        results.append((delay, round(took, 2), rc, err[-1500:]))
+    for _delay, _took, rc, err in results:
+        assert rc in (0, 130), results  # never negative: no segfault, no death by the signal
+        assert "Traceback" not in err and "Error" not in err, results
+
+
+def test_deferred_sigint_is_raised_where_the_loop_looks_not_in_a_qt_callback(qtbot):
+    from PySide6.QtCore import QTimer
+
+    from explorer.interrupts import check, deferred_sigint
+
+    seen = []
+    before = signal.getsignal(signal.SIGINT)
+
+    def slot():
+        os.kill(os.getpid(), signal.SIGINT)  # as if Ctrl+C came while Qt called us
+        for _ in range(1000):  # bytecodes run here: a plain handler would raise in this slot
+            pass
+        seen.append("slot ended")
+
+    with deferred_sigint():
+        QTimer.singleShot(0, slot)
+        qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+        with pytest.raises(KeyboardInterrupt):
+            check()
+        check()  # once only
+    assert seen == ["slot ended"]
+    assert signal.getsignal(signal.SIGINT) is before
