@@ -211,7 +211,7 @@ def test_stale_temp_files_in_the_settings_folder_are_removed_at_start(qtbot, _is
     home = _isolated_home
     (home / "presets").mkdir()
     old = time.time() - 3600
-    stale = [home / ".session.json.ab12cd34.part", home / ".window.ini.zz_9yx8w.part",
+    stale = [home / ".session.json.ab12cd34.part", home / ".settings.json.zz_9yx8w.part",
              home / "presets" / ".my_scene.json.q1w2e3r4.part"]
     fresh = home / ".session.json.fresh123.part"  # another instance may be writing it right now
     others = [home / "notes.part", home / ".session.json.part"]  # not our pattern

@@ -58,7 +58,7 @@ def test_quit_signal_saves_the_session_and_exits_cleanly(tmp_path, sig):
         _end(proc)
     assert rc == 0, (rc, err[-2000:])
     assert "Traceback" not in err, err
-    assert (tmp_path / "session.json").is_file() and (tmp_path / "window.ini").is_file()
+    assert (tmp_path / "session.json").is_file() and (tmp_path / "settings.json").is_file()
     assert took < 15, took
 
 
