@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import random
 import sys
 import tempfile
@@ -54,12 +55,14 @@ from .monkey_events import WidgetEvents
 class Monkey(WidgetEvents):
     """Fires random legal events at ``window``; files go to ``folder``.  See the module docstring."""
 
-    def __init__(self, window, seed: int, folder: str | Path) -> None:
+    def __init__(self, window, seed: int, folder: str | Path, hostile: dict[str, bytes] | None = None) -> None:
         self.window = window
         self.seed = seed
         self.rng = random.Random(seed)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        #: Hostile files "Open preset…" may be handed (the test's corpus; a FIFO and a folder always).
+        self.hostile = self._write_hostile(hostile or {})
         self.history: collections.deque[str] = collections.deque(maxlen=20)
         self.messages: list[str] = []  # error boxes the app would have shown
         self.counts = Counts()
@@ -79,12 +82,31 @@ class Monkey(WidgetEvents):
             (5, self.tab), (4, self.dock), (4, self.swap_tokens), (1, self.preset), (1, self.preset_file),
             (5, self.undo_redo), (1, self.reset), (1.5, self.look), (1, self.export), (3, self.wait),
         ]
+        if self.hostile:  # a run about hostile files opens files often
+            self.actions = [(8 if act == self.preset_file else w, act) for w, act in self.actions]
         self._total_weight = sum(w for w, _ in self.actions)
 
     # -- dialogs answered without a person -------------------------------------------------------
     def _next_path(self, stem: str, ext: str) -> str:
         self._files += 1
         return str(self.folder / f"{self._files:05d}-{stem}{ext}")
+
+    def _write_hostile(self, files: dict[str, bytes]) -> list[Path]:
+        if not files:
+            return []
+        where = self.folder / "hostile"
+        where.mkdir(exist_ok=True)
+        out = []
+        for name, data in files.items():
+            path = where / f"{name}.json"
+            path.write_bytes(data)
+            out.append(path)
+        fifo, folder = where / "fifo.json", where / "a-folder.json"
+        if hasattr(os, "mkfifo") and not fifo.exists():
+            os.mkfifo(fifo)
+            out.append(fifo)
+        folder.mkdir(exist_ok=True)
+        return out + [folder]
 
     def _answer_dialogs(self) -> None:
         w = self.window
@@ -103,6 +125,7 @@ class Monkey(WidgetEvents):
         if not broken.exists():
             broken.write_text('{"version": 1, "panels": {"waves": {"base": 5}}}', encoding="utf-8")
         choices = [str(p) for p in saved] + [str(broken), str(self.folder / "missing.json")]
+        choices += [str(p) for p in self.hostile] * 2  # hostile files, when given, come up often
         return self.rng.choice(choices)
 
     # -- what is on screen -------------------------------------------------------------------------
@@ -300,8 +323,6 @@ class Monkey(WidgetEvents):
 
 def main(argv: list[str] | None = None) -> int:
     """Replay a monkey run outside the test suite (offscreen); exit 1 on a failure."""
-    import os
-
     parser = argparse.ArgumentParser(prog="python -m explorer.monkey", description="Replay the GUI monkey.")
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--events", type=int, required=True)
