@@ -217,3 +217,23 @@ def test_bottom_legends_fit_their_plots(qtbot):
     assert max(sum(widths[i:i + n]) for i in range(0, 5, n)) <= 330 - 90
     view.plot.resize(900, 400)
     qtbot.waitUntil(lambda: view.legend.columnCount == 5, timeout=2000)
+
+
+@pytest.mark.timeout(30)
+def test_open_reads_results_through_the_one_reading_path(panel, tmp_path):
+    """A FIFO, a folder, a 400-digit number, NaN: one line each, never a hang (issue 16)."""
+    import os
+
+    from explorer.lab import LabError
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    (tmp_path / "folder.json").mkdir()
+    (tmp_path / "big.json").write_text('{"format": "pe-explorer-lab", "version": 1' + ', "x": 1' + "0" * 400 + "}")
+    (tmp_path / "nan.json").write_text('{"format": "pe-explorer-lab", "version": NaN}')
+    for name, words in (("fifo.json", "named pipe"), ("folder.json", "folder"), ("big.json", "401 digits"),
+                        ("nan.json", "NaN")):
+        with pytest.raises(LabError) as err:
+            panel.load_results(str(tmp_path / name))
+        assert "\n" not in str(err.value)
+        assert words.lower() in str(err.value).lower(), (name, str(err.value))

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import schemes as registry
 from ..encodings.errors import EncodingError
+from ..fileio import InputError, parse_json_text, read_text_file
 from ..state.lab import MAX_EXTRAPOLATION, standard_lengths
 
 
@@ -44,6 +45,8 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 RESULT_FORMAT = "pe-explorer-lab"
+#: A 20,000-step run of every scheme is a few MB of JSON; anything far larger is not ours.
+MAX_RESULT_BYTES = 64 << 20
 RESULT_VERSION = 1
 
 
@@ -324,11 +327,21 @@ class LabResult:
 
     @classmethod
     def from_json(cls, text: str) -> LabResult:
+        # The one JSON reader for files (explorer.fileio): no NaN, no 400-digit numbers, no deep nesting.
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise LabError(f"not valid JSON: {exc}") from None
+            data = parse_json_text(text, what="Lab result")
+        except InputError as exc:
+            raise LabError(str(exc)) from None
         return cls.from_dict(data)
+
+    @classmethod
+    def from_file(cls, path) -> LabResult:
+        """Read a result file through the one reading path (a regular file, at most 64 MiB)."""
+        try:
+            text = read_text_file(path, limit=MAX_RESULT_BYTES, what="Lab result")
+        except InputError as exc:
+            raise LabError(f"cannot read {exc}") from None
+        return cls.from_json(text)
 
 
 def _num(v):

@@ -410,12 +410,7 @@ class LabPanel(LabRunControl, Panel):
 
     def load_results(self, path: str) -> LabResult:
         """Read a result file and show it; raise LabError (with the reason) if it cannot be read."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise LabError(f"cannot read {path}: {exc.strerror or exc}") from None
-        result = LabResult.from_json(text)
+        result = LabResult.from_file(path)
         self.result = result
         # Show its settings too, so Start repeats it and the formula strip matches (when the panel's
         # limits allow them: a file may come from a CLI run with other sizes).
