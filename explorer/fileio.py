@@ -40,18 +40,6 @@ _PART_SUFFIX = ".part"
 STALE_PART_S = 60.0
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _umask() -> int:
     """The process's umask, read without changing it (Linux); else set and put back at once."""
     try:
@@ -84,7 +72,7 @@ def resolve_output(path: str | os.PathLike) -> tuple[Path, os.stat_result | None
     except OSError as exc:
         raise OutputError(f"cannot write {given}: {exc.strerror or exc}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise OutputError(f"cannot write {given}: it is {_kind(st.st_mode)}, not a regular file; not replaced")
+        raise OutputError(f"cannot write {given}: it is {not_regular(st.st_mode)}, not a regular file; not replaced")
     if not folder.is_dir():
         raise OutputError(f"cannot write {given}: folder {folder} does not exist")
     return target, st
@@ -263,7 +251,7 @@ class InputError(ValueError):
     """A file could not be read or is not what it should be (the message names the path and why)."""
 
 
-def _not_regular(mode: int) -> str | None:
+def not_regular(mode: int) -> str | None:
     """What a non-regular file is, in words (None for a regular file)."""
     if stat.S_ISREG(mode):
         return None
@@ -317,14 +305,14 @@ def read_bytes_file(path: str | os.PathLike, *, limit: int = MAX_READ_BYTES, wha
         raise InputError(f"{p}: a part of the path is a file, not a folder") from None
     except OSError as exc:
         raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
-    kind = _not_regular(st.st_mode)
+    kind = not_regular(st.st_mode)
     if kind:
         raise InputError(f"{p} is {kind}, not a {_file_noun(what)}")
     if st.st_size > limit:
         raise InputError(f"{p}: file too large for a {what} ({_size(st.st_size)}; at most {limit // 1024} KB)")
     try:
         with open(p, "rb", opener=_nonblocking_opener) as fh:
-            kind = _not_regular(os.fstat(fh.fileno()).st_mode)  # swapped since the check?
+            kind = not_regular(os.fstat(fh.fileno()).st_mode)  # swapped since the check?
             if kind:
                 raise InputError(f"{p} is {kind}, not a {_file_noun(what)}")
             data = fh.read(limit + 1)

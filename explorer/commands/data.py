@@ -9,7 +9,6 @@ import argparse
 import json
 import math
 import os
-import stat
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ import numpy as np
 from .. import schemes as registry
 from ..cli import UsageError
 from ..encodings import MAX_ELEMENTS, EncodingError
-from ..fileio import OutputError, check_array_format, check_array_size, check_output, write_array
+from ..fileio import OutputError, check_array_format, check_array_size, check_output, not_regular, write_array
 from ..state.swap import RENAMED, default_scheme
 from .args import number, whole
 
@@ -127,11 +126,8 @@ def _regular_input(path: str) -> os.stat_result:
         raise UsageError(f"--input {path}: no such file") from None
     except OSError as exc:
         raise UsageError(f"--input {path}: cannot read it ({exc.strerror or exc})") from None
-    m = st.st_mode
-    if not stat.S_ISREG(m):
-        what = ("a folder" if stat.S_ISDIR(m) else "a pipe (FIFO)" if stat.S_ISFIFO(m)
-                else "a device" if stat.S_ISCHR(m) or stat.S_ISBLK(m) else "a socket" if stat.S_ISSOCK(m)
-                else "not a regular file")
+    what = not_regular(st.st_mode)
+    if what:
         raise UsageError(f"--input {path}: it is {what}, not a regular .npy file")
     return st
 

@@ -140,15 +140,14 @@ def build_state(panel_id: str, preset: str | None, sets: list[str]):
 
 def _check_preset_path(preset: str) -> None:
     """A --preset that names something on disk must be a regular file: a FIFO would block the read forever."""
-    import stat
+    from ..fileio import not_regular
 
     try:
         st = os.stat(preset)
     except (OSError, ValueError):
         return  # not a path here: a scene's or a user preset's name, found (or refused) by find_preset
-    if not stat.S_ISREG(st.st_mode):
-        what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a pipe (FIFO)" if stat.S_ISFIFO(st.st_mode)
-                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
+    what = not_regular(st.st_mode)
+    if what:
         raise UsageError(f"--preset {preset}: it is {what}, not a preset file")
 
 
