@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl+C in start-up (imports, parsing) or in a command
         print("interrupted", file=sys.stderr)
         _stop_workers()
+        if as_program:
+            # The workers are joined; the interpreter's own shutdown after an interrupt (torch's and
+            # Qt's teardown) sometimes died of the signal after all (exit -2, 1 run in 6): leave now.
+            _leave(130)
         return 130
     finally:
         if as_program:
@@ -81,14 +85,22 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _leave(status: int) -> None:
+    """Flush what was printed and exit without the interpreter's shutdown."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
 def _stop_workers() -> None:
     """Join the compute workers a command left running, so the interpreter never shuts down under
     one (a crash); if one does not end in time, leave without shutting the interpreter down."""
     service = sys.modules.get("explorer.service")
     if service is not None and not service.stop_all(10.0):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        _leave(130)
 
 
 def _main(argv: list[str], as_program: bool = False) -> int:

@@ -188,7 +188,20 @@ def _theme(name: str):
     return {"light": LIGHT, "dark": DARK, "print": PRINT, "presenter": PRESENTER_LIGHT}[name]
 
 
-def render(
+def render(panel_id: str, state, **options) -> int:
+    """Build the panel offscreen, wait for it to draw, and write the image (see :func:`_render`).
+
+    Ctrl+C while Qt imports or renders would raise inside Qt (shiboken's start-up, a paint callback)
+    and abort or crash the interpreter's shutdown (issue 16): here it is only noted, and raised where
+    the loop checks for it, so the panel and its workers are stopped first.
+    """
+    from ..interrupts import deferred_sigint
+
+    with deferred_sigint():
+        return _render(panel_id, state, **options)
+
+
+def _render(
     panel_id: str,
     state,
     *,
@@ -203,6 +216,7 @@ def render(
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from .. import export as ex
     from ..app import make_app
+    from ..interrupts import check as check_interrupt
     from ..panels import PANELS, load_panel_class
     from ..service import ComputeService
     from ..widgets.plots import configure_pyqtgraph
@@ -216,9 +230,9 @@ def render(
         )
     from PySide6.QtCore import Qt
 
+    check_interrupt()  # pressed during the imports
     make_app()
     configure_pyqtgraph()
-
     theme = _theme(theme_name)
     bus = theme_bus()
     before = (bus.theme, bus.zoom)
@@ -250,6 +264,7 @@ def render(
                 )
         except ex.ExportError as exc:
             raise UsageError(str(exc)) from None
+        check_interrupt()  # pressed while the image was being made: still honoured
     finally:
         if panel is not None:
             panel.shutdown()

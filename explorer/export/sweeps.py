@@ -74,8 +74,11 @@ def wait_drawn(panel, timeout_s: float = 30.0) -> bool:
     from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
+    from ..interrupts import check
+
     deadline = time.monotonic() + timeout_s
     while not panel.has_drawn:
+        check()  # Ctrl+C (inside deferred_sigint) is raised here, between events, never in a Qt callback
         if time.monotonic() > deadline:
             return False
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
