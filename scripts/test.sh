@@ -5,4 +5,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$here/scripts/setup.sh"
 bash "$here/scripts/system-deps.sh"
 cd "$here"
-exec "$here/.venv/bin/python" -m pytest "$@"
+# One worker per core, whole test files per worker (a file's fixtures and its subprocesses stay together):
+# the suite's long tests (soak, bundle, monkey) then run beside the rest instead of after it.
+# Arguments come after, so "-n 0" runs it in one process.
+exec "$here/.venv/bin/python" -m pytest -n auto --dist loadfile "$@"
