@@ -184,6 +184,8 @@ class ActionsMixin:
             tip="The guide (docs/), offline, in a window of its own"
         )
         self.act_about = a("actAbout", "&About PE Explorer", self.show_about)
+        self.act_welcome = a("actWelcome", "&Welcome and tour…", self.show_welcome,
+                             tip="The lecture scenes to start from, and a one-minute tour of the window")
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -245,6 +247,7 @@ class ActionsMixin:
         self._fill_export_menu()
 
         help_menu = mb.addMenu("&Help")
+        help_menu.addAction(self.act_welcome)
         help_menu.addAction(self.act_guide)
         help_menu.addAction(self.act_shortcuts)
         help_menu.addAction(self.act_about)

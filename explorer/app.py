@@ -250,6 +250,9 @@ def run_app(args) -> int:
         rc = take_screenshot(window, args.screenshot)
         window.close()
         return _finish(window, rc)
+    from PySide6.QtCore import QTimer
+
+    QTimer.singleShot(200, window.offer_welcome)  # first start only, after the first frame (settings.json)
     rc = app.exec()
     signals.exit_at_once()  # the session is saved: a late signal must not trace back from shutdown
     return _finish(window, rc)

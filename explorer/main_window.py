@@ -38,6 +38,7 @@ from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, SessionMixin
 from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
 from .undo import UndoController
+from .welcome import WelcomeMixin
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 2
@@ -81,7 +82,7 @@ class _SliderKeys(QObject):
         return True
 
 
-class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
+class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin, QMainWindow):
     """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`."""
 
     #: Every panel has drawn its first result.
@@ -202,6 +203,10 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
         dock.show()
         dock.raise_()
         self._last_panel = panel_id
+        # Keys must not keep going to a control of the panel that just went behind.
+        focused = QApplication.focusWidget()
+        if focused is not None and self._panel_of(focused) not in (None, panel_id):
+            focused.clearFocus()
 
     def restore_layout(self) -> None:
         """Take the layout and the look from the saved settings (plain values, each checked)."""
@@ -238,6 +243,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, QMainWindow):
     def _on_dock_visible(self, panel_id: str, visible: bool) -> None:
         if visible:
             self._last_panel = panel_id
+            self._on_panel_raised(panel_id)
 
     def current_panel_id(self) -> str:
         """The panel the user is working in: focus, else the last raised tab, else the first visible."""

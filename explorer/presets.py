@@ -47,6 +47,9 @@ class Preset:
     panel: str | None = None
     builtin: bool = False
     path: Path | None = None
+    #: The file gave a title (else :attr:`title` is made from the file name): only a titled preset
+    #: is a scene worth naming in the window title when a session is restored.
+    titled: bool = True
 
 
 # -- where presets live --------------------------------------------------------------------------
@@ -130,6 +133,7 @@ def parse_preset(
         panel=panel,
         builtin=builtin,
         path=path,
+        titled=bool(title.strip()),
     )
 
 

@@ -113,9 +113,13 @@ class SessionMixin:
         except Exception as exc:  # noqa: BLE001 - the panels are back where they were; say what happened
             self.show_error("Preset not loaded", f"{preset.title}: {exc}\n\nNothing was changed.")
             return False
+        self._applying_scene = True
+        try:
+            if preset.panel in self.docks:
+                self.show_panel(preset.panel)
+        finally:
+            self._applying_scene = False
         self._set_scene(preset)
-        if preset.panel in self.docks:
-            self.show_panel(preset.panel)
         self._status(f"Loaded “{preset.title}”")
         return True
 
@@ -133,6 +137,8 @@ class SessionMixin:
         return self.apply_preset(preset)
 
     def _set_scene(self, preset: Preset | None) -> None:
+        """Make ``preset`` the scene on screen (its name in the title, its notes in the scene strip),
+        or, with None, leave the scene: name and notes go."""
         self._scene = preset
         if preset is None or not (preset.description or preset.builtin):
             self.scene_bar.hide()
@@ -143,14 +149,38 @@ class SessionMixin:
         self.scene_bar.show()
         self.setWindowTitle(f"PE Explorer — {preset.title}")
 
+    @property
+    def scene(self) -> Preset | None:
+        """The lecture scene (or preset) on screen, None once it was left."""
+        return self._scene
+
+    def leave_scene(self, why: str = "") -> None:
+        """Leave the scene on screen (a reset, or another panel brought up by hand)."""
+        if self._scene is None:
+            return
+        title = self._scene.title
+        self._set_scene(None)
+        if why:
+            self._status(f"Left “{title}”: {why}")
+
+    def _on_panel_raised(self, panel_id: str) -> None:
+        """A panel came to the front: by hand, that leaves a scene set on another panel."""
+        scene = self._scene
+        if scene is None or getattr(self, "_applying_scene", False) or not self.isVisible():
+            return
+        if scene.panel is not None and panel_id != scene.panel:
+            self.leave_scene(f"{self.titles.get(panel_id, panel_id)} brought to the front")
+
     def reset_current_panel(self) -> None:
         pid = self.current_panel_id()
         panel = self.panels[pid]
         if self.undo.set_states({pid: panel.state_cls()}, f"Reset {self.titles.get(pid, pid)}"):
+            self.leave_scene()
             self._status(f"{self.titles.get(pid, pid)}: back to the defaults (Ctrl+Z to undo)")
 
     def reset_all_panels(self) -> None:
         if self.set_app_state(AppState(), "Reset all panels"):
+            self.leave_scene()
             self._status("All panels back to the defaults (Ctrl+Z to undo)")
 
     def session_path(self) -> Path:
@@ -207,15 +237,10 @@ class SessionMixin:
             self._refuse_session(path, f"{path.name}: {exc}")
             return False
         self.undo.clear()
-        if preset.title:
-            self._scene = Preset(
-                preset.title, preset.title, preset.description, preset.state, preset.panel, False
-            )
-            self.scene_title.setText(preset.title)
-            self.scene_text.setText(preset.description)
-            self.setWindowTitle(f"PE Explorer — {preset.title}")
         if preset.panel in self.docks:
             self.show_panel(preset.panel)
+        if preset.titled:  # the session was saved inside a scene: come back to it
+            self._set_scene(Preset(preset.title, preset.title, preset.description, preset.state, preset.panel, False))
         return True
 
     # -- dialogs (small methods so tests can replace them) ---------------------------------------

@@ -185,6 +185,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "view/zoom": _finite,
     "export/print": _flag,
     "export/folder": _text,
+    "welcome/done": _flag,
 }
 
 

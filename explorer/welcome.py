@@ -1,0 +1,304 @@
+""""Start here": the first-start welcome (the lecture scenes, a one-minute tour) and the tour itself.
+
+:class:`WelcomeMixin` is the part of :class:`explorer.main_window.MainWindow` that owns them.  The
+welcome opens once, on the first start of an interactive run whose settings folder works; whatever
+the newcomer picks (a scene, the tour, or just closing it) is remembered in ``settings.json``
+(``welcome/done``), and Help → Welcome and tour… opens it again.  Nothing here is modal: a lecturer
+who starts the app in front of the hall can ignore it and drag a slider.
+
+The tour is a row of callouts, each pointing at one real part of the window (a highlight frame
+around it and a box of text beside it) with Back / Next / Done; Esc ends it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QTabBar,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .settings import OutputError, SettingsError, save_settings, setting
+
+log = logging.getLogger(__name__)
+
+WELCOME_KEY = "welcome/done"
+
+
+@dataclass(frozen=True)
+class TourStep:
+    """One callout: what it points at (a function of the window, None: the window) and what it says."""
+
+    title: str
+    text: str
+    target: Callable[[QWidget], QWidget | None]
+
+
+def _panel_tabs(win) -> QWidget | None:
+    """The tab bar that switches between the docked panels."""
+    for bar in win.findChildren(QTabBar):
+        if bar.isVisible() and bar.count() == len(win.docks) and bar.parent() is win:
+            return bar
+    return None
+
+
+def _current(win):
+    return win.panels[win.current_panel_id()]
+
+
+def _sidebar(win) -> QWidget | None:
+    panel = _current(win)
+    side = getattr(panel, "sidebar", None)
+    if isinstance(side, QWidget) and side.isVisible():
+        return side
+    scrolls = [s for s in panel.findChildren(QScrollArea) if s.isVisible()]
+    return scrolls[0] if scrolls else None
+
+
+def _first_plot(win) -> QWidget | None:
+    plots = [p for p in _current(win).plots() if p.isVisible() and p.width() > 50]
+    return max(plots, key=lambda p: p.width() * p.height()) if plots else None
+
+
+def _toolbar(win) -> QWidget | None:
+    bars = [b for b in win.findChildren(QToolBar) if b.objectName() == "lectureToolBar" and b.isVisible()]
+    return bars[0] if bars else None
+
+
+TOUR: tuple[TourStep, ...] = (
+    TourStep("Four panels, one story",
+             "Waves shows the sinusoidal table, Token swap why attention needs positions, Schemes every "
+             "encoding side by side, and the Lab trains short and tests long. Pick one here.", _panel_tabs),
+    TourStep("Drag, and everything follows",
+             "Every slider and box here changes the plots live. Type a value and press Enter; "
+             "Ctrl+Z undoes any change.", _sidebar),
+    TourStep("Point at a plot",
+             "Hover to read the exact value under the cursor; right-click a plot to export it as PNG, "
+             "SVG, CSV or NumPy.", _first_plot),
+    TourStep("The formula with today's numbers",
+             "The strip under each panel shows its formula with the current parameters substituted.",
+             lambda win: _current(win).formula),
+    TourStep("In the lecture hall",
+             "F5 is presenter mode (large type, thick lines), F11 full screen, and Dark switches the look. "
+             "Presets → Lecture scenes sets up each step of the story.", _toolbar),
+)
+
+
+class TourOverlay(QWidget):
+    """A callout over the window: a frame around the step's target and a box of text beside it."""
+
+    def __init__(self, window: QWidget, steps: tuple[TourStep, ...] = TOUR) -> None:
+        super().__init__(window)
+        self.setObjectName("tourOverlay")
+        self.window_ = window
+        self.steps = steps
+        self.index = 0
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.ring = QFrame(window)
+        self.ring.setObjectName("tourRing")
+        self.ring.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.ring.setStyleSheet("#tourRing { border: 4px solid #f59e0b; border-radius: 6px; background: transparent; }")
+        self.box = QFrame(window)
+        self.box.setObjectName("tourBox")
+        self.box.setStyleSheet("#tourBox { background: #fffbeb; border: 2px solid #f59e0b; border-radius: 8px; }"
+                               "#tourBox QLabel { color: #1c1917; background: transparent; }")
+        lay = QVBoxLayout(self.box)
+        self.heading = QLabel(self.box)
+        self.heading.setObjectName("tourHeading")
+        font = self.heading.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        self.heading.setFont(font)
+        self.text = QLabel(self.box)
+        self.text.setObjectName("tourText")
+        self.text.setWordWrap(True)
+        row = QHBoxLayout()
+        self.counter = QLabel(self.box)
+        self.back = QPushButton("Back", self.box)
+        self.next = QPushButton("Next", self.box)
+        self.done = QPushButton("Done", self.box)
+        for b in (self.back, self.next, self.done):
+            b.setAutoDefault(False)
+        self.back.clicked.connect(lambda: self.go(self.index - 1))
+        self.next.clicked.connect(lambda: self.go(self.index + 1))
+        self.done.clicked.connect(self.finish)
+        row.addWidget(self.counter)
+        row.addStretch(1)
+        row.addWidget(self.back)
+        row.addWidget(self.next)
+        row.addWidget(self.done)
+        lay.addWidget(self.heading)
+        lay.addWidget(self.text)
+        lay.addLayout(row)
+        window.installEventFilter(self)
+        self.go(0)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if obj is self.window_ and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
+            self.place()
+        elif obj is self.window_ and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+            self.finish()
+            return True
+        return False
+
+    @property
+    def step(self) -> TourStep:
+        return self.steps[self.index]
+
+    def target(self) -> QWidget | None:
+        try:
+            return self.step.target(self.window_)
+        except Exception:  # noqa: BLE001 - a missing part of the window: point at nothing, keep going
+            log.exception("tour step %d", self.index)
+            return None
+
+    def go(self, index: int) -> None:
+        self.index = max(0, min(index, len(self.steps) - 1))
+        self.heading.setText(self.step.title)
+        self.text.setText(self.step.text)
+        self.counter.setText(f"{self.index + 1} / {len(self.steps)}")
+        self.back.setEnabled(self.index > 0)
+        self.next.setVisible(self.index < len(self.steps) - 1)
+        self.place()
+        self.box.show()
+        self.box.raise_()
+        (self.next if self.next.isVisible() else self.done).setFocus()
+
+    def target_rect(self) -> QRect | None:
+        """The step's target in window coordinates (None: it is not on screen)."""
+        t = self.target()
+        if t is None or not t.isVisible():
+            return None
+        top_left = t.mapTo(self.window_, QPoint(0, 0))
+        return QRect(top_left, t.size()).intersected(self.window_.rect())
+
+    def place(self) -> None:
+        win = self.window_.rect()
+        width = max(260, min(460, win.width() // 3))
+        self.box.setFixedWidth(width)
+        self.box.adjustSize()
+        bw, bh = self.box.width(), self.box.height()
+        rect = self.target_rect()
+        if rect is None or rect.isEmpty():
+            self.ring.hide()
+            self.box.move(max(0, (win.width() - bw) // 2), max(0, (win.height() - bh) // 2))
+            return
+        self.ring.setGeometry(rect.adjusted(-3, -3, 3, 3).intersected(win))
+        self.ring.show()
+        self.ring.raise_()
+        # Beside the target where there is room (below, right, above, left), else over its middle.
+        spots = [QPoint(rect.left(), rect.bottom() + 12), QPoint(rect.right() + 12, rect.top()),
+                 QPoint(rect.left(), rect.top() - bh - 12), QPoint(rect.left() - bw - 12, rect.top())]
+        for p in spots:
+            if win.contains(QRect(p.x(), p.y(), bw, bh)):
+                self.box.move(p)
+                return
+        x = min(max(0, rect.center().x() - bw // 2), max(0, win.width() - bw))
+        y = min(max(0, rect.center().y() - bh // 2), max(0, win.height() - bh))
+        self.box.move(x, y)
+
+    def finish(self) -> None:
+        self.window_.removeEventFilter(self)
+        for w in (self.ring, self.box, self):
+            w.hide()
+            w.deleteLater()
+        if getattr(self.window_, "tour", None) is self:
+            self.window_.tour = None
+
+
+class WelcomeDialog(QDialog):
+    """The first-start page: the lecture scenes as buttons, the tour, and "just explore"."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.setObjectName("welcomeDialog")
+        self.setWindowTitle("Welcome to PE Explorer")
+        self.setModal(False)
+        self.choice: str | None = None
+        lay = QVBoxLayout(self)
+        head = QLabel("<h2>Welcome to PE Explorer</h2>", self)
+        lead = QLabel("Self-attention cannot see word order; positional encodings give it one. "
+                      "Start with a lecture scene, or take the one-minute tour.", self)
+        lead.setWordWrap(True)
+        lay.addWidget(head)
+        lay.addWidget(lead)
+        grid = QGridLayout()
+        self.scene_buttons: list[QPushButton] = []
+        for n, preset in enumerate(getattr(window, "_builtin", [])):
+            b = QPushButton(f"{n + 1}. {preset.title}", self)
+            b.setObjectName(f"welcomeScene{n + 1}")
+            b.setToolTip(preset.description)
+            b.clicked.connect(lambda _=False, p=preset: self._pick(f"scene:{p.name}", lambda: window.apply_preset(p)))
+            grid.addWidget(b, n // 2, n % 2)
+            self.scene_buttons.append(b)
+        lay.addLayout(grid)
+        row = QHBoxLayout()
+        self.tour_button = QPushButton("Take the one-minute tour", self)
+        self.tour_button.setObjectName("welcomeTour")
+        self.tour_button.clicked.connect(lambda: self._pick("tour", window.start_tour))
+        self.explore_button = QPushButton("Just explore", self)
+        self.explore_button.setObjectName("welcomeExplore")
+        self.explore_button.clicked.connect(lambda: self._pick("explore", lambda: None))
+        row.addWidget(self.tour_button)
+        row.addStretch(1)
+        row.addWidget(self.explore_button)
+        lay.addLayout(row)
+        self.again = QCheckBox("Show this at every start", self)
+        self.again.setObjectName("welcomeAgain")
+        lay.addWidget(self.again)
+        self.finished.connect(lambda _r: window._remember_welcome(self.again.isChecked()))
+
+    def _pick(self, choice: str, then: Callable[[], object]) -> None:
+        self.choice = choice
+        self.accept()
+        then()
+
+
+class WelcomeMixin:
+    """The first-start welcome and the tour (needs ``settings_problem``, ``_builtin``, ``apply_preset``)."""
+
+    welcome: WelcomeDialog | None = None
+    tour: TourOverlay | None = None
+
+    def offer_welcome(self) -> bool:
+        """Open the welcome on a first start (a usable settings folder that has not seen it yet)."""
+        if getattr(self, "settings_problem", None) is not None or setting(WELCOME_KEY, False):
+            return False
+        self.show_welcome()
+        return True
+
+    def show_welcome(self) -> WelcomeDialog:
+        if self.welcome is not None:
+            self.welcome.close()
+        self.welcome = WelcomeDialog(self)
+        self.welcome.show()
+        self.welcome.raise_()
+        return self.welcome
+
+    def _remember_welcome(self, show_again: bool) -> None:
+        if getattr(self, "settings_problem", None) is not None:
+            return
+        try:
+            save_settings({WELCOME_KEY: not show_again})
+        except (OutputError, SettingsError) as exc:
+            log.warning("could not remember the welcome: %s", exc)
+
+    def start_tour(self) -> TourOverlay:
+        if self.tour is not None:
+            self.tour.finish()
+        self.tour = TourOverlay(self)
+        return self.tour

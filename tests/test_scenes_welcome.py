@@ -1,0 +1,148 @@
+"""Lecture scenes: leaving one clears its name and notes; the first-start welcome and the tour (issue 14)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+
+from explorer import presets as pr
+from explorer.session import DEFAULT_TITLE
+from explorer.settings import config_dir, load_settings
+
+
+@pytest.fixture
+def win(qtbot):
+    from explorer.main_window import MainWindow
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    w = MainWindow(restore_layout=False)
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitUntil(lambda: w.all_drawn, timeout=60000)
+    yield w
+    w.close()
+
+
+def _in_scene(w, preset) -> bool:
+    return w.scene is preset and w.windowTitle().endswith(preset.title) and w.scene_bar.isVisible()
+
+
+def _left(w) -> bool:
+    return w.scene is None and w.windowTitle() == DEFAULT_TITLE and not w.scene_bar.isVisible()
+
+
+def test_a_reset_leaves_the_scene(win):
+    alibi = pr.find_preset("rope_vs_alibi")
+    assert win.apply_preset(alibi) and _in_scene(win, alibi)
+    win.reset_current_panel()
+    assert _left(win)
+    assert win.apply_preset(alibi) and _in_scene(win, alibi)
+    win.reset_all_panels()
+    assert _left(win)
+
+
+def test_bringing_another_panel_up_by_hand_leaves_the_scene(win, qtbot):
+    scene = pr.find_preset("stretching_rope_to_long_contexts")
+    assert win.apply_preset(scene) and _in_scene(win, scene)
+    assert win.current_panel_id() == "schemes"
+    win.show_panel("schemes")  # the scene's own panel: still in the scene
+    assert _in_scene(win, scene)
+    win.show_panel("lab")
+    assert _left(win)
+    assert "Left “Stretching RoPE" in win.statusBar().currentMessage()
+
+
+def test_every_scene_after_every_other_names_only_itself(win):
+    scenes = pr.builtin_presets()
+    for first in scenes:
+        for second in scenes:
+            assert win.apply_preset(first) and _in_scene(win, first)
+            assert win.apply_preset(second) and _in_scene(win, second), (first.title, second.title)
+            if second.panel:
+                assert win.current_panel_id() == second.panel
+
+
+def test_a_session_without_a_scene_restores_without_a_name(qtbot):
+    """It used to come back as "PE Explorer — session" (the file's name) after every restart."""
+    from explorer.main_window import MainWindow
+
+    w1 = MainWindow(restore_layout=True)
+    qtbot.addWidget(w1)
+    w1.apply_preset(pr.find_preset("rope_vs_alibi"))
+    w1.reset_all_panels()  # leaves the scene
+    w1.close()
+    saved = json.loads((config_dir() / "session.json").read_text())
+    assert "title" not in saved
+    w2 = MainWindow(restore_layout=True)
+    qtbot.addWidget(w2)
+    try:
+        assert w2.windowTitle() == DEFAULT_TITLE and w2.scene is None
+    finally:
+        w2.close()
+
+
+# -- the welcome ---------------------------------------------------------------------------------
+def test_the_welcome_opens_on_the_first_start_only_and_a_scene_from_it_loads(win, qtbot):
+    assert win.offer_welcome()
+    dlg = win.welcome
+    assert dlg.isVisible() and not dlg.isModal()
+    scenes = pr.builtin_presets()
+    assert [b.text() for b in dlg.scene_buttons] == [f"{n}. {p.title}" for n, p in enumerate(scenes, 1)]
+    qtbot.mouseClick(dlg.scene_buttons[4], Qt.MouseButton.LeftButton)
+    assert not dlg.isVisible()
+    assert win.scene is not None and win.scene.title == scenes[4].title
+    assert load_settings()["welcome/done"] is True
+    assert not win.offer_welcome(), "remembered: not offered again"
+
+
+def test_show_again_keeps_the_welcome(win, qtbot):
+    assert win.offer_welcome()
+    win.welcome.again.setChecked(True)
+    qtbot.mouseClick(win.welcome.explore_button, Qt.MouseButton.LeftButton)
+    assert load_settings()["welcome/done"] is False
+    assert win.offer_welcome()
+    win.welcome.reject()  # closed with the window's button: remembered as seen
+    assert load_settings()["welcome/done"] is True
+
+
+def test_no_welcome_when_the_settings_cannot_be_kept(win, monkeypatch):
+    monkeypatch.setattr(win, "settings_problem", "a file where the folder should be")
+    assert not win.offer_welcome()
+    assert win.welcome is None
+
+
+def test_the_help_menu_opens_it_again(win):
+    assert win.act_welcome in win.help_menu.actions()
+    win.act_welcome.trigger()
+    assert win.welcome is not None and win.welcome.isVisible()
+    win.welcome.reject()
+
+
+def test_the_tour_points_at_real_parts_of_the_window_inside_it(win, qtbot):
+    from explorer.welcome import TOUR
+
+    assert win.offer_welcome()
+    qtbot.mouseClick(win.welcome.tour_button, Qt.MouseButton.LeftButton)
+    tour = win.tour
+    assert tour is not None
+    inside = win.rect()
+    for n in range(len(TOUR)):
+        assert tour.index == n
+        rect = tour.target_rect()
+        assert rect is not None and not rect.isEmpty(), TOUR[n].title
+        assert tour.ring.isVisible()
+        box = QRect(tour.box.mapTo(win, QPoint(0, 0)), tour.box.size())
+        assert inside.contains(box), (TOUR[n].title, box, inside)
+        assert not box.intersects(rect) or rect.width() * rect.height() > inside.width() * inside.height() // 3, (
+            "the text box sits beside what it points at, unless that fills the window")
+        if n < len(TOUR) - 1:
+            qtbot.mouseClick(tour.next, Qt.MouseButton.LeftButton)
+    assert not tour.next.isVisible()
+    qtbot.mouseClick(tour.back, Qt.MouseButton.LeftButton)
+    assert tour.index == len(TOUR) - 2
+    qtbot.keyClick(win, Qt.Key.Key_Escape)
+    assert win.tour is None and not tour.box.isVisible()
