@@ -482,6 +482,7 @@ def test_state_limits_and_clamping():
 
 def test_formula_text_numbers():
     st = SchemesState(head_dim=64, base=10000.0, scaling="yarn", factor=4.0, l_train=512)
+    assert {"rope", "scaled_rope"} <= set(st.schemes)
     text = formula_html(st)
     assert "Re Σ" in text and "10000<sup>−2i/64</sup>" in text
     assert f"{10000 ** (-2 / 64):.4g}" in text  # θ_1 = 0.7499
@@ -490,3 +491,13 @@ def test_formula_text_numbers():
     assert f"{10000 * 4 ** (64 / 62):,.0f}" in ntk
     ll = formula_html(st.clamped(scaling="llama3"))
     assert "λ &gt; 512" in ll and "λ &lt; 128" in ll
+
+
+def test_the_formula_strip_shows_only_schemes_on_screen():
+    """Scene 4 (learned vs sinusoidal, beyond training) used to show RoPE's and YaRN's formulas."""
+    st = SchemesState(schemes=("sinusoidal", "learned"), view="beyond")
+    text = formula_html(st)
+    assert "Re Σ" not in text and "YaRN" not in text
+    assert text  # still says something: the shown schemes' lines, else RoPE's as the panel's default
+    alibi = formula_html(SchemesState(schemes=("rope",), view="alibi"))
+    assert "ALiBi" in alibi and "Re Σ" in alibi

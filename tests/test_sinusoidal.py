@@ -120,3 +120,24 @@ def test_dot_product_depends_only_on_offset():
 def test_bad_parameters_raise_encoding_error(kwargs):
     with pytest.raises(EncodingError):
         sinusoidal(**kwargs)
+
+
+@pytest.mark.parametrize("d,base,l_train,l_eval",
+                         [(64, 10000.0, 512, 2048), (16, 500.0, 100, 37), (128, 5e5, 4096, 32768)])
+def test_the_beyond_plot_is_the_dot_product_of_table_rows(d, base, l_train, l_eval):
+    """The Schemes panel's sinusoidal "beyond training" curve: PE(p)·PE(p+Δ)/(d/2) from the table itself,
+    the same at every p, at every distance it draws (up to the larger of L_train and L_eval)."""
+    from explorer.jobs.schemes import DistanceRequest
+    from explorer.schemes import get
+
+    req = DistanceRequest(scheme="sinusoidal", l_eval=l_eval, head_dim=d, base=base, l_train=l_train)
+    spec = get("sinusoidal").beyond_plot(req)
+    n = max(l_train, l_eval)
+    assert spec.x[0] == 1 and spec.x[-1] <= n - 1 and np.all(np.diff(spec.x) > 0)
+    assert spec.marks == ((float(l_train), "L_train"),)
+    table = sinusoidal(n + 8, d, base)
+    dist = spec.x.astype(int)
+    for p in (0, 5):
+        ok = dist + p < table.shape[0]
+        direct = (table[p] * table[p + dist[ok]]).sum(axis=1) / (d / 2)
+        np.testing.assert_allclose(spec.y[ok], direct, atol=1e-9)

@@ -278,7 +278,11 @@ def build_requests(st, view: str | None = None) -> list:
 
 
 def _setup(st, scheme: str) -> DistanceRequest:
-    """Every shared field of ``st`` for ``scheme`` (its beyond-training plot may use any of them)."""
+    """The shared fields of ``st`` that ``scheme``'s beyond-training plot reads (every one, unless the scheme
+    names them): a change of any other control leaves the request equal."""
+    fields = registry.get(scheme).beyond_depends_on
+    if fields is not None:
+        return DistanceRequest(scheme=scheme, l_eval=st.l_eval, **{n: getattr(st, n) for n in fields})
     return DistanceRequest(scheme=scheme, l_eval=st.l_eval, head_dim=st.head_dim, base=st.base,
                            l_train=st.l_train, content=st.content, seed=st.seed, causal=st.causal,
                            scaling=st.scaling, factor=st.factor, heads=st.heads, alibi_head=st.alibi_head,

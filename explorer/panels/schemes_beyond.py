@@ -147,7 +147,7 @@ class BeyondView(QWidget):
         grid.addWidget(self.scaled, 1, 0, 1, 2)
         grid.addWidget(self.weight, 1, 2)
         self.grid = grid
-        self._texts = {"beyond": "", "scaled": ""}
+        self._texts = {"rope": "", "learned": "", "scaled": ""}
         #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
         self.extras: dict[str, tuple] = {}
         self._shown: tuple = ()
@@ -161,6 +161,7 @@ class BeyondView(QWidget):
             w.setVisible(SCALED in schemes)
         for s, (pw, _curve, _marks) in self.extras.items():
             pw.setVisible(s in schemes)
+        self._update_info()
 
     def _extra(self, s: str, spec) -> tuple:
         if s not in self.extras:
@@ -203,7 +204,11 @@ class BeyondView(QWidget):
             pw.setVisible(s in self._shown)
 
     def _update_info(self) -> None:
-        self.info.setText("<br>".join(t for t in (self._texts["beyond"], self._texts["scaled"]) if t))
+        """Only about the schemes shown: scene 4 (learned vs sinusoidal) used to read about RoPE and YaRN."""
+        shown = self._shown
+        parts = [self._texts["rope"] if ROPE in shown else "", self._texts["learned"] if LEARNED in shown else "",
+                 self._texts["scaled"] if SCALED in shown else ""]
+        self.info.setText("<br>".join(t for t in parts if t))
 
     def show_beyond(self, r: BeyondResponse) -> None:
         self.show_extras(r)
@@ -240,11 +245,12 @@ class BeyondView(QWidget):
         seen_idx, new_idx = k[full], k[(r.cover_eval > r.cover_train)]
         if le > lt:
             new = (f"<span style='color:{NEW}'>Pairs {_span(new_idx)} ({r.n_new} of {r.theta.size}) meet "
-                   f"angles never seen</span> at distances {lt:,} … {le - 1:,}. <b>Learned</b>: rows "
-                   f"0 … {lt - 1:,} only{step}; there is no row for p ≥ {lt:,}.")
+                   f"angles never seen</span> at distances {lt:,} … {le - 1:,}.")
+            self._texts["learned"] = f"<b>Learned</b>: rows 0 … {lt - 1:,} only{step}; there is no row for p ≥ {lt:,}."
         else:
             new = f"L_eval = {le:,} ≤ L_train: nothing lies beyond training yet — raise L_eval."
-        self._texts["beyond"] = (
+            self._texts["learned"] = f"<b>Learned</b>: L_eval = {le:,} ≤ L_train: every position has its row."
+        self._texts["rope"] = (
             f"<b>RoPE</b> (d = {q.head_dim}, base {q.base:g}): pairs {_span(seen_idx)} turn fully inside "
             f"L_train = {lt:,} (wavelength ≤ {lt - 1:,}): every angle they meet later was seen in training. "
             + new

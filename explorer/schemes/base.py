@@ -170,6 +170,8 @@ class Scheme:
     #: … and those its distance curve depends on (default: ``depends_on`` less the causal mask, which only
     #: hides the future of the matrix).
     curve_depends_on: ClassVar[tuple[str, ...] | None] = None
+    #: The shared fields its :meth:`beyond_plot` reads besides L_eval (None: every one of them).
+    beyond_depends_on: ClassVar[tuple[str, ...] | None] = None
     #: Which well-known models use it, with their sources (properties table, ``pe-explorer schemes``).
     used_by: ClassVar[str] = ""
     #: Properties table: where position enters, and whether the score is relative or absolute.

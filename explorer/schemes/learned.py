@@ -92,6 +92,10 @@ class Learned(Scheme):
     def past_training(self, req) -> str:
         return f"no row for positions ≥ {req.l_train:,}: the model cannot run past L_train at all"
 
+    def formula_line(self, st) -> str:
+        return (f"<b>Learned</b>: x<sub>p</sub> = e<sub>p</sub> + P[p], one trained row per position p = 0 … "
+                f"{st.l_train - 1:,} ({self.parameters_text(st)} numbers); no row for p ≥ {st.l_train:,}")
+
     def parameters_added(self, req) -> int:
         return int(req.l_train) * int(req.head_dim)
 

@@ -12,6 +12,7 @@ from .base import (
     BAND_POINTS,
     Curve,
     Parameter,
+    PlotSpec,
     Scheme,
     Source,
     SwapTerms,
@@ -47,6 +48,7 @@ class Sinusoidal(Scheme):
         Parameter("base", 10000.0, 10.0, 1e7, "base", field="base", integer=False),
     )
     depends_on = ("head_dim", "base", "content", "seed")
+    beyond_depends_on = ("head_dim", "base", "l_train")
     used_by = "the original Transformer (Vaswani et al. 2017, “Attention Is All You Need”, NeurIPS)"
     where = "added to the input (token embedding), once, before layer 1"
     relation = "absolute (an offset acts as a fixed rotation of each pair)"
@@ -59,6 +61,11 @@ class Sinusoidal(Scheme):
         return "defined for every position, but the model never trained on the new angle combinations"
 
     # -- Schemes panel ------------------------------------------------------------------------------
+    def formula_line(self, st) -> str:
+        d = st.head_dim
+        return (f"<b>Sinusoidal</b>: x<sub>p</sub> = e<sub>p</sub> + PE(p), PE(p)<sub>2i</sub> = sin(p·ω<sub>i</sub>), "
+                f"PE(p)<sub>2i+1</sub> = cos(p·ω<sub>i</sub>), ω<sub>i</sub> = {st.base:g}<sup>−2i/{d}</sup> "
+                f"(i = 0 … {d // 2 - 1}), defined for every p")
     def score_blocks(self, req, bl):
         d = req.head_dim
         c = content_vectors(d, req.content, req.seed)
@@ -91,6 +98,21 @@ class Sinusoidal(Scheme):
         band_d, _ = distance_grid(n, min(dist.size, BAND_POINTS))
         lo, hi = band(band_d, band_queries(n), score)
         return Curve(dist, mean, lo=lo, hi=hi, band_distance=band_d)
+
+    def beyond_plot(self, req):
+        """PE(p)·PE(p+Δ) = Σ_k cos(Δ·ω_k), the same for every p: the formula answers at every distance,
+        the model only ever trained below L_train.  Every distance up to 1,024, then 1,024 steps evenly
+        spaced on the log axis."""
+        n = max(int(req.l_eval), int(req.l_train))
+        dist = np.unique(np.concatenate([np.arange(1, min(n, 1024)), np.geomspace(1024, max(n, 1024), 1024).round()]))
+        dist = dist[dist < max(n, 2)].astype(np.int64)
+        omega = frequencies(req.head_dim, req.base, "paper")
+        y = np.empty(dist.size)
+        for sl in chunks(dist.size):
+            y[sl] = np.cos(np.multiply.outer(dist[sl].astype(np.float64), omega)).mean(axis=1)
+        return PlotSpec("Sinusoidal: PE(p)·PE(p+Δ), defined at every distance", dist.astype(float), y,
+                        "distance Δ", "PE(p)·PE(p+Δ) / (d/2)", marks=((float(req.l_train), "L_train"),),
+                        log_x=True)
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):
