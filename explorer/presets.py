@@ -1,8 +1,9 @@
 """Presets: the built-in lecture scenes and the user's own saved states (no Qt).
 
 A preset file is an :class:`~explorer.state.AppState` JSON (``{"version": 1, "panels": {...}}``)
-with three optional top-level keys: ``title`` and ``description`` (shown in the Presets menu and
-the scene bar) and ``panel`` (the panel the scene brings to the front).
+with four optional top-level keys: ``title`` and ``description`` (shown in the Presets menu and
+the scene bar), ``panel`` (the panel the scene brings to the front) and ``view`` (the tab of that
+panel it opens, one of :data:`explorer.state.PANEL_VIEWS`).
 
 Loading is all-or-nothing: the file is read, parsed and validated completely before anything is
 returned, and every problem — a missing, unreadable or huge file, text that is not JSON, an unknown
@@ -22,12 +23,12 @@ from typing import Any
 
 from .fileio import InputError, OutputError, atomic_write_text, clean_text, parse_json_text, read_text_file
 from .settings import config_location
-from .state import PANEL_STATES, AppState, StateError
+from .state import PANEL_STATES, PANEL_VIEWS, AppState, StateError
 
 #: A preset is a few kilobytes; refuse anything that is clearly not one before reading it.
 MAX_PRESET_BYTES = 1 << 20
 #: Top-level keys a preset may add to the state file.
-PRESET_KEYS = ("title", "description", "panel")
+PRESET_KEYS = ("title", "description", "panel", "view")
 MAX_TITLE = 120
 MAX_DESCRIPTION = 4000
 
@@ -45,6 +46,8 @@ class Preset:
     description: str
     state: AppState
     panel: str | None = None
+    #: The view (tab) of ``panel`` the scene opens, one of :data:`explorer.state.PANEL_VIEWS` (None: as it is).
+    view: str | None = None
     builtin: bool = False
     path: Path | None = None
     #: The file gave a title (else :attr:`title` is made from the file name): only a titled preset
@@ -121,6 +124,14 @@ def parse_preset(
     if panel is not None and (not isinstance(panel, str) or panel not in PANEL_STATES):
         shown = repr(panel) if isinstance(panel, str) and len(panel) <= 40 else f"{_json_kind(panel)}"
         raise PresetError(f"'panel' must be one of {', '.join(PANEL_STATES)}; got {shown}")
+    view = data.get("view")
+    if view is not None:
+        views = PANEL_VIEWS.get(panel or "", ())
+        if not views:
+            raise PresetError(f"'view' needs a 'panel' with views ({', '.join(PANEL_VIEWS)})")
+        if not isinstance(view, str) or view not in views:
+            shown = repr(view) if isinstance(view, str) and len(view) <= 40 else _json_kind(view)
+            raise PresetError(f"'view' of {panel} must be one of {', '.join(views)}; got {shown}")
     try:
         state = AppState.from_json_dict(data, extra_keys=PRESET_KEYS)
     except StateError as exc:
@@ -131,6 +142,7 @@ def parse_preset(
         description=description.strip(),
         state=state,
         panel=panel,
+        view=view,
         builtin=builtin,
         path=path,
         titled=bool(title.strip()),
@@ -201,7 +213,8 @@ def find_preset(ref: str) -> Preset:
 
 
 # -- writing -------------------------------------------------------------------------------------
-def preset_json(state: AppState, *, title: str = "", description: str = "", panel: str | None = None) -> str:
+def preset_json(state: AppState, *, title: str = "", description: str = "", panel: str | None = None,
+                view: str | None = None) -> str:
     """The preset file text for ``state`` (title and description first, for people reading it)."""
     doc: dict[str, Any] = {}
     if title:
@@ -210,6 +223,8 @@ def preset_json(state: AppState, *, title: str = "", description: str = "", pane
         doc["description"] = description
     if panel:
         doc["panel"] = panel
+        if view in PANEL_VIEWS.get(panel, ()):
+            doc["view"] = view
     doc.update(state.to_json_dict())
     # A lone surrogate (pasted, or read from a "\\ud800" escape) cannot be written as UTF-8: it would
     # make the file — and so the session — unsavable.  Written as U+FFFD instead.
@@ -217,14 +232,15 @@ def preset_json(state: AppState, *, title: str = "", description: str = "", pane
 
 
 def save_preset(
-    path: str | Path, state: AppState, *, title: str = "", description: str = "", panel: str | None = None
+    path: str | Path, state: AppState, *, title: str = "", description: str = "", panel: str | None = None,
+    view: str | None = None,
 ) -> Path:
     """Write a preset atomically; raise :class:`PresetError` (and write nothing) on failure."""
     if title and len(title) > MAX_TITLE:
         raise PresetError(f"a preset title may have at most {MAX_TITLE} characters")
     if panel is not None and panel not in PANEL_STATES:
         panel = None
-    text = preset_json(state, title=title, description=description, panel=panel)
+    text = preset_json(state, title=title, description=description, panel=panel, view=view)
     try:
         return atomic_write_text(path, text)
     except OutputError as exc:
@@ -266,7 +282,8 @@ def user_preset_path(title: str) -> tuple[Path, bool]:
 
 
 def save_user_preset(
-    title: str, state: AppState, *, description: str = "", panel: str | None = None, overwrite: bool = False
+    title: str, state: AppState, *, description: str = "", panel: str | None = None, overwrite: bool = False,
+    view: str | None = None,
 ) -> Path:
     """Save into the user's preset folder under a unique, readable name (the folder is created).
 
@@ -284,4 +301,4 @@ def save_user_preset(
     path, same = user_preset_path(title)
     if same and not overwrite:
         raise PresetExists(f"a preset named {title!r} exists already ({path.name})", path)
-    return save_preset(path, state, title=title, description=clean_text(description), panel=panel)
+    return save_preset(path, state, title=title, description=clean_text(description), panel=panel, view=view)

@@ -115,8 +115,7 @@ class SessionMixin:
             return False
         self._applying_scene = True
         try:
-            if preset.panel in self.docks:
-                self.show_panel(preset.panel)
+            self._open_panel_view(preset)
         finally:
             self._applying_scene = False
         self._set_scene(preset)
@@ -135,6 +134,14 @@ class SessionMixin:
             self.show_error("Preset not loaded", f"{Path(path).name}: {type(exc).__name__}\n\nNothing was changed.")
             return False
         return self.apply_preset(preset)
+
+    def _open_panel_view(self, preset: Preset) -> None:
+        """Bring up the preset's panel and open its view (tab), as the scene needs them."""
+        if preset.panel not in self.docks:
+            return
+        self.show_panel(preset.panel)
+        if preset.view is not None:
+            self.panels[preset.panel].show_view(preset.view)
 
     def _set_scene(self, preset: Preset | None) -> None:
         """Make ``preset`` the scene on screen (its name in the title, its notes in the scene strip),
@@ -195,6 +202,7 @@ class SessionMixin:
             title=scene.title if scene else "",
             description=scene.description if scene else "",
             panel=self.current_panel_id(),
+            view=self.panels[self.current_panel_id()].current_view(),
         )
 
     def _refuse_session(self, path: Path, why: str) -> None:
@@ -237,8 +245,7 @@ class SessionMixin:
             self._refuse_session(path, f"{path.name}: {exc}")
             return False
         self.undo.clear()
-        if preset.panel in self.docks:
-            self.show_panel(preset.panel)
+        self._open_panel_view(preset)
         if preset.titled:  # the session was saved inside a scene: come back to it
             self._set_scene(Preset(preset.title, preset.title, preset.description, preset.state, preset.panel, False))
         return True
@@ -302,14 +309,16 @@ class SessionMixin:
             return False
         title, description = details
         state, panel = self.app_state(), self.current_panel_id()
+        view = self.panels[panel].current_view()
         try:
             try:
-                path = save_user_preset(title, state, description=description, panel=panel)
+                path = save_user_preset(title, state, description=description, panel=panel, view=view)
             except PresetExists as exists:
                 if not self.ask_overwrite(exists.path, title):
                     self._status(f"Not saved: “{title}” is kept as it was")
                     return False
-                path = save_user_preset(title, state, description=description, panel=panel, overwrite=True)
+                path = save_user_preset(title, state, description=description, panel=panel, view=view,
+                                        overwrite=True)
         except PresetError as exc:
             self.show_error("Preset not saved", str(exc))
             return False
@@ -321,9 +330,9 @@ class SessionMixin:
         if not path:
             return False
         try:
-            save_preset(
-                path, self.app_state(), title=Path(path).stem.replace("_", " "), panel=self.current_panel_id()
-            )
+            pid = self.current_panel_id()
+            save_preset(path, self.app_state(), title=Path(path).stem.replace("_", " "), panel=pid,
+                        view=self.panels[pid].current_view())
         except PresetError as exc:
             self.show_error("Preset not saved", str(exc))
             return False

@@ -146,3 +146,40 @@ def test_the_tour_points_at_real_parts_of_the_window_inside_it(win, qtbot):
     assert tour.index == len(TOUR) - 2
     qtbot.keyClick(win, Qt.Key.Key_Escape)
     assert win.tour is None and not tour.box.isVisible()
+
+
+# -- views -----------------------------------------------------------------------------------------
+def test_a_scene_opens_its_tab_and_a_session_keeps_the_tab(qtbot):
+    """Scene 3 ("relative position as rotation") used to leave the Waves panel on its first tab."""
+    from explorer.main_window import MainWindow
+
+    w1 = MainWindow(restore_layout=True)
+    qtbot.addWidget(w1)
+    waves = w1.panels["waves"]
+    assert waves.current_view() == "table"
+    scene = pr.find_preset("relative_position_as_rotation")
+    assert scene.view == "relative"
+    assert w1.apply_preset(scene)
+    assert w1.current_panel_id() == "waves" and waves.current_view() == "relative"
+    assert waves.tabs.tabText(waves.tabs.currentIndex()) == "Relative position"
+    w1.close()
+    assert json.loads((config_dir() / "session.json").read_text())["view"] == "relative"
+    w2 = MainWindow(restore_layout=True)
+    qtbot.addWidget(w2)
+    try:
+        assert w2.panels["waves"].current_view() == "relative"
+    finally:
+        w2.close()
+
+
+@pytest.mark.parametrize("doc, why", [
+    ({"view": "relative"}, "needs a 'panel'"),
+    ({"panel": "swap", "view": "relative"}, "needs a 'panel' with views"),
+    ({"panel": "waves", "view": "matrices"}, "must be one of table, relative, beyond"),
+    ({"panel": "waves", "view": ["x"] * 3}, "got a list"),
+])
+def test_a_view_the_panel_does_not_have_is_refused_in_one_line(doc, why):
+    text = json.dumps({"version": 2, "panels": {}, **doc})
+    with pytest.raises(pr.PresetError, match=why.replace("(", r"\(").replace("'", "'")) as err:
+        pr.parse_preset(text)
+    assert "\n" not in str(err.value)

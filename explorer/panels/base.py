@@ -156,6 +156,23 @@ class Panel(QWidget):
         """Draw ``response`` (UI thread; only setData/setImage-style updates)."""
         raise NotImplementedError
 
+    # -- views (tabs) ------------------------------------------------------------------------------
+    #: The ids of the panel's views, in tab order (a panel with a ``tabs`` QTabWidget sets them).
+    view_ids: ClassVar[tuple[str, ...]] = ()
+
+    def current_view(self) -> str | None:
+        """The id of the view on screen (None: the panel has one view)."""
+        tabs = getattr(self, "tabs", None)
+        if not self.view_ids or tabs is None or not 0 <= tabs.currentIndex() < len(self.view_ids):
+            return None
+        return self.view_ids[tabs.currentIndex()]
+
+    def show_view(self, view_id: str) -> None:
+        """Bring the view ``view_id`` to the front (a lecture scene opens its tab); KeyError if unknown."""
+        if view_id not in self.view_ids:
+            raise KeyError(f"{self.panel_id} has no view {view_id!r}; it has {', '.join(self.view_ids) or 'one'}")
+        self.tabs.setCurrentIndex(self.view_ids.index(view_id))
+
     # -- hooks used by export, presets, presenter mode and the benchmark ------------------------
     def formula_text(self, state) -> str:
         """Rich text for the formula strip, with ``state``'s numbers substituted."""

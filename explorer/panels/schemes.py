@@ -93,6 +93,7 @@ def _fmt_positions(n: int) -> str:
 class SchemesPanel(Panel):
     panel_id = "schemes"
     state_cls = SchemesState
+    view_ids = VIEWS
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)

@@ -31,7 +31,7 @@ from ...jobs.waves import (
     formula_numbers,
     matrix_size,
 )
-from ...state import WavesState
+from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
@@ -58,6 +58,7 @@ class WavesPanel(Panel):
 
     panel_id = "waves"
     state_cls = WavesState
+    view_ids = PANEL_VIEWS["waves"]  # the tabs: table and waves, relative position, beyond training
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
