@@ -363,9 +363,10 @@ class SpectrumView(Card):
         self.plot.addItem(self.lane_points)
         self.plot.addItem(self.pick_point)
         opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
-        self.low = pg.InfiniteLine(angle=0, pen=pg.mkPen("#1a9850", width=2, style=Qt.PenStyle.DashLine),
+        # The bounds in neutral ink (dash styles and labels tell them apart): the pairs' markers own the colours.
+        self.low = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine),
                                    label="2π: lower bound (pair 0, fastest)", labelOpts=opts)
-        self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#a50026", width=2, style=Qt.PenStyle.DashLine),
+        self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashDotLine),
                                     label="2π·base: upper bound",
                                     labelOpts={**opts, "anchors": [(0, 0), (0, 0)]})
         self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N",
