@@ -5,8 +5,8 @@ Measured on rendered pixels of a real slider and value box in every screen theme
 
 from __future__ import annotations
 
-import pytest
 import pyqtgraph as pg
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QSlider, QSpinBox, QVBoxLayout, QWidget

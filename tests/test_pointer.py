@@ -43,13 +43,16 @@ def test_large_readout_and_crosshair_follow_the_cursor_in_presenter_mode(qtbot, 
     pointer = pointer_for(view.plot)
     assert not pointer.label.isVisible()  # normal mode: the readout under the plot is enough
     win.set_presenter(True)
+    qtbot.wait(100)  # the bigger fonts lay the plot out again
+    scene_pos, vb = _centre(view)
     view._on_mouse_moved((scene_pos,))
     assert pointer.label.isVisible()
     assert "PE = " in pointer.label.text()
     assert pointer.label.font().pointSizeF() == PRESENTER_LIGHT.point_size(POINTER_PT)
-    at = view.plot.mapFromScene(scene_pos)
+    at = view.plot.mapTo(win, view.plot.mapFromScene(scene_pos))
+    assert pointer.label.parentWidget() is win
     g = pointer.label.geometry()
-    assert view.plot.rect().contains(g), "inside the plot"
+    assert win.rect().contains(g), "inside the window"
     assert not g.contains(at), "beside the cursor, not under it"
     assert (g.center() - at).manhattanLength() < 60 + g.width() + g.height()
     pt = vb.mapSceneToView(scene_pos)
@@ -57,6 +60,17 @@ def test_large_readout_and_crosshair_follow_the_cursor_in_presenter_mode(qtbot, 
     assert vline.isVisible() and hline.isVisible()
     assert vline.value() == pytest.approx(pt.x()) and hline.value() == pytest.approx(pt.y())
     assert vline.pen.widthF() == pytest.approx(PRESENTER_LIGHT.line_scale)  # themed like every line
+    # Another tab shown: the readout (on the window) goes with its plot.
+    tabs = win.panels["waves"].tabs
+    tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: not view.plot.isVisible(), timeout=5000)
+    assert not pointer.label.isVisible()
+    tabs.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: view.plot.isVisible(), timeout=5000)
+    qtbot.wait(50)
+    scene_pos, vb = _centre(view)
+    view._on_mouse_moved((scene_pos,))
+    assert pointer.label.isVisible()
     # Off the data: gone.
     view._on_mouse_moved((vb.sceneBoundingRect().topLeft() - QPointF(5, 5),))
     assert not pointer.label.isVisible() and not vline.isVisible()

@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
 
 from .. import schemes as registry
 from ..theme import mask_colour
-from ..widgets.theming import current_theme
 from ..widgets.plots import make_plot as _make_plot
+from ..widgets.theming import current_theme
 
 
 def scheme_colour(scheme: str) -> str:

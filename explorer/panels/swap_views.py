@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
-from ..widgets.pointer import pointer_for
+from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.theming import theme_bus
 
 BEFORE_COLOUR = "#4c72b0"
@@ -358,7 +358,8 @@ class AttentionMap(FittedTitle, Heatmap):
             return
         p = vb.mapSceneToView(pos)
         text = self.cell_text(p.x(), p.y())
-        pointer_for(self).show_at(pos, text)  # large, beside the cursor, in presenter mode
+        # Large, beside the cursor, in presenter mode (without the title the hall can read above).
+        pointer_for(self).show_at(pos, two_lines(text, f"{self._full_title}: "))
         self.hovered.emit(text)
 
     def _on_mouse_clicked(self, event) -> None:
@@ -423,7 +424,8 @@ class OutputMap(FittedTitle, Heatmap):
             return
         p = vb.mapSceneToView(pos)
         text = self.cell_text(p.x(), p.y())
-        pointer_for(self).show_at(pos, text)  # large, beside the cursor, in presenter mode
+        # Large, beside the cursor, in presenter mode (without the title the hall can read above).
+        pointer_for(self).show_at(pos, two_lines(text, f"{self._full_title}: "))
         self.hovered.emit(text)
 
 
@@ -487,9 +489,9 @@ class QueryBars(FittedTitle, pg.PlotWidget):
         k = int(math.floor(p.x()))
         if 0 <= k < len(self._tokens):
             key = f"“{self._tokens[k]}” ({k})"
-            pointer_for(self).show_at(pos, f"“{self._query}” → {key}<br>before <b>{self._b[k]:.4f}</b>, "
-                                           f"after <b>{self._a[k]:.4f}</b>")
-            self.hovered.emit(f"“{self._query}” → {key}: before {self._b[k]:.4f}, after {self._a[k]:.4f}")
+            text = f"“{self._query}” → {key}: before {self._b[k]:.4f}, after {self._a[k]:.4f}"
+            pointer_for(self).show_at(pos, two_lines(text))
+            self.hovered.emit(text)
         else:
             pointer_for(self).hide()
 

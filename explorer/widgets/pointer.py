@@ -12,6 +12,8 @@ position and a short rich text, and :meth:`PointerReadout.hide` when the cursor 
 
 from __future__ import annotations
 
+import html
+
 import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
@@ -45,7 +47,7 @@ class PointerReadout(QObject):
         self.plot = plot
         self.always = always
         self.vb = plot.getPlotItem().getViewBox()
-        self.label = QLabel(plot)
+        self.label = QLabel(plot)  # moves onto the window when first shown
         self.label.setObjectName("pointerReadout")
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -91,10 +93,22 @@ class PointerReadout(QObject):
         self.lines[1].setPos(pt.y())
         for line in self.lines:
             line.setVisible(True)
+        top = self.plot.window()
+        if self.label.parentWidget() is not top:
+            # On the window, not the plot: a small plot must not cut the readout (nor hide under it).
+            self.label.setParent(top)
         if self.label.text() != text:
             self.label.setText(text)
+        self.label.setWordWrap(False)
+        self.label.setMinimumWidth(0)
+        self.label.setMaximumWidth(16777215)
         self.label.adjustSize()
-        self._place(self.plot.mapFromScene(QPointF(scene_pos)))
+        widest = max(160, top.width() // 2)
+        if self.label.width() > widest:  # wrap rather than run across the window
+            self.label.setWordWrap(True)
+            self.label.setFixedWidth(widest)
+            self.label.adjustSize()
+        self._place(self.plot.mapTo(top, self.plot.mapFromScene(QPointF(scene_pos))), top)
         self.label.show()
         self.label.raise_()
 
@@ -110,14 +124,15 @@ class PointerReadout(QObject):
         return self.laser.isVisible()
 
     # -- placing --------------------------------------------------------------------------------------
-    def _place(self, at: QPoint) -> None:
-        """Beside the cursor, below and to the right; flipped to the other side near an edge."""
+    def _place(self, at: QPoint, top) -> None:
+        """Beside the cursor (``at``, in ``top``'s coordinates), below and to the right; on the other side
+        near an edge of the window."""
         gap = 18
         w, h = self.label.width(), self.label.height()
         x, y = at.x() + gap, at.y() + gap
-        if x + w > self.plot.width():
+        if x + w > top.width():
             x = at.x() - gap - w
-        if y + h > self.plot.height():
+        if y + h > top.height():
             y = at.y() - gap - h
         self.label.move(max(0, x), max(0, y))
 
@@ -135,7 +150,7 @@ class PointerReadout(QObject):
     # -- the laser ------------------------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         t = event.type()
-        if t == QEvent.Type.Leave:
+        if t in (QEvent.Type.Leave, QEvent.Type.Hide):  # off the plot, or its tab or panel put away
             self.hide()
             self._laser_off()
         elif t == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
@@ -184,3 +199,14 @@ def pointer_for(plot: pg.PlotWidget) -> PointerReadout:
         pointer = PointerReadout(plot)
         plot.__dict__["_pe_pointer"] = pointer
     return pointer
+
+
+def two_lines(text: str, prefix: str = "") -> str:
+    """A plain readout line as the pointer shows it: without ``prefix``, escaped, the value after the
+    last ": " bold on a line of its own ("query “dog” (0) → key “man” (2): weight 0.4848")."""
+    if prefix and text.startswith(prefix):
+        text = text[len(prefix):]
+    head, sep, value = text.rpartition(": ")
+    if not sep:
+        return html.escape(text)
+    return f"{html.escape(head)}<br><b>{html.escape(value)}</b>"
