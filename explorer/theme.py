@@ -288,6 +288,30 @@ def scene_sheet(theme: Theme, point_size: float) -> str:
     )
 
 
+#: The colour each diverging map gives zero (sRGB; :func:`pyqtgraph.colormap.get` at 0.5).
+ZERO_COLOUR = {SCREEN_DIVERGING: (238, 227, 232), SAFE_DIVERGING: (144, 144, 144)}
+
+
+def mask_colour(theme: Theme) -> tuple[int, int, int, int]:
+    """The veil over masked cells (the causal future) of a score matrix, as RGBA: never the look of zero.
+
+    The screen map's zero is near-white, so a grey veil (the values stay visible beneath it, dimmed) sets
+    the future apart from zero by about 20 L*.  The print theme's and the grey-scale-safe map (CET-D7) put
+    zero at mid-grey, where a grey veil made NoPE's all-zero matrix one grey field; there the masked cells
+    are the plot's background, opaque ("blank").  tests/test_contrast.py measures the rendered cells.
+    """
+    zero = ZERO_COLOUR.get(theme.diverging, (255, 255, 255))
+    if float(cielab_lightness(np.array(zero))) < 75.0:
+        c = theme.background.lstrip("#")
+        return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16), 255
+    return 120, 120, 120, 150
+
+
+def mask_word(theme: Theme) -> str:
+    """How a caption names the masked cells in ``theme`` ("grey" or "blank")."""
+    return "blank" if mask_colour(theme)[3] == 255 else "grey"
+
+
 def control_colours(theme: Theme) -> dict[str, str]:
     """Slider track, filled part, handle, handle outline and value-box border for ``theme``.
 

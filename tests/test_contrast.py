@@ -5,6 +5,7 @@ Measured on rendered pixels of a real slider and value box in every screen theme
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -90,3 +91,138 @@ def test_focus_ring_stands_out(qtbot, base, presenter):
     s = spin.geometry()
     ring = [(s.x() + k, s.y() + d) for k in range(4, s.width() - 20) for d in (0, 1)]
     assert _best(img, ring, bg) >= 3.0
+
+
+def _shown(qtbot, widget, theme, size=(260, 60)):
+    root = QWidget()
+    qtbot.addWidget(root)
+    QVBoxLayout(root).addWidget(widget)
+    root.resize(*size)
+    style_widgets(root, theme, ui_pt=10.0)
+    root.show()
+    qtbot.waitExposed(root)
+    return root
+
+
+def _indicator_ring(box, root):
+    """The pixels on the edge of a check box's square (in ``root``'s coordinates)."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionButton
+
+    opt = QStyleOptionButton()
+    box.initStyleOption(opt)
+    r = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, opt, box).translated(box.pos())
+    return [(x, y) for x in range(r.left(), r.right() + 1) for y in (r.top(), r.top() + 1, r.bottom() - 1, r.bottom())]
+
+
+@pytest.mark.parametrize(("base", "presenter"), THEMES)
+def test_check_box_square_stands_out(qtbot, base, presenter):
+    """Dark theme's check-box squares were near-invisible (Fusion: field colour, border a shade off the window)."""
+    from PySide6.QtWidgets import QCheckBox
+
+    theme = screen_theme(base, presenter=presenter)
+    box = QCheckBox("Causal mask")
+    root = _shown(qtbot, box, theme)
+    img = root.grab().toImage()
+    bg = img.pixelColor(1, 1)
+    assert _best(img, _indicator_ring(box, root), bg) >= 3.0
+
+
+@pytest.mark.parametrize(("base", "presenter"), THEMES)
+def test_check_box_focus_ring_stands_out(qtbot, base, presenter):
+    from PySide6.QtWidgets import QCheckBox
+
+    theme = screen_theme(base, presenter=presenter)
+    box = QCheckBox("Causal mask")
+    root = _shown(qtbot, box, theme)
+    root.activateWindow()
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus, timeout=2000)
+    img = root.grab().toImage()
+    bg = img.pixelColor(1, 1)
+    from explorer.theme import control_colours
+
+    focus = QColor(control_colours(theme)["focus"])
+    ring = _indicator_ring(box, root)
+    assert any(contrast(img.pixelColor(x, y), focus) < 1.1 for x, y in ring), "the focus colour is drawn"
+    assert contrast(focus, bg) >= 3.0
+
+
+@pytest.mark.parametrize(("base", "presenter"), THEMES)
+def test_labelled_slider_value_is_readable(qtbot, base, presenter):
+    """A labelled slider's value (Token swap's α) was dark grey on a dark window: its box kept the light palette
+    it was polished with.  Measured: the text's strongest pixel against the window."""
+    from superqt import QLabeledDoubleSlider
+
+    theme = screen_theme(base, presenter=presenter)
+    slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal)
+    slider.setRange(0.0, 3.0)
+    slider.setValue(1.0)
+    root = _shown(qtbot, slider, theme, size=(320, 60))
+    # The palette changes after the box was polished (the window switches theme): the case the app meets.
+    other = screen_theme("dark" if base == "light" else "light", presenter=presenter)
+    style_widgets(root, other, ui_pt=10.0)
+    style_widgets(root, theme, ui_pt=10.0)
+    qtbot.wait(10)
+    img = root.grab().toImage()
+    bg = img.pixelColor(1, 1)
+    label = next(w for w in slider.findChildren(QWidget) if type(w).__name__ == "SliderLabel")
+    g = label.geometry().translated(label.parentWidget().mapTo(root, label.parentWidget().rect().topLeft()))
+    pts = [(x, y) for x in range(g.left(), g.right()) for y in range(g.top(), g.bottom())]
+    assert _best(img, pts, bg) >= 4.5
+
+
+_MASK_THEMES = ["light", "dark", "presenter-light", "presenter-dark", "print", "light+safe", "dark+safe"]
+
+
+def _theme(name: str):
+    from explorer.theme import ALL_THEMES
+
+    base, _, safe = name.partition("+")
+    t = ALL_THEMES[base]
+    return t.with_safe_maps() if safe else t
+
+
+def _lab(c: QColor) -> tuple[float, float, float]:
+    import numpy as np
+
+    from explorer.theme import cielab_lightness
+
+    return float(cielab_lightness(np.array([c.red(), c.green(), c.blue()]))), c.hueF(), c.saturationF()
+
+
+@pytest.mark.parametrize("name", _MASK_THEMES)
+def test_masked_cells_never_look_like_zero(qtbot, name):
+    """NoPE's score matrix is all zeros; under the causal mask it must not read as one field (print: zero is the
+    grey of CET-D7, and the mask was grey).  Rendered: a zero cell against a masked cell, CIELAB lightness."""
+    import numpy as np
+
+    from explorer.panels.schemes_items import FutureMask
+    from explorer.theme import mask_colour
+    from explorer.widgets.plots import Heatmap
+    from explorer.widgets.theming import theme_bus
+
+    theme = _theme(name)
+    theme_bus().set_look(theme)
+    hm = Heatmap()
+    qtbot.addWidget(hm)
+    m = np.zeros((8, 8))  # NoPE: zero everywhere, the future too
+    hm.set_matrix(m, rect=(0, 0, 8, 8))
+    mask = FutureMask()
+    mask.set_size(8)
+    hm.getPlotItem().addItem(mask, ignoreBounds=True)
+    hm.resize(320, 320)
+    hm.show()
+    qtbot.waitExposed(hm)
+    vb = hm.getPlotItem().getViewBox()
+    vb.setRange(xRange=(0, 8), yRange=(0, 8), padding=0)
+    qtbot.wait(20)
+    img = hm.grab().toImage()
+
+    def at(x, y):
+        p = hm.mapFromScene(vb.mapViewToScene(pg.Point(x, y)))
+        return img.pixelColor(p.x(), p.y())
+
+    zero, masked = at(1.5, 6.5), at(6.5, 1.5)  # below and above the diagonal (y grows downwards)
+    assert abs(_lab(zero)[0] - _lab(masked)[0]) >= 15, (name, zero.name(), masked.name())
+    if mask_colour(theme)[3] == 255:
+        assert masked.name() == QColor(theme.background).name()  # blank: the paper

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTabl
 from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.plots import make_plot
+from ..widgets.theming import adopt_item
 
 
 class _Record(dict):
@@ -91,6 +92,9 @@ def _bottom_legend(view: pg.PlotWidget) -> pg.LegendItem:
     pi.layout.addItem(legend, 4, 1)
     pi.layout.setRowStretchFactor(4, 0)
     legend.fitter = _LegendFitter(view, legend)
+    # Put in the plot's layout by hand, not by addLegend: the theme bus must be told, or entries added
+    # later (while presenter mode is on) keep the normal size until the next theme change.
+    adopt_item(legend)
     return legend
 
 
@@ -354,6 +358,17 @@ class ResultsTable(QTableWidget):
     def setFont(self, font) -> None:  # noqa: N802 - Qt override: keep the scheme names bold at any size
         super().setFont(font)
         self._bold_headers()
+        # A cell with a font of its own (the italic "cannot run") does not follow the table's: size it here.
+        for r in range(self.rowCount()):
+            for c in range(self.columnCount()):
+                item = self.item(r, c)
+                if item is not None and item.font().italic():
+                    item.setFont(self._muted_font())
+
+    def _muted_font(self) -> QFont:
+        f = QFont(self.font())
+        f.setItalic(True)
+        return f
 
     def _cell(self, text: str, tip: str = "", muted: bool = False) -> QTableWidgetItem:
         item = QTableWidgetItem(text)
@@ -361,9 +376,7 @@ class ResultsTable(QTableWidget):
         if tip:
             item.setToolTip(tip)
         if muted:
-            f = item.font()
-            f.setItalic(True)
-            item.setFont(f)
+            item.setFont(self._muted_font())  # the table's size (an item's own font is the app's)
             item.setForeground(QColor("#777777"))
         return item
 

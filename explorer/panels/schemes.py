@@ -44,6 +44,8 @@ from ..jobs.schemes import (
 )
 from ..state import SchemesState
 from ..state.schemes import MAX_EXTENSION, VIEWS
+from ..theme import mask_word
+from ..widgets.theming import current_theme
 from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
@@ -393,11 +395,12 @@ class SchemesPanel(Panel):
         if clipped:
             worst = ", ".join(f"{registry.get(s).title} clipped (reaches {self._matrix_min(s):,.1f})" for s in clipped)
             clip = f"; <span style='color:#c03000'>{worst}</span>"
+        masked = f"; {mask_word(self._theme or current_theme())}: the future, masked (causal)" if st.causal else ""
         return (f"ΔS[i, j] = attention logit with position − without (units of q·k/√d); "
                 f"{self._content_text(st)}. "
                 f"<b>One colour scale for all columns: ±{k:.3g}</b> = the largest |ΔS| of the bounded schemes"
                 f"{clip}. {res}. Hatched: past L_train = {_fmt_positions(st.l_train)}"
-                + ("; grey: the future, masked (causal)." if st.causal else "."))
+                f"{masked}.")
 
     def _matrix_min(self, s: str) -> float:
         m = self.matrix_view.responses[s].matrix
@@ -428,6 +431,8 @@ class SchemesPanel(Panel):
         self._theme = theme
         for w in self._views.values():
             w.apply_theme(theme)
+        if "matrices" in self._views and self.matrix_view.responses:
+            self._update_scales()  # the caption names the mask's colour
 
     def export_data(self, plot) -> dict:
         """Exact float64 numbers: a score matrix's block means (NaN = no row or masked future), the shared

@@ -8,7 +8,9 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, Q
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
 
 from .. import schemes as registry
+from ..theme import mask_colour
 from ..widgets.plots import make_plot as _make_plot
+from ..widgets.theming import current_theme
 
 
 def scheme_colour(scheme: str) -> str:
@@ -70,13 +72,17 @@ class HatchItem(QGraphicsPathItem):
 
 
 class FutureMask(QGraphicsPolygonItem):
-    """The causal mask: a grey veil over keys j > i (upper-right triangle of an i × j matrix)."""
+    """The causal mask: a veil over keys j > i (upper-right triangle of an i × j matrix) in the theme's mask
+    colour (:func:`explorer.theme.mask_colour`: never the look of zero)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.setBrush(QBrush(QColor(150, 150, 150, 120)))
+        self.set_theme(current_theme())
         self.setPen(QPen(Qt.PenStyle.NoPen))
         self.setZValue(10)
+
+    def set_theme(self, theme) -> None:
+        self.setBrush(QBrush(QColor(*mask_colour(theme))))
 
     def set_size(self, n: float) -> None:
         self.setPolygon(QPolygonF([QPointF(0, 0), QPointF(n, 0), QPointF(n, n)]))

@@ -208,6 +208,8 @@ class MatrixView(QWidget):
         theme_colour_bar(self.cbar, theme, DIVERGING)
         for h in self.hatches.values():
             h.set_colour(theme.foreground)
+        for m in self.masks.values():
+            m.set_theme(theme)
 
 
 class DistanceView(QWidget):

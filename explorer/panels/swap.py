@@ -431,6 +431,9 @@ class SwapPanel(Panel):
         self.after_label.setStyleSheet(
             f"QLabel#swapAfter {{ font-size: {base * (1.2 if self._compact else 1.4):.1f}pt; color: {fg}; }}")
         self.readout.setStyleSheet(f"QLabel#swapReadout {{ font-size: {base * 1.1:.1f}pt; color: {fg}; }}")
+        f = self.sentence_edit.font()  # a font of its own (larger): it does not follow the panel's
+        f.setPointSizeF(round(base * 1.25, 1))
+        self.sentence_edit.setFont(f)
         for note in self.findChildren(QLabel, "swapNote"):
             note.setStyleSheet(f"QLabel#swapNote {{ color: {muted}; margin-left: 22px; }}")
         # The controls column is as wide as ~40 characters of the current font.

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
+from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.theming import theme_bus
 
 BEFORE_COLOUR = "#4c72b0"
@@ -352,10 +353,14 @@ class AttentionMap(FittedTitle, Heatmap):
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(pos):
+            pointer_for(self).hide()
             self.hovered.emit("")
             return
         p = vb.mapSceneToView(pos)
-        self.hovered.emit(self.cell_text(p.x(), p.y()))
+        text = self.cell_text(p.x(), p.y())
+        # Large, beside the cursor, in presenter mode (without the title the hall can read above).
+        pointer_for(self).show_at(pos, two_lines(text, f"{self._full_title}: "))
+        self.hovered.emit(text)
 
     def _on_mouse_clicked(self, event) -> None:
         vb = self.getPlotItem().getViewBox()
@@ -414,10 +419,14 @@ class OutputMap(FittedTitle, Heatmap):
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(pos):
+            pointer_for(self).hide()
             self.hovered.emit("")
             return
         p = vb.mapSceneToView(pos)
-        self.hovered.emit(self.cell_text(p.x(), p.y()))
+        text = self.cell_text(p.x(), p.y())
+        # Large, beside the cursor, in presenter mode (without the title the hall can read above).
+        pointer_for(self).show_at(pos, two_lines(text, f"{self._full_title}: "))
+        self.hovered.emit(text)
 
 
 class QueryBars(FittedTitle, pg.PlotWidget):
@@ -473,13 +482,18 @@ class QueryBars(FittedTitle, pg.PlotWidget):
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(pos) or not self._tokens:
+            pointer_for(self).hide()
             self.hovered.emit("")
             return
         p = vb.mapSceneToView(pos)
         k = int(math.floor(p.x()))
         if 0 <= k < len(self._tokens):
             key = f"“{self._tokens[k]}” ({k})"
-            self.hovered.emit(f"“{self._query}” → {key}: before {self._b[k]:.4f}, after {self._a[k]:.4f}")
+            text = f"“{self._query}” → {key}: before {self._b[k]:.4f}, after {self._a[k]:.4f}"
+            pointer_for(self).show_at(pos, two_lines(text))
+            self.hovered.emit(text)
+        else:
+            pointer_for(self).hide()
 
 
 #: Headline colours per verdict: (text, background, border), on light and on dark themes.

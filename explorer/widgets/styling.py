@@ -385,7 +385,7 @@ def style_controls(root, theme: Theme) -> None:
     Sliders get a style sheet each (not the window: a window-wide sheet stops Qt from passing the window's
     font on to the panels); value boxes are outlined by the app's style (:mod:`.control_style`).
     """
-    from PySide6.QtWidgets import QSlider
+    from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QSlider
 
     from .control_style import install
 
@@ -396,6 +396,13 @@ def style_controls(root, theme: Theme) -> None:
             continue
         w.setStyleSheet(sheet)
         w.setProperty(_CONTROL_SHEET, True)
+    # A value box with a style sheet of its own (a labelled slider's value) took the palette it had when
+    # its sheet was polished, the light one: its text stayed near-black on a dark window.  Give it the theme's.
+    pal = palette(theme)
+    for cls in (QLineEdit, QAbstractSpinBox):
+        for w in root.findChildren(cls):
+            if w.styleSheet():
+                w.setPalette(pal)
 
 
 def style_widgets(root, theme: Theme, *, ui_pt: float, zoom: float = 1.0, set_root_font: bool = True) -> None:

@@ -10,10 +10,11 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from ...widgets.theming import adopt_plot, theme_bus
 
-#: Colour per lane (tab10 without its grey): distinct on a projector and for most colour-blind viewers.
-PAIR_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
-                "#bcbd22", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354",
-                "#756bb1")
+#: Colour per lane (tab10 and tab20b without grey, blue and orange): distinct on a projector and for most
+#: colour-blind viewers.  No blue or orange: those are PE(p) and PE(p+k) (and L_train), drawn over the lanes
+#: in the same plots, and one colour must not mean two things in one plot.
+PAIR_COLOURS = ("#d62728", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#637939",
+                "#843c39", "#7b4173", "#31a354", "#756bb1")
 P_COLOUR = "#1f4e9c"  # PE(p), the picked position
 PK_COLOUR = "#e66100"  # PE(p + k)
 TRAIN_BRUSH = (230, 97, 0, 40)

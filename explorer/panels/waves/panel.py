@@ -156,12 +156,13 @@ class WavesPanel(Panel):
             cols = "PE[p, 2i] = sin(p·ω<sub>i</sub>), PE[p, 2i+1] = cos(p·ω<sub>i</sub>)"
         else:
             cols = f"PE[p, i] = sin(p·ω<sub>i</sub>), PE[p, i+{d // 2}] = cos(p·ω<sub>i</sub>)"
-        return (f"<span style='font-size:12pt'>{cols}, {omega}; "
+        # No size of its own: the strip's style sheet sizes it (and grows it in presenter mode).
+        return (f"{cols}, {omega}; "
                 f"p = {p:,}, i = {i}: ω<sub>{i}</sub> = {nums['omega']:.6g}, "
                 f"λ<sub>{i}</sub> = 2π/ω<sub>{i}</sub> = "
                 f"{nums['wavelength']:.6g}; PE[{p}, {nums['sin_col']}] = sin({nums['angle']:.6g}) = "
                 f"{nums['sin']:+.5f}, PE[{p}, {nums['cos_col']}] = cos({nums['angle']:.6g}) = "
-                f"{nums['cos']:+.5f}</span>")
+                f"{nums['cos']:+.5f}")
 
     def apply_theme(self, theme) -> None:
         """The overview image is RGBA (mid-range colour mixed with grey), so the theme's colour map

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QToolButton
 from ...jobs.waves import CurvesResponse, HeatmapResponse, PickResponse, cell_info
 from ...state import WavesState
 from ...widgets.plots import DIVERGING, Heatmap, colormap
+from ...widgets.pointer import pointer_for
 from .common import (
     P_COLOUR,
     PK_COLOUR,
@@ -205,9 +206,16 @@ class HeatmapView(Card):
 
     def _on_mouse_moved(self, args) -> None:
         cell = self._cell_at(args[0])
-        if cell is not None:
-            self.hover_text = self.describe(*cell)
-            self.readout.setText(self.hover_text)
+        if cell is None:
+            pointer_for(self.plot).hide()
+            return
+        self.hover_text = self.describe(*cell)
+        self.readout.setText(self.hover_text)
+        position, column = cell
+        info = cell_info(self.state, position, column)
+        # Short and large beside the cursor, for the hall (presenter mode); the full line stays below.
+        pointer_for(self.plot).show_at(args[0], f"p = <b>{position:,}</b>, column <b>{column}</b> "
+                                                f"(pair {info['pair']})<br>PE = <b>{info['value']:+.4f}</b>")
 
     def _on_clicked(self, ev) -> None:
         if ev.double():
@@ -363,9 +371,10 @@ class SpectrumView(Card):
         self.plot.addItem(self.lane_points)
         self.plot.addItem(self.pick_point)
         opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
-        self.low = pg.InfiniteLine(angle=0, pen=pg.mkPen("#1a9850", width=2, style=Qt.PenStyle.DashLine),
+        # The bounds in neutral ink (dash styles and labels tell them apart): the pairs' markers own the colours.
+        self.low = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine),
                                    label="2π: lower bound (pair 0, fastest)", labelOpts=opts)
-        self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#a50026", width=2, style=Qt.PenStyle.DashLine),
+        self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashDotLine),
                                     label="2π·base: upper bound",
                                     labelOpts={**opts, "anchors": [(0, 0), (0, 0)]})
         self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N",
