@@ -26,7 +26,7 @@ from .value_box import AnyText, check_number, name_adjustment, route_undo
 
 def format_value(value: float, integer: bool = False) -> str:
     """Compact, exact-enough text: integers in full, floats with up to 6 significant digits."""
-    if integer:
+    if integer or (value == int(value) and abs(value) < 1e9):  # 10000000, not 1e+07, in the base box
         return str(int(round(value)))
     if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-3):
         return f"{value:.4g}"
