@@ -29,7 +29,8 @@ def _refused(box, window, reason: str, status: str) -> None:
     assert fb.reason is not None and reason in fb.reason, fb.reason
     assert PROBLEM_COLOUR in box.styleSheet()
     label = fb.label()
-    assert label is not None and label.isVisibleTo(box.window()) and label.text() == fb.reason
+    assert label is not None and label.text() == fb.reason
+    assert label.isVisible() == box.isVisible()
     assert status in window.statusBar().currentMessage(), window.statusBar().currentMessage()
 
 
@@ -77,6 +78,8 @@ def test_a_german_double_box_takes_a_comma(qtbot):
 
 def test_waves_boxes_answer(window, qtbot):
     panel = window.panels["waves"]
+    window.show_panel("waves")
+    qtbot.waitUntil(panel.isVisible, timeout=2000)
     c = panel.controls
     base = c.base.line_edit()
     before = panel.state
@@ -119,11 +122,18 @@ def test_waves_boxes_answer(window, qtbot):
     _type(qtbot, pairs, "1, 999")
     assert pairs.text() == shown and tuple(panel.state.pairs) == tuple(int(p) for p in shown.split(", "))
     _refused(pairs, window, f"pairs: whole numbers 0 … {panel.state.d_model // 2 - 1}", "refused; kept")
+    label = feedback(pairs).label()
+    assert label is not None and label.isVisible()
+    c.hide()  # the reason goes with its box (a hidden sidebar, another tab)
+    assert not label.isVisible()
+    c.show()
     _settle(window, qtbot)
 
 
 def test_schemes_boxes_answer(window, qtbot):
     panel = window.panels["schemes"]
+    window.show_panel("schemes")
+    qtbot.waitUntil(panel.isVisible, timeout=2000)
     for text, used in (("1e400", 1e7), ("-5", 10.0), (BIG, 1e7)):
         _type(qtbot, panel.base_spin, text)
         assert panel.state.base == used and panel.base_spin.value() == used, text
@@ -160,6 +170,8 @@ def test_schemes_boxes_answer(window, qtbot):
 
 def test_swap_boxes_answer(window, qtbot):
     panel = window.panels["swap"]
+    window.show_panel("swap")
+    qtbot.waitUntil(panel.isVisible, timeout=2000)
     _type(qtbot, panel.d_spin, "1e400")  # today: "140"
     assert panel.state.d_model == 256 and panel.d_spin.text() == "256"
     _refused(panel.d_spin, window, "d_model must be 4 … 256", "using 256 (the maximum)")
@@ -183,6 +195,8 @@ def test_swap_boxes_answer(window, qtbot):
 def test_lab_boxes_answer(window, qtbot):
     pytest.importorskip("torch")
     panel = window.panels["lab"]
+    window.show_panel("lab")
+    qtbot.waitUntil(panel.isVisible, timeout=2000)
     _type(qtbot, panel.train_len_spin, "-5")
     assert panel.state.train_len == 8 and panel.train_len_spin.text() == "8"
     _refused(panel.train_len_spin, window, "must be 8 …", "using 8 (the minimum)")

@@ -149,6 +149,12 @@ class Feedback(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.clear)
+        box.installEventFilter(self)  # the reason goes when its box does (another tab, a hidden sidebar)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Hide and self._label is not None:
+            self._label.hide()
+        return False
 
     def refuse(self, reason: str, message: str) -> None:
         """Outline the box, show ``reason`` under it and ``message`` in the status bar."""
@@ -197,7 +203,7 @@ class Feedback(QObject):
         if y + lab.height() > top.height():  # no room below: above the box
             y = max(0, self.box.mapTo(top, self.box.rect().topLeft()).y() - lab.height() - 1)
         lab.move(x, y)
-        lab.show()
+        lab.setVisible(self.box.isVisible())  # a box on a hidden tab keeps its outline, not a floating line
         lab.raise_()
 
 
