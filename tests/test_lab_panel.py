@@ -11,6 +11,7 @@ pytest.importorskip("torch")
 
 from explorer.lab import LabResult  # noqa: E402
 from explorer.state.lab import LabState  # noqa: E402
+from explorer.widgets.value_box import feedback  # noqa: E402
 
 TINY = LabState(schemes=("nope", "learned", "rope", "alibi"), train_len=8, eval_lens=(8, 16), steps=20)
 #: Long enough that it is certainly still training when Cancel or close comes.
@@ -62,11 +63,14 @@ def test_controls_change_the_state(panel):
     panel.train_len_spin.setValue(16)
     assert panel.state.train_len == 16 and panel.state.eval_lens == (16, 24, 32, 48, 64, 96, 128)
     panel.eval_edit.setText("16, 40, 200")
+    panel.eval_edit.setModified(True)  # as if typed
     panel.eval_edit.editingFinished.emit()
-    assert panel.banner.isVisible() and "8 × L = 128" in panel.banner.text()
+    reason = feedback(panel.eval_edit).reason  # the reason is shown under the box
+    assert reason is not None and "8 × L = 128" in reason
     assert panel.state.eval_lens == (16, 24, 32, 48, 64, 96, 128)  # unchanged
     assert panel.eval_edit.text() == "16, 24, 32, 48, 64, 96, 128"  # and shown again
     panel.eval_edit.setText("16 40 100")
+    panel.eval_edit.setModified(True)
     panel.eval_edit.editingFinished.emit()
     assert panel.state.eval_lens == (16, 40, 100) and not panel.banner.isVisible()
     for s in ("nope", "sinusoidal", "learned", "alibi"):

@@ -13,6 +13,7 @@ from explorer.encodings import sinusoidal
 from explorer.jobs.waves import heatmap_tile, rotation_readout
 from explorer.panels.waves import WavesPanel
 from explorer.state import WavesState
+from explorer.widgets.value_box import PROBLEM_COLOUR
 
 SETTLE_MS = 20000
 
@@ -182,7 +183,7 @@ def test_pairs_box_accepts_a_list_and_refuses_nonsense(panel, qtbot):
     qtbot.keyClicks(box, "1, 99")
     qtbot.keyClick(box, Qt.Key.Key_Return)
     assert panel.state.pairs == (2, 9, 30)
-    assert "fde2e1" in box.styleSheet()
+    assert PROBLEM_COLOUR in box.styleSheet() and box.text() == "2, 9, 30"  # outlined, shown as in use
 
 
 def test_reset_restores_the_defaults(panel, qtbot):

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -48,6 +47,7 @@ from ..lab import (
 )
 from ..state import StateError
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
+from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
@@ -141,14 +141,15 @@ class LabPanel(LabRunControl, Panel):
         col.addWidget(self.scheme_box)
         self.settings_box = QGroupBox("Experiment")
         form = QFormLayout(self.settings_box)
-        self.train_len_spin = QSpinBox(minimum=8, maximum=MAX_TRAIN_LEN, singleStep=8)
+        self.train_len_spin = SpinBox(minimum=8, maximum=MAX_TRAIN_LEN, singleStep=8)
         self.train_len_spin.setToolTip("Length of every training stream; the learned table gets this many "
                                        "rows")
         self.eval_edit = QLineEdit()
         self.eval_edit.setToolTip(f"Up to {MAX_EVAL_LENS} lengths, comma-separated, each at most 8 × L")
-        self.steps_spin = QSpinBox(minimum=10, maximum=20000, singleStep=100)
+        route_undo(self.eval_edit)
+        self.steps_spin = SpinBox(minimum=10, maximum=20000, singleStep=100)
         self.steps_spin.setToolTip("Optimiser steps per scheme (batches of 32 streams)")
-        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1)
+        self.seed_spin = SpinBox(minimum=0, maximum=2**31 - 1)
         self.seed_spin.setToolTip("Seeds the rule table, the data and the initial weights: same seed, "
                                   "same run")
         form.addRow("Train length L", self.train_len_spin)
@@ -211,21 +212,27 @@ class LabPanel(LabRunControl, Panel):
             self.banner.clear_error()
 
     def _on_eval_edited(self) -> None:
-        text = self.eval_edit.text().replace(";", ",").replace(" ", ",")
-        try:
-            lens = tuple(int(p) for p in text.split(",") if p.strip())
-        except ValueError:
-            self.banner.show_error("test lengths must be whole numbers separated by commas, "
-                                   f"got {self.eval_edit.text()!r}")
-            self._block_and_sync()
-            return
-        try:
-            self.set_state(dataclasses.replace(self.state, eval_lens=lens))
-        except StateError as exc:
-            self.banner.show_error(str(exc))
+        if not self.eval_edit.isModified():
+            return  # focus left a box nobody typed in
+        typed = self.eval_edit.text()
+        text = typed.replace(";", ",").replace(" ", ",")
+        parts = [p for p in text.split(",") if p.strip()]
+        lens = tuple(int(p) for p in parts) if all(p.strip().isascii() and p.strip().isdigit()
+                                                   and len(p.strip()) < 10 for p in parts) else None
+        problem = "test lengths must be whole numbers separated by commas" if lens is None else None
+        if lens is not None:
+            try:
+                self.set_state(dataclasses.replace(self.state, eval_lens=lens))
+            except StateError as exc:
+                problem = str(exc)
+        if problem is not None:  # the reason under the box; the lengths in use shown again
+            feedback(self.eval_edit).refuse(problem, f"Test lengths: “{clip_text(typed, 24)}” refused; kept "
+                                                     f"{', '.join(map(str, self.state.eval_lens))}")
             self._block_and_sync()
         else:
+            feedback(self.eval_edit).clear()
             self.banner.clear_error()
+        self.eval_edit.setModified(False)
 
     def sync_widgets(self, st: LabState) -> None:
         for s, cb in self.scheme_checks.items():

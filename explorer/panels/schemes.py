@@ -46,6 +46,7 @@ from ..state import SchemesState
 from ..state.schemes import MAX_EXTENSION, VIEWS
 from ..theme import mask_word
 from ..widgets.theming import current_theme
+from ..widgets.value_box import DoubleSpinBox, SpinBox
 from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
@@ -141,20 +142,20 @@ class SchemesPanel(Panel):
 
         shared = QGroupBox("Shared (every column)")
         f = QFormLayout(shared)
-        self.d_spin = QSpinBox(minimum=2, maximum=1024, singleStep=2)
+        self.d_spin = SpinBox(minimum=2, maximum=1024, singleStep=2)
         self.d_spin.setToolTip("head dim d: width of one attention head (pairs k = 0 … d/2 − 1)")
-        self.base_spin = QDoubleSpinBox(minimum=10.0, maximum=1e7, decimals=0, singleStep=1000.0)
+        self.base_spin = DoubleSpinBox(minimum=10.0, maximum=1e7, decimals=0, singleStep=1000.0)
         self.base_spin.setToolTip("θ_k = base^(−2k/d): 10000 in the original Transformer and Llama 2; "
                                   "500000 in Llama 3")
-        self.lt_spin = QSpinBox(minimum=2, maximum=131072)
+        self.lt_spin = SpinBox(minimum=2, maximum=131072)
         self.lt_spin.setToolTip("L_train: the longest sequence seen in training (L_orig for scaled RoPE)")
-        self.le_spin = QSpinBox(minimum=2, maximum=MAX_EXTENSION * 131072)
+        self.le_spin = SpinBox(minimum=2, maximum=MAX_EXTENSION * 131072)
         self.le_spin.setToolTip(f"L_eval: the length shown, up to {MAX_EXTENSION} × L_train")
         self.le_ratio = QLabel()
         self.content_combo = QComboBox()
         self.content_combo.addItem("same c at every position", "same")
         self.content_combo.addItem("average of 16 random c", "average")
-        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1)
+        self.seed_spin = SpinBox(minimum=0, maximum=2**31 - 1)
         self.causal_check = QCheckBox("causal mask (decoder)")
         f.addRow("head dim d", self.d_spin)
         f.addRow("base", self.base_spin)
@@ -177,7 +178,7 @@ class SchemesPanel(Panel):
         self.factor_slider.setSingleStep(LOG2_FACTOR_STEP)
         self.factor_slider.setPageStep(1.0)
         self.factor_slider.setToolTip("factor s on a log scale (1 … 64); one page step doubles s")
-        self.factor_spin = QDoubleSpinBox(minimum=1.0, maximum=64.0, decimals=3, singleStep=0.5)
+        self.factor_spin = DoubleSpinBox(minimum=1.0, maximum=64.0, decimals=3, singleStep=0.5)
         f2.addRow("method", self.scaling_combo)
         f2.addRow("factor s", self.factor_spin)
         f2.addRow(self.factor_slider)
@@ -185,8 +186,8 @@ class SchemesPanel(Panel):
 
         alibi = QGroupBox("ALiBi")
         f3 = QFormLayout(alibi)
-        self.heads_spin = QSpinBox(minimum=1, maximum=64)
-        self.head_spin = QSpinBox(minimum=0, maximum=63)
+        self.heads_spin = SpinBox(minimum=1, maximum=64)
+        self.head_spin = SpinBox(minimum=0, maximum=63)
         f3.addRow("heads", self.heads_spin)
         f3.addRow("head shown", self.head_spin)
         lay.addWidget(alibi)
@@ -226,7 +227,7 @@ class SchemesPanel(Panel):
         self._param_rows: dict[str, list] = {}
         for sch in registry.all_schemes():
             for p in sch.own_parameters():
-                spin = QSpinBox() if p.integer else QDoubleSpinBox(decimals=3)
+                spin = SpinBox() if p.integer else DoubleSpinBox(decimals=3)
                 spin.setRange(p.lo, p.hi)
                 spin.setKeyboardTracking(False)
                 spin.setToolTip(p.help or p.label)

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSizePolicy,
-    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -35,6 +34,7 @@ from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
+from ..widgets.value_box import SpinBox
 from .base import Panel
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
@@ -191,19 +191,19 @@ class SwapPanel(Panel):
         self.alpha_note.setWordWrap(True)
         self.alpha_note.setObjectName("swapNote")
         form.addRow(self.alpha_note)
-        self.d_spin = QSpinBox(box)
+        self.d_spin = SpinBox(box)
         self.d_spin.setRange(4, 256)
         self.d_spin.setToolTip("Width of embeddings and of Q, K, V: 4 … 256, a multiple of 2 × heads")
         form.addRow("d_model", self.d_spin)
-        self.heads_spin = QSpinBox(box)
+        self.heads_spin = SpinBox(box)
         self.heads_spin.setRange(1, MAX_HEADS)
         self.heads_spin.setToolTip("Attention heads; each gets d_model / heads dimensions")
         form.addRow("Heads", self.heads_spin)
-        self.head_spin = QSpinBox(box)
+        self.head_spin = SpinBox(box)
         self.head_spin.setRange(1, 1)
         self.head_spin.setToolTip("Which head the attention maps and bars show")
         form.addRow("Head shown", self.head_spin)
-        self.seed_spin = QSpinBox(box)
+        self.seed_spin = SpinBox(box)
         self.seed_spin.setRange(0, 2**31 - 1)
         self.seed_spin.setToolTip("Seed of W_Q, W_K, W_V (and of the learned table). "
                                   "Word vectors depend only on the word.")

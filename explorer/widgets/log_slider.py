@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QRect, QSize, Qt, Signal
-from PySide6.QtGui import QDoubleValidator, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
@@ -21,10 +21,12 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import signals_blocked
 
+from .value_box import AnyText, check_number, name_adjustment, route_undo
+
 
 def format_value(value: float, integer: bool = False) -> str:
     """Compact, exact-enough text: integers in full, floats with up to 6 significant digits."""
-    if integer:
+    if integer or (value == int(value) and abs(value) < 1e9):  # 10000000, not 1e+07, in the base box
         return str(int(round(value)))
     if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-3):
         return f"{value:.4g}"
@@ -142,11 +144,10 @@ class LogSlider(QWidget):
         self._slider.setObjectName("logSliderHandle")
         self._box = QLineEdit(self)
         self._box.setObjectName("logSliderBox")
-        # Any positive number is accepted and then clamped: a validator that refuses out-of-range text
-        # would swallow Enter without a word.
-        validator = QDoubleValidator(0.0, 1e300, 6, self._box)
-        validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
-        self._box.setValidator(validator)
+        # Any text may be typed and Enter always answers (value_box): a number out of range is clamped and
+        # named, anything else is refused with a reason; a validator that refused keys would lose them silently.
+        self._box.setValidator(AnyText(self._box))
+        route_undo(self._box)
         self._box.setAlignment(Qt.AlignmentFlag.AlignRight)
         self._box.setFixedWidth(QFontMetrics(self._box.font()).horizontalAdvance("0" * 9) + 12)
         self._box.setToolTip(f"type a value from {format_value(self._lo, self._integer)} "
@@ -260,13 +261,13 @@ class LogSlider(QWidget):
         self.sliderReleased.emit()
 
     def _on_box_edited(self) -> None:
-        text = self._box.text().strip().replace(",", "")
-        try:
-            v = float(text)
-        except ValueError:
-            self._sync_widgets()
-            return
-        if not math.isfinite(v):
-            self._sync_widgets()
+        if not self._box.isModified():
+            return  # focus left a box nobody typed in
+        v, ok = check_number(self._box, self._box.text(), self._lo, self._hi, integer=self._integer)
+        if v is None:
+            self._sync_widgets()  # not a number: the value in use again
             return
         self.setValue(v)
+        self._sync_widgets()
+        if ok:
+            name_adjustment(self._box, v, float(self.value()))  # e.g. d_model 129 -> 130 (even)

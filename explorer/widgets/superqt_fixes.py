@@ -1,38 +1,46 @@
-"""A work-around for a superqt 0.9 bug that reaches users (imported by :mod:`explorer.panels.base`).
+"""Typed values in superqt 0.9's labelled sliders that answer (imported by :mod:`explorer.panels.base`).
 
 The value box of superqt's labelled sliders (``SliderLabel``, in ``QLabeledSlider`` and
 ``QLabeledDoubleSlider``) reads the typed text with ``float()``, but its ``QDoubleValidator``
 accepts numbers written the locale's way: "1,000" (a group separator), or "0,5" where the decimal
 mark is a comma (German, French, …).  Such text passes the validator, then ``float()`` raises
 ValueError inside the ``editingFinished`` slot: an exception escapes to the event loop and the typed
-value is lost (found by the GUI monkey, tests/test_reliability_monkey.py).
+value is lost (found by the GUI monkey, tests/test_reliability_monkey.py).  The validator also eats
+keys silently ("-" where only positive values fit, letters) and swallows Enter on "1e400".
 
-Here the text is read the way the validator accepted it (its locale, then the C locale); text that
-is still not a number puts the shown value back, and a number too large for a float is clamped to
-the slider's range like any other out-of-range value.
+Here the box reads text like every other value box (:mod:`explorer.widgets.value_box`): any text can
+be typed; a number out of range is clamped and named in the status bar, anything else gets a red
+outline and a reason and the value in use is shown again; Ctrl+Z in the box reaches the app's undo.
 """
 
 from __future__ import annotations
 
-import math
-
-from PySide6.QtCore import QLocale
+from .value_box import AnyText, check_number, name_adjustment, route_undo
 
 
 def _editing_finished(self) -> None:
     self._silent_clear_focus()
-    text = self.text()
-    validator = self.validator()
-    value, ok = (validator.locale() if validator is not None else QLocale()).toDouble(text)
-    if not ok:
-        value, ok = QLocale.c().toDouble(text)
-    if not ok and math.isinf(value):  # "1e400": a number, just past float; clamped below
-        ok = True
-    if not ok or math.isnan(value):
-        self.updateText()  # not a number: show the value again
+    if not self.isModified():
+        return  # focus left a box nobody typed in
+    integer = self.decimals() == 0
+    value, ok = check_number(self, self.text(), float(self.minimum()), float(self.maximum()), integer=integer)
+    if value is None:
+        self.updateText()  # not a number: show the value in use again
         return
     self.setValue(value)
     self.valueEdited.emit(self.value())
+    self.updateText()
+    if ok:
+        name_adjustment(self, value, float(self.value()))
+
+
+def _wrap_init(init):
+    def __init__(self, *args, **kwargs) -> None:  # noqa: N807 - wraps superqt's constructor
+        init(self, *args, **kwargs)
+        self.setValidator(AnyText(self))
+        route_undo(self)
+
+    return __init__
 
 
 def apply() -> None:
@@ -44,6 +52,7 @@ def apply() -> None:
     if getattr(SliderLabel, "_pe_explorer_fixed", False) or not hasattr(SliderLabel, "_editing_finished"):
         return
     SliderLabel._editing_finished = _editing_finished
+    SliderLabel.__init__ = _wrap_init(SliderLabel.__init__)
     SliderLabel._pe_explorer_fixed = True
 
 

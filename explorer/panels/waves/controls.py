@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -19,6 +18,7 @@ from superqt import QLabeledSlider
 
 from ...state import WavesState
 from ...widgets.log_slider import LogSlider
+from ...widgets.value_box import SpinBox, clip_text, feedback, route_undo
 
 VARIANT_TIPS = {
     "paper": "Vaswani et al. 2017: columns interleave sin, cos; ω_i = base^(−2i/d)",
@@ -62,6 +62,7 @@ class WavesControls(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._half = 64
+        self._pairs_text = ""
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
 
@@ -89,6 +90,7 @@ class WavesControls(QWidget):
         self.pair = _slider(0, 63)
         self.pairs = QLineEdit()
         self.pairs.setToolTip("Pairs drawn in the waves views, e.g. 0, 4, 16 (at most 16)")
+        route_undo(self.pairs)
         self.spread_button = QPushButton("Spread")
         self.spread_button.setToolTip("Five pairs from the fastest (0) to the slowest (d/2 − 1)")
         self.fastest_button = QPushButton("Fastest")
@@ -109,7 +111,7 @@ class WavesControls(QWidget):
         self.alpha.setToolTip("Token scale α: x = α·z with z ~ N(0, 1)^d, so ‖x‖ ≈ α√d")
         self.p1 = _slider(0, 255)
         self.p2 = _slider(0, 255)
-        self.seed = QSpinBox()
+        self.seed = SpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.new_token = QPushButton("New token")
         row2 = QHBoxLayout()
@@ -175,12 +177,17 @@ class WavesControls(QWidget):
             s.sliderReleased.connect(self.dragFinished)
 
     def _on_pairs_edited(self) -> None:
-        values = parse_pairs(self.pairs.text(), self._half)
-        if values is None:
-            self.pairs.setStyleSheet("QLineEdit { background: #fde2e1; }")
-            self.pairs.setToolTip(f"Whole numbers from 0 to {self._half - 1}, comma-separated (at most 16)")
+        if not self.pairs.isModified():
+            return  # focus left a box nobody typed in
+        typed = self.pairs.text()
+        values = parse_pairs(typed, self._half)
+        self.pairs.setModified(False)
+        if values is None:  # the reason under the box, the pairs in use shown again
+            feedback(self.pairs).refuse(f"pairs: whole numbers 0 … {self._half - 1}, comma-separated, at most 16",
+                                        f"pairs shown: “{clip_text(typed, 24)}” refused; kept {self._pairs_text}")
+            self.pairs.setText(self._pairs_text)
             return
-        self.pairs.setStyleSheet("")
+        feedback(self.pairs).clear()
         self.edited.emit({"pairs": values})
 
     # -- state -> widgets (the panel calls this with signals blocked) --------------------------------
@@ -197,9 +204,9 @@ class WavesControls(QWidget):
             if (s.minimum(), s.maximum()) != (lo, hi):
                 s.setRange(lo, hi)
             s.setValue(v)
+        self._pairs_text = ", ".join(str(i) for i in st.pairs)
         if parse_pairs(self.pairs.text(), half) != tuple(st.pairs) or not self.pairs.hasFocus():
-            self.pairs.setText(", ".join(str(i) for i in st.pairs))
-            self.pairs.setStyleSheet("")
+            self.pairs.setText(self._pairs_text)
         self.l_train.setValue(st.l_train)
         self.alpha.setValue(max(st.token_scale, self.alpha.minimum()))
         if st.token_scale < self.alpha.minimum():
