@@ -108,7 +108,7 @@ def _all_views(panel) -> list:
 def _merge_aligned(columns: list) -> list:
     """Neighbouring columns whose boxes sit in the same rows are one grid (read row by row)."""
     def rows(col):
-        return sorted((round(b[1] / 4), round(b[3] / 4)) for b in col)
+        return sorted({(round(b[1] / 4), round(b[3] / 4)) for b in col})
 
     out = [columns[0]]
     for col in columns[1:]:

@@ -208,6 +208,39 @@ def _walk(parent: ET.Element) -> None:
         parent.extend(rebuilt)
 
 
+def _unstretch_patterns(root: ET.Element) -> None:
+    """Texture fills (the Schemes panel's hatching) at their on-screen size.
+
+    Qt's SVG engine drops the brush's own transform, so a pattern meant to keep 12-pixel stripes is written
+    in data units and stretched by the group's transform (7 × 40 in a score matrix).  Each such use gets a
+    copy of the pattern with the stretch undone (``patternTransform``).
+    """
+    parents = {c: p for p in root.iter() for c in p}
+    patterns = {el.get("id"): el for el in root.iter(_NS + "pattern") if el.get("id")}
+    n = 0
+    for g in list(root.iter(_NS + "g")):
+        m = _matrix(g.get("transform"))
+        ref = re.match(r"^url\(#([^)]+)\)$", g.get("fill", ""))
+        if m is None or not _stretches(m) or ref is None or ref.group(1) not in patterns:
+            continue
+        a, b, c, d, _e, _f = m
+        det = a * d - b * c
+        if abs(det) < 1e-12:
+            continue
+        original = patterns[ref.group(1)]
+        if original.get("patternUnits") != "userSpaceOnUse":
+            continue
+        n += 1
+        copy = ET.Element(original.tag, dict(original.attrib))
+        copy.extend(list(original))
+        copy.set("id", f"{ref.group(1)}_px{n}")
+        inv = (d / det, -b / det, -c / det, a / det, 0.0, 0.0)
+        copy.set("patternTransform", "matrix(" + ",".join(_fmt(v) for v in inv) + ")")
+        holder = parents.get(original, root)
+        holder.insert(list(holder).index(original) + 1, copy)
+        g.set("fill", f"url(#{copy.get('id')})")
+
+
 def portable_svg(data: bytes) -> bytes:
     """``data`` (Qt's SVG) without non-scaling strokes under stretching transforms (see the module doc)."""
     ET.register_namespace("", SVG_NS)
@@ -216,6 +249,7 @@ def portable_svg(data: bytes) -> bytes:
         root = ET.fromstring(data)
     except ET.ParseError:
         return data
+    _unstretch_patterns(root)
     _walk(root)
     body = ET.tostring(root, encoding="utf-8", xml_declaration=False)
     return b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + body
@@ -232,20 +266,20 @@ def non_scaling_under_stretch(data: bytes) -> int:
     return n
 
 
-_SUB = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
-_SUP = str.maketrans("0123456789+-=()in", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ")
+_SUB = str.maketrans("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+_SUP = str.maketrans("0123456789+-−=()in", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁱⁿ")
 
 
 def plain_text(html: str) -> str:
     """Rich text as one plain line: ``<sub>j</sub>`` -> ``ⱼ`` (where Unicode has the letter), tags dropped."""
     import html as _html
 
-    def script(m: re.Match, table) -> str:
+    def script(m: re.Match, table, mark: str) -> str:
         inner = re.sub(r"<[^>]+>", "", m.group(1))
         mapped = inner.translate(table)
-        return mapped if all(a != b or not a.isalnum() for a, b in zip(inner, mapped)) else f"_{inner}"
+        return mapped if all(a != b or not a.isalnum() for a, b in zip(inner, mapped)) else f"{mark}{inner}"
 
-    text = re.sub(r"<sub>(.*?)</sub>", lambda m: script(m, _SUB), html, flags=re.S | re.I)
-    text = re.sub(r"<sup>(.*?)</sup>", lambda m: script(m, _SUP), text, flags=re.S | re.I)
+    text = re.sub(r"<sub>(.*?)</sub>", lambda m: script(m, _SUB, "_"), html, flags=re.S | re.I)
+    text = re.sub(r"<sup>(.*?)</sup>", lambda m: script(m, _SUP, "^"), text, flags=re.S | re.I)
     text = re.sub(r"<br\s*/?>", " ", text, flags=re.I)
     return _html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
