@@ -246,7 +246,8 @@ def _is_input(w) -> bool:
 
 def slide_hidden(root) -> list:
     """The widgets a slide leaves out: control columns and inputs (anything that holds controls but no
-    plot), tab bars, "Hover…/Click…" hints and the labels of rows left out.  A widget with the property ``slideHidden`` set is always left out."""
+    plot), tab bars, "Hover…/Click…" hints and the labels of rows left out.  A widget with the property
+    ``slideHidden`` set is always left out."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QLabel, QTabBar, QWidget
 

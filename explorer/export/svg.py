@@ -50,7 +50,7 @@ def _points(m: Matrix, text: str) -> str | None:
     nums = [float(v) for v in re.findall(_NUM, text)]
     if len(nums) % 2:
         return None
-    return " ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in (_apply(m, *p) for p in zip(nums[::2], nums[1::2])))
+    return " ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in (_apply(m, *p) for p in zip(nums[::2], nums[1::2], strict=True)))
 
 
 def _path(m: Matrix, d: str) -> str | None:
@@ -277,7 +277,8 @@ def plain_text(html: str) -> str:
     def script(m: re.Match, table, mark: str) -> str:
         inner = re.sub(r"<[^>]+>", "", m.group(1))
         mapped = inner.translate(table)
-        return mapped if all(a != b or not a.isalnum() for a, b in zip(inner, mapped)) else f"{mark}{inner}"
+        whole = all(a != b or not a.isalnum() for a, b in zip(inner, mapped, strict=True))
+        return mapped if whole else f"{mark}{inner}"
 
     text = re.sub(r"<sub>(.*?)</sub>", lambda m: script(m, _SUB, "_"), html, flags=re.S | re.I)
     text = re.sub(r"<sup>(.*?)</sup>", lambda m: script(m, _SUP, "^"), text, flags=re.S | re.I)
