@@ -186,10 +186,29 @@ def test_presenter_slide_in_a_fresh_process(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
     env.pop("DISPLAY", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "explorer", "export", "--panel", "waves", "--theme", "presenter", "--slide", "2160",
+        [sys.executable, "-m", "explorer", "export", "--panel", "waves", "--theme", "presenter", "--slide", "1080",
          "--out", str(out)],
         env=env, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     img = QImage(str(out))
-    assert (img.width(), img.height()) == (3840, 2160)
+    assert (img.width(), img.height()) == (1920, 1080)
+
+
+def test_slide_from_the_export_menu_puts_the_window_back(qtbot, main_window, tmp_path):
+    """The GUI's Export → Slide (16:9): a 1920 × 1080 picture; the panel keeps its size and sidebar on screen."""
+    qtbot.waitUntil(lambda: main_window.all_drawn, timeout=60000)
+    main_window.show_panel("swap")
+    panel = main_window.current_panel()
+    main_window._fill_export_menu()
+    slide_menu = main_window.export_menu.findChild(type(main_window.export_menu), "peSlideMenu")
+    assert slide_menu is not None and any("1920" in a.text() for a in slide_menu.actions())
+    before = panel.size()
+    hidden = sl.slide_hidden(panel)
+    assert hidden and all(w.isVisible() for w in hidden)
+    out = tmp_path / "slide.png"
+    main_window.exporter.presenter_slides.setChecked(True)
+    assert main_window.exporter.save_slide(panel, height=1080, path=str(out))
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1920, 1080)
+    assert panel.size() == before and all(w.isVisible() for w in hidden)

@@ -286,11 +286,34 @@ def _direct():
     return Qt.FindChildOption.FindDirectChildrenOnly
 
 
+def settle_subtree(widget) -> None:
+    """Deliver the layout requests posted to ``widget``, its children and its plots' items, and to
+    nothing above it: in the window, the parent's layout would put a widget laid out for a slide back."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QCoreApplication, QEvent, QObject
+    from PySide6.QtWidgets import QGraphicsWidget
+
+    views = [widget] if isinstance(widget, pg.GraphicsView) else widget.findChildren(pg.GraphicsView)
+    for _ in range(3):
+        for obj in [widget, *widget.findChildren(QObject)]:
+            QCoreApplication.sendPostedEvents(obj, QEvent.Type.LayoutRequest)
+        for v in views:
+            for item in v.scene().items() if v.scene() is not None else ():
+                if isinstance(item, QGraphicsWidget):
+                    QCoreApplication.sendPostedEvents(item, QEvent.Type.LayoutRequest)
+
+
 @contextlib.contextmanager
 def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterator[None]:
-    """Lay ``widget`` out at ``size`` (logical pixels) without its controls and hints; put it back after."""
+    """Lay ``widget`` out at ``size`` (logical pixels) without its controls and hints; put it back after.
+
+    A widget in the window is resized in place and only its own subtree is laid out (no events reach the
+    window), so the window, its docks and splitters never move; a top-level (headless) widget is simply
+    resized and laid out.
+    """
     hidden = slide_hidden(widget) if hide else []
     old = widget.geometry()
+    headless = widget.parentWidget() is None
     try:
         for w in hidden:
             w.setVisible(False)
@@ -298,7 +321,9 @@ def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterato
         lay = widget.layout()
         if lay is not None:
             lay.activate()
-        settle()
+        settle_subtree(widget)
+        if headless:
+            settle()
         yield
     finally:
         for w in hidden:
@@ -307,7 +332,9 @@ def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterato
         lay = widget.layout()
         if lay is not None:
             lay.activate()
-        settle()
+        settle_subtree(widget)
+        if headless:
+            settle()
 
 
 def export_slide(target, path, height: int, *, screen, theme=None, wait=None, title: str = ""):
@@ -317,19 +344,25 @@ def export_slide(target, path, height: int, *, screen, theme=None, wait=None, ti
     controls and hints, ``wait()`` lets it redraw for that size, and the picture is rendered at the slide's
     resolution, so lines and markers scale with it like the text.
     """
+    import dataclasses
+
     import pyqtgraph as pg
 
-    from .images import export_view_to_file, export_widget_to_file, image_ext
+    from .images import export_look, export_view_to_file, export_widget_to_file, image_ext
 
     width, _h = slide_size(height)
     is_plot = isinstance(target, pg.GraphicsView)
     layout = PLOT_SLIDE_LAYOUT if is_plot else SLIDE_LAYOUT
     ext = image_ext(path)
-    with slide_layout(target, layout, hide=not is_plot):
-        if wait is not None:
+    # The slide's theme first, then the layout: larger presenter fonts need wider axes, which only a
+    # layout pass after the restyle gives them.
+    restyle = export_look(target, screen, theme) if theme is not None else contextlib.nullcontext()
+    look = dataclasses.replace(screen, theme=theme, ui_pt=screen.base_pt) if theme is not None else screen
+    with restyle, slide_layout(target, layout, hide=not is_plot):
+        if wait is not None and target.parentWidget() is None:
             linger(0.2)  # views that re-ask at their new pixel size do so on a short timer
             wait()
-        settle()
+            settle()
         if is_plot and ext == ".png":
-            return export_view_to_file(target, path, width=width, screen=screen, theme=theme)
-        return export_widget_to_file(target, path, width=width, screen=screen, theme=theme, title=title)
+            return export_view_to_file(target, path, width=width, screen=look)
+        return export_widget_to_file(target, path, width=width, screen=look, title=title)
