@@ -354,6 +354,7 @@ class ActionsMixin:
         )
         pm.addAction("SVG…").triggered.connect(lambda: self.export_current_panel(ext=".svg"))
         pm.addAction("Copy image").triggered.connect(self.copy_current_panel)
+        self.exporter.add_slide_actions(m, panel)
         plots = panel.plots()
         plots_menu = m.addMenu(f"Plots of “{title}”")
         plots_menu.setEnabled(bool(plots))

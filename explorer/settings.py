@@ -184,6 +184,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "view/safe_maps": _flag,
     "view/zoom": _finite,
     "export/print": _flag,
+    "export/presenter_slides": _flag,
     "export/folder": _text,
     "welcome/done": _flag,
 }

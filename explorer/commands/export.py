@@ -2,6 +2,8 @@
 
     pe-explorer export --panel waves --set base=500000 --width 2400 --out waves.png
     pe-explorer export --panel schemes --preset stretching_rope --set scaling=ntk --out ntk.svg
+    pe-explorer export --panel swap --list-plots
+    pe-explorer export --panel swap --plot before-map --slide 1080 --theme presenter --out before.png
 
 Parameters start from the defaults, or from ``--preset`` (a built-in scene's name, one of the
 user's presets, or a .json file), then every ``--set key=value`` is applied — all together, so
@@ -17,6 +19,7 @@ import os
 from pathlib import Path
 
 from ..cli import UsageError
+from ..export.slide import SLIDE_SIZES
 from .args import number, whole
 
 #: Logical size the panel is laid out at before it is scaled to --width (16:10, like a projector).
@@ -68,9 +71,15 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--plot",
-        metavar="N",
-        type=whole(lo=1),
-        help="export only the N-th plot of the panel (1 = first) instead of the whole panel",
+        metavar="NAME",
+        help="export only the plot NAME (see --list-plots; a number N is the N-th in that list)",
+    )
+    p.add_argument(
+        "--slide",
+        type=int,
+        choices=sorted(SLIDE_SIZES),
+        metavar="1080|2160",
+        help="a 16:9 slide, 1920×1080 or 3840×2160, without the controls and mouse hints",
     )
     p.add_argument(
         "--theme",
@@ -82,7 +91,11 @@ def add_parser(sub) -> None:
         "--timeout", type=number(hi=MAX_TIMEOUT_S, positive=True), default=120.0, metavar="S",
         help="seconds to wait for the panel to draw (at most a day)"
     )
-    p.add_argument("--out", required=True, metavar="FILE.png|FILE.svg", help="output image")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--out", metavar="FILE.png|FILE.svg", help="output image")
+    what.add_argument(
+        "--list-plots", action="store_true", help="print the panel's plot names in on-screen order and exit"
+    )
     p.set_defaults(func=run)
 
 
@@ -165,7 +178,10 @@ def _check_out(path: str) -> str:
 
 
 def run(args) -> int:
-    _check_out(args.out)
+    if args.out is not None:
+        _check_out(args.out)
+    if args.slide is not None and args.width is not None:
+        raise UsageError("--slide sets the size: give --slide or --width, not both")
     if args.width is not None and not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise UsageError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels; got {args.width}")
     if not 0 < args.timeout <= MAX_TIMEOUT_S:  # the parser checks too; build_state's callers may not
@@ -177,6 +193,8 @@ def run(args) -> int:
         out=args.out,
         width=args.width,
         plot=args.plot,
+        slide=args.slide,
+        list_plots=args.list_plots,
         theme_name=args.theme,
         timeout_s=args.timeout,
     )
@@ -205,9 +223,11 @@ def _render(
     panel_id: str,
     state,
     *,
-    out: str,
+    out: str | None,
     width: int | None = None,
-    plot: int | None = None,
+    plot: str | int | None = None,
+    slide: int | None = None,
+    list_plots: bool = False,
     theme_name: str = "light",
     timeout_s: float = 120.0,
 ) -> int:
@@ -252,16 +272,8 @@ def _render(
             raise UsageError(f"the {panel_id} panel reported an error: {panel.banner.text()}")
         bus.set_look(theme, 1.0)  # the panel's own apply_theme, and its views built while drawing
         try:
-            if plot is not None:
-                views = panel.plots()
-                if not 1 <= plot <= len(views):
-                    raise UsageError(f"--plot must be between 1 and {len(views)} for {panel_id}; got {plot}")
-                view = views[plot - 1]
-                ex.export_view_to_file(view, out, width=width, screen=look)
-            else:
-                ex.export_widget_to_file(
-                    panel, out, width=width or LAYOUT_WIDTH, screen=look, title=f"PE Explorer — {panel_id}"
-                )
+            _write(panel, panel_id, out, look, width=width, plot=plot, slide=slide, list_plots=list_plots,
+                   timeout_s=timeout_s)
         except ex.ExportError as exc:
             raise UsageError(str(exc)) from None
         check_interrupt()  # pressed while the image was being made: still honoured
@@ -273,3 +285,37 @@ def _render(
         service.stop()
         bus.set_look(*before)
     return 0
+
+
+def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, timeout_s: float) -> None:
+    """List the plots, or write the panel, one plot or a slide of either."""
+    from .. import export as ex
+    from ..export import slide as sl
+    from ..export.svg import plain_text
+
+    def wait() -> None:
+        if not ex.wait_drawn(panel, timeout_s):
+            raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
+
+    if list_plots or plot is not None:
+        sl.lay_out_all(panel, wait)  # plots on background tabs get their real size and labels
+    if list_plots:
+        for name, view in sl.named_plots(panel):
+            print(f"{name}\t{plain_text(ex.plot_title(view))}")
+        return
+    if plot is not None:
+        try:
+            view = sl.find_plot(panel, str(plot))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        sl.tab_to(panel, view, wait)
+        if slide is not None:
+            sl.export_slide(view, out, slide, screen=look, wait=wait)
+        else:
+            ex.export_view_to_file(view, out, width=width, screen=look)
+    elif slide is not None:
+        sl.export_slide(panel, out, slide, screen=look, wait=wait, title=f"PE Explorer — {panel_id}")
+    else:
+        ex.export_widget_to_file(
+            panel, out, width=width or LAYOUT_WIDTH, screen=look, title=f"PE Explorer — {panel_id}"
+        )

@@ -4,6 +4,8 @@
   restyling for an export (print theme, pen widths × scale), names, atomic writes;
 * :mod:`.data` — the numbers behind a plot as CSV or NPY;
 * :mod:`.sweeps` — sweep animations as GIF or MP4;
+* :mod:`.slide` — 16:9 slides of a panel or a plot (no controls or hints), stable plot names in on-screen
+  order, laying out background tabs; :mod:`.svg` — SVG that renders outside Qt as it does in Qt;
 * :mod:`.controller` — :class:`~.controller.ExportController`, the logic behind every Export menu and
   each plot's right-click "Export" submenu (imported on its own: it needs Qt widgets).
 
@@ -34,6 +36,7 @@ from .images import (
     widget_svg,
     write_bytes,
 )
+from .slide import SLIDE_SIZES, export_slide, find_plot, named_plots, plot_key
 from .sweeps import (
     gif_bytes,
     mp4_available,
@@ -46,7 +49,8 @@ from .sweeps import (
 )
 
 __all__ = [
-    "DATA_FORMATS", "IMAGE_FORMATS", "MAX_SIDE", "SCALES", "ExportError", "Look", "copy_image", "data_bytes",
+    "DATA_FORMATS", "IMAGE_FORMATS", "MAX_SIDE", "SCALES", "SLIDE_SIZES", "ExportError", "export_slide",
+    "find_plot", "named_plots", "plot_key", "Look", "copy_image", "data_bytes",
     "default_name", "export_look", "export_view_to_file", "export_widget_to_file", "gif_bytes", "image_ext",
     "mp4_available", "numeric_fields", "plot_name", "plot_svg", "plot_title", "png_bytes", "record_sweep",
     "render_plot", "render_widget", "save_data", "slug", "state_with", "sweep_values", "wait_drawn",

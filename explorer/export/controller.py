@@ -73,6 +73,13 @@ class ExportController(QObject):
         )
         self.print_action.setChecked(bool(setting("export/print", False)))
         self.print_action.toggled.connect(lambda on: self._remember({"export/print": bool(on)}))
+        self.presenter_slides = QAction("Slides in the &presenter theme", self, checkable=True)
+        self.presenter_slides.setToolTip("Slides with presenter mode's large text and thick lines, "
+                                         "whatever the screen shows")
+        self.presenter_slides.setChecked(bool(setting("export/presenter_slides", False)))
+        self.presenter_slides.toggled.connect(
+            lambda on: self._remember({"export/presenter_slides": bool(on)})
+        )
         theme_bus().add_menu_provider(self.fill_plot_menu)
 
     # -- choices ---------------------------------------------------------------------------------
@@ -87,6 +94,15 @@ class ExportController(QObject):
     def theme(self):
         """The theme exports use: None (match the screen) or the print theme."""
         return PRINT if self.print_action.isChecked() else None
+
+    @property
+    def slide_theme(self):
+        """The theme slides use: the print theme if chosen, else presenter (if chosen) or the screen's."""
+        if self.theme is not None:
+            return self.theme
+        if self.presenter_slides.isChecked():
+            return self._look().theme.presenter()
+        return None
 
     def last_folder(self) -> Path:
         raw = str(setting("export/folder", "") or "")
@@ -198,6 +214,7 @@ class ExportController(QObject):
         )
         menu.addAction("Save as SVG…").triggered.connect(lambda: self.save_plot(panel, view, ext=".svg"))
         menu.addAction("Copy image").triggered.connect(lambda: self.copy_plot(view))
+        self.add_slide_actions(menu, panel, view)
         menu.addSeparator()
         menu.addAction("Save numbers as CSV…").triggered.connect(
             lambda: self.save_plot_data(panel, view, ".csv")
@@ -219,6 +236,39 @@ class ExportController(QObject):
             widget = widget.parentWidget()
         self._fill(menu, widget, view)
         return True
+
+    # -- slides ----------------------------------------------------------------------------------
+    def save_slide(self, panel, view=None, *, height: int = 1080, ext: str = ".png",
+                   path: str | None = None) -> bool:
+        """A 16:9 slide of ``view`` (a plot) or of ``panel``: no controls or hints, lines and markers scaled."""
+        from .slide import export_slide
+
+        target = view if view is not None else panel
+        if target is None:
+            return False
+        base = ex.default_name(panel, view, ext="") if view is not None else panel.export_basename()
+        name = f"{base}_slide{height}{ext}"
+        path = path or self.ask_save_path("Export slide", name, ext)
+        if not path:
+            return False
+        return self._run(
+            lambda: export_slide(target, path, height, screen=self._look(), theme=self.slide_theme,
+                                 title=f"PE Explorer — {getattr(panel, 'panel_id', '')}"),
+            "Saved",
+        )
+
+    def add_slide_actions(self, menu: QMenu, panel, view=None) -> QMenu:
+        """A "Slide (16:9)" submenu: PNG at 1920 × 1080 or 3840 × 2160, SVG, the presenter-theme choice."""
+        sub = menu.addMenu("Slide (16:9)")
+        sub.setObjectName("peSlideMenu")
+        for h, (w, _h) in sorted(ex.SLIDE_SIZES.items()):
+            sub.addAction(f"PNG, {w} × {h}…").triggered.connect(
+                lambda _=False, h=h: self.save_slide(panel, view, height=h)
+            )
+        sub.addAction("SVG…").triggered.connect(lambda: self.save_slide(panel, view, ext=".svg"))
+        sub.addSeparator()
+        sub.addAction(self.presenter_slides)
+        return sub
 
     # -- panels and the window -------------------------------------------------------------------
     def save_widget(

@@ -146,6 +146,38 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
             style_plot(v, screen.theme, zoom=screen.zoom)
 
 
+@contextlib.contextmanager
+def svg_ready(root) -> Iterator[None]:
+    """Plot titles as one run of plain text while an SVG is written: a rich-text title becomes one
+    ``<text>`` per format run, placed with Qt's metrics, which other renderers space differently."""
+    import pyqtgraph as pg
+
+    from .svg import plain_text
+
+    labels = []
+    for v in _views_in(root):
+        item = v.getPlotItem() if hasattr(v, "getPlotItem") else None
+        label = getattr(item, "titleLabel", None)
+        text = getattr(label, "text", "") or ""
+        if label is not None and "<" in text:
+            labels.append((label, text))
+    # Markers drawn from pyqtgraph's symbol atlas become one <image> of the whole atlas squeezed into each
+    # marker's box (Qt's SVG engine ignores the source rectangle): draw them as vector paths instead.
+    scatters = [it for v in _views_in(root) if v.scene() is not None for it in v.scene().items()
+                if isinstance(it, pg.ScatterPlotItem) and it.opts.get("useCache")]
+    try:
+        for label, text in labels:
+            label.setText(plain_text(text))
+        for it in scatters:
+            it.opts["useCache"] = False
+        yield
+    finally:
+        for label, text in labels:
+            label.setText(text)
+        for it in scatters:
+            it.opts["useCache"] = True
+
+
 # -- plots ---------------------------------------------------------------------------------------
 def _export_item(view):
     """What pyqtgraph's exporters should export: the plot item of a PlotWidget, else the scene."""
@@ -189,11 +221,13 @@ def plot_svg(view, *, screen: Look = Look(), theme: Theme | None = None) -> byte
     """One plot as SVG text (bytes)."""
     from pyqtgraph.exporters import SVGExporter
 
-    with export_look(view, screen, theme):
+    from .svg import portable_svg
+
+    with export_look(view, screen, theme), svg_ready(view):
         data = SVGExporter(_export_item(view)).export(toBytes=True)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    return bytes(data)
+    return portable_svg(bytes(data))
 
 
 # -- widgets (a whole panel, the window) ---------------------------------------------------------
@@ -229,9 +263,12 @@ def render_widget(
     return image
 
 
-def widget_svg(widget, *, screen: Look = Look(), theme: Theme | None = None, title: str = "") -> bytes:
-    """``widget`` and its children as SVG (plots as vectors, images embedded)."""
-    from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect
+def widget_svg(
+    widget, *, screen: Look = Look(), theme: Theme | None = None, title: str = "", width: int | None = None
+) -> bytes:
+    """``widget`` and its children as SVG (plots as vectors, images embedded); ``width``: the picture's
+    nominal width in pixels (the drawing is the widget's size, scaled)."""
+    from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, QSize
     from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgGenerator
     from PySide6.QtWidgets import QWidget
@@ -243,17 +280,25 @@ def widget_svg(widget, *, screen: Look = Look(), theme: Theme | None = None, tit
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
     gen.setOutputDevice(buf)
-    gen.setSize(size)
+    if width:
+        gen.setSize(QSize(int(width), int(round(size.height() * width / size.width()))))
+    else:
+        gen.setSize(size)
     gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    # Fonts are written in points × resolution / 72: at the default 72 dpi a 9-pt label (12 px on a 96-dpi
+    # screen) would be written as 9 px, and other renderers would squeeze every line of text.
+    gen.setResolution(widget.logicalDpiX() or 96)
     gen.setTitle(title or "PE Explorer")
     gen.setDescription("Exported from PE Explorer")
-    with export_look(widget, screen, theme):
+    with export_look(widget, screen, theme), svg_ready(widget):
         painter = QPainter(gen)
         try:
             QWidget.render(widget, painter, QPoint(0, 0))
         finally:
             painter.end()
-    return bytes(buf.data())
+    from .svg import portable_svg
+
+    return portable_svg(bytes(buf.data()))
 
 
 # -- encoding and writing ------------------------------------------------------------------------
@@ -317,7 +362,7 @@ def export_widget_to_file(
 ) -> Path:
     """A panel or the window to ``path`` (.png or .svg)."""
     if image_ext(path) == ".svg":
-        return write_bytes(path, widget_svg(widget, screen=screen, theme=theme, title=title))
+        return write_bytes(path, widget_svg(widget, screen=screen, theme=theme, title=title, width=width))
     return write_bytes(
         path, png_bytes(render_widget(widget, scale=scale, width=width, screen=screen, theme=theme))
     )

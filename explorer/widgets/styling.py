@@ -311,13 +311,15 @@ def _style_data_item(item, theme: Theme, line: float, pen_scale: float, sig) -> 
         size = opts.get("symbolSize", 10)
         if "symbolSize" not in memo.base or memo.applied.get("symbolSize") != size:
             memo.base["symbolSize"] = size
-        new = memo.base["symbolSize"] * (1.0 + 0.5 * (theme.line_scale - 1.0)) * pen_scale
+        # Not × pen_scale: a marker is drawn whole in the export's scaled painter, so it grows with the
+        # image by itself (multiplying too gave 2× exports markers twice the size they should have).
+        new = memo.base["symbolSize"] * (1.0 + 0.5 * (theme.line_scale - 1.0))
         if new != size:
             item.setSymbolSize(new)
         memo.applied["symbolSize"] = new
         if opts.get("symbolPen") is not None:
             _style_pen_item(
-                item, "symbolPen", pg.mkPen(opts["symbolPen"]), item.setSymbolPen, theme, line, sig
+                item, "symbolPen", pg.mkPen(opts["symbolPen"]), item.setSymbolPen, theme, line / pen_scale, sig
             )
 
 
