@@ -6,11 +6,12 @@ from typing import Any, ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.plots import Banner
+from ..widgets.sidebar import ExplainPane, Sidebar
 from ..widgets.theming import theme_bus
 
 
@@ -48,12 +49,21 @@ class Panel(QWidget):
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
         self._controls_cache: tuple[list, list] | None = None
+        self._explain_wired = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.banner = Banner(self)
         outer.addWidget(self.banner)
         self.body = QVBoxLayout()
-        outer.addLayout(self.body, 1)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addLayout(self.body, 1)
+        # "What am I looking at?": the long explanations, beside the plots (panels adopt their labels).
+        self.explain = ExplainPane(self, self)
+        self.explain.hide()
+        self._explain_wanted = True
+        row.addWidget(self.explain)
+        outer.addLayout(row, 1)
         # The formula strip: the panel's formula with the current numbers substituted.
         self.formula = QLabel(self)
         self.formula.setObjectName("formulaStrip")
@@ -63,6 +73,31 @@ class Panel(QWidget):
         outer.addWidget(self.formula)
         # Every panel follows the look, shown or hidden (its plots follow it by themselves).
         theme_bus().themeChanged.connect(self._on_theme_changed)
+
+    # -- side columns ----------------------------------------------------------------------------
+    def make_sidebar(self, box: QWidget) -> Sidebar:
+        """The panel's controls ``box`` in the shared scrolling, collapsible sidebar."""
+        return Sidebar(box, self)
+
+    def sidebars(self) -> list[Sidebar]:
+        return self.findChildren(Sidebar)
+
+    def set_sidebar_visible(self, on: bool) -> None:
+        for bar in self.sidebars():
+            bar.setVisible(on)
+
+    def set_explain_visible(self, on: bool) -> None:
+        """Show or hide the "What am I looking at?" pane (never shown empty)."""
+        self._explain_wanted = on
+        if not self._explain_wired:
+            self._explain_wired = True
+            for tabs in self.findChildren(QTabWidget):
+                tabs.currentChanged.connect(self._refresh_explain)
+        self._refresh_explain()
+
+    def _refresh_explain(self, *_args) -> None:
+        self.explain.refresh()
+        self.explain.setVisible(self._explain_wanted and bool(self.explain.labels()))
 
     # -- state -----------------------------------------------------------------------------------
     @property

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSpinBox,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -34,6 +33,7 @@ from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..widgets.reflow import ReflowGrid
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from .base import Panel
 from .swap_formula import formula_html
@@ -107,9 +107,9 @@ class SwapPanel(Panel):
         self.explanation.setWordWrap(True)
         self.explanation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.body.addWidget(self.explanation)
+        self.explain.adopt(self.explanation)  # "What am I looking at?", beside the maps
         main = QHBoxLayout()
-        main.addWidget(self._build_controls())
+        main.addWidget(self.make_sidebar(self._build_controls()))
         main.addWidget(self._build_views(), 1)
         self.body.addLayout(main, 1)
         self.readout = QLabel("Hover a cell or bar to read its value; click a row of “Attention before” to "
@@ -231,28 +231,18 @@ class SwapPanel(Panel):
         return box
 
     def _build_views(self) -> QWidget:
-        split = QSplitter(Qt.Orientation.Vertical, self)
-        split.setChildrenCollapsible(False)
-        top = QSplitter(Qt.Orientation.Horizontal, split)
-        self.before_map = AttentionMap("Attention before", top)
-        self.after_map = AttentionMap("Attention after", top)
-        self.bars = QueryBars(top)
-        for w in (self.before_map, self.after_map, self.bars):
-            w.setMinimumSize(200, 160)
-            top.addWidget(w)
-        top.setSizes([10, 10, 8])
-        bottom = QSplitter(Qt.Orientation.Horizontal, split)
-        self.out_before = OutputMap("Outputs before", bottom)
-        self.out_after = OutputMap("Outputs after, moved back", bottom)
-        self.out_diff = OutputMap("after − before", bottom)
-        for w in (self.out_before, self.out_after, self.out_diff):
-            w.setMinimumSize(200, 120)
-            bottom.addWidget(w)
-        split.addWidget(top)
-        split.addWidget(bottom)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        return split
+        # Six maps: three a row where they fit at a readable size, fewer (and scrolling) where not.
+        grid = ReflowGrid((220, 170), max_cols=3, parent=self)
+        grid.setObjectName("swapMaps")
+        self.maps_grid = grid
+        self.before_map = AttentionMap("Attention before", grid)
+        self.after_map = AttentionMap("Attention after", grid)
+        self.bars = QueryBars(grid)
+        self.out_before = OutputMap("Outputs before", grid)
+        self.out_after = OutputMap("Outputs after, moved back", grid)
+        self.out_diff = OutputMap("after − before", grid)
+        grid.set_cells([self.before_map, self.after_map, self.bars, self.out_before, self.out_after, self.out_diff])
+        return grid
 
     def _connect(self) -> None:
         self.sentence_edit.editingFinished.connect(self._on_sentence_edited)

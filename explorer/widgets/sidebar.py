@@ -1,0 +1,91 @@
+"""The two side columns every panel shares: the control sidebar and the "What am I looking at?" pane.
+
+Both scroll vertically, so their contents never set the window's minimum height (a projector at 1280×720 in
+presenter mode must still hold the whole window), and the window hides them all at once (View menu: Ctrl+B for
+the controls, Ctrl+I for the explanations) so a lecture can give the plots the whole screen.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+#: Object names the window looks for (and the layout test).
+SIDEBAR_NAME = "controlSidebar"
+EXPLAIN_NAME = "explainPane"
+
+
+class Sidebar(QScrollArea):
+    """A panel's controls in a column that scrolls vertically and is exactly as wide as they need.
+
+    The width follows the contents (it widens when presenter mode or text zoom enlarges the fonts), so
+    no value box is squeezed; the height is whatever the panel has, the rest scrolls.
+    """
+
+    def __init__(self, box: QWidget, parent: QWidget | None = None, *, name: str = "") -> None:
+        super().__init__(parent)
+        self.setObjectName(name or SIDEBAR_NAME)
+        self.setProperty("sidebar", True)
+        self.setWidget(box)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Ignored)
+        box.installEventFilter(self)
+        self._fit()
+
+    def _fit(self) -> None:
+        box = self.widget()
+        want = max(box.sizeHint().width(), box.minimumSizeHint().width(), box.minimumWidth())
+        self.setFixedWidth(want + self.verticalScrollBar().sizeHint().width() + 2)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self.widget() and event.type() in (QEvent.Type.FontChange, QEvent.Type.LayoutRequest,
+                                                     QEvent.Type.StyleChange):
+            self._fit()
+        return False
+
+
+class ExplainPane(QScrollArea):
+    """"What am I looking at?": the longer, live explanations of a panel's views, beside the plots.
+
+    :meth:`adopt` moves an existing label here (the same object, so code that sets its text keeps
+    working); an entry is shown only while the view it explains is, e.g. the tab in view.
+    """
+
+    def __init__(self, root: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._root = root  # visibility of an entry's view is judged within this widget (the panel)
+        self.setObjectName(EXPLAIN_NAME)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+        self.setMinimumWidth(220)
+        self.setMaximumWidth(420)
+        inner = QWidget()
+        inner.setObjectName("explainContents")
+        self._col = QVBoxLayout(inner)
+        self._col.setContentsMargins(6, 4, 6, 4)
+        heading = QLabel("<b>What am I looking at?</b>", inner)
+        heading.setObjectName("explainHeading")
+        self._col.addWidget(heading)
+        self._col.addStretch(1)
+        self.setWidget(inner)
+        self._entries: list[tuple[QLabel, QWidget | None]] = []
+
+    def adopt(self, label: QLabel, owner: QWidget | None = None) -> QLabel:
+        """Move ``label`` into the pane (word-wrapped); shown while ``owner`` is visible in its panel."""
+        label.setWordWrap(True)
+        label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        label.setMinimumWidth(0)
+        self._col.insertWidget(self._col.count() - 1, label)
+        self._entries.append((label, owner))
+        return label
+
+    def labels(self) -> list[QLabel]:
+        return [lab for lab, _ in self._entries]
+
+    def refresh(self) -> None:
+        """Show the entries whose view is in view (call when a tab changes)."""
+        for label, owner in self._entries:
+            label.setVisible(owner is None or owner.isVisibleTo(self._root))
