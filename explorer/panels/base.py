@@ -85,6 +85,8 @@ class Panel(QWidget):
     def set_sidebar_visible(self, on: bool) -> None:
         for bar in self.sidebars():
             bar.setVisible(on)
+        if self._explain_wired:
+            self._refresh_explain()
 
     def set_explain_visible(self, on: bool) -> None:
         """Show or hide the "What am I looking at?" pane (never shown empty)."""
@@ -95,9 +97,22 @@ class Panel(QWidget):
                 tabs.currentChanged.connect(self._refresh_explain)
         self._refresh_explain()
 
+    #: Width the plots keep beside the sidebar before the explanations give way (on a narrow screen
+    #: the pane folds away rather than squeezing the plots; the toggle brings it back on a wider one).
+    PLOT_ROOM = 620
+
+    def _explain_fits(self) -> bool:
+        bars = sum(b.width() for b in self.sidebars() if b.isVisible())
+        return self.width() >= bars + self.explain.MIN_WIDTH + self.PLOT_ROOM
+
     def _refresh_explain(self, *_args) -> None:
         self.explain.refresh()
-        self.explain.setVisible(self._explain_wanted and bool(self.explain.labels()))
+        self.explain.setVisible(self._explain_wanted and bool(self.explain.labels()) and self._explain_fits())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._explain_wired:
+            self._refresh_explain()
 
     # -- state -----------------------------------------------------------------------------------
     @property

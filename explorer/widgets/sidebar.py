@@ -7,8 +7,8 @@ the controls, Ctrl+I for the explanations) so a lecture can give the plots the w
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 #: Object names the window looks for (and the layout test).
 SIDEBAR_NAME = "controlSidebar"
@@ -32,6 +32,17 @@ class Sidebar(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Ignored)
         box.installEventFilter(self)
+        self._refit = QTimer(self, singleShot=True, interval=0)
+        self._refit.timeout.connect(self._fit_boxes)
+        self._fit()
+
+    def _fit_boxes(self) -> None:
+        """Value boxes that size themselves once for their font (superqt's slider labels) re-measure
+        after a font change (presenter mode, zoom), else "1.00" shows as ".00"."""
+        for edit in self.widget().findChildren(QLineEdit):
+            update = getattr(edit, "_update_size", None)
+            if callable(update):
+                update()
         self._fit()
 
     def _fit(self) -> None:
@@ -40,8 +51,9 @@ class Sidebar(QScrollArea):
         self.setFixedWidth(want + self.verticalScrollBar().sizeHint().width() + 2)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if obj is self.widget() and event.type() in (QEvent.Type.FontChange, QEvent.Type.LayoutRequest,
-                                                     QEvent.Type.StyleChange):
+        if obj is self.widget() and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._refit.start()
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
             self._fit()
         return False
 
@@ -60,7 +72,6 @@ class ExplainPane(QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
-        self.setMinimumWidth(220)
         self.setMaximumWidth(420)
         inner = QWidget()
         inner.setObjectName("explainContents")
@@ -72,6 +83,16 @@ class ExplainPane(QScrollArea):
         self._col.addStretch(1)
         self.setWidget(inner)
         self._entries: list[tuple[QLabel, QWidget | None]] = []
+
+    #: The narrowest the pane is worth showing at; below it the panel folds it away (it never sets the
+    #: window's minimum width: a narrow screen keeps the plots).
+    MIN_WIDTH = 220
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(0, 0)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(320, 200)
 
     def adopt(self, label: QLabel, owner: QWidget | None = None) -> QLabel:
         """Move ``label`` into the pane (word-wrapped); shown while ``owner`` is visible in its panel."""
