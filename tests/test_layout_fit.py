@@ -256,3 +256,29 @@ def test_real_window_fits_a_1280x720_screen_under_xvfb(tmp_path):
     for where, (x, y, w, h) in geo.items():
         assert w <= sw and h <= sh and x >= sx and y >= sy and x + w <= sx + sw and y + h <= sy + sh, (
             f"{where}: window {w}×{h} at ({x}, {y}) on a {sw}×{sh} screen")
+
+
+@pytest.mark.parametrize("span", [(0.5, 1.2), (1.0, 4.0), (0.0, 7.0), (-3.0, 5.0)])
+def test_log_ticks_are_si_and_leave_room(qtbot, span):
+    import pyqtgraph as pg
+
+    from explorer.widgets.log_ticks import _font_height, si_text, use_si_log_ticks
+
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    pi = pw.getPlotItem()
+    pi.setLogMode(x=False, y=True)
+    use_si_log_ticks(pi)
+    axis = pi.getAxis("left")
+    size = 120.0  # a short axis: a plot on a small projector
+    levels = axis.tickValues(span[0], span[1], size)
+    labelled = []
+    for spacing, values in levels:
+        strings = axis.tickStrings(values, 1.0, spacing)
+        labelled += [(v, s) for v, s in zip(values, strings, strict=True) if s]
+    assert labelled, levels
+    assert all("·" not in s and "e" not in s for _, s in labelled), labelled
+    ys = sorted(v for v, _ in labelled)
+    px = [(b - a) * size / (span[1] - span[0]) for a, b in zip(ys, ys[1:], strict=False)]
+    assert all(d >= _font_height(axis) * 1.2 for d in px), (labelled, px)
+    assert [si_text(v) for v in (1, 100, 10_000, 1e6, 0.01, 1e-5)] == ["1", "100", "10k", "1M", "0.01", "10⁻⁵"]

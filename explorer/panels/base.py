@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
@@ -93,8 +93,12 @@ class Panel(QWidget):
         self._explain_wanted = on
         if not self._explain_wired:
             self._explain_wired = True
+            # Through a timer the panel owns (a C++ slot): a tab widget being destroyed emits
+            # currentChanged, and no Python may then walk the half-deleted views.
+            self._explain_timer = QTimer(self, singleShot=True, interval=0)
+            self._explain_timer.timeout.connect(self._refresh_explain)
             for tabs in self.findChildren(QTabWidget):
-                tabs.currentChanged.connect(self._refresh_explain)
+                tabs.currentChanged.connect(self._explain_timer.start)
         self._refresh_explain()
 
     #: Width the plots keep beside the sidebar before the explanations give way (on a narrow screen

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTabl
 
 from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
+from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plots import make_plot
 
 
@@ -190,6 +191,7 @@ class LengthPlot:
         self.plot.setObjectName("labLengthPlot")
         self.pi = self.plot.getPlotItem()
         self.pi.setLogMode(x=True, y=False)
+        use_si_log_ticks(self.pi)
         self.pi.setYRange(0, 104, padding=0)
         self.legend = _bottom_legend(self.plot)
         self.train_line = pg.InfiniteLine(pos=0.0, angle=90, pen=_pen(NEUTRAL, 1.6, Qt.PenStyle.DashLine))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
+from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plots import DIVERGING, colormap
 from ..widgets.reflow import ReflowGrid
 from .schemes_items import (
@@ -72,6 +73,7 @@ class BeyondView(QWidget):
                                y="wavelength (positions)")
         wpi = self.waves.getPlotItem()
         wpi.setLogMode(x=False, y=True)
+        use_si_log_ticks(wpi)
         dots = {"pen": None, "symbol": "o", "symbolSize": 9, "symbolPen": None}
         self.waves_seen = pg.PlotDataItem(symbolBrush=SEEN, name="full turn inside L_train", **dots)
         self.waves_new = pg.PlotDataItem(symbolBrush=NEW, name="no full turn inside L_train", **dots)
@@ -104,6 +106,7 @@ class BeyondView(QWidget):
                                 x="pair k", y="wavelength (positions)")
         spi = self.scaled.getPlotItem()
         spi.setLogMode(x=False, y=True)
+        use_si_log_ticks(spi)
         spi.addLegend(offset=(10, 10), labelTextSize="10pt")
         self.before = pg.PlotDataItem(pen=pen(ROPE, 2.0, Qt.PenStyle.DashLine), symbol="o", symbolSize=5,
                                       symbolBrush=scheme_colour(ROPE), symbolPen=None,
@@ -177,6 +180,7 @@ class BeyondView(QWidget):
             pi = pw.getPlotItem()
             pi.setTitle(spec.title)
             pi.setLogMode(x=spec.log_x, y=False)  # the curve takes data values; lines take view values
+            use_si_log_ticks(pi)
             keep = spec.x > 0 if spec.log_x else np.ones(spec.x.size, dtype=bool)  # no 0 on a log axis
             x, y = spec.x[keep], spec.y[keep]
             if spec.step:  # hold each value until the next x: buckets are steps, not slopes

@@ -415,7 +415,9 @@ class SwapPanel(Panel):
         dark = bool(getattr(self._theme, "dark", False))
         fg = getattr(self._theme, "foreground", "#1a1a1a")
         muted = "#a6adb8" if dark else "#5a5a5a"
-        self.headline.set_look(dark=dark, point_size=round(base * 1.9, 1))
+        # A short panel (a 720-line projector in presenter mode) keeps the maps' room: a smaller headline.
+        self._short = self.height() < 620
+        self.headline.set_look(dark=dark, point_size=round(base * (1.4 if self._short else 1.9), 1))
         self.explanation.setStyleSheet(
             f"QLabel#swapExplanation {{ font-size: {base * 1.2:.1f}pt; color: {fg}; padding: 2px 4px; }}")
         self.after_label.setStyleSheet(
@@ -440,6 +442,11 @@ class SwapPanel(Panel):
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and hasattr(self, "readout"):
+            self._restyle()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if hasattr(self, "readout") and (self.height() < 620) != getattr(self, "_short", False):
             self._restyle()
 
     # -- hooks ------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ the controls, Ctrl+I for the explanations) so a lecture can give the plots the w
 
 from __future__ import annotations
 
+import weakref
+
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -67,7 +69,7 @@ class ExplainPane(QScrollArea):
 
     def __init__(self, root: QWidget, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._root = root  # visibility of an entry's view is judged within this widget (the panel)
+        self._root = weakref.ref(root)  # visibility of an entry's view is judged within this widget (the panel)
         self.setObjectName(EXPLAIN_NAME)
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -82,7 +84,7 @@ class ExplainPane(QScrollArea):
         self._col.addWidget(heading)
         self._col.addStretch(1)
         self.setWidget(inner)
-        self._entries: list[tuple[QLabel, QWidget | None]] = []
+        self._entries: list[tuple[QLabel, weakref.ref | None]] = []
 
     #: The narrowest the pane is worth showing at; below it the panel folds it away (it never sets the
     #: window's minimum width: a narrow screen keeps the plots).
@@ -100,7 +102,9 @@ class ExplainPane(QScrollArea):
         label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         label.setMinimumWidth(0)
         self._col.insertWidget(self._col.count() - 1, label)
-        self._entries.append((label, owner))
+        # A weak reference: a strong one from here to the views made a cycle through Qt wrappers whose
+        # collection crashed the interpreter (seen with the Schemes views, in the garbage collector).
+        self._entries.append((label, None if owner is None else weakref.ref(owner)))
         return label
 
     def labels(self) -> list[QLabel]:
@@ -108,5 +112,7 @@ class ExplainPane(QScrollArea):
 
     def refresh(self) -> None:
         """Show the entries whose view is in view (call when a tab changes)."""
-        for label, owner in self._entries:
-            label.setVisible(owner is None or owner.isVisibleTo(self._root))
+        root = self._root()
+        for label, ref in self._entries:
+            owner = None if ref is None else ref()
+            label.setVisible(owner is None or root is None or owner.isVisibleTo(root))
