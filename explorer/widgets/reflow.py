@@ -8,6 +8,7 @@ and the grid never forces the window past the screen.
 from __future__ import annotations
 
 import math
+import weakref
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QSizePolicy, QWidget
@@ -25,7 +26,7 @@ class ReflowGrid(QScrollArea):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._min_cell = QSize(*min_cell)
         self._max_cols = max(1, max_cols)
-        self._cells: list[QWidget] = []
+        self._refs: list[weakref.ref] = []
         self._cols = 0
         inner = QWidget()
         inner.setObjectName("reflowCells")
@@ -37,19 +38,24 @@ class ReflowGrid(QScrollArea):
     # -- cells ----------------------------------------------------------------------------------
     def set_cells(self, cells: list[QWidget]) -> None:
         """Show ``cells`` (in order); other widgets placed before are hidden, not deleted."""
-        for w in self._cells:
+        for w in self.cells():
             if w not in cells:
                 self.grid.removeWidget(w)
                 w.setVisible(False)
-        self._cells = list(cells)
+        # Weak references: the grid's layout owns the cells (strong Python ones made wrapper cycles).
+        self._refs = [weakref.ref(w) for w in cells]
         for w in self._cells:
             w.setMinimumSize(self._min_cell)
             w.setVisible(True)
         self._cols = 0
         self._arrange()
 
+    @property
+    def _cells(self) -> list[QWidget]:
+        return [w for w in (r() for r in self._refs) if w is not None]
+
     def cells(self) -> list[QWidget]:
-        return list(self._cells)
+        return self._cells
 
     def set_min_cell(self, width: int, height: int) -> None:
         """A new minimum cell size (e.g. larger fonts in presenter mode)."""

@@ -84,7 +84,7 @@ class ExplainPane(QScrollArea):
         self._col.addWidget(heading)
         self._col.addStretch(1)
         self.setWidget(inner)
-        self._entries: list[tuple[QLabel, weakref.ref | None]] = []
+        self._entries: list[tuple[weakref.ref, weakref.ref | None]] = []
 
     #: The narrowest the pane is worth showing at; below it the panel folds it away (it never sets the
     #: window's minimum width: a narrow screen keeps the plots).
@@ -102,17 +102,19 @@ class ExplainPane(QScrollArea):
         label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         label.setMinimumWidth(0)
         self._col.insertWidget(self._col.count() - 1, label)
-        # A weak reference: a strong one from here to the views made a cycle through Qt wrappers whose
-        # collection crashed the interpreter (seen with the Schemes views, in the garbage collector).
-        self._entries.append((label, None if owner is None else weakref.ref(owner)))
+        # Only weak references from here: strong ones to the views and labels made cycles through Qt
+        # wrappers whose collection crashed the interpreter (seen in the garbage collector, in the tests).
+        self._entries.append((weakref.ref(label), None if owner is None else weakref.ref(owner)))
         return label
 
     def labels(self) -> list[QLabel]:
-        return [lab for lab, _ in self._entries]
+        return [lab for lab in (ref() for ref, _ in self._entries) if lab is not None]
 
     def refresh(self) -> None:
         """Show the entries whose view is in view (call when a tab changes)."""
         root = self._root()
-        for label, ref in self._entries:
-            owner = None if ref is None else ref()
+        for label_ref, ref in self._entries:
+            label, owner = label_ref(), None if ref is None else ref()
+            if label is None:
+                continue
             label.setVisible(owner is None or root is None or owner.isVisibleTo(root))
