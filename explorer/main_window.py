@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QApplication,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QWidget,
 )
+from superqt.utils import signals_blocked
 
 from .actions import ActionsMixin
 from .export.controller import ExportController
@@ -89,6 +91,8 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
     allPanelsDrawn = Signal()
     #: The screen's look changed (the new :class:`~explorer.theme.Theme`).
     themeChanged = Signal(object)
+    #: A screen size the window must fit instead of its screen's (the layout test simulates screens).
+    screen_limit: QSize | None = None
 
     def __init__(
         self,
@@ -112,7 +116,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
             | QMainWindow.DockOption.GroupedDragging
         )
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
-        self.resize(1440, 900)
+        self.fit_to_screen()  # the available screen (a saved size is clamped to it in restore_layout)
         # Paused until the window is on screen (showEvent): the window comes up first, then the
         # worker computes the first results and imports torch.
         self.service = ComputeService(self, paused=True)
@@ -160,6 +164,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         self._build_menus()
         self._build_toolbar()
         self._build_scene_bar()
+        self._build_side_actions()
         self._default_layout()
         self._default_state = self.saveState(LAYOUT_VERSION)
         QApplication.instance().focusChanged.connect(self._on_focus_changed)
@@ -172,6 +177,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
             self.restore_session()
         if save_on_close is False:
             self._layout_restored = self._session_owned = False
+        self.themeChanged.connect(self._on_look_for_panes)
         if self._scene is None:
             self.scene_bar.hide()  # a restored layout may have it shown, but there is nothing to say
         self.apply_look()
@@ -198,6 +204,57 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
             dock.show()
         next(iter(self.docks.values())).raise_()
 
+    def screen_rect(self) -> QRect:
+        """Where the window may be: the available geometry of its screen (a test may set ``screen_limit``)."""
+        if self.screen_limit is not None:
+            return QRect(QPoint(0, 0), self.screen_limit)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry() if screen is not None else QRect(0, 0, 1440, 900)
+
+    def fit_to_screen(self, *, keep_size: bool = False) -> None:
+        """Open at the available screen size, or (``keep_size``) keep the current size clamped to it.
+
+        Minimum sizes are kept below the screen (sidebars and plot grids scroll), so the clamp holds."""
+        avail = self.screen_rect()
+        frame = self.frameGeometry().size() - self.geometry().size() if self.isVisible() else QSize(0, 0)
+        room = QSize(max(avail.width() - frame.width(), 200), max(avail.height() - frame.height(), 200))
+        size = self.size().boundedTo(room) if keep_size else room
+        self.resize(size)
+        if keep_size and not avail.contains(self.frameGeometry()):
+            self.move(avail.topLeft())
+
+    # -- side columns: controls (Ctrl+B) and "What am I looking at?" (Ctrl+I) --------------------------
+    def _build_side_actions(self) -> None:
+        self._explain_on = {False: True, True: False}  # shown in normal mode, hidden in presenter mode
+        self.act_sidebar = self._action(
+            "actSidebar", "Show &controls", self.set_sidebar_visible, [QKeySequence("Ctrl+B")],
+            checkable=True, tip="Show or hide every panel's control sidebar (give the plots the screen)")
+        self.act_sidebar.setChecked(True)
+        self.act_explain = self._action(
+            "actExplain", "&What am I looking at?", self.set_explain_visible, [QKeySequence("Ctrl+I")],
+            checkable=True, tip="Show or hide the explanations beside the plots (hidden in presenter mode)")
+        self.view_menu.addAction(self.act_sidebar)
+        self.view_menu.addAction(self.act_explain)
+        self._on_look_for_panes()
+
+    def set_sidebar_visible(self, on: bool) -> None:
+        for panel in self.panels.values():
+            panel.set_sidebar_visible(bool(on))
+        with signals_blocked(self.act_sidebar):
+            self.act_sidebar.setChecked(bool(on))
+
+    def set_explain_visible(self, on: bool) -> None:
+        """Show or hide the "What am I looking at?" panes; remembered per mode (normal, presenter)."""
+        self._explain_on[self.presenter] = bool(on)
+        for panel in self.panels.values():
+            panel.set_explain_visible(bool(on))
+        with signals_blocked(self.act_explain):
+            self.act_explain.setChecked(bool(on))
+
+    def _on_look_for_panes(self, _theme=None) -> None:
+        if getattr(self, "_explain_on", None) is not None:
+            self.set_explain_visible(self._explain_on[self.presenter])
+
     def show_panel(self, panel_id: str) -> None:
         dock = self.docks[panel_id]
         dock.show()
@@ -216,6 +273,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
             self.restoreGeometry(QByteArray(s["geometry"]))
         if "state" in s:
             self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
+        self.fit_to_screen(keep_size=True)  # saved on a larger screen (or a projector): clamp to this one
         self._restore_look(s)
 
     def save_layout(self) -> None:

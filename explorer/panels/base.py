@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.plots import Banner
+from ..widgets.sidebar import ExplainPane, Sidebar
 from ..widgets.theming import theme_bus
 
 
@@ -48,12 +49,21 @@ class Panel(QWidget):
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
         self._controls_cache: tuple[list, list] | None = None
+        self._explain_wired = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.banner = Banner(self)
         outer.addWidget(self.banner)
         self.body = QVBoxLayout()
-        outer.addLayout(self.body, 1)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addLayout(self.body, 1)
+        # "What am I looking at?": the long explanations, beside the plots (panels adopt their labels).
+        self.explain = ExplainPane(self, self)
+        self.explain.hide()
+        self._explain_wanted = True
+        row.addWidget(self.explain)
+        outer.addLayout(row, 1)
         # The formula strip: the panel's formula with the current numbers substituted.
         self.formula = QLabel(self)
         self.formula.setObjectName("formulaStrip")
@@ -63,6 +73,50 @@ class Panel(QWidget):
         outer.addWidget(self.formula)
         # Every panel follows the look, shown or hidden (its plots follow it by themselves).
         theme_bus().themeChanged.connect(self._on_theme_changed)
+
+    # -- side columns ----------------------------------------------------------------------------
+    def make_sidebar(self, box: QWidget) -> Sidebar:
+        """The panel's controls ``box`` in the shared scrolling, collapsible sidebar."""
+        return Sidebar(box, self)
+
+    def sidebars(self) -> list[Sidebar]:
+        return self.findChildren(Sidebar)
+
+    def set_sidebar_visible(self, on: bool) -> None:
+        for bar in self.sidebars():
+            bar.setVisible(on)
+        if self._explain_wired:
+            self._refresh_explain()
+
+    def set_explain_visible(self, on: bool) -> None:
+        """Show or hide the "What am I looking at?" pane (never shown empty)."""
+        self._explain_wanted = on
+        if not self._explain_wired:
+            self._explain_wired = True
+            # Through a timer the panel owns (a C++ slot): a tab widget being destroyed emits
+            # currentChanged, and no Python may then walk the half-deleted views.
+            self._explain_timer = QTimer(self, singleShot=True, interval=0)
+            self._explain_timer.timeout.connect(self._refresh_explain)
+            for tabs in self.findChildren(QTabWidget):
+                tabs.currentChanged.connect(self._explain_timer.start)
+        self._refresh_explain()
+
+    #: Width the plots keep beside the sidebar before the explanations give way (on a narrow screen
+    #: the pane folds away rather than squeezing the plots; the toggle brings it back on a wider one).
+    PLOT_ROOM = 620
+
+    def _explain_fits(self) -> bool:
+        bars = sum(b.width() for b in self.sidebars() if b.isVisible())
+        return self.width() >= bars + self.explain.MIN_WIDTH + self.PLOT_ROOM
+
+    def _refresh_explain(self, *_args) -> None:
+        self.explain.refresh()
+        self.explain.setVisible(self._explain_wanted and bool(self.explain.labels()) and self._explain_fits())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._explain_wired:
+            self._refresh_explain()
 
     # -- state -----------------------------------------------------------------------------------
     @property

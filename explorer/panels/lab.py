@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QFormLayout,
-    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -47,6 +46,7 @@ from ..lab import (
 )
 from ..state import StateError
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
+from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
@@ -80,34 +80,28 @@ class LabPanel(LabRunControl, Panel):
         self._initial_drawn = False
         self._shut_down = False
         row = QHBoxLayout()
-        row.addWidget(self._build_controls())
+        row.addWidget(self.make_sidebar(self._build_controls()))
         right = QVBoxLayout()
         self.task_label = QLabel()
         self.task_label.setObjectName("labTask")
         self.task_label.setWordWrap(True)
         self.task_label.setTextFormat(Qt.TextFormat.RichText)
         self.task_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        right.addWidget(self.task_label)
+        self.explain.adopt(self.task_label)  # the task, in "What am I looking at?"
         self.headline = QLabel()
         self.headline.setObjectName("labHeadline")
         self.headline.setWordWrap(True)
         self.headline.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         right.addWidget(self.headline)
-        grid = QGridLayout()
         self.loss_view = LossPlot()
         self.length_view = LengthPlot()
         self.position_view = PositionPlot()
         self.table = ResultsTable()
-        grid.addWidget(self.loss_view.plot, 0, 0)
-        grid.addWidget(self.length_view.plot, 0, 1)
-        grid.addWidget(self.position_view.plot, 1, 0)
-        grid.addWidget(self.table, 1, 1)
-        grid.setRowStretch(0, 6)
-        grid.setRowStretch(1, 5)
-        # The right column holds the table: a little wider, so "cannot run" fits on one line.
-        grid.setColumnStretch(0, 9)
-        grid.setColumnStretch(1, 11)
-        right.addLayout(grid, 1)
+        # Two columns where they fit at a readable size, one (scrolling) where not.
+        grid = ReflowGrid((260, 190), max_cols=2)
+        grid.setObjectName("labGrid")
+        grid.set_cells([self.loss_view.plot, self.length_view.plot, self.position_view.plot, self.table])
+        right.addWidget(grid, 1)
         row.addLayout(right, 1)
         self.body.addLayout(row)
         self.runner.progressed.connect(self._on_runner_progressed)
@@ -124,7 +118,7 @@ class LabPanel(LabRunControl, Panel):
     def _build_controls(self) -> QWidget:
         box = QWidget()
         box.setObjectName("labControls")
-        box.setFixedWidth(300)
+        box.setMinimumWidth(300)
         col = QVBoxLayout(box)
         col.setContentsMargins(0, 0, 6, 0)
         self.scheme_box = QGroupBox("Schemes to train")

@@ -11,11 +11,12 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
+from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plots import make_plot
 from ..widgets.theming import adopt_item
 
@@ -194,6 +195,7 @@ class LengthPlot:
         self.plot.setObjectName("labLengthPlot")
         self.pi = self.plot.getPlotItem()
         self.pi.setLogMode(x=True, y=False)
+        use_si_log_ticks(self.pi)
         self.pi.setYRange(0, 104, padding=0)
         self.legend = _bottom_legend(self.plot)
         self.train_line = pg.InfiniteLine(pos=0.0, angle=90, pen=_pen(NEUTRAL, 1.6, Qt.PenStyle.DashLine))
@@ -346,6 +348,7 @@ class ResultsTable(QTableWidget):
                                       for n in self._lengths])
         for c, s in enumerate(self._schemes):
             self.horizontalHeaderItem(c).setForeground(QColor(SCHEME_COLOURS[s]))
+        self._bold_headers()
         for r in range(len(self._lengths)):
             for c in range(len(self._schemes)):
                 self.setItem(r, c, self._cell(""))
@@ -354,6 +357,11 @@ class ResultsTable(QTableWidget):
         f = QFont(self.font())
         f.setBold(True)
         self.horizontalHeader().setFont(f)
+        # Scheme names are never cut ("usoi" for Sinusoidal): columns stretch but not below the name;
+        # a narrow table scrolls sideways instead.
+        fm = QFontMetrics(f)
+        names = [SCHEME_LABELS[s] for s in getattr(self, "_schemes", ())]
+        self.horizontalHeader().setMinimumSectionSize(max([fm.horizontalAdvance(n) + 16 for n in names] + [40]))
 
     def setFont(self, font) -> None:  # noqa: N802 - Qt override: keep the scheme names bold at any size
         super().setFont(font)

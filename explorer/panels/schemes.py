@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QCheckBox,
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QScrollArea,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -67,28 +66,6 @@ LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
 
 
-class _ControlsArea(QScrollArea):
-    """The controls column: scrolls vertically, and is always as wide as its contents need (it
-    widens when presenter mode or text zoom enlarges the fonts)."""
-
-    def __init__(self, box: QWidget) -> None:
-        super().__init__()
-        self.setObjectName("schemesControlsArea")
-        self.setWidget(box)
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        box.installEventFilter(self)
-        self._fit()
-
-    def _fit(self) -> None:
-        self.setFixedWidth(self.widget().sizeHint().width() + self.verticalScrollBar().sizeHint().width() + 4)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.LayoutRequest):
-            self._fit()
-        return False
-
-
 def _fmt_positions(n: int) -> str:
     return f"{n:,}"
 
@@ -121,7 +98,7 @@ class SchemesPanel(Panel):
         self.set_state(self.state)
 
     # -- controls ------------------------------------------------------------------------------------
-    def _build_controls(self) -> QScrollArea:
+    def _build_controls(self) -> QWidget:
         box = QWidget()
         box.setObjectName("schemesControls")
         lay = QVBoxLayout(box)
@@ -216,7 +193,7 @@ class SchemesPanel(Panel):
         self.heads_spin.valueChanged.connect(lambda v: self._change(heads=v))
         self.head_spin.valueChanged.connect(lambda v: self._change(alibi_head=v))
 
-        return _ControlsArea(box)
+        return self.make_sidebar(box)
 
     def _build_own_parameters(self) -> QGroupBox:
         """One box per scheme-specific parameter (T5's buckets, …), shown while its scheme is shown."""
@@ -257,6 +234,9 @@ class SchemesPanel(Panel):
             w = VIEW_CLASSES[name]()
             self._pages[name].layout().addWidget(w)
             self._views[name] = w
+            if getattr(w, "info", None) is not None:
+                self.explain.adopt(w.info, w)  # the explanation beside the plots, not over them
+                self._refresh_explain()
             self._sync_view(name, self.state)
             if self._theme is not None:
                 w.apply_theme(self._theme)

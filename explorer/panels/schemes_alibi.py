@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesResponse
 from ..schemes import alibi
 from ..schemes.learned import model_tables_text
+from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plots import SEQUENTIAL, colormap
 from .schemes_items import (
     FutureMask,
@@ -76,6 +77,7 @@ class AlibiView(QWidget):
         self.slopes = make_plot("ALiBi slopes mₕ", x="head h", y="slope m (log scale)")
         spi = self.slopes.getPlotItem()
         spi.setLogMode(x=False, y=True)
+        use_si_log_ticks(spi)
         self.slope_curve = pg.PlotDataItem(pen=pg.mkPen("#999", width=1.2), symbol="o", symbolSize=10,
                                            symbolBrush=scheme_colour(ALIBI), symbolPen=None)
         self.slope_pick = pg.PlotDataItem(pen=None, symbol="o", symbolSize=20, symbolBrush=None,
@@ -87,6 +89,7 @@ class AlibiView(QWidget):
                                   x="1 + distance Δ (log scale)", y="weight (log scale)")
         ppi = self.profiles.getPlotItem()
         ppi.setLogMode(x=True, y=True)
+        use_si_log_ticks(ppi)
         self.profile_items: list[pg.PlotDataItem] = []
         self.profile_pick = pg.PlotDataItem(pen=pen(ALIBI, 3.5))
         ppi.addItem(self.profile_pick)

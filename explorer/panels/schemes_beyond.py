@@ -7,11 +7,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
+from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plots import DIVERGING, colormap
+from ..widgets.reflow import ReflowGrid
 from .schemes_items import (
     HatchItem,
     beyond_line,
@@ -45,9 +47,9 @@ class BeyondView(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         outer = info_column(self, "beyondInfo")
-        grid = QGridLayout()
-        grid.setSpacing(4)
-        outer.addLayout(grid, 1)
+        # As many columns (at most 3) as fit at a readable size; rows scroll on a small screen.
+        grid = ReflowGrid((180, 160), max_cols=3)
+        outer.addWidget(grid, 1)
 
         # Learned table: rows exist for p < L_train only.
         self.table = make_plot("Learned table P[p, :]", x="dimension", y="position p")
@@ -71,6 +73,7 @@ class BeyondView(QWidget):
                                y="wavelength (positions)")
         wpi = self.waves.getPlotItem()
         wpi.setLogMode(x=False, y=True)
+        use_si_log_ticks(wpi)
         dots = {"pen": None, "symbol": "o", "symbolSize": 9, "symbolPen": None}
         self.waves_seen = pg.PlotDataItem(symbolBrush=SEEN, name="full turn inside L_train", **dots)
         self.waves_new = pg.PlotDataItem(symbolBrush=NEW, name="no full turn inside L_train", **dots)
@@ -103,6 +106,7 @@ class BeyondView(QWidget):
                                 x="pair k", y="wavelength (positions)")
         spi = self.scaled.getPlotItem()
         spi.setLogMode(x=False, y=True)
+        use_si_log_ticks(spi)
         spi.addLegend(offset=(10, 10), labelTextSize="10pt")
         self.before = pg.PlotDataItem(pen=pen(ROPE, 2.0, Qt.PenStyle.DashLine), symbol="o", symbolSize=5,
                                       symbolBrush=scheme_colour(ROPE), symbolPen=None,
@@ -141,11 +145,6 @@ class BeyondView(QWidget):
         self.att_note = label("", anchor=(1, 1), size=11)
         gpi.addItem(self.att_note, ignoreBounds=True)
 
-        grid.addWidget(self.table, 0, 0)
-        grid.addWidget(self.waves, 0, 1)
-        grid.addWidget(self.cover, 0, 2)
-        grid.addWidget(self.scaled, 1, 0, 1, 2)
-        grid.addWidget(self.weight, 1, 2)
         self.grid = grid
         self._texts = {"rope": "", "learned": "", "scaled": ""}
         #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
@@ -154,13 +153,13 @@ class BeyondView(QWidget):
 
     def arrange(self, schemes: tuple) -> None:
         self._shown = schemes
-        self.table.setVisible(LEARNED in schemes)
-        for w in (self.waves, self.cover):
-            w.setVisible(ROPE in schemes)
-        for w in (self.scaled, self.weight):
-            w.setVisible(SCALED in schemes)
-        for s, (pw, _curve, _marks) in self.extras.items():
-            pw.setVisible(s in schemes)
+        cells = [self.table] if LEARNED in schemes else []
+        if ROPE in schemes:
+            cells += [self.waves, self.cover]
+        if SCALED in schemes:
+            cells += [self.scaled, self.weight]
+        cells += [pw for s, (pw, _curve, _marks) in self.extras.items() if s in schemes]
+        self.grid.set_cells(cells)
         self._update_info()
 
     def _extra(self, s: str, spec) -> tuple:
@@ -169,8 +168,10 @@ class BeyondView(QWidget):
             pw.setObjectName(f"beyondExtra_{s}")
             curve = pg.PlotDataItem(pen=pen(s, 3.0), stepMode=None)
             pw.getPlotItem().addItem(curve)
-            self.grid.addWidget(pw, 2, len(self.extras) % 3)
+            pw.setParent(self.grid.widget())  # owned by the grid from birth, shown by arrange()
+            pw.setVisible(False)
             self.extras[s] = (pw, curve, [])
+            self.arrange(self._shown)
         return self.extras[s]
 
     def show_extras(self, r: BeyondResponse) -> None:
@@ -180,6 +181,7 @@ class BeyondView(QWidget):
             pi = pw.getPlotItem()
             pi.setTitle(spec.title)
             pi.setLogMode(x=spec.log_x, y=False)  # the curve takes data values; lines take view values
+            use_si_log_ticks(pi)
             keep = spec.x > 0 if spec.log_x else np.ones(spec.x.size, dtype=bool)  # no 0 on a log axis
             x, y = spec.x[keep], spec.y[keep]
             if spec.step:  # hold each value until the next x: buckets are steps, not slopes

@@ -6,12 +6,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from .. import schemes as registry
 from ..jobs.schemes import DistanceResponse, MatrixResponse
 from ..schemes.base import BAND_QUERIES
 from ..widgets.plots import DIVERGING, colormap
+from ..widgets.reflow import ReflowGrid
 from ..widgets.theming import theme_bus
 from .schemes_items import (
     FutureMask,
@@ -58,9 +59,9 @@ class MatrixView(QWidget):
         super().__init__(parent)
         outer = info_column(self, "matrixInfo")
         row = QHBoxLayout()
-        self.grid = QGridLayout()
-        self.grid.setSpacing(4)
-        row.addLayout(self.grid, 1)
+        # Seven schemes: as many columns as fit at a readable size, the rest scrolls (never stamps).
+        self.grid = ReflowGrid((200, 170), max_cols=4)
+        row.addWidget(self.grid, 1)
         self.plots: dict[str, pg.PlotWidget] = {}
         self.images: dict[str, pg.ImageItem] = {}
         self.hatches: dict[str, HatchItem] = {}
@@ -126,13 +127,7 @@ class MatrixView(QWidget):
             return
         for s in schemes:
             self._ensure(s)
-        for pw in self.plots.values():
-            self.grid.removeWidget(pw)
-            pw.setVisible(False)
-        rows, cols = grid_shape(len(schemes))
-        for k, s in enumerate(schemes):
-            self.grid.addWidget(self.plots[s], k // cols, k % cols)
-            self.plots[s].setVisible(True)
+        self.grid.set_cells([self.plots[s] for s in schemes])
         self._shown = schemes
 
     def set_geometry(self, st) -> None:

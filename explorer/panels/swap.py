@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -33,6 +32,7 @@ from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..widgets.reflow import ReflowGrid
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from ..widgets.value_box import SpinBox
 from .base import Panel
@@ -107,9 +107,9 @@ class SwapPanel(Panel):
         self.explanation.setWordWrap(True)
         self.explanation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.body.addWidget(self.explanation)
+        self.explain.adopt(self.explanation)  # "What am I looking at?", beside the maps
         main = QHBoxLayout()
-        main.addWidget(self._build_controls())
+        main.addWidget(self.make_sidebar(self._build_controls()))
         main.addWidget(self._build_views(), 1)
         self.body.addLayout(main, 1)
         self.readout = QLabel("Hover a cell or bar to read its value; click a row of “Attention before” to "
@@ -231,28 +231,18 @@ class SwapPanel(Panel):
         return box
 
     def _build_views(self) -> QWidget:
-        split = QSplitter(Qt.Orientation.Vertical, self)
-        split.setChildrenCollapsible(False)
-        top = QSplitter(Qt.Orientation.Horizontal, split)
-        self.before_map = AttentionMap("Attention before", top)
-        self.after_map = AttentionMap("Attention after", top)
-        self.bars = QueryBars(top)
-        for w in (self.before_map, self.after_map, self.bars):
-            w.setMinimumSize(200, 160)
-            top.addWidget(w)
-        top.setSizes([10, 10, 8])
-        bottom = QSplitter(Qt.Orientation.Horizontal, split)
-        self.out_before = OutputMap("Outputs before", bottom)
-        self.out_after = OutputMap("Outputs after, moved back", bottom)
-        self.out_diff = OutputMap("after − before", bottom)
-        for w in (self.out_before, self.out_after, self.out_diff):
-            w.setMinimumSize(200, 120)
-            bottom.addWidget(w)
-        split.addWidget(top)
-        split.addWidget(bottom)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        return split
+        # Six maps: three a row where they fit at a readable size, fewer (and scrolling) where not.
+        grid = ReflowGrid((220, 170), max_cols=3, parent=self)
+        grid.setObjectName("swapMaps")
+        self.maps_grid = grid
+        self.before_map = AttentionMap("Attention before", grid)
+        self.after_map = AttentionMap("Attention after", grid)
+        self.bars = QueryBars(grid)
+        self.out_before = OutputMap("Outputs before", grid)
+        self.out_after = OutputMap("Outputs after, moved back", grid)
+        self.out_diff = OutputMap("after − before", grid)
+        grid.set_cells([self.before_map, self.after_map, self.bars, self.out_before, self.out_after, self.out_diff])
+        return grid
 
     def _connect(self) -> None:
         self.sentence_edit.editingFinished.connect(self._on_sentence_edited)
@@ -425,7 +415,9 @@ class SwapPanel(Panel):
         dark = bool(getattr(self._theme, "dark", False))
         fg = getattr(self._theme, "foreground", "#1a1a1a")
         muted = "#a6adb8" if dark else "#5a5a5a"
-        self.headline.set_look(dark=dark, point_size=round(base * 1.9, 1))
+        # A short panel (a 720-line projector in presenter mode) keeps the maps' room: a smaller headline.
+        self._short = self.height() < 620
+        self.headline.set_look(dark=dark, point_size=round(base * (1.4 if self._short else 1.9), 1))
         self.explanation.setStyleSheet(
             f"QLabel#swapExplanation {{ font-size: {base * 1.2:.1f}pt; color: {fg}; padding: 2px 4px; }}")
         self.after_label.setStyleSheet(
@@ -453,6 +445,11 @@ class SwapPanel(Panel):
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and hasattr(self, "readout"):
+            self._restyle()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if hasattr(self, "readout") and (self.height() < 620) != getattr(self, "_short", False):
             self._restyle()
 
     # -- hooks ------------------------------------------------------------------------------------

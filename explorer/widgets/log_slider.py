@@ -94,17 +94,30 @@ class MarkRuler(QWidget):
         left = min(max(0, x - w // 2), max(0, self.width() - w))
         return QRect(left, 4, w, self.height() - 4)
 
+    def shown_labels(self) -> list[tuple[int, str]]:
+        """The marks whose labels are drawn: a label that would touch the one before it is left out
+        (its tick stays), so "8k" and "128k" never print over each other on a narrow slider."""
+        shown: list[tuple[int, str]] = []
+        last = None
+        for pos, text in self._marks:
+            r = self.label_rect(pos, text)
+            if last is None or r.left() >= last.right() + 4:
+                shown.append((pos, text))
+                last = r
+        return shown
+
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
         painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
-        for pos, text in self._marks:
+        for pos, _text in self._marks:
             x = self._slider.mark_x(pos) + self._slider.x() - self.x()
             painter.drawLine(x, 0, x, 3)
+        for pos, text in self.shown_labels():
             painter.drawText(self.label_rect(pos, text), Qt.AlignmentFlag.AlignCenter, text)
         painter.end()
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
-        for pos, text in self._marks:
+        for pos, text in self.shown_labels():
             if self.label_rect(pos, text).adjusted(-3, -4, 3, 0).contains(event.position().toPoint()):
                 self.markClicked.emit(pos)
                 event.accept()

@@ -16,7 +16,7 @@ draw it.  Staying live while a slider is held (or the animation plays):
 from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QAbstractSlider, QApplication, QScrollArea, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QAbstractSlider, QApplication, QHBoxLayout, QSplitter, QTabWidget, QWidget
 
 from ...encodings.sinusoidal import wavelengths
 from ...jobs.waves import (
@@ -84,12 +84,7 @@ class WavesPanel(Panel):
         self._stale_timer.timeout.connect(self._draw_stale)
 
         self.controls = WavesControls(self)
-        scroll = QScrollArea(self)
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(350)
-        scroll.setMaximumWidth(420)
+        scroll = self.make_sidebar(self.controls)
 
         self.heatmap, self.waves, self.spectrum = HeatmapView(), WavesView(), SpectrumView()
         self.vector, self.rotation, self.similarity = VectorView(), RotationView(), SimilarityView()
@@ -111,9 +106,15 @@ class WavesPanel(Panel):
             "waves.views": (self.waves, self.vector, self.rotation, self.similarity, self.token),
             "waves.matrix": (self.matrix,),
         }
-        split = _splitter(Qt.Orientation.Horizontal, [scroll, self.tabs], [360, 1080])
-        split.setStretchFactor(1, 1)
-        self.body.addWidget(split, 1)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(scroll)
+        row.addWidget(self.tabs, 1)
+        self.body.addLayout(row, 1)
+        # The numbers each view claims, and how to read it, beside the plots rather than under them.
+        self.explain.adopt(self.heatmap.note, self.heatmap)
+        for view in self.views():
+            self.explain.adopt(view.readout, view)
 
         self.controls.edited.connect(self._on_edited)
         self.controls.resetRequested.connect(self.reset)

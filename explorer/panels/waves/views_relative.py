@@ -365,6 +365,7 @@ class TokenView(Card):
             vi = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(colour, width=2))
             for item in (band, xi, vi):
                 w.addItem(item)
+            w.setMinimumWidth(170)  # a readable size, never a stamp
             self.body.addWidget(w, 3)
             self.plots.append(w)
             self.x_items.append(xi)
@@ -382,6 +383,7 @@ class TokenView(Card):
         leg.addItem(self._band_sample, "PE's range [−1, 1]")
         self.norms = pg.PlotWidget()
         self.norms.setObjectName("wavesTokenNorms")
+        self.norms.setMinimumWidth(180)  # four bars with their names: never a stamp
         style_plot(self.norms, "Norms", "", "")
         self.norms.setMouseEnabled(x=False, y=False)
         # Horizontal bars, so the four names fit as ticks on the left axis.

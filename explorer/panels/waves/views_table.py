@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QToolButton
 
 from ...jobs.waves import CurvesResponse, HeatmapResponse, PickResponse, cell_info
 from ...state import WavesState
+from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from ...widgets.pointer import pointer_for
 from .common import (
@@ -357,6 +358,7 @@ class SpectrumView(Card):
         self.plot.setObjectName("wavesSpectrum")
         style_plot(self.plot, "Spectrum: wavelength of each pair", "pair i", "λᵢ (positions, log)")
         self.plot.setLogMode(y=True)
+        use_si_log_ticks(self.plot.getPlotItem())
         self.vb = self.plot.getViewBox()
         self.body.addWidget(self.plot)
         self.beyond_n = pg.LinearRegionItem(orientation="horizontal", movable=False,

@@ -1,0 +1,92 @@
+"""Log-axis ticks that never overlap: labels at decades only (every 2nd or 3rd one when the axis is short),
+2 and 5 added only when less than a decade shows, SI-formatted ("1", "100", "10k", "1M"), and the minor
+ticks without labels.  pyqtgraph labels its 2 … 9 minor ticks too, which printed "3·10¹4·10¹5·10¹".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_LABELLED, _MINOR = 0.5, 0.1  # spacing markers of the extra levels (majors carry their decade step >= 1)
+
+
+def si_text(value: float) -> str:
+    """1 -> '1', 2000 -> '2k', 1e6 -> '1M', 0.01 -> '0.01', 1e-5 -> '10⁻⁵'."""
+    if value <= 0 or not math.isfinite(value):
+        return ""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= div:
+            return f"{value / div:.3g}{suffix}"
+    if value >= 1e-3:
+        return f"{value:.3g}"
+    exp = int(round(math.log10(value)))
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"10{str(exp).translate(sup)}"
+
+
+def _log_tick_values(axis, min_val: float, max_val: float, size: float, _std):
+    lo, hi = min(min_val, max_val), max(min_val, max_val)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 0 or size <= 0:
+        return []
+    vertical = axis.orientation in ("left", "right")
+    room = (_font_height(axis) * 2.2) if vertical else 48.0  # pixels a label needs
+    px_per_decade = size / (hi - lo)
+    step = max(1, math.ceil(room / px_per_decade))
+    first = math.ceil(lo / step) * step
+    majors = [float(v) for v in range(int(first), int(math.floor(hi)) + 1, step)]
+    levels = [(float(step), majors)]
+    decades = range(int(math.floor(lo)), int(math.ceil(hi)))
+    if hi - lo < 1.0 or (step == 1 and px_per_decade >= room * 3):
+        mids = [d + math.log10(m) for d in decades for m in (2, 5)]
+        levels.append((_LABELLED, [v for v in mids if lo < v < hi]))
+    minors = [d + math.log10(m) for d in decades for m in range(2, 10)] if step == 1 else []
+    levels.append((_MINOR, [v for v in minors if lo < v < hi]))
+    return levels
+
+
+def _log_tick_strings(axis, values, scale, spacing):
+    if spacing is not None and spacing < _LABELLED:
+        return ["" for _ in values]
+    return [si_text(float(10 ** v) * scale) for v in np.asarray(values, dtype=float)]
+
+
+def use_si_log_ticks(plot_item) -> None:
+    """Give every axis of ``plot_item`` these log ticks (they apply while the axis is in log mode).
+
+    A flag on the axis, read by one class-level hook: no per-axis closures (no reference cycles through
+    Qt objects for the garbage collector to break)."""
+    _install()
+    for name in ("left", "bottom", "right", "top"):
+        plot_item.getAxis(name)._pe_si_ticks = True
+
+
+def _install() -> None:
+    import pyqtgraph as pg
+
+    cls = pg.AxisItem
+    if getattr(cls, "_pe_si_installed", False):
+        return
+    cls._pe_si_installed = True
+    values, strings = cls.logTickValues, cls.logTickStrings
+
+    def log_tick_values(self, min_val, max_val, size, std):
+        if getattr(self, "_pe_si_ticks", False):
+            return _log_tick_values(self, min_val, max_val, size, std)
+        return values(self, min_val, max_val, size, std)
+
+    def log_tick_strings(self, vals, scale, spacing):
+        if getattr(self, "_pe_si_ticks", False):
+            return _log_tick_strings(self, vals, scale, spacing)
+        return strings(self, vals, scale, spacing)
+
+    cls.logTickValues = log_tick_values
+    cls.logTickStrings = log_tick_strings
+
+
+def _font_height(axis) -> float:
+    from PySide6.QtGui import QFontMetrics
+
+    font = getattr(axis, "style", {}).get("tickFont") or axis.font()
+    return float(QFontMetrics(font).height())

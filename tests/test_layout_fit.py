@@ -1,0 +1,284 @@
+"""Every panel and tab fits every projector (issue 14): 1024×768, 1280×720, 1920×1080 and 3840×2160, normal and
+presenter mode.  One window, resized to each simulated screen (``MainWindow.screen_limit``), walked tab by tab:
+no clipped label or value box (font metrics against the widget's contents), no visible widget outside the window,
+no plot under 160×110 px, and the window never larger than the screen.  Once more on a real X server (Xvfb).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QAbstractSpinBox,
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QWidget,
+)
+
+SIZES = [(1024, 768), (1280, 720), (1920, 1080), (3840, 2160)]
+MIN_PLOT = (160, 110)
+
+
+def _settle(ms: float = 40) -> None:
+    end = time.monotonic() + ms / 1000
+    while True:
+        QApplication.processEvents()
+        if time.monotonic() >= end:
+            return
+        time.sleep(0.005)
+
+
+@pytest.fixture(scope="module")
+def window(tmp_path_factory):
+    os.environ["PE_EXPLORER_HOME"] = str(tmp_path_factory.mktemp("pe-layout-home"))
+    from explorer.main_window import MainWindow
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    app = QApplication.instance() or QApplication([])
+    configure_pyqtgraph()
+    win = MainWindow(restore_layout=False)
+    win.show()
+    deadline = time.monotonic() + 60
+    while not win.all_drawn and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+    yield win
+    win.set_presenter(False)
+    win.close()
+    app.processEvents()
+    assert not win.service.thread.is_alive()
+
+
+def _tab_walk(panel: QWidget):
+    """Yield a name for every combination of the panel's tab widgets (outer tabs first), each made current."""
+    tabs = [t for t in panel.findChildren(QTabWidget) if t.count() > 1]
+    if not tabs:
+        yield "-"
+        return
+    for t in tabs:
+        for i in range(t.count()):
+            t.setCurrentIndex(i)
+            yield f"{t.objectName() or 'tabs'}[{t.tabText(i)}]"
+        t.setCurrentIndex(0)
+
+
+def _plain(label: QLabel) -> str:
+    text = label.text()
+    if label.textFormat() == Qt.TextFormat.PlainText or not re.search(r"<[a-zA-Z/][^>]*>|&\w+;", text):
+        return text
+    doc = QTextDocument()
+    doc.setHtml(text)
+    return doc.toPlainText()
+
+
+def _text_width(widget: QWidget, text: str) -> int:
+    fm = widget.fontMetrics()
+    return max((fm.horizontalAdvance(line) for line in text.splitlines() or [""]), default=0)
+
+
+def _in_scroll_area(w: QWidget, top: QWidget) -> bool:
+    p = w.parentWidget()
+    while p is not None and p is not top:
+        if isinstance(p, QAbstractScrollArea):
+            return True
+        p = p.parentWidget()
+    return False
+
+
+def _problems(win, panel: QWidget, where: str) -> list[str]:
+    import pyqtgraph as pg
+
+    out: list[str] = []
+    frame = QRect(0, 0, win.width(), win.height())
+    for w in panel.findChildren(QWidget):
+        if not w.isVisible() or w.width() <= 0:
+            continue
+        name = f"{where}: {type(w).__name__} {w.objectName() or ''}".rstrip()
+        if not _in_scroll_area(w, win):
+            r = QRect(w.mapTo(win, w.rect().topLeft()), w.size())
+            if not frame.contains(r):
+                out.append(f"{name} outside the window ({r.getRect()} in {frame.getRect()})")
+        if isinstance(w, QLabel) and not w.wordWrap() and w.pixmap().isNull():
+            text = _plain(w)
+            if text and _text_width(w, text) > w.contentsRect().width() + 1:
+                out.append(f"{name} clipped: {text!r} needs {_text_width(w, text)} px, has {w.contentsRect().width()}")
+        edit = w.lineEdit() if isinstance(w, QAbstractSpinBox) else None
+        if edit is None and isinstance(w, QLineEdit) and w.validator() is not None:
+            edit = w
+        if edit is not None and edit.isVisible() and edit.text():
+            room = edit.contentsRect().width() - edit.textMargins().left() - edit.textMargins().right() - 4
+            if _text_width(edit, edit.text()) > room:
+                out.append(f"{name} value clipped: {edit.text()!r} needs {_text_width(edit, edit.text())} px, "
+                           f"has {room}")
+        if isinstance(w, pg.PlotWidget) and w.objectName() != "sharedColourBar":
+            if w.width() < MIN_PLOT[0] or w.height() < MIN_PLOT[1]:
+                title = getattr(w.getPlotItem().titleLabel, "text", "") or w.objectName()
+                out.append(f"{name} plot {title!r} is {w.width()}×{w.height()} px")
+    return out
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_panel_and_tab_fits_the_screen(window, size, presenter):
+    win = window
+    win.screen_limit = QSize(*size)
+    win.set_presenter(presenter)
+    win.apply_look()  # the test set-up puts the theme bus back to light between tests
+    win.fit_to_screen()
+    _settle(60)
+    problems: list[str] = []
+    outer = win.frameGeometry()
+    assert outer.width() <= size[0] and outer.height() <= size[1], (
+        f"window {outer.width()}×{outer.height()} on a {size[0]}×{size[1]} screen "
+        f"(minimum {win.minimumSizeHint().width()}×{win.minimumSizeHint().height()})")
+    for pid in win.panels:
+        win.show_panel(pid)
+        _settle(30)
+        for where in _tab_walk(win.panels[pid]):
+            _settle(30)
+            mode = "presenter" if presenter else "normal"
+            problems += _problems(win, win.panels[pid], f"{size[0]}x{size[1]} {mode} {pid} {where}")
+    assert win.frameGeometry().width() <= size[0] and win.frameGeometry().height() <= size[1]
+    assert not problems, "\n".join(dict.fromkeys(problems))
+
+
+def test_window_opens_at_the_available_screen_and_clamps_a_saved_size(window):
+    win = window
+    win.screen_limit = QSize(1280, 720)
+    win.set_presenter(False)
+    win.fit_to_screen()
+    _settle()
+    assert win.frameGeometry().size() == QSize(1280, 720)
+    win.resize(1200, 650)  # a size the user chose stays, when it fits
+    win.fit_to_screen(keep_size=True)
+    assert (win.width(), win.height()) == (1200, 650)
+    win.screen_limit = QSize(1024, 768)  # saved on a wider screen: clamped
+    win.fit_to_screen(keep_size=True)
+    _settle()
+    assert win.frameGeometry().width() <= 1024 and win.frameGeometry().height() <= 768
+
+
+def test_sidebar_and_explain_pane_toggle_for_every_panel(window):
+    from explorer.widgets.sidebar import ExplainPane, Sidebar
+
+    win = window
+    win.screen_limit = QSize(1920, 1080)
+    win.set_presenter(False)
+    win.fit_to_screen()
+    for pid, panel in win.panels.items():
+        assert panel.findChildren(Sidebar), f"{pid} has no control sidebar"
+    win.act_sidebar.trigger()  # Ctrl+B
+    _settle()
+    assert not any(bar.isVisible() for p in win.panels.values() for bar in p.findChildren(Sidebar))
+    win.act_sidebar.trigger()
+    _settle()
+    assert all(win.panels[win.current_panel_id()].findChildren(Sidebar)[0].isVisible() for _ in [0])
+    # The explanations: shown in normal mode, hidden in presenter mode, remembered per mode.
+    win.show_panel("swap")
+    _settle()
+    pane = win.panels["swap"].findChild(ExplainPane)
+    assert pane.isVisible() and win.panels["swap"].explanation in pane.labels()
+    win.set_presenter(True)
+    _settle()
+    assert not pane.isVisible()
+    win.act_explain.trigger()  # Ctrl+I in presenter mode
+    _settle()
+    assert pane.isVisible()
+    win.set_presenter(False)
+    win.set_presenter(True)
+    assert win.act_explain.isChecked()
+    win.act_explain.trigger()
+    win.set_presenter(False)
+    _settle()
+    assert pane.isVisible()
+
+
+def test_slider_mark_labels_never_overlap(qtbot):
+    from explorer.widgets.log_slider import LogSlider
+
+    s = LogSlider(1, 131072, integer=True, marks=[(512, "512"), (8192, "8k"), (131072, "128k")])
+    qtbot.addWidget(s)
+    s.resize(180, 60)
+    s.show()
+    qtbot.wait(20)
+    ruler = next(c for c in s.findChildren(QWidget) if hasattr(c, "shown_labels"))
+    rects = [ruler.label_rect(pos, text) for pos, text in ruler.shown_labels()]
+    assert rects, "no mark label drawn"
+    assert all(a.right() < b.left() for a, b in zip(rects, rects[1:], strict=False)), [r.getRect() for r in rects]
+
+
+_XVFB_PROBE = r"""
+import json, sys, time
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv)
+from explorer.main_window import MainWindow
+w = MainWindow(restore_layout=False)
+w.show()
+out = {"screen": list(w.screen().availableGeometry().getRect())}
+for presenter in (False, True):
+    w.set_presenter(presenter)
+    for pid in w.panels:
+        w.show_panel(pid)
+        end = time.monotonic() + 0.4
+        while time.monotonic() < end:
+            app.processEvents(); time.sleep(0.01)
+        out[f"{pid} {'presenter' if presenter else 'normal'}"] = list(w.frameGeometry().getRect())
+print("GEOMETRY " + json.dumps(out))
+w.close()
+"""
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None,
+                    reason="xvfb-run not installed: run scripts/system-deps.sh (xvfb, libxcb-icccm4, libxcb-keysyms1)")
+def test_real_window_fits_a_1280x720_screen_under_xvfb(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    env["PE_EXPLORER_HOME"] = str(tmp_path)
+    proc = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", sys.executable, "-c", _XVFB_PROBE],
+                          env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("GEOMETRY "))
+    geo = json.loads(line[len("GEOMETRY "):])
+    sx, sy, sw, sh = geo.pop("screen")
+    assert (sw, sh) == (1280, 720)
+    for where, (x, y, w, h) in geo.items():
+        assert w <= sw and h <= sh and x >= sx and y >= sy and x + w <= sx + sw and y + h <= sy + sh, (
+            f"{where}: window {w}×{h} at ({x}, {y}) on a {sw}×{sh} screen")
+
+
+@pytest.mark.parametrize("span", [(0.5, 1.2), (1.0, 4.0), (0.0, 7.0), (-3.0, 5.0)])
+def test_log_ticks_are_si_and_leave_room(qtbot, span):
+    import pyqtgraph as pg
+
+    from explorer.widgets.log_ticks import _font_height, si_text, use_si_log_ticks
+
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    pi = pw.getPlotItem()
+    pi.setLogMode(x=False, y=True)
+    use_si_log_ticks(pi)
+    axis = pi.getAxis("left")
+    size = 120.0  # a short axis: a plot on a small projector
+    levels = axis.tickValues(span[0], span[1], size)
+    labelled = []
+    for spacing, values in levels:
+        strings = axis.tickStrings(values, 1.0, spacing)
+        labelled += [(v, s) for v, s in zip(values, strings, strict=True) if s]
+    assert labelled, levels
+    assert all("·" not in s and "e" not in s for _, s in labelled), labelled
+    ys = sorted(v for v, _ in labelled)
+    px = [(b - a) * size / (span[1] - span[0]) for a, b in zip(ys, ys[1:], strict=False)]
+    assert all(d >= _font_height(axis) * 1.2 for d in px), (labelled, px)
+    assert [si_text(v) for v in (1, 100, 10_000, 1e6, 0.01, 1e-5)] == ["1", "100", "10k", "1M", "0.01", "10⁻⁵"]
