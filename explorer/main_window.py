@@ -381,6 +381,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
                 except Exception as exc:  # noqa: BLE001 - never block closing on a settings problem
                     # The window is going away, so no dialog: say it where the app was started.
                     print(f"pe-explorer: {what} not saved: {exc}", file=sys.stderr)
+            self.close_welcome()  # a dialog left open would keep the app running after its window closed
             for p in self.panels.values():
                 p.shutdown()
             self.service.stop()

@@ -228,6 +228,7 @@ class WelcomeDialog(QDialog):
         self.setObjectName("welcomeDialog")
         self.setWindowTitle("Welcome to PE Explorer")
         self.setModal(False)
+        self.setAttribute(Qt.WidgetAttribute.WA_QuitOnClose, False)
         self.choice: str | None = None
         lay = QVBoxLayout(self)
         head = QLabel("<h2>Welcome to PE Explorer</h2>", self)
@@ -288,6 +289,14 @@ class WelcomeMixin:
         self.welcome.show()
         self.welcome.raise_()
         return self.welcome
+
+    def close_welcome(self) -> None:
+        """Close the welcome and end the tour (the window is closing)."""
+        if self.tour is not None:
+            self.tour.finish()
+        if self.welcome is not None:
+            self.welcome.close()
+            self.welcome = None
 
     def _remember_welcome(self, show_again: bool) -> None:
         if getattr(self, "settings_problem", None) is not None:

@@ -183,3 +183,20 @@ def test_a_view_the_panel_does_not_have_is_refused_in_one_line(doc, why):
     with pytest.raises(pr.PresetError, match=why.replace("(", r"\(").replace("'", "'")) as err:
         pr.parse_preset(text)
     assert "\n" not in str(err.value)
+
+
+def test_closing_the_window_closes_the_welcome_so_the_app_can_quit(qtbot):
+    """A welcome left open kept the app running after SIGTERM closed its window (CI: still running 30 s)."""
+    from explorer.main_window import MainWindow
+
+    w = MainWindow(restore_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    assert w.offer_welcome()
+    dlg = w.welcome
+    w.start_tour()
+    w.close()
+    assert not dlg.isVisible() and w.welcome is None and w.tour is None
+    from PySide6.QtWidgets import QApplication
+
+    assert not [t for t in QApplication.topLevelWidgets() if t.isVisible() and t.objectName() == "welcomeDialog"]
