@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QToolButton
 
 from . import export as ex
 from .theme import BASE_THEMES
+from .widgets.notes import NotesLabel
 
 
 def _seq(*keys: str | QKeySequence.StandardKey) -> list[QKeySequence]:
@@ -304,15 +305,10 @@ class ActionsMixin:
         lay.setContentsMargins(8, 4, 8, 4)
         self.scene_title = QLabel(frame)
         self.scene_title.setObjectName("sceneTitle")
-        self.scene_text = QLabel(frame)
+        # One line unless there is room or it is clicked: the notes' whole text at 1280 × 720 in presenter
+        # mode took four lines and pushed the window past the screen.
+        self.scene_text = NotesLabel(frame)
         self.scene_text.setObjectName("sceneText")
-        self.scene_text.setWordWrap(True)
-        self.scene_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # A wrapped label asks for the height of a narrow column; claim a wide one so the notes take
-        # two or three lines, not ten.
-        self.scene_text.setMinimumWidth(720)
-        self.scene_title.setWordWrap(True)
-        self.scene_title.setMaximumWidth(360)
         lay.addWidget(self.scene_title)
         lay.addWidget(self.scene_text, 1)
         bar.addWidget(frame)

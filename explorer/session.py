@@ -152,7 +152,8 @@ class SessionMixin:
             self.setWindowTitle(DEFAULT_TITLE if preset is None else f"PE Explorer — {preset.title}")
             return
         self.scene_title.setText(preset.title)
-        self.scene_text.setText(preset.description)
+        self.scene_text.set_notes(preset.description)
+        self.scene_text.set_expanded(False)  # one line; a click shows the rest
         self.scene_bar.show()
         self.setWindowTitle(f"PE Explorer — {preset.title}")
 

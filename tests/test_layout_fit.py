@@ -282,3 +282,41 @@ def test_log_ticks_are_si_and_leave_room(qtbot, span):
     px = [(b - a) * size / (span[1] - span[0]) for a, b in zip(ys, ys[1:], strict=False)]
     assert all(d >= _font_height(axis) * 1.2 for d in px), (labelled, px)
     assert [si_text(v) for v in (1, 100, 10_000, 1e6, 0.01, 1e-5)] == ["1", "100", "10k", "1M", "0.01", "10⁻⁵"]
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_scene_in_order_and_back_fits_the_screen(window, size, presenter):
+    """The six lecture scenes one after the other and back again (scene 6's plots were crushed into a strip
+    after scenes 1–5): each scene's panel and view, its notes in the scene strip, every plot it shows
+    readable, nothing clipped, the window never larger than the screen."""
+    from explorer import presets as pr
+
+    win = window
+    win.screen_limit = QSize(*size)
+    win.set_presenter(presenter)
+    win.apply_look()
+    win.fit_to_screen()
+    _settle(60)
+    scenes = pr.builtin_presets()
+    problems: list[str] = []
+    mode = "presenter" if presenter else "normal"
+    for n, scene in [*enumerate(scenes, 1), *reversed(list(enumerate(scenes, 1)))]:
+        assert win.apply_preset(scene)
+        deadline = time.monotonic() + 30
+        while not (win.panels[scene.panel].has_drawn and win.service.idle()) and time.monotonic() < deadline:
+            _settle(20)
+        _settle(40)
+        where = f"{size[0]}x{size[1]} {mode} scene {n}"
+        assert win.current_panel_id() == scene.panel, where
+        if scene.view is not None:
+            assert win.panels[scene.panel].current_view() == scene.view, where
+        assert win.scene_bar.isVisible() and win.scene_title.text() == scene.title, where
+        outer = win.frameGeometry()
+        assert outer.width() <= size[0] and outer.height() <= size[1], (where, outer.getRect())
+        problems += _problems(win, win.panels[scene.panel], where)
+        problems += _problems(win, win.scene_bar, f"{where} scene strip")
+        shown = [p for p in win.panels[scene.panel].plots() if p.isVisible()]
+        assert shown, f"{where}: no plot on screen"
+    win.leave_scene()
+    assert not problems, "\n".join(dict.fromkeys(problems))

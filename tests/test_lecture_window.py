@@ -147,7 +147,7 @@ def test_presets_menu_lists_the_six_scenes_and_loads_one_in_one_undo_step(qtbot,
     preset = pr.find_preset("rope_vs_alibi")
     for pid in window.panels:
         assert window.panels[pid].state == preset.state.get(pid)
-    assert window.scene_bar.isVisible() and "ALiBi" in window.scene_text.text()
+    assert window.scene_bar.isVisible() and "ALiBi" in window.scene_text.notes()
     assert window.current_panel_id() == "schemes"
     assert window.undo.stack.count() == 1
     window.undo.stack.undo()
@@ -202,7 +202,7 @@ def test_save_and_load_my_preset(window):
     window._fill_presets_menu()
     act = next(a for a in window.presets_menu.actions() if a.text() == "Week 5")
     act.trigger()
-    assert window.app_state() == saved and window.scene_text.text() == "my notes"
+    assert window.app_state() == saved and window.scene_text.notes() == "my notes"
 
 
 def test_save_preset_to_a_missing_folder_is_a_clear_error(tmp_path, window):

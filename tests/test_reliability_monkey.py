@@ -108,7 +108,8 @@ def test_the_formula_strip_follows_a_change_that_needs_no_new_result(qtbot, serv
 
     panel = SchemesPanel(service)
     qtbot.addWidget(panel)
-    panel.set_state(panel.state.clamped(show_scaled_rope=False, view="matrices"))
+    # Scaled RoPE shown, on the ALiBi view: its formula is in the strip, its plots are not on screen.
+    panel.set_state(panel.state.clamped(show_scaled_rope=True, view="alibi"))
     qtbot.waitUntil(lambda: panel.has_drawn and service.idle(), timeout=30000)
     sent = service.completed
     panel.scaling_combo.setCurrentIndex(panel.scaling_combo.findData("linear"))  # no plot on screen uses it

@@ -200,3 +200,22 @@ def test_closing_the_window_closes_the_welcome_so_the_app_can_quit(qtbot):
     from PySide6.QtWidgets import QApplication
 
     assert not [t for t in QApplication.topLevelWidgets() if t.isVisible() and t.objectName() == "welcomeDialog"]
+
+
+def test_scene_notes_are_one_line_until_clicked(win, qtbot):
+    """At 1280 × 720 in presenter mode the notes took four lines and pushed the window past the screen."""
+    win.set_presenter(True)
+    try:
+        scene = pr.find_preset("stretching_rope_to_long_contexts")
+        assert win.apply_preset(scene)
+        notes = win.scene_text
+        assert not notes.expanded and notes.notes() == scene.description
+        one_line = notes.fontMetrics().height() + notes.contentsMargins().top() + notes.contentsMargins().bottom()
+        assert notes.height() <= one_line + 4 and notes.text().endswith("…")
+        assert scene.description[:30] in notes.toolTip()
+        qtbot.mouseClick(notes, Qt.MouseButton.LeftButton)
+        assert notes.expanded and notes.text() == scene.description
+        qtbot.mouseClick(notes, Qt.MouseButton.LeftButton)
+        assert not notes.expanded
+    finally:
+        win.set_presenter(False)

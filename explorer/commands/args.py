@@ -88,6 +88,24 @@ def whole(lo: int | None = None, hi: int | None = None):
     return parse
 
 
+def one_of(values):
+    """An argparse ``type``: one of the whole numbers ``values`` (argparse's own ``choices`` repeats a
+    5,000-digit value whole in its message)."""
+    allowed = tuple(sorted(values))
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_whole(text, None, None)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if value not in allowed:
+            raise argparse.ArgumentTypeError(f"must be one of {', '.join(map(str, allowed))}, got {_show(text)}")
+        return value
+
+    parse.__name__ = "choice"
+    return parse
+
+
 def number(lo: float | None = None, hi: float | None = None, *, positive: bool = False):
     """An argparse ``type``: a finite number in [lo, hi] (``positive``: greater than 0)."""
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..cli import UsageError
 from ..export.slide import SLIDE_SIZES
-from .args import number, whole
+from .args import number, one_of, whole
 
 #: Logical size the panel is laid out at before it is scaled to --width (16:10, like a projector).
 LAYOUT_WIDTH = 1440
@@ -76,8 +76,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--slide",
-        type=int,
-        choices=sorted(SLIDE_SIZES),
+        type=one_of(SLIDE_SIZES),
         metavar="1080|2160",
         help="a 16:9 slide, 1920×1080 or 3840×2160, without the controls and mouse hints",
     )

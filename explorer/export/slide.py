@@ -312,8 +312,12 @@ def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterato
     resized and laid out.
     """
     hidden = slide_hidden(widget) if hide else []
+    explain = getattr(widget, "explain", None)  # a panel's "What am I looking at?" pane: text, not a slide's
+    if hide and explain is not None and explain.isVisible():
+        hidden.append(explain)
     old = widget.geometry()
     headless = widget.parentWidget() is None
+    widget.setProperty("slideLayout", True)
     try:
         for w in hidden:
             w.setVisible(False)
@@ -326,6 +330,7 @@ def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterato
             settle()
         yield
     finally:
+        widget.setProperty("slideLayout", None)
         for w in hidden:
             w.setVisible(True)
         widget.setGeometry(old)

@@ -110,13 +110,17 @@ class Panel(QWidget):
         return self.width() >= bars + self.explain.MIN_WIDTH + self.PLOT_ROOM
 
     def _refresh_explain(self, *_args) -> None:
+        if self.property("slideLayout"):  # laid out for a slide (explorer.export.slide): leave it as it is
+            return
         self.explain.refresh()
         self.explain.setVisible(self._explain_wanted and bool(self.explain.labels()) and self._explain_fits())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         if self._explain_wired:
-            self._refresh_explain()
+            # Later, not inside the resize: showing the pane here made the dock put a panel that was
+            # being laid out for a slide back to its on-screen size (a 1920 × 1540 "16:9" slide).
+            self._explain_timer.start()
 
     # -- state -----------------------------------------------------------------------------------
     @property
