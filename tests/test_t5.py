@@ -134,3 +134,26 @@ def test_data_t5_buckets_command(tmp_path, capsys):
     assert (tmp_path / "c.csv").read_text().count("\n") >= 20
     assert main(["data", "t5-buckets", "--positions", "20", "--buckets", "2", "--out", str(out)]) == 2
     assert "num_buckets" in capsys.readouterr().err
+
+
+def test_a_max_distance_below_the_buckets_is_refused_at_the_box(qtbot, service):
+    """The GUI monkey found it: T5's max_distance could go below its buckets (the box allows 8), the state
+    took it, and the plot failed with "must exceed the exact buckets" while showing the old curve."""
+    from explorer.panels.schemes import SchemesPanel
+    from explorer.state import SchemesState, StateError
+    from explorer.widgets.value_box import feedback
+
+    with pytest.raises(StateError, match="max_distance"):
+        SchemesState(scheme_params=(("t5", "max_distance", 8),))  # hidden or shown: T5 could not use it
+    panel = SchemesPanel(service)
+    qtbot.addWidget(panel)
+    panel.set_state(panel.state.clamped(show_t5=True))
+    box = panel.param_spins[("t5", "max_distance")]
+    before = panel.state
+    box.setValue(8)
+    assert panel.state == before
+    assert box.value() == 128
+    assert "max_distance" in (feedback(box).label().text() if feedback(box).label() else "")
+    box.setValue(64)
+    assert dict(panel.state.params_of("t5"))["max_distance"] == 64
+    panel.shutdown()

@@ -41,11 +41,11 @@ from ..jobs.schemes import (
     build_requests,
     shared_levels,
 )
-from ..state import SchemesState
+from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
 from ..theme import mask_word
 from ..widgets.theming import current_theme
-from ..widgets.value_box import DoubleSpinBox, SpinBox
+from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
@@ -209,8 +209,7 @@ class SchemesPanel(Panel):
                 spin.setKeyboardTracking(False)
                 spin.setToolTip(p.help or p.label)
                 spin.setObjectName(f"schemeParam_{sch.id}_{p.name}")
-                spin.valueChanged.connect(
-                    lambda v, s=sch.id, n=p.name: self.set_state(self.state.with_scheme_param(s, n, v)))
+                spin.valueChanged.connect(lambda v, s=sch.id, n=p.name, b=spin: self._set_own_parameter(s, n, v, b))
                 lab = QLabel(f"{sch.title}: {p.label or p.name}")
                 form.addRow(lab, spin)
                 self.param_spins[(sch.id, p.name)] = spin
@@ -218,6 +217,19 @@ class SchemesPanel(Panel):
         self.param_box = box
         box.setVisible(False)  # shown while a shown scheme has a parameter of its own
         return box
+
+    def _set_own_parameter(self, scheme: str, name: str, value, box) -> None:
+        """A scheme's own parameter from its box; a value the scheme cannot use with the others (T5's
+        max_distance below its buckets) is refused next to the box, which goes back to the value in use."""
+        try:
+            state = self.state.with_scheme_param(scheme, name, value)
+        except StateError as exc:
+            feedback(box).refuse(str(exc), f"{registry.get(scheme).title} {name}: {value:g} refused; kept "
+                                 f"{dict(self.state.params_of(scheme))[name]:g}")
+            self._block_and_sync()
+            return
+        feedback(box).clear()
+        self.set_state(state)
 
     def _sync_own_parameters(self, st: SchemesState) -> None:
         for (sid, name), spin in self.param_spins.items():

@@ -112,6 +112,14 @@ class T5Bias(Scheme):
     def values(self, req) -> np.ndarray:
         return bucket_values(req.heads, self.param(req, "num_buckets"), req.seed)[req.alibi_head]
 
+    def check_setup(self, st) -> str:
+        nb, md = (dict(st.params_of(self.id))[k] for k in ("num_buckets", "max_distance"))
+        try:
+            check_buckets(nb, md)
+        except EncodingError as exc:
+            return f"T5: {exc}"
+        return ""
+
     def parameters_added(self, req) -> int:
         return int(req.heads) * int(self.param(req, "num_buckets"))
 

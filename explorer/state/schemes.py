@@ -53,7 +53,9 @@ class SchemesState(PanelState):
             )
         if self.alibi_head >= self.heads:
             raise StateError(f"alibi_head must be below heads ({self.heads}), got {self.alibi_head}")
-        for sid in self.schemes:
+        # Shown or not: a hidden scheme's own parameters must still work the moment it is ticked (a T5
+        # max_distance below its buckets was taken while T5 was hidden, and its plot failed on undo).
+        for sid in dict.fromkeys((*self.schemes, *(s for s, _n, _v in self.scheme_params if s in registry.ids()))):
             why = registry.get(sid).check_setup(self)
             if why:
                 raise StateError(why)
