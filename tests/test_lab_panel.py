@@ -53,7 +53,8 @@ def test_initial_view_is_drawn_labelled_and_needs_no_service(panel):
     assert not panel.save_button.isEnabled()
     # Empty but labelled: the table has a row per test length and a column per scheme, the hints show.
     assert panel.table.rowCount() == 7 and panel.table.columnCount() == 5
-    assert panel.loss_view.hint.isVisible() and panel.length_view.hint.isVisible()
+    for hint in (panel.loss_view.hint, panel.length_view.hint):  # asked for; shown where they fit
+        assert hint._wanted and hint.isVisible() == hint.fits()
     assert not _lab_threads()
 
 
@@ -241,3 +242,26 @@ def test_open_reads_results_through_the_one_reading_path(panel, tmp_path):
             panel.load_results(str(tmp_path / name))
         assert "\n" not in str(err.value)
         assert words.lower() in str(err.value).lower(), (name, str(err.value))
+
+
+def test_the_empty_plots_placeholders_show_only_where_they_fit(qtbot):
+    """At 1280 × 720 in presenter mode "Press Start…" ran over the legend and the reference lines."""
+    import pyqtgraph as pg
+
+    from explorer.panels.lab_views import _hint
+
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    hint = _hint("After each model has trained, its accuracy\nat every test length appears here.")
+    pw.getPlotItem().addItem(hint)
+    pw.resize(900, 500)
+    pw.show()
+    qtbot.waitExposed(pw)
+    hint.setVisible(True)
+    assert hint.isVisible()
+    pw.resize(300, 160)
+    qtbot.waitUntil(lambda: not hint.isVisible(), timeout=3000)
+    pw.resize(900, 500)
+    qtbot.waitUntil(hint.isVisible, timeout=3000)
+    hint.setVisible(False)
+    assert not hint.isVisible()

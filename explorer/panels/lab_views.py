@@ -50,8 +50,35 @@ def _pen(colour: str, width: float = 2.5, style=Qt.PenStyle.SolidLine, alpha: in
     return pen
 
 
+class _Hint(pg.TextItem):
+    """A "Press Start…" placeholder inside an empty plot, shown only where it fits: at 1280 × 720 in
+    presenter mode it ran over the legend and the reference lines' labels."""
+
+    #: The share of the plot's width and height the hint may take.
+    ROOM = (0.8, 0.45)
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, color=NEUTRAL, anchor=(0.5, 0.5))
+        self._wanted = True
+        self._view = None
+
+    def fits(self) -> bool:
+        view = self.getViewBox()
+        if view is None:
+            return True
+        if view is not self._view:  # added to a plot: follow its size from now on
+            self._view = view
+            view.sigResized.connect(lambda *_: self.setVisible(self._wanted))
+        room, text = view.boundingRect(), self.textItem.boundingRect()
+        return text.width() <= self.ROOM[0] * room.width() and text.height() <= self.ROOM[1] * room.height()
+
+    def setVisible(self, on: bool) -> None:  # noqa: N802 - Qt's name
+        self._wanted = bool(on)
+        super().setVisible(self._wanted and self.fits())
+
+
 def _hint(text: str) -> pg.TextItem:
-    item = pg.TextItem(text, color=NEUTRAL, anchor=(0.5, 0.5))
+    item = _Hint(text)
     f = QFont()
     f.setPointSizeF(12)
     item.setFont(f)
