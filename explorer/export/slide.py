@@ -318,28 +318,27 @@ def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterato
     old = widget.geometry()
     headless = widget.parentWidget() is None
     widget.setProperty("slideLayout", True)
-    try:
-        for w in hidden:
-            w.setVisible(False)
-        widget.resize(*size)
+
+    def relayout() -> None:
         lay = widget.layout()
         if lay is not None:
             lay.activate()
         settle_subtree(widget)
         if headless:
             settle()
+
+    try:
+        for w in hidden:
+            w.setVisible(False)
+        widget.resize(*size)
+        relayout()
         yield
     finally:
         widget.setProperty("slideLayout", None)
         for w in hidden:
             w.setVisible(True)
         widget.setGeometry(old)
-        lay = widget.layout()
-        if lay is not None:
-            lay.activate()
-        settle_subtree(widget)
-        if headless:
-            settle()
+        relayout()
 
 
 def export_slide(target, path, height: int, *, screen, theme=None, wait=None, title: str = ""):
