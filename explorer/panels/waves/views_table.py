@@ -374,13 +374,16 @@ class SpectrumView(Card):
         self.plot.addItem(self.pick_point)
         opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
         # The bounds in neutral ink (dash styles and labels tell them apart): the pairs' markers own the colours.
+        # Label placement: the curve rises from 2π at the left, so the lower bound's label sits right of the
+        # middle (at the left it hid the first pairs' markers); N's label above its line and L_train's below
+        # theirs, so the two never meet when N and L_train are close (the L_train line struck "N = 256").
         self.low = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine),
-                                   label="2π: lower bound (pair 0, fastest)", labelOpts=opts)
+                                   label="2π: lower bound (pair 0, fastest)", labelOpts={**opts, "position": 0.55})
         self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashDotLine),
                                     label="2π·base: upper bound",
                                     labelOpts={**opts, "anchors": [(0, 0), (0, 0)]})
         self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N",
-                                      labelOpts={**opts, "position": 0.75, "anchors": [(0, 0), (0, 0)]})
+                                      labelOpts={**opts, "position": 0.75})
         dotted = pg.mkPen("#e66100", width=1.5, style=Qt.PenStyle.DotLine)
         self.train_line = pg.InfiniteLine(angle=0, pen=dotted,
                                           label="L_train", labelOpts={**opts, "position": 0.45,
