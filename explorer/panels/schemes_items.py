@@ -20,13 +20,15 @@ def scheme_colour(scheme: str) -> str:
 BEYOND_COLOUR = QColor(60, 60, 60)
 
 
-def _hatch_pixmap(spacing: int = 12, width: float = 1.6, colour: QColor | None = None) -> QPixmap:
+def _hatch_pixmap(spacing: int = 24, width: float = 1.2, colour: QColor | None = None) -> QPixmap:
+    """One tile of the "beyond L_train" hatching: thin, sparse lines (at 12 px and 1.6 px they covered
+    three quarters of every default score matrix like a grille and moiréd with RoPE's stripes)."""
     pm = QPixmap(spacing, spacing)
     pm.fill(Qt.GlobalColor.transparent)
     p = QPainter(pm)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     c = QColor(colour if colour is not None else BEYOND_COLOUR)
-    c.setAlpha(190)
+    c.setAlpha(150)
     p.setPen(QPen(c, width))
     for off in (-spacing, 0, spacing):  # three segments so the tiles join into unbroken diagonals
         p.drawLine(QPointF(off, spacing), QPointF(off + spacing, 0))
