@@ -15,6 +15,7 @@ failed save leaves neither a partial file nor a damaged old one.
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -28,7 +29,9 @@ from .state import PANEL_STATES, PANEL_VIEWS, AppState, StateError
 #: A preset is a few kilobytes; refuse anything that is clearly not one before reading it.
 MAX_PRESET_BYTES = 1 << 20
 #: Top-level keys a preset may add to the state file.
-PRESET_KEYS = ("title", "description", "panel", "view")
+PRESET_KEYS = ("title", "description", "panel", "view", "layout")
+#: A scene's layout: at most this many splitters and plot ranges, names this long.
+MAX_LAYOUT_ITEMS, MAX_LAYOUT_NAME = 16, 60
 MAX_TITLE = 120
 MAX_DESCRIPTION = 4000
 
@@ -48,6 +51,9 @@ class Preset:
     panel: str | None = None
     #: The view (tab) of ``panel`` the scene opens, one of :data:`explorer.state.PANEL_VIEWS` (None: as it is).
     view: str | None = None
+    #: What the scene arranges on its panel: ``{"splitters": {name: [shares]}, "ranges": {plot: {"x": [lo, hi],
+    #: "y": [lo, hi]}}}`` (checked here for shape; the names are looked up when the scene is applied).
+    layout: dict | None = None
     builtin: bool = False
     path: Path | None = None
     #: The file gave a title (else :attr:`title` is made from the file name): only a titled preset
@@ -104,6 +110,41 @@ def _json_kind(x: Any) -> str:
     return {dict: "an object", list: "a list", bool: "true/false", type(None): "null"}.get(type(x), "a number")
 
 
+def _finite_numbers(value, n_min: int, n_max: int) -> bool:
+    return (isinstance(value, list) and n_min <= len(value) <= n_max
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value))
+
+
+def _checked_layout(layout, panel: str | None) -> dict | None:
+    """A scene's ``layout`` checked for shape (PresetError, one line, naming what is wrong)."""
+    if layout is None:
+        return None
+    if panel is None:
+        raise PresetError("'layout' needs a 'panel' to arrange")
+    if not isinstance(layout, dict) or set(layout) - {"splitters", "ranges"}:
+        raise PresetError("'layout' must be an object with 'splitters' and/or 'ranges'")
+    out: dict = {}
+    for key, rule in (("splitters", "a list of 2 to 8 shares > 0"),
+                      ("ranges", "{\"x\": [lo, hi], \"y\": [lo, hi]} with lo < hi")):
+        items = layout.get(key, {})
+        if not isinstance(items, dict) or len(items) > MAX_LAYOUT_ITEMS:
+            raise PresetError(f"'layout.{key}' must map at most {MAX_LAYOUT_ITEMS} names to {rule}")
+        for name, value in items.items():
+            shown = name if len(name) <= MAX_LAYOUT_NAME else name[:MAX_LAYOUT_NAME] + "…"
+            if len(name) > MAX_LAYOUT_NAME:
+                raise PresetError(f"'layout.{key}': the name {shown!r} is longer than {MAX_LAYOUT_NAME} characters")
+            if key == "splitters":
+                ok = _finite_numbers(value, 2, 8) and all(v > 0 for v in value)
+            else:
+                ok = (isinstance(value, dict) and value and set(value) <= {"x", "y"}
+                      and all(_finite_numbers(v, 2, 2) and v[0] < v[1] for v in value.values()))
+            if not ok:
+                raise PresetError(f"'layout.{key}.{shown}' must be {rule}")
+        out[key] = {k: (list(v) if key == "splitters" else {a: list(b) for a, b in v.items()})
+                    for k, v in items.items()}
+    return out
+
+
 def parse_preset(
     text: str, *, name: str = "preset", path: Path | None = None, builtin: bool = False
 ) -> Preset:
@@ -132,6 +173,7 @@ def parse_preset(
         if not isinstance(view, str) or view not in views:
             shown = repr(view) if isinstance(view, str) and len(view) <= 40 else _json_kind(view)
             raise PresetError(f"'view' of {panel} must be one of {', '.join(views)}; got {shown}")
+    layout = _checked_layout(data.get("layout"), panel)
     try:
         state = AppState.from_json_dict(data, extra_keys=PRESET_KEYS)
     except StateError as exc:
@@ -143,6 +185,7 @@ def parse_preset(
         state=state,
         panel=panel,
         view=view,
+        layout=layout,
         builtin=builtin,
         path=path,
         titled=bool(title.strip()),

@@ -113,13 +113,13 @@ class SessionMixin:
         except Exception as exc:  # noqa: BLE001 - the panels are back where they were; say what happened
             self.show_error("Preset not loaded", f"{preset.title}: {exc}\n\nNothing was changed.")
             return False
+        self._status(f"Loaded “{preset.title}”")  # first: what the layout could not find is said over it
         self._applying_scene = True
         try:
             self._open_panel_view(preset)
         finally:
             self._applying_scene = False
         self._set_scene(preset)
-        self._status(f"Loaded “{preset.title}”")
         return True
 
     def load_preset_file(self, path: str | Path) -> bool:
@@ -136,12 +136,62 @@ class SessionMixin:
         return self.apply_preset(preset)
 
     def _open_panel_view(self, preset: Preset) -> None:
-        """Bring up the preset's panel and open its view (tab), as the scene needs them."""
+        """Bring up the preset's panel, open its view (tab) and arrange it, as the scene needs them."""
         if preset.panel not in self.docks:
             return
+        panel = self.panels[preset.panel]
         self.show_panel(preset.panel)
         if preset.view is not None:
-            self.panels[preset.panel].show_view(preset.view)
+            panel.show_view(preset.view)
+        layout = preset.layout or {}
+        missing = self._set_splitters(panel, layout.get("splitters", {}))
+        self._pending_ranges = (panel, layout.get("ranges", {})) if layout.get("ranges") else None
+        self._apply_pending_ranges()
+        if missing:
+            self._status(f"“{preset.title}”: nothing named {', '.join(missing)} on {self.titles[preset.panel]}")
+
+    @staticmethod
+    def _set_splitters(panel, shares: dict) -> list[str]:
+        """Each named splitter of ``panel`` divided in the given shares; the names not found."""
+        from PySide6.QtWidgets import QSplitter
+
+        missing = []
+        for name, parts in shares.items():
+            split = panel.findChild(QSplitter, name)
+            if split is None or split.count() != len(parts):
+                missing.append(name)
+                continue
+            total = sum(split.sizes()) or 1000
+            split.setSizes([round(total * p / sum(parts)) for p in parts])
+        return missing
+
+    def _apply_pending_ranges(self, *_args) -> None:
+        """The scene's axis ranges, once its panel has drawn what the scene's parameters ask for (a result
+        that arrives later sets its own range and would undo them)."""
+        pending = getattr(self, "_pending_ranges", None)
+        if pending is None:
+            return
+        panel, ranges = pending
+        if panel.waiting:
+            if not getattr(self, "_ranges_wired", False):
+                for p in self.panels.values():
+                    p.drawn.connect(self._apply_pending_ranges)
+                self._ranges_wired = True
+            return
+        self._pending_ranges = None
+        from .export.slide import named_plots
+
+        plots = dict(named_plots(panel))
+        for name, axes in ranges.items():
+            plot = plots.get(name)
+            if plot is None:
+                self._status(f"Scene: no plot named {name} on this panel (see pe-explorer export --list-plots)")
+                continue
+            item = plot.getPlotItem()
+            if "x" in axes:
+                item.setXRange(*axes["x"], padding=0)
+            if "y" in axes:
+                item.setYRange(*axes["y"], padding=0)
 
     def _set_scene(self, preset: Preset | None) -> None:
         """Make ``preset`` the scene on screen (its name in the title, its notes in the scene strip),
@@ -164,6 +214,7 @@ class SessionMixin:
 
     def leave_scene(self, why: str = "") -> None:
         """Leave the scene on screen (a reset, or another panel brought up by hand)."""
+        self._pending_ranges = None
         if self._scene is None:
             return
         title = self._scene.title

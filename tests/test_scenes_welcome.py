@@ -219,3 +219,51 @@ def test_scene_notes_are_one_line_until_clicked(win, qtbot):
         assert not notes.expanded
     finally:
         win.set_presenter(False)
+
+
+# -- layouts ---------------------------------------------------------------------------------------
+def test_a_scene_sets_its_splitters_and_axis_ranges_after_its_plots_are_drawn(win, qtbot):
+    from PySide6.QtWidgets import QSplitter
+
+    doc = {"title": "Zoomed", "description": "the first 64 distances", "panel": "schemes", "view": "distance",
+           "layout": {"ranges": {"distance-top": {"x": [0, 64], "y": [-3, 1.5]}}},
+           "version": 2, "panels": {"schemes": {"schemes": ["rope", "alibi"], "view": "distance", "l_eval": 2048}}}
+    scene = pr.parse_preset(json.dumps(doc))
+    assert win.apply_preset(scene)
+    plot = dict(__import__("explorer.export.slide", fromlist=["named_plots"]).named_plots(win.panels["schemes"]))[
+        "distance-top"]
+    qtbot.waitUntil(lambda: getattr(win, "_pending_ranges", None) is None, timeout=30000)
+    (x0, x1), (y0, y1) = plot.getPlotItem().viewRange()
+    assert (x0, x1) == pytest.approx((0, 64)) and (y0, y1) == pytest.approx((-3, 1.5))
+    # Scene 3 gives the rotation three fifths of the tab.
+    assert win.apply_preset(pr.find_preset("relative_position_as_rotation"))
+    split = win.panels["waves"].findChild(QSplitter, "wavesRelativeSplit")
+    a, b = split.sizes()
+    assert a / (a + b) == pytest.approx(0.6, abs=0.03)
+
+
+def test_a_layout_name_the_panel_lacks_is_said_not_fatal(win):
+    doc = {"title": "Odd", "panel": "waves", "layout": {"splitters": {"noSuchSplit": [1, 1]},
+                                                          "ranges": {"no-such-plot": {"x": [0, 1]}}},
+           "version": 2, "panels": {}}
+    assert win.apply_preset(pr.parse_preset(json.dumps(doc)))
+    assert "noSuchSplit" in win.statusBar().currentMessage() or "no-such-plot" in win.statusBar().currentMessage()
+
+
+@pytest.mark.parametrize("layout, why", [
+    ({"splitters": {"a": [1]}}, "2 to 8 shares"),
+    ({"splitters": {"a": [1, -1]}}, "2 to 8 shares"),
+    ({"splitters": {"a": [1, float("nan")]}}, "not valid JSON|NaN|2 to 8 shares"),
+    ({"ranges": {"p": {"x": [2, 1]}}}, "lo < hi"),
+    ({"ranges": {"p": {"z": [0, 1]}}}, "lo < hi"),
+    ({"ranges": {"p" * 61: {"x": [0, 1]}}}, "longer than 60"),
+    ({"zoom": 3}, "'splitters' and/or 'ranges'"),
+    ([1, 2], "'splitters' and/or 'ranges'"),
+])
+def test_a_bad_layout_is_refused_in_one_line(layout, why):
+    text = json.dumps({"version": 2, "panels": {}, "panel": "waves", "layout": layout}, allow_nan=True)
+    with pytest.raises(pr.PresetError) as err:
+        pr.parse_preset(text)
+    import re
+
+    assert re.search(why, str(err.value)) and "\n" not in str(err.value), str(err.value)

@@ -44,8 +44,9 @@ FRAME_S = 0.033
 _USER_INPUT = (QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel)
 
 
-def _splitter(orientation: Qt.Orientation, widgets, sizes) -> QSplitter:
+def _splitter(orientation: Qt.Orientation, widgets, sizes, name: str = "") -> QSplitter:
     s = QSplitter(orientation)
+    s.setObjectName(name)  # a lecture scene may set its shares by this name
     s.setChildrenCollapsible(False)
     for w in widgets:
         s.addWidget(w)
@@ -91,13 +92,14 @@ class WavesPanel(Panel):
         self.matrix, self.beyond, self.token = MatrixView(), BeyondView(), TokenView()
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("wavesTabs")
-        right = _splitter(Qt.Orientation.Vertical, [self.waves, self.spectrum], [560, 380])
-        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [self.heatmap, right], [520, 560]),
+        right = _splitter(Qt.Orientation.Vertical, [self.waves, self.spectrum], [560, 380], "wavesSpectrumSplit")
+        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [self.heatmap, right], [520, 560], "wavesTableSplit"),
                          "Table and waves")
-        left = _splitter(Qt.Orientation.Vertical, [self.rotation, self.vector], [560, 360])
-        mid = _splitter(Qt.Orientation.Vertical, [self.similarity, self.matrix], [420, 500])
-        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [left, mid], [540, 540]), "Relative position")
-        self.tabs.addTab(_splitter(Qt.Orientation.Vertical, [self.beyond, self.token], [480, 440]),
+        left = _splitter(Qt.Orientation.Vertical, [self.rotation, self.vector], [560, 360], "wavesRotationSplit")
+        mid = _splitter(Qt.Orientation.Vertical, [self.similarity, self.matrix], [420, 500], "wavesSimilaritySplit")
+        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [left, mid], [540, 540], "wavesRelativeSplit"),
+                         "Relative position")
+        self.tabs.addTab(_splitter(Qt.Orientation.Vertical, [self.beyond, self.token], [480, 440], "wavesBeyondSplit"),
                          "Beyond training and tokens")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self._key_views = {
