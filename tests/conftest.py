@@ -76,3 +76,14 @@ def main_window(qtbot):
     yield win
     win.close()
     assert not win.service.thread.is_alive()
+
+
+#: The longest files (minutes each), run first: with one worker per core (scripts/test.sh) they then run
+#: beside the rest instead of trailing after it.
+LONG_FILES = ("test_reliability_soak.py", "test_packaging.py", "test_reliability_monkey.py",
+              "test_reliability_monkey_hostile.py", "test_reliability_signals.py", "test_layout_fit.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    order = {name: n for n, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: order.get(item.path.name, len(LONG_FILES)))  # stable: the rest keep their order
