@@ -299,7 +299,8 @@ class SessionMixin:
         self.undo.clear()
         self._open_panel_view(preset)
         if preset.titled:  # the session was saved inside a scene: come back to it
-            self._set_scene(Preset(preset.title, preset.title, preset.description, preset.state, preset.panel, False))
+            self._set_scene(Preset(name=preset.title, title=preset.title, description=preset.description,
+                                   state=preset.state, panel=preset.panel, view=preset.view))
         return True
 
     # -- dialogs (small methods so tests can replace them) ---------------------------------------
