@@ -13,6 +13,18 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
+def _collect_garbage_after():
+    """Collect each test's garbage when the test is over, with no worker running.  Otherwise a later test
+    collects it at a random moment — once, on a clean-clone CI run, inside the Lab's first torch import on
+    another thread, and the interpreter died in the middle of that collection (SIGSEGV in
+    test_lab_panel.py, after the panels' tests had run in the same process)."""
+    yield
+    import gc
+
+    gc.collect()
+
+
+@pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     """Every test gets its own settings folder: never a user's, never another test's."""
     home = tmp_path_factory.mktemp("pe-home")

@@ -68,9 +68,12 @@ class _Hint(pg.TextItem):
             return True
         if view is not self._view:  # added to a plot: follow its size from now on
             self._view = view
-            view.sigResized.connect(lambda *_: self.setVisible(self._wanted))
+            view.sigResized.connect(self._refit)  # a bound method: no lambda holding the item in a cycle
         room, text = view.boundingRect(), self.textItem.boundingRect()
         return text.width() <= self.ROOM[0] * room.width() and text.height() <= self.ROOM[1] * room.height()
+
+    def _refit(self, *_args) -> None:
+        self.setVisible(self._wanted)
 
     def setVisible(self, on: bool) -> None:  # noqa: N802 - Qt's name
         self._wanted = bool(on)
