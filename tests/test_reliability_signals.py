@@ -92,11 +92,12 @@ def test_ctrl_c_once_up_closes_like_the_close_button(tmp_path):
     assert (tmp_path / "session.json").is_file()
 
 
-def test_ctrl_c_during_bench_stops_the_worker_first(tmp_path):
-    """Early (imports), during the first case (torch's import on the worker), later cases, the end."""
+def _ctrl_c_after(argv, delays, home) -> list[tuple]:
+    """For each delay: start ``argv(delay)``, press Ctrl+C after ``delay`` seconds unless it has finished,
+    and note (delay, seconds to exit or "finished first", exit code, the end of stderr)."""
     results = []
-    for delay in (0.3, 3.0, 6.0, 9.0):
-        proc = _start(["bench", "--quick"], tmp_path)
+    for delay in delays:
+        proc = _start(argv(delay), home)
         try:
             time.sleep(delay)
             if proc.poll() is not None:
@@ -106,6 +107,12 @@ def test_ctrl_c_during_bench_stops_the_worker_first(tmp_path):
         finally:
             _end(proc)
         results.append((delay, round(took, 2), rc, err[-1500:]))
+    return results
+
+
+def test_ctrl_c_during_bench_stops_the_worker_first(tmp_path):
+    """Early (imports), during the first case (torch's import on the worker), later cases, the end."""
+    results = _ctrl_c_after(lambda _delay: ["bench", "--quick"], (0.3, 3.0, 6.0, 9.0), tmp_path)
     for _delay, _took, rc, err in results:
         assert rc in (0, 130), results  # never negative: no segfault, no death by the signal
         assert "Traceback" not in err and "Error" not in err, results
@@ -141,19 +148,8 @@ def test_deferred_sigint_is_raised_where_the_loop_looks_not_in_a_qt_callback(qtb
 ])
 def test_ctrl_c_during_lab_and_export_stops_cleanly(tmp_path, name, args, delays):
     """SIGINT in any command: the worker stops before the interpreter shuts down (no segfault, no traceback)."""
-    results = []
-    for delay in delays:
-        out = tmp_path / f"{name}-{delay}.{'json' if name == 'lab' else 'png'}"
-        proc = _start([*args, "--out", str(out)], tmp_path)
-        try:
-            time.sleep(delay)
-            if proc.poll() is not None:
-                results.append((delay, "finished first", proc.returncode, ""))
-                continue
-            rc, took, err = _signal_and_wait(proc, signal.SIGINT, 60)
-        finally:
-            _end(proc)
-        results.append((delay, round(took, 2), rc, err[-1500:]))
+    ext = "json" if name == "lab" else "png"
+    results = _ctrl_c_after(lambda delay: [*args, "--out", str(tmp_path / f"{name}-{delay}.{ext}")], delays, tmp_path)
     for _delay, _took, rc, err in results:
         assert rc in (0, 130), results  # never negative: no segfault, no death by the signal
         assert "Traceback" not in err, results
