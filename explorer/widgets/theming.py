@@ -189,6 +189,9 @@ def adopt_plot(view, title: str = "", *, x: str = "", y: str = "", grid: bool = 
             pi.showGrid(x=True, y=True, alpha=0.2)
         if not buttons:
             pi.hideButtons()  # the "A" auto-range button would jump away from a requested range
+        from .pointer import auto_pointer
+
+        auto_pointer(view)  # presenter mode: the value under the cursor, large, on every plot
     theme_bus().register(view)
     return view
 
