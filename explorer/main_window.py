@@ -21,7 +21,6 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QApplication,
-    QDockWidget,
     QMainWindow,
     QScrollBar,
     QTabWidget,

@@ -129,10 +129,10 @@ def full_update_ms(panel, repeats: int = 3) -> dict:
         check_interrupt()
         t0 = time.perf_counter()
         data = _full_arrays(panel)  # the notebook recomputes its arrays for the new parameter
-        for (ims, lns), (images, lines) in zip(artists, data):
-            for im, a in zip(ims, images):
+        for (ims, lns), (images, lines) in zip(artists, data, strict=False):
+            for im, a in zip(ims, images, strict=False):
                 im.set_data(a)
-            for ln, (x, y) in zip(lns, lines):
+            for ln, (x, y) in zip(lns, lines, strict=False):
                 ln.set_data(x, y)
         fig.canvas.draw()
         samples.append((time.perf_counter() - t0) * 1e3)
