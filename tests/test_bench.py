@@ -34,6 +34,8 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert c["cpu_s"]["children_total"] >= 0
         assert c["notebook_ms"]["p50"] > 0 and c["notebook_ms"]["values"] > 0
         assert isinstance(c["speedup_vs_notebook"], float) and c["speedup_vs_notebook"] > 0
+    waves = next(c for c in report["cases"] if c["panel"] == "waves")  # N = 64, d = 16, four pairs
+    assert waves["notebook_ms"]["values"] == 64 * 16 + 4 * 64  # the whole table and every position's sine
     imports = report["imports"]
     assert imports["total_ms"] > 0 and imports["top"] and not imports["torch_imported"]
     assert {"module", "self_ms"} <= set(imports["top"][0])

@@ -87,9 +87,24 @@ def reduced_update_ms(panel, repeats: int = 3) -> dict:
     return {"p50": float(np.median(samples))}
 
 
+def _waves_full(panel) -> list:
+    """Waves in a notebook: the whole N × d table (imshow) and each chosen pair's sine over all N
+    positions (lines), computed by the same encoding code for the current parameters."""
+    from ..encodings import sinusoidal
+
+    st = panel.state
+    table = sinusoidal(st.n_positions, st.d_model, st.base, st.variant)  # what a notebook computes: numpy
+    x = np.arange(st.n_positions)
+    lines = [(x, table[:, min(2 * i, st.d_model - 1)]) for i in st.pairs]
+    return [([table], []), ([], lines)]
+
+
 def _full_arrays(panel) -> list:
     """Per visible plot, its exact full-resolution numbers (the panel's export data): 2-D tables and
-    (x, y) lines over every position — what a notebook computes and plots."""
+    (x, y) lines over every position — what a notebook computes and plots.  Waves' export holds a
+    large table as block extremes, so its notebook is written out (:func:`_waves_full`)."""
+    if panel.panel_id == "waves":
+        return _waves_full(panel)
     out = []
     for pw in _visible_plots(panel):
         try:
