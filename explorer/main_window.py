@@ -84,6 +84,30 @@ class _SliderKeys(QObject):
         return True
 
 
+class _FirstFrame(QObject):
+    """Calls ``then`` once, just after the window's first paint (or after ``fallback_ms`` if none comes)."""
+
+    def __init__(self, window: QWidget, then, fallback_ms: int = 1000) -> None:
+        super().__init__(window)
+        self._window = window
+        self._then = then
+        self._done = False
+        window.installEventFilter(self)
+        QTimer.singleShot(fallback_ms, self, self.fire)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self._window and event.type() == QEvent.Type.Paint and not self._done:
+            QTimer.singleShot(0, self, self.fire)  # once this paint is done and flushed
+        return False
+
+    def fire(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._window.removeEventFilter(self)
+        self._then()
+
+
 class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin, QMainWindow):
     """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`.
 
@@ -346,8 +370,11 @@ class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixi
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        # Let the first paint happen, then start computing.
-        QTimer.singleShot(0, self.service.resume)
+        # Let the first frame be painted, then start computing (a 0-ms timer from here ran before it).
+        if getattr(self, "_first_frame", None) is None:
+            self._first_frame = _FirstFrame(self, self.service.resume)
+        else:
+            QTimer.singleShot(0, self.service.resume)
 
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -72,3 +72,38 @@ def test_a_restored_session_reaches_panels_built_later(qtbot):
         assert win.undo.stack.count() == 0  # a restored session is not an undo step
     finally:
         win.close()
+
+
+def test_compute_starts_after_the_first_frame(qtbot):
+    from PySide6.QtCore import QEvent, QObject
+
+    class Order(QObject):
+        """What came first: the window's first paint or the service starting (bound methods only)."""
+
+        def __init__(self, win) -> None:
+            super().__init__()
+            self.log: list[str] = []
+            self.win = win
+            self._resume = win.service.resume
+            win.service.resume = self.resume
+
+        def resume(self) -> None:
+            self.log.append("resume")
+            self._resume()
+
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+            if obj is self.win and event.type() == QEvent.Type.Paint and "paint" not in self.log:
+                self.log.append("paint")
+            return False
+
+    win = _window(qtbot)
+    order = Order(win)
+    win.installEventFilter(order)
+    try:
+        win.show()
+        qtbot.waitUntil(lambda: "resume" in order.log, timeout=10000)
+        assert order.log[:2] == ["paint", "resume"]  # a 0-ms timer from showEvent resumed before the paint
+        qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
+    finally:
+        win.removeEventFilter(order)
+        win.close()

@@ -23,16 +23,19 @@ def percentiles(values) -> dict:
 
 
 class PaintCounter(QObject):
-    """Counts paint events of the panel's plot viewports; paints within FRAME_GAP_S are one frame."""
+    """Counts paint events of the panel's plot viewports (every graphics view in it: plot widgets and
+    graphics layouts alike); paints within FRAME_GAP_S are one frame."""
 
     def __init__(self, panel) -> None:
+        from PySide6.QtWidgets import QGraphicsView
+
         super().__init__()
         self.paints = 0
         self.frames = 0
         self._last = -1.0
         self._watched = []
-        for pw in panel.plots():
-            vp = pw.viewport()
+        for view in panel.findChildren(QGraphicsView):
+            vp = view.viewport()
             vp.installEventFilter(self)
             self._watched.append(vp)
 
