@@ -147,6 +147,9 @@ class WavesPanel(Panel):
         base = f"{st.base:.0f}" if st.base == int(st.base) else f"{st.base:.6g}".replace(".", "p")
         return f"waves_d{st.d_model}_base{base}_N{st.n_positions}_{st.variant}"
 
+    def formula_inputs(self, st: WavesState) -> tuple:
+        return st.d_model, st.pair, st.position, st.base, st.variant
+
     def formula_text(self, st: WavesState) -> str:
         nums = formula_numbers(st)
         d, i, p = st.d_model, st.pair, st.position
@@ -168,9 +171,10 @@ class WavesPanel(Panel):
                 f"{nums['cos']:+.5f}")
 
     def apply_theme(self, theme) -> None:
-        """The overview image is RGBA (mid-range colour mixed with grey), so the theme's colour map
-        is applied here; everything else is themed by the generic pass."""
-        self.heatmap.set_colormap_name(theme.map_colormap_name(DIVERGING))
+        """The overview image is RGBA (mid-range colour mixed with grey, made by the job), so the theme's
+        colour map is applied here and asked of the job; everything else is themed by the generic pass."""
+        if self.heatmap.set_colormap_name(theme.map_colormap_name(DIVERGING)):
+            self.request_update()  # the job colours the overview in the new map
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
@@ -214,7 +218,6 @@ class WavesPanel(Panel):
         curves = self.responses.get("waves.curves")
         if curves is not None and self._same_encoding(curves.request, st):
             self.spectrum.show_curves(curves, st)  # the picked pair and L_train move at once
-        self.formula.setText(self.formula_text(st))
 
     @staticmethod
     def _same_encoding(req, st: WavesState) -> bool:
@@ -273,12 +276,13 @@ class WavesPanel(Panel):
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
         return [
             HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
-                           preview=preview),
+                           preview=preview, cmap=self.heatmap.cmap_name),
             CurvesRequest(*enc, pairs=lanes, l_train=st.l_train, waves_range=self._ranges["waves"],
                           waves_px=px[0], beyond_px=px[1], sim_range=self._ranges["sim"], sim_px=px[2],
                           preview=preview),
             PickRequest(*enc, position=st.position, offset=st.offset, pair=st.pair,
-                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed),
+                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed,
+                        preview=preview),
             MatrixRequest(*enc, size=matrix_size(st.n_positions, st.d_model, preview)),
         ]
 
