@@ -53,6 +53,26 @@ def test_after_a_frame_the_next_one_waits_for_the_frame_boundary(qtbot):
     assert sink.drawn == [("a", 1), ("a", 3)] and frames.frames == 2
 
 
+def test_the_rest_of_a_frame_counts_as_pending_while_its_first_key_is_drawn(qtbot):
+    seen = []
+    frames: FrameScheduler
+
+    def draw(key, item):
+        seen.append((key, frames.pending))
+        frames.flush()  # re-entered from a draw (e.g. a handler that processes events): no harm
+        if key == "a":
+            frames.post("c", 0)  # arrives during the frame: drawn at the next one
+
+    frames = FrameScheduler(draw)
+    frames.post("a", 0)
+    frames.post("b", 0)
+    frames.flush()
+    # "Everything drawn" must not be announced while "b" is still to come in this frame.
+    assert seen == [("a", True), ("b", True)] and frames.pending  # "b": "c" came during the frame
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert seen[-1] == ("c", False) and frames.frames == 2
+
+
 def test_a_failing_draw_does_not_leave_the_other_keys_undrawn():
     drawn = []
 

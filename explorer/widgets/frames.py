@@ -43,6 +43,8 @@ class FrameScheduler(QObject):
         self._draw = draw
         self.frame_ms = int(frame_ms)
         self._pending: dict[Hashable, Any] = {}
+        self._drawing: dict[Hashable, Any] = {}  # the frame being drawn: what is still to come in it
+        self._flushing = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.flush)
@@ -53,8 +55,8 @@ class FrameScheduler(QObject):
 
     @property
     def pending(self) -> bool:
-        """True while something waits for the next frame."""
-        return bool(self._pending)
+        """True while something waits for the next frame (or for its turn in the frame being drawn)."""
+        return bool(self._pending) or bool(self._drawing)
 
     def post(self, key: Hashable, item: Any) -> None:
         """Draw ``item`` at the next frame, unless a newer item of ``key`` arrives first."""
@@ -67,19 +69,27 @@ class FrameScheduler(QObject):
 
     def flush(self) -> None:
         """Draw everything posted now (the timer does this; tests and shutdown may call it)."""
+        if self._flushing:
+            return  # called from inside a draw: what was posted meanwhile keeps its timer
         self._timer.stop()
-        items, self._pending = self._pending, {}
-        if not items:
+        if not self._pending:
             return
+        self._drawing, self._pending = self._pending, {}
         self._since.start()
         self.frames += 1
         error: BaseException | None = None
-        for key, item in items.items():
-            self.draws += 1
-            try:
-                self._draw(key, item)
-            except Exception as exc:  # one view's failure must not leave the others undrawn
-                error = error or exc
+        self._flushing = True
+        try:
+            while self._drawing:
+                key = next(iter(self._drawing))
+                item = self._drawing.pop(key)
+                self.draws += 1
+                try:
+                    self._draw(key, item)
+                except Exception as exc:  # one view's failure must not leave the others undrawn
+                    error = error or exc
+        finally:
+            self._flushing = False
         if error is not None:
             raise error
 
@@ -87,3 +97,4 @@ class FrameScheduler(QObject):
         """Forget what waits (the owner is closing)."""
         self._timer.stop()
         self._pending.clear()
+        self._drawing.clear()
