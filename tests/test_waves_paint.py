@@ -183,3 +183,35 @@ def test_the_heatmap_view_only_uploads_the_jobs_rgba(qtbot, monkeypatch):
     np.testing.assert_array_equal(panel_view.overview_item.image, r.rgba)
     panel_view.set_colormap_name("CET-D7")  # the theme changed before the job's new image came: recoloured here
     assert made.calls == 1
+
+
+def test_a_drag_step_leaves_out_the_curves_only_hidden_views_draw(qtbot, service):
+    panel = WavesPanel(service, WavesState().clamped(n_positions=4096, d_model=64))
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()  # the first tab: waves and spectrum shown; similarity and beyond hidden
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    sim_before = panel.similarity.curve.getData()[1].copy()
+
+    def curves_in_drag():
+        r = panel.responses.get("waves.curves")
+        return r is not None and r.request.preview and not panel.waiting
+
+    slider = panel.main_slider()
+    slider.setSliderDown(True)
+    slider.setValue(slider.value() + 25)
+    qtbot.waitUntil(curves_in_drag, timeout=20000)
+    r = panel.responses["waves.curves"]
+    assert r.request.sim_px == 0 and r.request.beyond_px == 0 and r.request.waves_px > 0
+    assert r.sim_y.size == 0 and r.beyond == {} and r.waves
+    panel._draw_stale()  # even if the hidden views were brought up to date now, they keep what they show
+    np.testing.assert_array_equal(panel.similarity.curve.getData()[1], sim_before)
+    panel.show_view("relative")  # shown during the drag: its curve is asked for at once
+    qtbot.waitUntil(lambda: panel.responses["waves.curves"].request.sim_px > 0 and not panel.waiting, timeout=20000)
+    assert panel.responses["waves.curves"].sim_y.size > 0
+    slider.setSliderDown(False)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    full = panel.responses["waves.curves"]
+    assert not full.request.preview and full.beyond and full.sim_y.size
+    panel.shutdown()

@@ -189,6 +189,7 @@ class CurvesRequest:
     pairs: tuple = (0,)
     l_train: int = 128
     waves_range: tuple = (0, 256)  # positions [x0, x1) visible in the waves view
+    #: Pixels of each view; 0 leaves that part out (a drag step while its view is on a hidden tab).
     waves_px: int = 600
     beyond_px: int = 600
     sim_range: tuple = (-255, 255)  # offsets [lo, hi] visible in the similarity view
@@ -231,14 +232,19 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     waves, beyond = {}, {}
     wbin = bbin = 1
     for i in req.pairs:
-        x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
-        waves[int(i)] = (x.astype(np.float32), y.astype(np.float32))
-        x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
-        beyond[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+        if req.waves_px > 0:
+            x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
+            waves[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+        if req.beyond_px > 0:
+            x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
+            beyond[int(i)] = (x.astype(np.float32), y.astype(np.float32))
     lo = max(-(n - 1), int(req.sim_range[0]))
     hi = min(n - 1, int(req.sim_range[1]))
     hi = max(hi, lo)
-    sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+    if req.sim_px > 0:
+        sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+    else:
+        sx, sy, sbin = np.zeros(0), np.zeros(0), 0
     slow, unseen = spectrum_counts(lam, n, req.l_train)
     return CurvesResponse(
         request=req, omega=omega, wavelengths=lam, waves=waves, waves_bin=wbin, beyond=beyond,

@@ -272,7 +272,10 @@ class WavesPanel(Panel):
         # views keep up with the hand; letting go sends the full-resolution requests.
         div = 2 if preview else 1
         hp = self.heatmap.pixels()
-        px = (self.waves.pixels() // div, self.beyond.pixels() // div, self.similarity.pixels() // div)
+        # While dragging, the curves only hidden views draw are left out (the similarity curve alone
+        # was most of the job at N = 131072); the request sent on release has them all.
+        px = tuple(0 if preview and not view.isVisible() else view.pixels() // div
+                   for view in (self.waves, self.beyond, self.similarity))
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
         return [
             HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
@@ -348,7 +351,10 @@ class WavesPanel(Panel):
         if isinstance(r, HeatmapResponse):
             return (self.heatmap,)
         if isinstance(r, CurvesResponse):
-            return (self.waves, self.spectrum, self.similarity, self.beyond)
+            req = r.request  # a drag step leaves out what hidden views draw: they keep what they show
+            parts = ((self.waves, req.waves_px), (self.spectrum, 1), (self.similarity, req.sim_px),
+                     (self.beyond, req.beyond_px))
+            return tuple(view for view, px in parts if px > 0)
         if isinstance(r, PickResponse):
             return (self.waves, self.vector, self.rotation, self.similarity, self.token)
         if isinstance(r, MatrixResponse):
@@ -381,8 +387,9 @@ class WavesPanel(Panel):
 
     def _on_tab_changed(self, _index: int) -> None:
         self._draw_stale(only_visible=True)
-        if self._held:
-            self.request_update()  # what was held for the views now shown
+        if self._held or self._preview():
+            # What was held for the views now shown, and (while dragging) the curves they draw.
+            self.request_update()
 
     # -- play -------------------------------------------------------------------------------------------
     @property
