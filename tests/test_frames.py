@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtCore import QEvent, QObject
+
 from explorer.panels.base import Panel
 from explorer.service import Result
 from explorer.widgets.frames import FrameScheduler
@@ -129,3 +131,52 @@ def test_ten_results_in_one_frame_make_one_draw_of_the_newest(qtbot, service):
     assert p.last_drawn_origin == 9 and p.has_drawn
     assert p.frames.draws == 1
     p.shutdown()
+
+
+class _PaintCounter(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.paints = 0
+
+    def eventFilter(self, _obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+        return False
+
+
+def test_a_burst_of_heatmap_results_in_one_frame_is_one_draw_and_one_paint(qtbot, service):
+    from explorer.jobs.waves import HeatmapRequest, compute_heatmap
+    from explorer.panels.waves import WavesPanel
+    from explorer.state import WavesState
+
+    panel = WavesPanel(service, WavesState().clamped(n_positions=4096, d_model=64))
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    panel.frames.flush()
+    panel.frames.frame_ms = 60_000  # one long frame: no timer fires inside the burst, however slow the machine
+    counter = _PaintCounter()
+    viewport = panel.heatmap.plot.viewport()
+    viewport.installEventFilter(counter)
+    shown = []
+    real = panel.heatmap.show_result
+
+    def spy(r):
+        shown.append(r)
+        real(r)
+
+    panel.heatmap.show_result = spy
+    results = [compute_heatmap(HeatmapRequest(4096, 64, 10000.0 + i, "paper", rows=(0, 4096), cols=(0, 64),
+                                              max_rows=256, max_cols=64)) for i in range(10)]
+    for i, r in enumerate(results):  # ten results, each in its own turn of the event loop
+        panel._on_result(Result("waves.heatmap", 100 + i, r.request, r, 1.0, panel.origin))
+        qtbot.wait(1)
+    assert shown == [] and counter.paints == 0
+    panel.frames.flush()  # the frame
+    qtbot.waitUntil(lambda: counter.paints >= 1, timeout=5000)
+    qtbot.wait(50)
+    assert shown == [results[-1]] and counter.paints == 1
+    viewport.removeEventFilter(counter)
+    panel.shutdown()

@@ -9,8 +9,10 @@ draw it.  Staying live while a slider is held (or the animation plays):
 * the compute service keeps at most one request per key in flight (a newer one waits for it, so
   every step of a fast drag that is computed is also drawn), skips unchanged ones, and while a
   slider is held starts each key at most ~30 times a second (``pace_s``);
-* views on hidden tabs (and the requests only they need) wait until the drag ends or their tab
-  is shown; curves are drawn without antialiasing until the drag ends.
+* views on hidden tabs (and the requests, or the parts of a request, only they need) wait until the
+  drag ends or their tab is shown; a drag step's pick leaves out the rotation check over every
+  position; curves are drawn without antialiasing until the drag ends;
+* results are drawn once per frame, the newest of each key (the base class's frame scheduler).
 """
 
 from __future__ import annotations
