@@ -273,6 +273,16 @@ def run_experiment(
     return result
 
 
+def run_as_long_job(config: LabConfig, experiment: Callable, control: LabControl,
+                    report: Callable[[Progress], None]) -> LabResult:
+    """``experiment(config, control, report)``: the Lab panel's long job of the compute service.
+
+    A module-level function, so that ``functools.partial(run_as_long_job, config, run_experiment)``
+    pickles and the training runs in a child process of its own (torch never loads in the UI process).
+    """
+    return experiment(config, control, report)
+
+
 def _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, n_run, device, control, on_chunk):
     """Accuracy and loss per position on the test streams up to ``n_run``; then per test length."""
     import torch
