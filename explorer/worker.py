@@ -148,6 +148,17 @@ def _run_long_child(fn, control_type, cancel_ev, running_ev, writer, parent_pid:
 
 
 # -- in the parent ---------------------------------------------------------------------------------
+def _end(proc, timeout: float) -> None:
+    """Wait up to ``timeout`` for ``proc`` to leave, then terminate it, then kill it; reap it."""
+    proc.join(max(0.0, timeout))
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(1.0)
+    if proc.is_alive():  # pragma: no cover - SIGTERM is not ignored in the child
+        proc.kill()
+        proc.join(1.0)
+
+
 class ComputeProcess:
     """One compute child that runs ``jobs.run(request)``: started on first use, again after a crash.
 

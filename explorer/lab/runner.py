@@ -256,7 +256,7 @@ def run_experiment(
         status=status,
         schemes=tuple(results),
         device=device,
-        torch_version=torch.__version__,
+        torch_version=str(torch.__version__),  # a plain str: a TorchVersion would import torch where it is unpickled
         threads=torch.get_num_threads() if threads is None else max(1, int(threads)),
         seconds=active_elapsed(),
         chance=1.0 / cfg.vocab,
