@@ -269,3 +269,30 @@ def test_the_ui_process_never_imports_torch(tmp_path):
     assert all(out["drawn"].values()) and out["drawn"], out
     assert out["trained"] == "done", out
     assert out["torch"] is False, out
+
+
+ORPHAN = textwrap.dedent("""
+    import threading, time
+    from explorer.jobs.misc import ProbeRequest
+    from explorer.worker import ComputeProcess
+    child = ComputeProcess()
+    child.call(ProbeRequest())
+    threading.Thread(target=child.call, args=(ProbeRequest(sleep_s=60),), daemon=True).start()
+    time.sleep(0.3)  # the child is inside that job: only its watch on the parent can end it
+    print(child.pid, flush=True)
+    time.sleep(60)
+""")
+
+
+def test_a_child_leaves_by_itself_when_its_parent_is_killed(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", ORPHAN], env=_env(tmp_path), stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(proc.stdout.readline())
+        assert not _gone(child)
+        proc.kill()  # SIGKILL: nothing of the parent runs, no stop(), no atexit
+        proc.wait(10)
+        assert _gone(child, wait_s=5.0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
