@@ -299,7 +299,11 @@ def matplotlib_update_ms(panel, repeats: int = 3) -> dict:
     except ImportError:
         return {"p50": float("nan")}
     from . import jobs
+    from .jobs.misc import WarmUpRequest
 
+    # The panel's jobs ran in the compute process: torch is imported here, outside the timing, with
+    # the one intra-op thread the compute process uses (its default pool crawls on a loaded 2-core machine).
+    jobs.run(WarmUpRequest())
     layout = _figure_items(panel)
     if not layout:
         return {"p50": float("nan")}
