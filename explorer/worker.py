@@ -170,6 +170,7 @@ class ComputeProcess:
         self._proc: Any = None
         self._conn: Any = None
         self._closed = False
+        self._busy = False  # a request is in the child
         #: How many children were started (1, plus one per restart after a crash).
         self.starts = 0
 
@@ -211,10 +212,12 @@ class ComputeProcess:
                 self._start()
             proc, conn = self._proc, self._conn
         try:
+            self._busy = True
             conn.send(request)
         except (EOFError, OSError):
             pass  # the child is gone: found below
         except Exception as exc:  # noqa: BLE001 - a request that cannot be pickled is its own error
+            self._busy = False
             raise JobError(error_message(exc), traceback.format_exc()) from exc
         try:
             while not conn.poll(0.2):
@@ -222,25 +225,31 @@ class ComputeProcess:
                     raise EOFError
             reply = conn.recv()
         except (EOFError, OSError, ValueError, TypeError):  # closed under us, or the child died
+            self._busy = False
             proc.join(0.5)
             self._forget(proc)
             raise ChildCrashed(f"the compute process stopped unexpectedly ({describe_exit(proc.exitcode)}); "
                                "a new one starts for the next request") from None
+        self._busy = False
         if reply[0] == "ok":
             return reply[1], reply[2]
         raise JobError(reply[1], reply[2])
 
     def close(self, timeout: float = 1.0) -> None:
-        """Ask the child to leave; terminate it if it is still busy after ``timeout``.  Nothing is left."""
+        """Ask the child to leave (at once if it is in a job: a job's work is thrown away anyway);
+        terminate it if it has not left after ``timeout``.  Nothing is left running."""
         with self._lock:
             self._closed = True
             proc, conn = self._proc, self._conn
         if proc is None:
             return
-        try:
-            conn.send(None)
-        except (OSError, ValueError):
-            pass
+        if self._busy:
+            proc.terminate()
+        else:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
         _end(proc, timeout)
         self._forget(proc)
 
