@@ -62,7 +62,11 @@ def reduced_update_ms(panel, repeats: int = 3) -> dict:
         return {"p50": float("nan")}
     Figure, FigureCanvasAgg = mpl
     from .. import jobs
+    from ..jobs.misc import WarmUpRequest
 
+    # The panel's jobs ran in the compute process: torch is imported here, outside the timing, with
+    # the one intra-op thread the compute process uses (its default pool crawls on a loaded 2-core machine).
+    jobs.run(WarmUpRequest())
     rows, cols = _grid(len(layout))
     samples = []
     for _ in range(repeats):
