@@ -51,7 +51,7 @@ from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
-from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
+from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, scheme_key
 
 
 def _swatch(colour: str) -> QIcon:
@@ -345,9 +345,7 @@ class LabPanel(LabRunControl, Panel):
         if not schemes or not any(v.legend.hidden_for_room() for v in views):
             self.key.setVisible(False)
             return
-        self.key.setText(" &nbsp; ".join(
-            f"<span style='color:{SCHEME_COLOURS[s]}; font-weight:700'>━━</span> {SCHEME_LABELS[s]}"
-            for s in schemes))
+        self.key.setText(scheme_key(schemes))
         self.key.setVisible(True)
 
     def _apply_fonts(self, scale: float, colour: str | None = None) -> None:

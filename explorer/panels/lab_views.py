@@ -151,6 +151,12 @@ class _LegendFitter(QObject):
             self.changed.emit()
 
 
+def scheme_key(schemes) -> str:
+    """One line naming ``schemes`` in their curves' colours (the key shown when the plots' legends are not)."""
+    return " &nbsp; ".join(f"<span style='color:{SCHEME_COLOURS[s]}; font-weight:700'>━━</span> {SCHEME_LABELS[s]}"
+                           for s in schemes)
+
+
 def _bottom_legend(view: pg.PlotWidget) -> _FitLegend:
     """A legend under the x axis, in the plot's own layout: it never covers a curve."""
     pi = view.getPlotItem()
