@@ -23,11 +23,19 @@ announce every delivery, for observers (the status bar, the benchmark).
 Long jobs (:meth:`ComputeService.submit_long`: the Lab's training) run on a worker of their own,
 never the interactive one, report progress, and can be paused and cancelled.  :meth:`stop` (called
 when the main window closes) cancels everything and joins every worker.
+
+Where the jobs run (``mode``, by default ``$PE_EXPLORER_COMPUTE`` or "process"): in "process" mode the
+worker thread keeps the policy above and hands each request to a compute child process
+(:mod:`explorer.worker`) and waits for its reply, and each long job runs in a child of its own, so
+the UI process never imports torch and never shares its GIL with a job.  A child that dies comes back
+as a :class:`Failure` and a new one starts for the next request.  "thread" runs the jobs on the worker
+thread itself (tests that stand in jobs of their own).
 """
 
 from __future__ import annotations
 
 import itertools
+import pickle
 import threading
 import time
 import traceback
@@ -39,7 +47,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from . import jobs
+from . import jobs, worker
 from .jobs.control import JobControl
 
 
@@ -172,6 +180,8 @@ class LongHandle:
         self.on_result: Callable | None = None
         self.on_error: Callable | None = None
         self.thread: threading.Thread | None = None
+        #: The child process running it ("process" mode), while it runs.
+        self.process: Any = None
 
     def pause(self) -> None:
         self.control.pause()
@@ -220,8 +230,12 @@ class ComputeService(QObject):
     resultReady = Signal(object)
     failed = Signal(object)
 
-    def __init__(self, parent: QObject | None = None, *, warm_up: bool = True, paused: bool = False) -> None:
+    def __init__(self, parent: QObject | None = None, *, warm_up: bool = True, paused: bool = False,
+                 mode: str | None = None) -> None:
         super().__init__(parent)
+        #: "process" or "thread": where the jobs run (see the module's docstring).
+        self.mode = worker.compute_mode(mode)
+        self.child = worker.ComputeProcess() if self.mode == "process" else None
         # A paused service queues requests but starts none until resume(): the main window
         # resumes it once it is on screen, so start-up never competes with the worker for the GIL.
         self._paused = paused
@@ -402,14 +416,7 @@ class ComputeService(QObject):
                 self._running[ticket.key] = ticket
                 if ticket.handle.status == "pending":
                     ticket.handle.status = "running"
-            t0 = time.perf_counter()
-            value, error = None, None
-            try:
-                value = jobs.run(ticket.request)
-            except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
-                message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-                error = (message, traceback.format_exc())
-            elapsed = (time.perf_counter() - t0) * 1e3
+            value, error, elapsed = self._run(ticket.request)
             with self._cv:
                 self._running.pop(ticket.key, None)
                 if self._stopping:
@@ -424,6 +431,22 @@ class ComputeService(QObject):
             except RuntimeError:  # the relay was deleted during shutdown
                 return
 
+    def _run(self, request) -> tuple[Any, tuple[str, str] | None, float]:
+        """Run one job here or in the compute child: ``(value, error or None, elapsed ms)``."""
+        t0 = time.perf_counter()
+        try:
+            if self.child is not None:
+                value, elapsed = self.child.call(request)
+                return value, None, elapsed
+            value = jobs.run(request)
+        except worker.JobError as exc:
+            return None, (exc.message, exc.details), (time.perf_counter() - t0) * 1e3
+        except worker.ChildCrashed as exc:
+            return None, (str(exc), ""), (time.perf_counter() - t0) * 1e3
+        except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
+            return None, (worker.error_message(exc), traceback.format_exc()), (time.perf_counter() - t0) * 1e3
+        return value, None, (time.perf_counter() - t0) * 1e3
+
     # -- long jobs -------------------------------------------------------------------------------
     def submit_long(self, fn: Callable[[JobControl, Callable[[Any], None]], Any], *,
                     control: JobControl | None = None, origin: Any = None,
@@ -437,6 +460,10 @@ class ComputeService(QObject):
         cancelled) and ``report(value)`` with progress.  On the UI thread: ``on_progress(value)`` for
         each report, then ``on_result(return value)`` or ``on_error(Failure)``; by then the worker has
         ended.  A cancelled job ends however ``fn`` ends it (e.g. returning what it has).
+
+        In "process" mode ``fn`` runs in a child process of its own (the worker thread waits for it),
+        so it must pickle (a module-level function or a ``functools.partial`` of one); one that does
+        not (a test's local stand-in) runs on the worker thread as in "thread" mode.
         """
         handle = LongHandle(control or JobControl(), name, origin)
         handle.on_progress, handle.on_result, handle.on_error = on_progress, on_result, on_error
@@ -446,7 +473,14 @@ class ComputeService(QObject):
                 return handle
             self._long = [h for h in self._long if h.running]
             self._long.append(handle)
-        handle.thread = threading.Thread(target=self._long_work, args=(handle, fn), name=name, daemon=True)
+        target = self._long_work
+        if self.mode == "process":
+            try:
+                pickle.dumps(fn)
+                target = self._long_work_in_child
+            except Exception:  # noqa: BLE001 - cannot cross to a process: run it here, as in thread mode
+                pass
+        handle.thread = threading.Thread(target=target, args=(handle, fn), name=name, daemon=True)
         handle.thread.start()
         return handle
 
@@ -462,11 +496,27 @@ class ComputeService(QObject):
         try:
             value = fn(handle.control, lambda p: self._long_emit(handle, "progress", p))
         except Exception as exc:  # noqa: BLE001 - a failed job must reach its requester, not kill the app
-            message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-            self._long_emit(handle, "error", Failure(handle.name, 0, fn, message, traceback.format_exc(),
-                                                     handle.origin))
+            self._long_emit(handle, "error", Failure(handle.name, 0, fn, worker.error_message(exc),
+                                                     traceback.format_exc(), handle.origin))
         else:
             self._long_emit(handle, "result", value)
+
+    def _long_work_in_child(self, handle: LongHandle, fn) -> None:
+        def on_start(process) -> None:
+            handle.process = process
+
+        def on_event(kind: str, value) -> None:
+            if kind == "error":
+                value = Failure(handle.name, 0, fn, value[0], value[1], handle.origin)
+            self._long_emit(handle, kind, value)
+
+        try:
+            worker.run_long(fn, handle.control, on_event, on_start)
+        except Exception as exc:  # noqa: BLE001 - the child could not start (out of memory, no fork)
+            self._long_emit(handle, "error", Failure(handle.name, 0, fn, worker.error_message(exc),
+                                                     traceback.format_exc(), handle.origin))
+        finally:
+            handle.process = None
 
     @Slot(object)
     def _on_long_event(self, payload) -> None:
@@ -500,9 +550,18 @@ class ComputeService(QObject):
             if h.status == "running":
                 h.status = "cancelled"
         end = time.monotonic() + timeout
+        if self.child is not None:  # a job it is in the middle of is abandoned: the worker is let go
+            self.child.close(min(0.5, timeout))
         for t in [self._thread] + [h.thread for h in long_jobs if h.thread is not None]:
             if t.is_alive() and threading.current_thread() is not t:
                 t.join(max(0.0, end - time.monotonic()))
+        for h in long_jobs:  # a training child that did not reach its next checkpoint in time
+            proc = h.process
+            if proc is not None and proc.is_alive():
+                proc.terminate()
+                proc.join(1.0)
+                if h.thread is not None:
+                    h.thread.join(1.0)
         for sig, slot in ((self._relay.delivered, self._on_delivered),
                           (self._relay.longEvent, self._on_long_event)):
             try:

@@ -8,6 +8,9 @@ import threading
 # Headless by default (set here, in the test config, not by hand).  A test that needs a real X
 # server sets up Xvfb itself.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Jobs on the service's thread in the test process (tests stand in jobs and experiments of their own);
+# tests/test_compute_process.py runs the app's compute process.
+os.environ.setdefault("PE_EXPLORER_COMPUTE", "thread")
 
 import pytest  # noqa: E402
 

@@ -30,6 +30,17 @@ class JobControl:
         #: Seconds spent paused inside :meth:`checkpoint` (a job's own elapsed time leaves them out).
         self.paused_seconds = 0.0
 
+    def use_events(self, cancel, running) -> None:
+        """Keep the flags in ``cancel`` and ``running`` (multiprocessing events shared with a child
+        process that runs the job), carrying over what is set now."""
+        if self.cancelled:
+            cancel.set()
+        if self.paused:
+            running.clear()
+        else:
+            running.set()
+        self._cancel, self._running = cancel, running
+
     def pause(self) -> None:
         self._running.clear()
 

@@ -1,7 +1,10 @@
-"""Small service-level jobs: warm-up (import torch off the UI thread)."""
+"""Small service-level jobs: warm-up (import torch off the UI thread), and a probe of where jobs run."""
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from dataclasses import dataclass
 
 from . import job
@@ -24,3 +27,21 @@ def warm_up(request: WarmUpRequest) -> str:
     # sets its own count while it trains and restores this one afterwards.
     torch.set_num_threads(1)
     return "torch " + torch.__version__
+
+
+@dataclass(frozen=True)
+class ProbeRequest:
+    """Where do jobs run?  Answers the process id and whether torch is loaded there, after ``sleep_s``
+    seconds; raises ``ValueError(fail)`` when ``fail`` is set (the compute-process tests)."""
+
+    sleep_s: float = 0.0
+    fail: str = ""
+    key: str = "service.probe"
+
+
+@job(ProbeRequest)
+def probe(request: ProbeRequest) -> dict:
+    time.sleep(request.sleep_s)
+    if request.fail:
+        raise ValueError(request.fail)
+    return {"pid": os.getpid(), "torch": "torch" in sys.modules}

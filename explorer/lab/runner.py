@@ -256,7 +256,7 @@ def run_experiment(
         status=status,
         schemes=tuple(results),
         device=device,
-        torch_version=torch.__version__,
+        torch_version=str(torch.__version__),  # a plain str: a TorchVersion would import torch where it is unpickled
         threads=torch.get_num_threads() if threads is None else max(1, int(threads)),
         seconds=active_elapsed(),
         chance=1.0 / cfg.vocab,
@@ -271,6 +271,16 @@ def run_experiment(
                              1.0 if status == "done" else done_cost / total, active_elapsed(), 0.0,
                              device=device))
     return result
+
+
+def run_as_long_job(config: LabConfig, experiment: Callable, control: LabControl,
+                    report: Callable[[Progress], None]) -> LabResult:
+    """``experiment(config, control, report)``: the Lab panel's long job of the compute service.
+
+    A module-level function, so that ``functools.partial(run_as_long_job, config, run_experiment)``
+    pickles and the training runs in a child process of its own (torch never loads in the UI process).
+    """
+    return experiment(config, control, report)
 
 
 def _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, n_run, device, control, on_chunk):

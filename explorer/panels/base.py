@@ -6,10 +6,11 @@ from typing import Any, ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
+from ..widgets.formula_strip import FormulaStrip
 from ..widgets.frames import FrameScheduler
 from ..widgets.plots import Banner
 from ..widgets.sidebar import ExplainPane, Sidebar
@@ -69,7 +70,7 @@ class Panel(QWidget):
         row.addWidget(self.explain)
         outer.addLayout(row, 1)
         # The formula strip: the panel's formula with the current numbers substituted.
-        self.formula = QLabel(self)
+        self.formula = FormulaStrip(self)
         self.formula.setObjectName("formulaStrip")
         self.formula.setTextFormat(Qt.TextFormat.RichText)
         self.formula.setWordWrap(True)

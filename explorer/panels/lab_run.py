@@ -10,10 +10,12 @@ for the panel.  Stopping the service (the window closing) cancels the run and jo
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from PySide6.QtCore import QObject, Signal
 
 from ..lab import LabConfig, LabControl, LabResult
+from ..lab.runner import run_as_long_job
 from ..service import ComputeService, LongHandle
 
 #: How long closing the window waits for the training worker (it checks for cancel every step).
@@ -53,7 +55,7 @@ class LabRunner(QObject):
         if self.running:
             raise RuntimeError("a Lab run is already going")
         self._handle = self.service.submit_long(
-            lambda control, report: experiment(config, control, report),
+            partial(run_as_long_job, config, experiment),  # it pickles: it runs in a child process
             control=LabControl(), name="pe-lab",
             on_progress=self._on_progress, on_result=self._on_result, on_error=self._on_error)
         if self._handle.status == "refused":

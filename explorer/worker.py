@@ -1,0 +1,289 @@
+"""The compute process: jobs run in a child process that holds numpy and torch (no Qt here).
+
+The UI process paints; a job running beside it on a thread shares its GIL (the UI thread held it 88 %
+of a drag, and jobs took 1.1–2× longer), and importing torch there adds ~141k objects to every full
+garbage collection.  So :class:`~explorer.service.ComputeService` keeps its scheduling policy on its
+own thread in the UI process and hands each request to :class:`ComputeProcess`: one child started
+with multiprocessing's "spawn" (never a plain fork of a Qt process) that runs ``jobs.run(request)``
+and sends the response back (12–400 kB; pickling costs well under a millisecond).  A long job (the
+Lab's training) runs in a child of its own through :func:`run_long`, with pause and cancel shared as
+multiprocessing events and progress sent over a pipe.
+
+No child outlives the app: :meth:`ComputeProcess.close` asks the child to leave and terminates it if
+it does not; a child ignores Ctrl+C (the terminal sends SIGINT to the whole process group; the parent
+ends it as it shuts down) and leaves by itself when its parent is gone.  A child that dies (killed,
+out of memory) is reported as :class:`ChildCrashed` and started afresh for the next job.
+
+``PE_EXPLORER_COMPUTE=thread`` (or ``ComputeService(mode="thread")``) keeps the jobs on the service's
+thread in the UI process, as before: the test suite uses it for tests that stand in their own jobs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+#: Environment variable choosing where jobs run: "process" (the default) or "thread".
+MODE_ENV = "PE_EXPLORER_COMPUTE"
+MODES = ("process", "thread")
+
+_CTX = mp.get_context("spawn")
+
+
+class ChildCrashed(RuntimeError):
+    """The compute process ended without answering (killed, crashed, out of memory)."""
+
+
+class JobError(Exception):
+    """A job raised in the child: ``message`` for the banner, ``details`` its traceback."""
+
+    def __init__(self, message: str, details: str) -> None:
+        super().__init__(message)
+        self.message, self.details = message, details
+
+
+def compute_mode(mode: str | None = None) -> str:
+    """Where jobs run: ``mode`` if given, else ``$PE_EXPLORER_COMPUTE``, else "process"."""
+    chosen = (mode or os.environ.get(MODE_ENV) or "process").strip().lower()
+    if chosen not in MODES:
+        raise ValueError(f"{MODE_ENV} must be one of {', '.join(MODES)}, got {chosen!r}")
+    return chosen
+
+
+def error_message(exc: BaseException) -> str:
+    """A job's error for the banner: a ValueError's message as it is, anything else with its type."""
+    return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+
+
+def limit_blas_threads(n: int = 1) -> bool:
+    """Limit numpy's BLAS (OpenBLAS, MKL) to ``n`` threads in this process; False without threadpoolctl.
+
+    OpenBLAS's helper thread spins after each call: 0.75–1.8 CPU-seconds per 2-second drag on a
+    2-core laptop, while the UI thread waited for a free core.  The jobs' matrices are small, so one
+    thread loses nothing.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency; an old environment still runs
+        return False
+    import numpy  # noqa: F401 - threadpoolctl limits the BLAS libraries already loaded
+
+    threadpool_limits(limits=n, user_api="blas")
+    return True
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "it did not answer"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+# -- in the child ----------------------------------------------------------------------------------
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        if os.getppid() != parent_pid:  # the parent died without closing us (SIGKILL): leave too
+            os._exit(0)
+        time.sleep(0.5)
+
+
+def _child_setup(parent_pid: int) -> None:
+    # Ctrl+C in a terminal reaches the whole process group: the parent decides, and ends this child.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="pe-parent-watch", daemon=True).start()
+    limit_blas_threads(1)
+
+
+def serve(conn, parent_pid: int) -> None:
+    """The compute child's loop: a request in, ``("ok", value, ms)`` or ``("error", message, details)`` out."""
+    _child_setup(parent_pid)
+    from . import jobs
+
+    jobs._load_all()
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):  # the parent has gone
+            return
+        except Exception as exc:  # noqa: BLE001 - a request this side cannot unpickle is that job's error
+            reply: tuple = ("error", error_message(exc), traceback.format_exc())
+        else:
+            if request is None:
+                return
+            t0 = time.perf_counter()
+            try:
+                value = jobs.run(request)
+                reply = ("ok", value, (time.perf_counter() - t0) * 1e3)
+            except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
+                reply = ("error", error_message(exc), traceback.format_exc())
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+        except Exception as exc:  # noqa: BLE001 - a response that cannot be pickled
+            conn.send(("error", error_message(exc), traceback.format_exc()))
+
+
+def _run_long_child(fn, control_type, cancel_ev, running_ev, writer, parent_pid: int) -> None:
+    _child_setup(parent_pid)
+    control = control_type()
+    control.use_events(cancel_ev, running_ev)
+    try:
+        value = fn(control, lambda p: writer.send(("progress", p)))
+    except Exception as exc:  # noqa: BLE001 - a failed job must reach its requester
+        writer.send(("error", (error_message(exc), traceback.format_exc())))
+    else:
+        writer.send(("result", value))
+    writer.close()
+
+
+# -- in the parent ---------------------------------------------------------------------------------
+def _end(proc, timeout: float) -> None:
+    """Wait up to ``timeout`` for ``proc`` to leave, then terminate it, then kill it; reap it."""
+    proc.join(max(0.0, timeout))
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(1.0)
+    if proc.is_alive():  # pragma: no cover - SIGTERM is not ignored in the child
+        proc.kill()
+        proc.join(1.0)
+
+
+class ComputeProcess:
+    """One compute child that runs ``jobs.run(request)``: started on first use, again after a crash.
+
+    :meth:`call` is meant for one thread (the service's worker); :meth:`close` may come from another.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: Any = None
+        self._conn: Any = None
+        self._closed = False
+        self._busy = False  # a request is in the child
+        #: How many children were started (1, plus one per restart after a crash).
+        self.starts = 0
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id, while it runs."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.is_alive() else None
+
+    def _start(self) -> None:
+        parent, child = _CTX.Pipe()
+        proc = _CTX.Process(target=serve, args=(child, os.getpid()), name="pe-compute-process", daemon=True)
+        proc.start()
+        child.close()  # ours closed, the child's end is the only one: its death reads as EOF here
+        self._proc, self._conn = proc, parent
+        self.starts += 1
+
+    def _forget(self, proc) -> None:
+        with self._lock:
+            if self._proc is proc:
+                conn, self._proc, self._conn = self._conn, None, None
+                if conn is not None:
+                    conn.close()
+
+    def call(self, request) -> tuple[Any, float]:
+        """Run ``request`` in the child; ``(value, elapsed ms)``.
+
+        Raises :class:`JobError` when the job raised and :class:`ChildCrashed` when the child died
+        (the next call starts a new one) or the process was closed.
+        """
+        with self._lock:
+            if self._closed:
+                raise ChildCrashed("the compute process has stopped")
+            if self._proc is None or not self._proc.is_alive():
+                if self._proc is not None:
+                    self._proc.join(0.1)
+                    if self._conn is not None:
+                        self._conn.close()
+                self._start()
+            proc, conn = self._proc, self._conn
+        try:
+            self._busy = True
+            conn.send(request)
+        except (EOFError, OSError):
+            pass  # the child is gone: found below
+        except Exception as exc:  # noqa: BLE001 - a request that cannot be pickled is its own error
+            self._busy = False
+            raise JobError(error_message(exc), traceback.format_exc()) from exc
+        try:
+            while not conn.poll(0.2):
+                if not proc.is_alive():
+                    raise EOFError
+            reply = conn.recv()
+        except (EOFError, OSError, ValueError, TypeError):  # closed under us, or the child died
+            self._busy = False
+            proc.join(0.5)
+            self._forget(proc)
+            raise ChildCrashed(f"the compute process stopped unexpectedly ({describe_exit(proc.exitcode)}); "
+                               "a new one starts for the next request") from None
+        self._busy = False
+        if reply[0] == "ok":
+            return reply[1], reply[2]
+        raise JobError(reply[1], reply[2])
+
+    def close(self, timeout: float = 1.0) -> None:
+        """Ask the child to leave (at once if it is in a job: a job's work is thrown away anyway);
+        terminate it if it has not left after ``timeout``.  Nothing is left running."""
+        with self._lock:
+            self._closed = True
+            proc, conn = self._proc, self._conn
+        if proc is None:
+            return
+        if self._busy:
+            proc.terminate()
+        else:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
+        _end(proc, timeout)
+        self._forget(proc)
+
+
+def run_long(fn: Callable, control, on_event: Callable[[str, Any], None], on_start: Callable[[Any], None]) -> None:
+    """Run ``fn(control, report)`` in a child of its own; blocks (call it on a thread) until it has ended.
+
+    ``control`` (a :class:`~explorer.jobs.control.JobControl`) is shared with the child: pausing or
+    cancelling it here holds or stops the child at its next checkpoint.  ``on_start(process)`` is called
+    once the child runs; then ``on_event("progress", value)`` for each report, and once the child has
+    ended ``on_event("result", value)`` or ``on_event("error", (message, details))``.
+    """
+    cancel_ev, running_ev = _CTX.Event(), _CTX.Event()
+    control.use_events(cancel_ev, running_ev)
+    reader, writer = _CTX.Pipe(duplex=False)
+    proc = _CTX.Process(target=_run_long_child, name="pe-long-process", daemon=True,
+                        args=(fn, type(control), cancel_ev, running_ev, writer, os.getpid()))
+    proc.start()
+    writer.close()
+    on_start(proc)
+    final: tuple[str, Any] | None = None
+    try:
+        while True:
+            try:
+                kind, value = reader.recv()
+            except (EOFError, OSError):
+                break
+            if kind == "progress":
+                on_event(kind, value)
+            else:
+                final = (kind, value)
+    finally:
+        reader.close()
+        _end(proc, 2.0)
+    if final is None:
+        final = ("error", (f"the training process stopped unexpectedly ({describe_exit(proc.exitcode)})", ""))
+    on_event(*final)
