@@ -215,3 +215,19 @@ def test_a_drag_step_leaves_out_the_curves_only_hidden_views_draw(qtbot, service
     full = panel.responses["waves.curves"]
     assert not full.request.preview and full.beyond and full.sim_y.size
     panel.shutdown()
+
+
+def test_full_resolution_tiles_come_coloured_too(qtbot):
+    from explorer.panels.waves import views_table
+
+    view = views_table.HeatmapView()
+    qtbot.addWidget(view)
+    r = compute_heatmap(HeatmapRequest(256, 64, 10000.0, "paper", rows=(0, 256), cols=(0, 64), cmap=view.cmap_name))
+    assert not r.overview and r.rgba.shape == (256, 64, 4) and r.rgba.dtype == np.uint8
+    lut = pg.colormap.get(view.cmap_name).getLookupTable(0, 1, 1024, alpha=False)
+    np.testing.assert_array_equal(r.rgba[..., :3], lut[np.rint((r.image + 1.0) * 511.5).astype(int)])
+    view.show_result(r)
+    assert view.overview_item.isVisible() and not view.plot.image.isVisible()
+    np.testing.assert_array_equal(view.overview_item.image, r.rgba)
+    view.set_colormap_name("CET-D7")  # before the job's new image: pyqtgraph maps the values meanwhile
+    assert view.plot.image.isVisible() and not view.overview_item.isVisible()

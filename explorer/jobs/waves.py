@@ -124,8 +124,8 @@ class HeatmapResponse:
     mins: np.ndarray  # (blocks, column blocks) float32; equal to maxs at full resolution
     maxs: np.ndarray
     approx_columns: int  # columns drawn as the continuous range [-1, 1] (see column_extrema)
-    #: Overview only: the image as uint8 RGBA in ``request.cmap`` (mid-range colour mixed with grey by
-    #: the spread), made here so the view only uploads it; None at full resolution.
+    #: The image as uint8 RGBA in ``request.cmap`` (in an overview the mid-range colour mixed with grey
+    #: by the spread), made here so the view only uploads it.
     rgba: np.ndarray | None = None
 
 
@@ -144,7 +144,9 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     nr, nc = r1 - r0, c1 - c0
     if nr <= max_rows and nc <= max_cols:
         vals = _wave_table(np.arange(r0, r1), om, cs).astype(np.float32)
-        return HeatmapResponse(req, vals, (c0, r0, nc, nr), False, 1, 1, (r0, r1), (c0, c1), vals, vals, 0)
+        rgba = overview_rgba(vals, vals, lookup_table(req.cmap))  # spread 0: the map's colour of each value
+        return HeatmapResponse(req, vals, (c0, r0, nc, nr), False, 1, 1, (r0, r1), (c0, c1), vals, vals, 0,
+                               rgba=rgba)
     row_bin = -(-nr // max_rows)
     col_bin = -(-nc // max_cols) if nc > max_cols else 1
     budget = PREVIEW_BUDGET if req.preview else EXACT_BUDGET

@@ -30,7 +30,6 @@ from ...jobs.waves import (
     MatrixResponse,
     PickRequest,
     PickResponse,
-    formula_numbers,
     matrix_size,
 )
 from ...state import PANEL_VIEWS, WavesState
@@ -38,6 +37,7 @@ from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
 from .export_data import exact_arrays
+from .formula import formula_html
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
 
@@ -153,24 +153,7 @@ class WavesPanel(Panel):
         return st.d_model, st.pair, st.position, st.base, st.variant
 
     def formula_text(self, st: WavesState) -> str:
-        nums = formula_numbers(st)
-        d, i, p = st.d_model, st.pair, st.position
-        b = f"{st.base:.0f}" if st.base == int(st.base) else f"{st.base:g}"
-        if st.variant == "t2t":
-            omega = f"ω<sub>i</sub> = {b}<sup>−i/{d // 2 - 1}</sup>"
-        else:
-            omega = f"ω<sub>i</sub> = {b}<sup>−2i/{d}</sup>"
-        if st.variant == "paper":
-            cols = "PE[p, 2i] = sin(p·ω<sub>i</sub>), PE[p, 2i+1] = cos(p·ω<sub>i</sub>)"
-        else:
-            cols = f"PE[p, i] = sin(p·ω<sub>i</sub>), PE[p, i+{d // 2}] = cos(p·ω<sub>i</sub>)"
-        # No size of its own: the strip's style sheet sizes it (and grows it in presenter mode).
-        return (f"{cols}, {omega}; "
-                f"p = {p:,}, i = {i}: ω<sub>{i}</sub> = {nums['omega']:.6g}, "
-                f"λ<sub>{i}</sub> = 2π/ω<sub>{i}</sub> = "
-                f"{nums['wavelength']:.6g}; PE[{p}, {nums['sin_col']}] = sin({nums['angle']:.6g}) = "
-                f"{nums['sin']:+.5f}, PE[{p}, {nums['cos_col']}] = cos({nums['angle']:.6g}) = "
-                f"{nums['cos']:+.5f}")
+        return formula_html(st)
 
     def apply_theme(self, theme) -> None:
         """The overview image is RGBA (mid-range colour mixed with grey, made by the job), so the theme's

@@ -137,20 +137,20 @@ class HeatmapView(Card):
 
     def show_result(self, r: HeatmapResponse) -> None:
         self.response = r
-        if r.overview:
+        # The job coloured the image (the view only uploads it), unless the theme changed the map since.
+        rgba = r.rgba if r.rgba is not None and r.request.cmap == self.cmap_name else None
+        if rgba is None and r.overview:
             # One image cell per block: its colour is the block's mid-range, blended towards grey by
             # its spread (max − min)/2.  Interleaving min and max rows instead would beat against
             # the screen's pixel rows (moiré lines); this stays stable at any size.
-            # The job coloured it (the view only uploads), unless the theme changed the map since.
-            rgba = r.rgba if r.rgba is not None and r.request.cmap == self.cmap_name else None
-            if rgba is None:
-                rgba = overview_rgba(r.mins, r.maxs, colormap(self.cmap_name))
+            rgba = overview_rgba(r.mins, r.maxs, colormap(self.cmap_name))
+        if rgba is not None:
             self.overview_item.setImage(rgba, autoLevels=False)
             self.overview_item.setRect(*r.rect)
         else:
-            self.plot.set_matrix(r.image, rect=r.rect)
-        self.overview_item.setVisible(r.overview)
-        self.plot.image.setVisible(not r.overview)
+            self.plot.set_matrix(r.image, rect=r.rect)  # full resolution in a map the job did not use
+        self.overview_item.setVisible(rgba is not None)
+        self.plot.image.setVisible(rgba is None)
         if r.overview:
             what = []
             if r.row_bin > 1:
@@ -229,7 +229,7 @@ class HeatmapView(Card):
         if not name or name == self.cmap_name:
             return False
         self.cmap_name = name
-        if self.response is not None and self.response.overview:
+        if self.response is not None:
             self.show_result(self.response)
         return True
 
