@@ -244,8 +244,8 @@ class ActionsMixin:
         self.export_menu = mb.addMenu("E&xport")
         self.export_menu.setObjectName("peExportTop")
         self.export_menu.setToolTipsVisible(True)
+        # Filled when it opens: filling it now would build the current panel before the window is up.
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
-        self._fill_export_menu()
 
         help_menu = mb.addMenu("&Help")
         help_menu.addAction(self.act_welcome)

@@ -21,7 +21,6 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QApplication,
-    QDockWidget,
     QMainWindow,
     QScrollBar,
     QTabWidget,
@@ -32,6 +31,7 @@ from superqt.utils import signals_blocked
 from .actions import ActionsMixin
 from .export.controller import ExportController
 from .help import HelpMixin
+from .lazy_docks import LazyDocksMixin
 from .look import LookMixin
 from .panels import PANELS, load_panel_class  # noqa: F401 - load_panel_class kept importable here
 from .panels.base import Panel
@@ -84,11 +84,40 @@ class _SliderKeys(QObject):
         return True
 
 
-class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin, QMainWindow):
-    """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`."""
+class _FirstFrame(QObject):
+    """Calls ``then`` once, just after the window's first paint (or after ``fallback_ms`` if none comes)."""
+
+    def __init__(self, window: QWidget, then, fallback_ms: int = 1000) -> None:
+        super().__init__(window)
+        self._window = window
+        self._then = then
+        self._done = False
+        window.installEventFilter(self)
+        QTimer.singleShot(fallback_ms, self, self.fire)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self._window and event.type() == QEvent.Type.Paint and not self._done:
+            QTimer.singleShot(0, self, self.fire)  # once this paint is done and flushed
+        return False
+
+    def fire(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._window.removeEventFilter(self)
+        self._then()
+
+
+class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin, QMainWindow):
+    """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`.
+
+    A panel is built when its dock is first on screen or when ``panels[pid]`` asks for it
+    (:mod:`explorer.lazy_docks`)."""
 
     #: Every panel has drawn its first result.
     allPanelsDrawn = Signal()
+    #: A panel was built (its id): it is in its dock, styled and wired.
+    panelBuilt = Signal(str)
     #: The screen's look changed (the new :class:`~explorer.theme.Theme`).
     themeChanged = Signal(object)
     #: A screen size the window must fit instead of its screen's (the layout test simulates screens).
@@ -121,9 +150,6 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         # worker computes the first results and imports torch.
         self.service = ComputeService(self, paused=True)
         self.service.failed.connect(self._on_service_failed)
-        self.panels: dict[str, Panel] = {}
-        self.docks: dict[str, QDockWidget] = {}
-        self.titles: dict[str, str] = {}
         self._all_drawn_emitted = False
         self._closed = False
         self._last_panel: str | None = None
@@ -139,23 +165,8 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         else:
             print(f"pe-explorer: settings disabled: {self.settings_problem}", file=sys.stderr)
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
-        for panel_id, title, spec in PANELS:
-            panel = load_panel_class(spec)(self.service)
-            dock = QDockWidget(title, self)
-            dock.setObjectName(f"dock_{panel_id}")
-            dock.setWidget(panel)
-            dock.setFeatures(
-                QDockWidget.DockWidgetFeature.DockWidgetMovable
-                | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                | QDockWidget.DockWidgetFeature.DockWidgetClosable
-            )
-            self.panels[panel_id] = panel
-            self.docks[panel_id] = dock
-            self.titles[panel_id] = title
-            panel.drawn.connect(self._check_all_drawn)
-            dock.visibilityChanged.connect(lambda on, pid=panel_id: self._on_dock_visible(pid, on))
         self._slider_keys = _SliderKeys(self)
-        self._ensure_keyboard_sliders()
+        self._make_docks()  # the docks now, each panel when it is first shown or asked for
         self.undo = UndoController(self.panels, self.titles, self)
         # Plots carry their export submenu from birth; this controller fills it for this window's plots.
         self.exporter = ExportController(self, self.look, notify=self._status, paused=self.undo.paused)
@@ -238,7 +249,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         self._on_look_for_panes()
 
     def set_sidebar_visible(self, on: bool) -> None:
-        for panel in self.panels.values():
+        for panel in self.panels.built().values():
             panel.set_sidebar_visible(bool(on))
         with signals_blocked(self.act_sidebar):
             self.act_sidebar.setChecked(bool(on))
@@ -246,7 +257,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
     def set_explain_visible(self, on: bool) -> None:
         """Show or hide the "What am I looking at?" panes; remembered per mode (normal, presenter)."""
         self._explain_on[self.presenter] = bool(on)
-        for panel in self.panels.values():
+        for panel in self.panels.built().values():
             panel.set_explain_visible(bool(on))
         with signals_blocked(self.act_explain):
             self.act_explain.setChecked(bool(on))
@@ -287,7 +298,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
     def _panel_of(self, widget) -> str | None:
         while widget is not None:
             if isinstance(widget, Panel):
-                for pid, p in self.panels.items():
+                for pid, p in self.panels.built().items():
                     if p is widget:
                         return pid
             widget = widget.parentWidget()
@@ -298,19 +309,15 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         if pid is not None:
             self._last_panel = pid
 
-    def _on_dock_visible(self, panel_id: str, visible: bool) -> None:
-        if visible:
-            self._last_panel = panel_id
-            self._on_panel_raised(panel_id)
-
     def current_panel_id(self) -> str:
         """The panel the user is working in: focus, else the last raised tab, else the first visible."""
         pid = self._panel_of(QApplication.focusWidget())
         if pid is not None:
             return pid
-        if self._last_panel in self.panels and self.panels[self._last_panel].isVisible():
+        built = self.panels.built()
+        if self._last_panel in built and built[self._last_panel].isVisible():
             return self._last_panel
-        for pid, panel in self.panels.items():
+        for pid, panel in built.items():
             if panel.isVisible():
                 return pid
         return self._last_panel if self._last_panel in self.panels else next(iter(self.panels))
@@ -325,19 +332,22 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         wrapper itself takes Tab focus but ignores the arrow keys, so hand its focus to the inner
         slider and take it out of the Tab chain (otherwise Tab stops twice, once uselessly).
         """
-        for panel in self.panels.values():
-            for s in panel.findChildren(QAbstractSlider):
-                if isinstance(s, QScrollBar):
-                    continue
-                inner = [c for c in s.findChildren(QAbstractSlider) if not isinstance(c, QScrollBar)]
-                if inner:
-                    s.setFocusProxy(inner[0])
-                    s.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-                    continue
-                if not (s.focusPolicy() & Qt.FocusPolicy.TabFocus):
-                    s.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-                if _needs_key_steps(s):
-                    s.installEventFilter(self._slider_keys)
+        for panel in self.panels.built().values():
+            self._keyboard_sliders(panel)
+
+    def _keyboard_sliders(self, panel) -> None:
+        for s in panel.findChildren(QAbstractSlider):
+            if isinstance(s, QScrollBar):
+                continue
+            inner = [c for c in s.findChildren(QAbstractSlider) if not isinstance(c, QScrollBar)]
+            if inner:
+                s.setFocusProxy(inner[0])
+                s.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                continue
+            if not (s.focusPolicy() & Qt.FocusPolicy.TabFocus):
+                s.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            if _needs_key_steps(s):
+                s.installEventFilter(self._slider_keys)
 
     # -- service ---------------------------------------------------------------------------------
     def _status(self, message: str, timeout_ms: int = 5000) -> None:
@@ -347,18 +357,24 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
         self.statusBar().showMessage(f"{failure.key}: {failure.message}", 10000)
 
     def _check_all_drawn(self, _key: str = "") -> None:
-        if not self._all_drawn_emitted and all(p.has_drawn for p in self.panels.values()):
+        built = self.panels.built()
+        if not self._all_drawn_emitted and len(built) == len(self.panels) and all(
+                p.has_drawn for p in built.values()):
             self._all_drawn_emitted = True
             self.allPanelsDrawn.emit()
 
     @property
     def all_drawn(self) -> bool:
+        """Every panel has drawn (asking builds the panels not built yet: they then compute)."""
         return all(p.has_drawn for p in self.panels.values())
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        # Let the first paint happen, then start computing.
-        QTimer.singleShot(0, self.service.resume)
+        # Let the first frame be painted, then start computing (a 0-ms timer from here ran before it).
+        if getattr(self, "_first_frame", None) is None:
+            self._first_frame = _FirstFrame(self, self.service.resume)
+        else:
+            QTimer.singleShot(0, self.service.resume)
 
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -382,7 +398,7 @@ class MainWindow(ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
                     # The window is going away, so no dialog: say it where the app was started.
                     print(f"pe-explorer: {what} not saved: {exc}", file=sys.stderr)
             self.close_welcome()  # a dialog left open would keep the app running after its window closed
-            for p in self.panels.values():
+            for p in self.panels.built().values():
                 p.shutdown()
             self.service.stop()
         super().closeEvent(event)

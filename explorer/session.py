@@ -100,7 +100,9 @@ class SessionMixin:
     # -- state, presets, sessions ----------------------------------------------------------------
     def app_state(self) -> AppState:
         """All panels' parameters now."""
-        return AppState().replace(**{pid: p.state for pid, p in self.panels.items() if pid in PANEL_STATES})
+        state_of = getattr(self.panels, "state_of", None)  # a panel not built yet: the state it will have
+        return AppState().replace(**{pid: state_of(pid) if state_of else self.panels[pid].state
+                                     for pid in self.panels if pid in PANEL_STATES})
 
     def set_app_state(self, state: AppState, text: str = "Load parameters") -> bool:
         """Apply ``state`` to every panel as one undoable step (all panels, or — on error — none)."""
@@ -290,9 +292,9 @@ class SessionMixin:
             self._refuse_session(path, f"{path.name}: {type(exc).__name__}")
             return False
         try:
-            self.undo.set_states(
-                {pid: preset.state.get(pid) for pid in self.panels if pid in PANEL_STATES}, "Restore session"
-            )
+            states = {pid: preset.state.get(pid) for pid in self.panels if pid in PANEL_STATES}
+            defer = getattr(self.panels, "defer", None)  # panels not built yet are built with their state
+            self.undo.set_states(defer(states) if defer else states, "Restore session")
         except Exception as exc:  # noqa: BLE001 - start with defaults rather than not at all
             self._refuse_session(path, f"{path.name}: {exc}")
             return False

@@ -121,11 +121,21 @@ class UndoController(QObject):
         self.panels = panels
         self.titles = titles or {}
         self._order = list(panels)
-        self._last = {pid: p.state for pid, p in panels.items()}
+        self._last: dict = {}
         self._applying = 0
         self._paused = 0
-        for pid, panel in panels.items():
-            panel.stateChanged.connect(lambda st, pid=pid: self._on_panel_state_changed(pid, st))
+        for pid, panel in self._built().items():
+            self.adopt(pid, panel)
+
+    def _built(self) -> dict:
+        """The panels that exist (a window's lazy mapping builds a panel when it is first shown)."""
+        built = getattr(self.panels, "built", None)
+        return built() if callable(built) else dict(self.panels)
+
+    def adopt(self, panel_id: str, panel) -> None:
+        """Record ``panel``'s changes from now on (a panel built after the controller)."""
+        self._last[panel_id] = panel.state
+        panel.stateChanged.connect(lambda st, pid=panel_id: self._on_panel_state_changed(pid, st))
 
     def panel_index(self, panel_id: str) -> int:
         return self._order.index(panel_id) if panel_id in self._order else len(self._order)
@@ -150,7 +160,7 @@ class UndoController(QObject):
             yield
         finally:
             self._paused -= 1
-            self._last = {pid: p.state for pid, p in self.panels.items()}
+            self._last = {pid: p.state for pid, p in self._built().items()}
 
     # -- applying --------------------------------------------------------------------------------
     def _apply(self, panel_id: str, state) -> None:
@@ -192,4 +202,4 @@ class UndoController(QObject):
 
     def clear(self) -> None:
         self.stack.clear()
-        self._last = {pid: p.state for pid, p in self.panels.items()}
+        self._last = {pid: p.state for pid, p in self._built().items()}

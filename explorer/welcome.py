@@ -12,6 +12,7 @@ around it and a box of text beside it) with Back / Next / Done; Esc ends it.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -133,8 +134,9 @@ class TourOverlay(QWidget):
         self.done = QPushButton("Done", self.box)
         for b in (self.back, self.next, self.done):
             b.setAutoDefault(False)
-        self.back.clicked.connect(lambda: self.go(self.index - 1))
-        self.next.clicked.connect(lambda: self.go(self.index + 1))
+        # Bound methods, not lambdas holding the overlay: no reference cycles through Qt objects.
+        self.back.clicked.connect(self.go_back)
+        self.next.clicked.connect(self.go_next)
         self.done.clicked.connect(self.finish)
         row.addWidget(self.counter)
         row.addStretch(1)
@@ -165,6 +167,12 @@ class TourOverlay(QWidget):
         except Exception:  # noqa: BLE001 - a missing part of the window: point at nothing, keep going
             log.exception("tour step %d", self.index)
             return None
+
+    def go_back(self) -> None:
+        self.go(self.index - 1)
+
+    def go_next(self) -> None:
+        self.go(self.index + 1)
 
     def go(self, index: int) -> None:
         self.index = max(0, min(index, len(self.steps) - 1))
@@ -243,17 +251,18 @@ class WelcomeDialog(QDialog):
             b = QPushButton(f"{n + 1}. {preset.title}", self)
             b.setObjectName(f"welcomeScene{n + 1}")
             b.setToolTip(preset.description)
-            b.clicked.connect(lambda _=False, p=preset: self._pick(f"scene:{p.name}", lambda: window.apply_preset(p)))
+            b.setProperty("sceneName", preset.name)
+            b.clicked.connect(self._pick_scene)
             grid.addWidget(b, n // 2, n % 2)
             self.scene_buttons.append(b)
         lay.addLayout(grid)
         row = QHBoxLayout()
         self.tour_button = QPushButton("Take the one-minute tour", self)
         self.tour_button.setObjectName("welcomeTour")
-        self.tour_button.clicked.connect(lambda: self._pick("tour", window.start_tour))
+        self.tour_button.clicked.connect(self._pick_tour)
         self.explore_button = QPushButton("Just explore", self)
         self.explore_button.setObjectName("welcomeExplore")
-        self.explore_button.clicked.connect(lambda: self._pick("explore", lambda: None))
+        self.explore_button.clicked.connect(self._pick_explore)
         row.addWidget(self.tour_button)
         row.addStretch(1)
         row.addWidget(self.explore_button)
@@ -261,12 +270,34 @@ class WelcomeDialog(QDialog):
         self.again = QCheckBox("Show this at every start", self)
         self.again.setObjectName("welcomeAgain")
         lay.addWidget(self.again)
-        self.finished.connect(lambda _r: window._remember_welcome(self.again.isChecked()))
+        self.finished.connect(self._remember)
 
-    def _pick(self, choice: str, then: Callable[[], object]) -> None:
+    def _window(self):
+        return self.parentWidget()
+
+    def _remember(self, _result=None) -> None:
+        window = self._window()
+        if window is not None:
+            window._remember_welcome(self.again.isChecked())
+
+    def _pick_scene(self) -> None:
+        name = self.sender().property("sceneName")
+        window = self._window()
+        preset = next((p for p in getattr(window, "_builtin", []) if p.name == name), None)
+        self._pick(f"scene:{name}", None if preset is None else functools.partial(window.apply_preset, preset))
+
+    def _pick_tour(self) -> None:
+        window = self._window()
+        self._pick("tour", None if window is None else window.start_tour)
+
+    def _pick_explore(self) -> None:
+        self._pick("explore", None)
+
+    def _pick(self, choice: str, then: Callable[[], object] | None) -> None:
         self.choice = choice
         self.accept()
-        then()
+        if then is not None:
+            then()
 
 
 class WelcomeMixin:

@@ -101,7 +101,7 @@ def test_tiny_run_draws_losses_and_every_scheme_by_length(panel, qtbot, tmp_path
     lx, ly = panel.length_view.curves["learned"].getOriginalDataset()
     assert list(lx) == [8] and len(panel.length_view.notes) == 1
     assert "cannot run at L ≥ 16" in panel.length_view.notes["learned"].textItem.toPlainText()
-    assert "cannot run" in panel.headline.text()
+    assert "cannot run" in panel.headline.notes()
     # Exported numbers: exact, named, NaN (an empty CSV cell) where the learned table cannot run.
     data = panel.export_data(panel.length_view.plot)
     assert list(data["test length"]) == [8, 16]

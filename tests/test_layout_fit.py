@@ -97,6 +97,28 @@ def _in_scroll_area(w: QWidget, top: QWidget) -> bool:
     return False
 
 
+def _scene_overflow(view, name: str) -> list[str]:
+    """A plot item wider or taller than its widget is cut at the widget's edge (pyqtgraph lets a long
+    title or wide tick labels set the item's minimum size); a title's text must fit its plot."""
+    from PySide6.QtCore import Qt
+
+    out = []
+    central = getattr(view, "centralWidget", None)
+    port = view.viewport().size()
+    if central is not None:
+        need = central.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        if need.width() > port.width() + 0.5 or need.height() > port.height() + 0.5:
+            out.append(f"{name} needs {need.width():.0f}×{need.height():.0f} px of its {port.width()}×{port.height()}")
+    item = view.getPlotItem() if hasattr(view, "getPlotItem") else None
+    label = getattr(item, "titleLabel", None)
+    if label is not None and label.isVisible() and label.text:
+        shown = label.item.mapRectToScene(label.item.boundingRect())
+        if shown.left() < -1 or shown.right() > port.width() + 1:
+            out.append(f"{name} title {label.text!r} runs past the plot ({shown.left():.0f}…{shown.right():.0f} "
+                       f"of 0…{port.width()})")
+    return out
+
+
 def _problems(win, panel: QWidget, where: str) -> list[str]:
     import pyqtgraph as pg
 
@@ -122,6 +144,8 @@ def _problems(win, panel: QWidget, where: str) -> list[str]:
             if _text_width(edit, edit.text()) > room:
                 out.append(f"{name} value clipped: {edit.text()!r} needs {_text_width(edit, edit.text())} px, "
                            f"has {room}")
+        if isinstance(w, pg.GraphicsView):
+            out.extend(_scene_overflow(w, name))
         if isinstance(w, pg.PlotWidget) and w.objectName() != "sharedColourBar":
             if w.width() < MIN_PLOT[0] or w.height() < MIN_PLOT[1]:
                 title = getattr(w.getPlotItem().titleLabel, "text", "") or w.objectName()

@@ -118,3 +118,60 @@ def test_a_short_click_is_still_a_click(qtbot):
     assert not pointer.laser_on
     assert len(clicks) == 1
     assert PRESENTER_DARK.foreground in pointer.label.styleSheet()
+
+
+def test_every_plot_has_a_presenter_readout_of_the_point_under_the_cursor(qtbot):
+    """A plot with no hover code of its own (here a bare curve and a bare image) still tells the hall the
+    value pointed at in presenter mode: the nearest curve point in the axes' units (log undone), or the
+    image cell; nothing in a normal theme or far from the data."""
+    import numpy as np
+
+    from explorer.widgets.plots import make_plot
+    from explorer.widgets.pointer import reading
+
+    plot = make_plot("curve", x="x", y="y")
+    qtbot.addWidget(plot)
+    plot.resize(500, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    pi = plot.getPlotItem()
+    pi.addItem(pg.PlotDataItem([1.0, 10.0, 100.0], [2.0, 3.0, 4.0], name="RoPE"))
+    pi.setLogMode(x=True, y=False)
+    pi.setXRange(0, 2, padding=0.1)
+    pi.setYRange(2, 4, padding=0.1)
+    QApplication.processEvents()
+    vb = pi.getViewBox()
+    near = vb.mapViewToScene(QPointF(1.0, 3.0)) + QPointF(6, 4)  # a few px off the point (10, 3)
+    text, at = reading(plot, near)
+    assert "RoPE" in text and "x = 10<" in text and "y = 3</b>" in text
+    assert (at - vb.mapViewToScene(QPointF(1.0, 3.0))).manhattanLength() < 1
+    assert reading(plot, vb.mapViewToScene(QPointF(0.2, 3.9)))[0] == ""  # far from every point
+    bus = theme_bus()
+    try:
+        bus.set_look(LIGHT)
+        plot.scene().sigMouseMoved.emit(near)
+        assert plot.__dict__.get("_pe_pointer") is None  # quiet outside presenter mode
+        bus.set_look(PRESENTER_LIGHT)
+        plot.scene().sigMouseMoved.emit(near)
+        pointer = plot.__dict__["_pe_pointer"]
+        assert pointer.label.isVisible() and "y = 3" in pointer.label.text()
+        plot.scene().sigMouseMoved.emit(vb.mapViewToScene(QPointF(0.2, 3.9)))
+        assert not pointer.label.isVisible()
+    finally:
+        bus.set_look(LIGHT)
+
+    img_plot = make_plot("image")
+    qtbot.addWidget(img_plot)
+    img_plot.resize(400, 400)
+    img_plot.show()
+    qtbot.waitExposed(img_plot)
+    img = pg.ImageItem(np.arange(12.0).reshape(3, 4), axisOrder="row-major")
+    img_plot.getPlotItem().addItem(img)
+    img_plot.getPlotItem().setRange(xRange=(0, 4), yRange=(0, 3), padding=0)
+    QApplication.processEvents()
+    text, _at = reading(img_plot, img.mapToScene(QPointF(2.5, 1.5)))
+    assert text == "row 1, column 2<br><b>6</b>"
+    own = make_plot("own")
+    qtbot.addWidget(own)
+    pointer_for(own)  # the panel's hover code points here: the default readout stays out of its way
+    assert own.__dict__["_pe_hover_owned"]

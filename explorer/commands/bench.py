@@ -10,6 +10,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--quick", action="store_true", help="tiny sizes and few steps (seconds; for tests)")
     p.add_argument("--steps", type=whole(), default=None, help="drag steps (default 120; 12 with --quick)")
+    p.add_argument("--scale", action="store_true",
+                   help="also drag each panel at four sizes per axis (minutes; the guide's scale table)")
     p.add_argument("--out", metavar="F.json", help="also write the JSON report to this file")
     p.set_defaults(func=_run)
 

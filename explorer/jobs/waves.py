@@ -42,10 +42,14 @@ from ..encodings.extrema import (
 from ..encodings.sinusoidal import column_pair, frequencies, pair_columns, rotation, sinusoidal
 from ..state.waves import WavesState
 from . import job
+from .colours import lookup_table, overview_rgba
 
-#: Candidate evaluations allowed for exact block extrema (final render / while dragging).
+#: Candidate evaluations allowed for exact block extrema (final render / while dragging).  The drag
+#: budget is sized to a frame: at N = 131072, d = 128 a drag-resolution overview costs ~14 ms with it
+#: on the 2-core reference machine (1,000,000 cost ~29 ms; the columns past it are drawn as [−1, 1]
+#: only where every block spans ≥ 8 periods, and letting go redraws them exactly).
 EXACT_BUDGET = 3_000_000
-PREVIEW_BUDGET = 1_000_000
+PREVIEW_BUDGET = 250_000
 #: Largest similarity matrix computed directly; size² · d is kept below MATRIX_WORK too.
 MATRIX_MAX = 1024
 MATRIX_PREVIEW_MAX = 256
@@ -102,6 +106,8 @@ class HeatmapRequest:
     max_rows: int = 512
     max_cols: int = 512
     preview: bool = False
+    #: Colour map of the overview's RGBA image (the theme's diverging map; pyqtgraph's name).
+    cmap: str = "CET-D1A"
     key: str = "waves.heatmap"
 
 
@@ -118,6 +124,9 @@ class HeatmapResponse:
     mins: np.ndarray  # (blocks, column blocks) float32; equal to maxs at full resolution
     maxs: np.ndarray
     approx_columns: int  # columns drawn as the continuous range [-1, 1] (see column_extrema)
+    #: Overview only: the image as uint8 RGBA in ``request.cmap`` (mid-range colour mixed with grey by
+    #: the spread), made here so the view only uploads it; None at full resolution.
+    rgba: np.ndarray | None = None
 
 
 def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
@@ -146,8 +155,9 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     mins, maxs = mins.astype(np.float32), maxs.astype(np.float32)
     image = (mins + maxs) / np.float32(2)
     rect = (c0, r0, mins.shape[1] * col_bin, mins.shape[0] * row_bin)
+    rgba = overview_rgba(mins, maxs, lookup_table(req.cmap))
     return HeatmapResponse(req, image, rect, True, row_bin, col_bin, (r0, r1), (c0, c1), mins, maxs,
-                           int(approx.sum()))
+                           int(approx.sum()), rgba=rgba)
 
 
 def _reduce_columns(a: np.ndarray, k: int, fn, pad: float) -> np.ndarray:
@@ -179,6 +189,7 @@ class CurvesRequest:
     pairs: tuple = (0,)
     l_train: int = 128
     waves_range: tuple = (0, 256)  # positions [x0, x1) visible in the waves view
+    #: Pixels of each view; 0 leaves that part out (a drag step while its view is on a hidden tab).
     waves_px: int = 600
     beyond_px: int = 600
     sim_range: tuple = (-255, 255)  # offsets [lo, hi] visible in the similarity view
@@ -221,14 +232,19 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     waves, beyond = {}, {}
     wbin = bbin = 1
     for i in req.pairs:
-        x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
-        waves[int(i)] = (x.astype(np.float32), y.astype(np.float32))
-        x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
-        beyond[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+        if req.waves_px > 0:
+            x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
+            waves[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+        if req.beyond_px > 0:
+            x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
+            beyond[int(i)] = (x.astype(np.float32), y.astype(np.float32))
     lo = max(-(n - 1), int(req.sim_range[0]))
     hi = min(n - 1, int(req.sim_range[1]))
     hi = max(hi, lo)
-    sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+    if req.sim_px > 0:
+        sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+    else:
+        sx, sy, sbin = np.zeros(0), np.zeros(0), 0
     slow, unseen = spectrum_counts(lam, n, req.l_train)
     return CurvesResponse(
         request=req, omega=omega, wavelengths=lam, waves=waves, waves_bin=wbin, beyond=beyond,
@@ -238,16 +254,22 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
 
 
 # -- the picked position, offset, pair and token ------------------------------------------------
-def rotation_readout(omega: float, k: int, n_positions: int) -> dict:
+def rotation_readout(omega: float, k: int, n_positions: int, check: bool = True) -> dict:
     """The rotation view's numbers for one pair: R(k), the angle, and two p-independence checks.
 
     ``error`` = max over p = 0 … N-1 of |R(k)·PE_i(p) − PE_i(p+k)| (Vaswani et al. 2017, §3.5),
     with PE_i(p) = [sin(p·ω), cos(p·ω)]; ``angle_spread`` = max over p of the difference between
     the measured angle from PE_i(p) to PE_i(p+k) and k·ω (mod 2π).  Both are float64 rounding.
+    Without ``check`` (a drag step: the scan over every position is most of the job's time at large N)
+    both are None; the request made when the drag ends has them.
     """
+    rot = rotation(k, omega)
+    if not check:
+        return {"omega": float(omega), "wavelength": TWO_PI / float(omega), "angle": float(k * omega),
+                "angle_mod": float(math.remainder(k * omega, TWO_PI)), "R": rot, "error": None,
+                "angle_spread": None}
     p = np.arange(n_positions, dtype=np.float64)
     a, b = p * omega, (p + k) * omega
-    rot = rotation(k, omega)
     s, c = np.sin(a), np.cos(a)
     rs = rot[0, 0] * s + rot[0, 1] * c
     rc = rot[1, 0] * s + rot[1, 1] * c
@@ -295,6 +317,8 @@ class PickRequest:
     p1: int = 0
     p2: int = 1
     token_seed: int = 0
+    #: A drag step: the rotation's check over every position is left out (see rotation_readout).
+    preview: bool = False
     key: str = "waves.views"
 
 
@@ -305,7 +329,7 @@ class PickResponse:
     pe_pk: np.ndarray  # PE(p + k), (d,) float64 (p + k may lie outside 0 … N-1)
     dot: float  # PE(p)·PE(p+k), computed from the two vectors
     dot_formula: float  # Σ_i cos(k·ω_i)
-    rotation: dict  # see rotation_readout
+    rotation: dict  # see rotation_readout (its check is None in a preview)
     pair_p: np.ndarray  # [sin, cos] of the picked pair at p
     pair_pk: np.ndarray  # … at p + k
     marker_q: np.ndarray  # positions q near p
@@ -352,7 +376,7 @@ def compute_pick(req: PickRequest) -> PickResponse:
         pe_pk=pe[1],
         dot=float(pe[0] @ pe[1]),
         dot_formula=float(np.cos(k * omega).sum()),
-        rotation=rotation_readout(float(omega[req.pair]), k, n),
+        rotation=rotation_readout(float(omega[req.pair]), k, n, check=not req.preview),
         pair_p=pe[0, [sc, cc]],
         pair_pk=pe[1, [sc, cc]],
         marker_q=q,
@@ -488,7 +512,8 @@ def requests_for(state: WavesState, *, rows=None, cols=None, heat_px=(512, 512),
                       waves_px=px, beyond_px=px, sim_range=tuple(sim_range or (-span, span)), sim_px=px,
                       preview=preview),
         PickRequest(*enc, position=state.position, offset=state.offset, pair=state.pair,
-                    token_scale=state.token_scale, p1=state.p1, p2=state.p2, token_seed=state.token_seed),
+                    token_scale=state.token_scale, p1=state.p1, p2=state.p2, token_seed=state.token_seed,
+                    preview=preview),
         MatrixRequest(*enc, size=matrix_size(n, d, preview)),
     )
 

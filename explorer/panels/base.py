@@ -6,10 +6,12 @@ from typing import Any, ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
+from ..widgets.formula_strip import FormulaStrip
+from ..widgets.frames import FrameScheduler
 from ..widgets.plots import Banner
 from ..widgets.sidebar import ExplainPane, Sidebar
 from ..widgets.theming import theme_bus
@@ -49,6 +51,9 @@ class Panel(QWidget):
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
         self._controls_cache: tuple[list, list] | None = None
+        #: Results are drawn once per frame, the newest of each key (see explorer.widgets.frames).
+        self.frames = FrameScheduler(self._draw_result, self)
+        self._formula_key: Any = None  # the formula_inputs the strip shows
         self._explain_wired = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
@@ -65,7 +70,7 @@ class Panel(QWidget):
         row.addWidget(self.explain)
         outer.addLayout(row, 1)
         # The formula strip: the panel's formula with the current numbers substituted.
-        self.formula = QLabel(self)
+        self.formula = FormulaStrip(self)
         self.formula.setObjectName("formulaStrip")
         self.formula.setTextFormat(Qt.TextFormat.RichText)
         self.formula.setWordWrap(True)
@@ -135,7 +140,7 @@ class Panel(QWidget):
         self._block_and_sync()
         # The formula strip shows the parameters, so it follows them at once: a change that needs no
         # new result (a display-only field, or one the visible view does not use) must update it too.
-        self.formula.setText(self.formula_text(state))
+        self._show_formula(state)
         if changed:
             self.stateChanged.emit(state)
         if request:
@@ -196,14 +201,18 @@ class Panel(QWidget):
     @property
     def waiting(self) -> bool:
         """True while a request of this panel is queued, running or on its way."""
-        return any(not h.done for h in self._handles.values())
+        return self.frames.pending or any(not h.done for h in self._handles.values())
 
     def _on_result(self, result: Result) -> None:
+        # Not drawn here: results arriving within one frame are drawn together at the next frame.
+        self.frames.post(result.key, result)
+
+    def _draw_result(self, _key: str, result: Result) -> None:
         self.last_drawn_origin = result.origin
         self.last_drawn_request = result.request
         self.banner.clear_error()
         self.show_result(result.value)
-        self.formula.setText(self.formula_text(self._state))
+        self._show_formula(self._state)
         self._drawn_keys.add(result.key)
         self.drawn.emit(result.key)
 
@@ -235,6 +244,17 @@ class Panel(QWidget):
     def formula_text(self, state) -> str:
         """Rich text for the formula strip, with ``state``'s numbers substituted."""
         return ""
+
+    def formula_inputs(self, state) -> Any:
+        """What :meth:`formula_text` reads from ``state`` (the strip is rebuilt only when it changes)."""
+        return state
+
+    def _show_formula(self, state) -> None:
+        key = self.formula_inputs(state)
+        if self._formula_key is not None and key == self._formula_key:
+            return
+        self._formula_key = key
+        self.formula.setText(self.formula_text(state))
 
     def export_basename(self) -> str:
         """Default export file name (no extension) carrying the panel and its main parameters,
@@ -282,6 +302,7 @@ class Panel(QWidget):
 
     def shutdown(self) -> None:
         """Cancel what this panel still waits for and stop following the theme (the window is closing)."""
+        self.frames.clear()
         for h in self._handles.values():
             h.cancel()
         try:

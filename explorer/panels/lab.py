@@ -46,11 +46,12 @@ from ..lab import (
 )
 from ..state import StateError
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
+from ..widgets.notes import NotesLabel
 from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
-from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable
+from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, scheme_key
 
 
 def _swatch(colour: str) -> QIcon:
@@ -88,11 +89,18 @@ class LabPanel(LabRunControl, Panel):
         self.task_label.setTextFormat(Qt.TextFormat.RichText)
         self.task_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.explain.adopt(self.task_label)  # the task, in "What am I looking at?"
-        self.headline = QLabel()
+        # One line over the plots (click for all of it): three wrapped lines took a 720p screen's plots.
+        self.headline = NotesLabel()
         self.headline.setObjectName("labHeadline")
-        self.headline.setWordWrap(True)
-        self.headline.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         right.addWidget(self.headline)
+        # One key for the three plots, shown where a plot is too small for its own legend.
+        self.key = QLabel()
+        self.key.setObjectName("labKey")
+        self.key.setTextFormat(Qt.TextFormat.RichText)
+        self.key.setWordWrap(True)  # two rows on a 1024-px presenter screen
+        self.key.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
+        self.key.setVisible(False)
+        right.addWidget(self.key)
         self.loss_view = LossPlot()
         self.length_view = LengthPlot()
         self.position_view = PositionPlot()
@@ -104,6 +112,8 @@ class LabPanel(LabRunControl, Panel):
         right.addWidget(grid, 1)
         row.addLayout(right, 1)
         self.body.addLayout(row)
+        for view in (self.loss_view, self.length_view, self.position_view):
+            view.legend.fitter.changed.connect(self._update_key)
         self.runner.progressed.connect(self._on_runner_progressed)
         self.runner.finished.connect(self._on_runner_finished)
         self.runner.failed.connect(self._on_runner_failed)
@@ -255,9 +265,8 @@ class LabPanel(LabRunControl, Panel):
         cfg = self._config(st)
         top = cfg.max_eval_len
         return (
-            f"x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (else, 1 time in {round(1 / cfg.noise)}, "
-            "a random symbol) · accuracy(L) = share of positions t = 1 … L−1 where the model's top guess "
-            "is T[x<sub>t−1</sub>, x<sub>t</sub>] · "
+            f"x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (1 time in {round(1 / cfg.noise)}: random) · "
+            "accuracy(L): top guess = T[x<sub>t−1</sub>, x<sub>t</sub>] at t = 1 … L−1 · "
             f"trained at L = {cfg.train_len} for {cfg.steps} steps, tested up to {top} "
             f"= {top / cfg.train_len:g} × L · {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, "
             f"seed {cfg.seed}"
@@ -326,14 +335,25 @@ class LabPanel(LabRunControl, Panel):
         )
 
     def _set_headline(self, text: str) -> None:
-        self.headline.setText(text)
+        self.headline.set_notes(text)
         self.headline.setVisible(bool(text))
+
+    def _update_key(self) -> None:
+        """The shared key: the run's schemes in their colours, while any plot's own legend is left out."""
+        views = (self.loss_view, self.length_view, self.position_view)
+        schemes = list(self.loss_view.smooth)
+        if not schemes or not any(v.legend.hidden_for_room() for v in views):
+            self.key.setVisible(False)
+            return
+        self.key.setText(scheme_key(schemes))
+        self.key.setVisible(True)
 
     def _apply_fonts(self, scale: float, colour: str | None = None) -> None:
         fg = f" color: {colour};" if colour else ""
         self.task_label.setStyleSheet(f"QLabel#labTask {{ font-size: {12 * scale:g}pt;{fg} }}")
         self.headline.setStyleSheet(
             f"QLabel#labHeadline {{ font-size: {13 * scale:g}pt; font-weight: 600;{fg} }}")
+        self.key.setStyleSheet(f"QLabel#labKey {{ font-size: {12 * scale:g}pt;{fg} }}")
         f = self.table.font()
         f.setPointSizeF(12 * scale)
         self.table.setFont(f)

@@ -10,13 +10,13 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
-from ..widgets.log_ticks import use_si_log_ticks
+from ..widgets.log_ticks import thinned, use_si_log_ticks
 from ..widgets.plots import make_plot
 from ..widgets.theming import adopt_item
 
@@ -54,13 +54,14 @@ class _Hint(pg.TextItem):
     """A "Press Start…" placeholder inside an empty plot, shown only where it fits: at 1280 × 720 in
     presenter mode it ran over the legend and the reference lines' labels."""
 
-    #: The share of the plot's width and height the hint may take.
+    #: The share of the plot's width and height the hint may take (by default).
     ROOM = (0.8, 0.45)
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text, color=NEUTRAL, anchor=(0.5, 0.5))
+    def __init__(self, text: str, color: str = NEUTRAL, anchor=(0.5, 0.5), room: tuple | None = None) -> None:
+        super().__init__(text, color=color, anchor=anchor)
         self._wanted = True
         self._view = None
+        self._room = room or self.ROOM
 
     def fits(self) -> bool:
         view = self.getViewBox()
@@ -70,7 +71,7 @@ class _Hint(pg.TextItem):
             self._view = view
             view.sigResized.connect(self._refit)  # a bound method: no lambda holding the item in a cycle
         room, text = view.boundingRect(), self.textItem.boundingRect()
-        return text.width() <= self.ROOM[0] * room.width() and text.height() <= self.ROOM[1] * room.height()
+        return text.width() <= self._room[0] * room.width() and text.height() <= self._room[1] * room.height()
 
     def _refit(self, *_args) -> None:
         self.setVisible(self._wanted)
@@ -88,13 +89,40 @@ def _hint(text: str) -> pg.TextItem:
     return item
 
 
+class _FitLegend(pg.LegendItem):
+    """A legend under the x axis that is shown only where it fits (at most :attr:`ROOM` of its plot's
+    height): at 1280 × 720 in presenter mode five entries in two columns took the whole plot."""
+
+    ROOM = 0.3
+
+    def __init__(self) -> None:
+        super().__init__(colCount=5, labelTextSize="11pt", pen=None, brush=None)
+        self.wanted = False
+        self.fits = True
+
+    def setVisible(self, on: bool) -> None:  # noqa: N802 - Qt's name
+        self.wanted = bool(on)
+        shown = self.wanted and self.fits
+        super().setVisible(shown)
+        # A hidden item keeps its room in a graphics layout: none while hidden, its own when shown.
+        self.setMinimumHeight(-1 if shown else 0)
+        self.setMaximumHeight(-1 if shown else 0)
+
+    def hidden_for_room(self) -> bool:
+        """Wanted (it has curves) but left out: the plot is too small for it."""
+        return self.wanted and not self.fits
+
+
 class _LegendFitter(QObject):
-    """Keeps a legend under the x axis as wide as its plot: as many entries per row as fit.
+    """Keeps a legend under the x axis as wide as its plot (as many entries per row as fit) and shows it
+    only where it leaves the plot room; ``changed`` when it appears or goes.
 
     A fixed five-column row would be wider than a narrow plot and push its right edge out of view.
     """
 
-    def __init__(self, view: pg.PlotWidget, legend: pg.LegendItem) -> None:
+    changed = Signal()
+
+    def __init__(self, view: pg.PlotWidget, legend: _FitLegend) -> None:
         super().__init__(view)
         self.view, self.legend = view, legend
         view.installEventFilter(self)
@@ -105,21 +133,34 @@ class _LegendFitter(QObject):
         return False
 
     def fit(self) -> None:
+        legend = self.legend
         # Intrinsic widths (the text itself), not the cells the layout has stretched them to.
-        entries = [s.boundingRect().width() + lb.item.boundingRect().width() + 24
-                   for s, lb in self.legend.items]
+        entries = [s.boundingRect().width() + lb.item.boundingRect().width() + 24 for s, lb in legend.items]
         avail = self.view.width() - 90  # the left axis and margins
         n = max(1, len(entries))
         while n > 1 and max(sum(entries[i:i + n]) for i in range(0, len(entries), n)) > avail:
             n -= 1
-        if n != self.legend.columnCount:
-            self.legend.setColumnCount(n)
+        if n != legend.columnCount:
+            legend.setColumnCount(n)
+        rows = math.ceil(len(entries) / n) if entries else 0
+        row_h = max((lb.item.boundingRect().height() for _s, lb in legend.items), default=0.0)
+        fits = rows * row_h <= legend.ROOM * self.view.height()
+        if fits != legend.fits:
+            legend.fits = fits
+            legend.setVisible(legend.wanted)
+            self.changed.emit()
 
 
-def _bottom_legend(view: pg.PlotWidget) -> pg.LegendItem:
+def scheme_key(schemes) -> str:
+    """One line naming ``schemes`` in their curves' colours (the key shown when the plots' legends are not)."""
+    return " &nbsp; ".join(f"<span style='color:{SCHEME_COLOURS[s]}; font-weight:700'>━━</span> {SCHEME_LABELS[s]}"
+                           for s in schemes)
+
+
+def _bottom_legend(view: pg.PlotWidget) -> _FitLegend:
     """A legend under the x axis, in the plot's own layout: it never covers a curve."""
     pi = view.getPlotItem()
-    legend = pg.LegendItem(colCount=5, labelTextSize="11pt", pen=None, brush=None)
+    legend = _FitLegend()
     pi.layout.addItem(legend, 4, 1)
     pi.layout.setRowStretchFactor(4, 0)
     legend.fitter = _LegendFitter(view, legend)
@@ -149,8 +190,9 @@ class LossPlot:
                               parent=parent)
         self.plot.setObjectName("labLossPlot")
         self.pi = self.plot.getPlotItem()
-        self.legend = self.pi.addLegend(offset=(-10, 10), labelTextSize="11pt")
-        self.floor = _ref_line(0.0, 0, "", Qt.PenStyle.DashLine, label_pos=0.55, anchors=[(0, 0), (0, 0)])
+        self.legend = _bottom_legend(self.plot)
+        self.legend.setVisible(False)
+        self.floor = _ref_line(0.0, 0, "", Qt.PenStyle.DashLine, label_pos=0.03, anchors=[(0, 0), (0, 0)])
         self.pi.addItem(self.floor)
         self.hint = _hint("Press Start: one model per scheme\ntrains here, live.")
         self.pi.addItem(self.hint)
@@ -176,9 +218,11 @@ class LossPlot:
                 item.setDownsampling(auto=True, method="peak")
                 item.setClipToView(True)
             self.pi.addItem(raw)
-            self.legend.removeItem(raw)  # one legend row per scheme: the bold curve
             self.pi.addItem(smooth)
+            self.legend.addItem(smooth, SCHEME_LABELS[s])  # one legend row per scheme: the bold curve
             self.raw[s], self.smooth[s] = raw, smooth
+        self.legend.fitter.fit()
+        self.legend.setVisible(bool(schemes))
         self.set_floor(floor)
         self.pi.setXRange(0, self._steps, padding=0.02)
         self.pi.setYRange(max(0.0, floor - 0.25), top, padding=0.02)
@@ -224,6 +268,12 @@ class LengthPlot:
                               parent=parent)
         self.plot.setObjectName("labLengthPlot")
         self.pi = self.plot.getPlotItem()
+        self._ticks: list[tuple[float, str]] = []
+        self._keep: tuple[str, ...] = ()
+        self._shown_ticks: list[tuple[float, str]] | None = None
+        # Fewer tick labels where the plot is narrow (bound methods: no lambda holding the items).
+        self.pi.vb.sigResized.connect(self._fit_ticks)
+        self.pi.vb.sigXRangeChanged.connect(self._fit_ticks)
         self.pi.setLogMode(x=True, y=False)
         use_si_log_ticks(self.pi)
         self.pi.setYRange(0, 104, padding=0)
@@ -243,6 +293,18 @@ class LengthPlot:
         #: scheme -> its "cannot run" label (only the learned table has one).
         self.notes: dict[str, pg.TextItem] = {}
 
+    def _fit_ticks(self, *_args) -> None:
+        """The test lengths as tick labels, as many as fit side by side (L_train's first, then the ends)."""
+        axis, vb = self.pi.getAxis("bottom"), self.pi.vb
+        (x0, x1), px = vb.viewRange()[0], vb.width()
+        if not self._ticks or px <= 0 or x1 <= x0:
+            return
+        metrics = QFontMetricsF(axis.style.get("tickFont") or axis.font())
+        shown = thinned(self._ticks, lambda v: (v - x0) / (x1 - x0) * px, metrics.horizontalAdvance, self._keep)
+        if shown != self._shown_ticks:
+            self._shown_ticks = shown
+            axis.setTicks([shown])
+
     def prepare(self, lengths, train_len: int, chance: float, baseline: float) -> None:
         for item in self.curves.values():
             self.pi.removeItem(item)
@@ -257,8 +319,9 @@ class LengthPlot:
         span = max(hi - lo, 0.3)
         self.pi.setXRange(lo - 0.06 * span, hi + 0.06 * span, padding=0)
         # The training length is named on the axis itself: a label inside the plot would sit on the curves.
-        self.pi.getAxis("bottom").setTicks([[(math.log10(n), f"L = {n}" if n == train_len else str(n))
-                                             for n in lengths]])
+        self._ticks = [(math.log10(n), f"L = {n}" if n == train_len else str(n)) for n in lengths]
+        self._keep = (f"L = {train_len}",)
+        self._fit_ticks()
         self.train_line.setValue(math.log10(train_len))
         self.chance_line.setValue(100 * chance)
         self.chance_line.label.setFormat(f"chance {fmt_percent(chance)}")
@@ -286,15 +349,17 @@ class LengthPlot:
             blocked = [r for r in s.lengths if not r.ran]
             if blocked and s.scheme not in self.notes:
                 first = min(r.length for r in blocked)
-                note = pg.TextItem(f"{SCHEME_LABELS[s.scheme]}: cannot run at L ≥ {first}\n"
-                                   f"(its table has {train_len} rows)", color=SCHEME_COLOURS[s.scheme],
-                                   anchor=(0, 1))
+                # Only where it fits under the baseline's label (the table says "cannot run" too).
+                note = _Hint(f"{SCHEME_LABELS[s.scheme]}: cannot run at L ≥ {first}\n"
+                             f"(its table has {train_len} rows)", color=SCHEME_COLOURS[s.scheme],
+                             anchor=(0, 1), room=(0.6, 0.2))
                 f = QFont()
                 f.setPointSizeF(11)
                 f.setBold(True)
                 note.setFont(f)
                 note.setPos(math.log10(first), 22)
                 self.pi.addItem(note)
+                note.setVisible(True)
                 self.notes[s.scheme] = note
         self.hint.setVisible(not self.curves and not self.notes)
         self.legend.setVisible(bool(self.curves))

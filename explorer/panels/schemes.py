@@ -407,7 +407,9 @@ class SchemesPanel(Panel):
         single = (f" {', '.join(rel)} depend on i − j only (a single curve);" if rel else "")
         return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
                 f"{single} {BAND_TEXT}. Hatched: "
-                f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}")
+                f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}"
+                " Below: RoFormer's long-term-decay bound (1/(d/2))·Σ<sub>j</sub> |S<sub>j</sub>(Δ)|, "
+                "S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3).")
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -79,6 +79,7 @@ class MatrixView(QWidget):
         theme_bus().register(self.cbar_widget)
         self.cbar_widget.setObjectName("sharedColourBar")
         self.cbar_widget.setFixedWidth(108)
+        theme_bus().themeChanged.connect(self._fit_colour_bar)
         row.addWidget(self.cbar_widget)
         outer.addLayout(row, 1)
         self._shown: tuple = ()
@@ -86,6 +87,14 @@ class MatrixView(QWidget):
         self._state = None
         for sch in registry.all_schemes():
             self._ensure(sch.id)
+
+    def _fit_colour_bar(self, *_args) -> None:
+        """As wide as the bar's ticks and label need (presenter fonts), once the theme has styled it."""
+        QTimer.singleShot(0, self, self._set_colour_bar_width)
+
+    def _set_colour_bar_width(self) -> None:
+        need = self.cbar.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+        self.cbar_widget.setFixedWidth(max(108, int(np.ceil(need)) + 4))
 
     def _ensure(self, s: str) -> None:
         """Build the plot of scheme ``s`` once (a scheme registered later gets its plot when first shown)."""
@@ -215,9 +224,7 @@ class DistanceView(QWidget):
         outer = info_column(self)
         self.top = make_plot("Position-only score ΔS against relative distance",
                              x="distance Δ = i − j (key before query)", y="ΔS (logit units)")
-        self.bottom = make_plot("RoPE's long-term decay: RoFormer bound (1/(d/2))·Σ<sub>j</sub> "
-                                "|S<sub>j</sub>(Δ)|, S<sub>j</sub> = Σ<sub>k&lt;j</sub> "
-                                "e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3)",
+        self.bottom = make_plot("RoPE's long-term decay (RoFormer's bound, Su et al. 2021 §3.4.3)",
                                 x="distance Δ = i − j", y="bound")
         self.bottom.setXLink(self.top)
         outer.addWidget(self.top, 3)

@@ -60,6 +60,9 @@ class TokenAxis(pg.AxisItem):
         self.setTickFont(_tick_font())
 
     def set_labels(self, labels: list[str], extra: dict[float, str] | None = None) -> None:
+        """Show ``labels`` (and ``extra``); the same ones again (a slider drag) leave the drawn axis as it is."""
+        if list(labels) == self._labels and dict(extra or {}) == self._extra:
+            return
         self._labels = list(labels)
         self._extra = dict(extra or {})
         self.picture = None
@@ -459,6 +462,7 @@ class QueryBars(FittedTitle, pg.PlotWidget):
         self._a = np.zeros(0)
         self._tokens: list[str] = []
         self._query = ""
+        self._bars_shown = -1  # the token count the range was set for
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     def set_data(self, before: np.ndarray, after: np.ndarray, tokens: list[str], query: int,
@@ -476,8 +480,11 @@ class QueryBars(FittedTitle, pg.PlotWidget):
         ys = np.concatenate([b, a])
         self.values.set_items(xs, ys, ys, cell=(0.4, 0.0))
         self.set_title(f"Query “{tokens[query]}” ({query}){head_note}")
-        # Head-room above 1 keeps the legend clear of the tallest bar.
-        self.getPlotItem().getViewBox().setRange(xRange=(0, n), yRange=(0, 1.45), padding=0.02)
+        if self._bars_shown != n:
+            # A new sentence length: show all of it.  The same again (a slider drag): keep the range.
+            self._bars_shown = n
+            # Head-room above 1 keeps the legend clear of the tallest bar.
+            self.getPlotItem().getViewBox().setRange(xRange=(0, n), yRange=(0, 1.45), padding=0.02)
 
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()

@@ -85,8 +85,80 @@ def _install() -> None:
     cls.logTickStrings = log_tick_strings
 
 
+def room_for_labels() -> None:
+    """Linear horizontal axes space their ticks by their labels' width too (once, for every axis).
+
+    pyqtgraph spaces ticks by the axis length only, so presenter-size labels on a narrow plot ran
+    together ("200400600800"); here a wider 1-2-5 step is taken where its labels would not fit side by
+    side with a gap."""
+    import pyqtgraph as pg
+
+    cls = pg.AxisItem
+    if getattr(cls, "_pe_room_installed", False):
+        return
+    cls._pe_room_installed = True
+    spacing = cls.tickSpacing
+
+    def tick_spacing(self, min_val, max_val, size):
+        levels = spacing(self, min_val, max_val, size)
+        if self.orientation not in ("top", "bottom") or self.logMode or self._tickSpacing is not None:
+            return levels
+        dif = abs(max_val - min_val)
+        if not levels or not math.isfinite(dif) or dif <= 0 or size <= 0:
+            return levels
+        allowed = max(1.0, size / _label_room(self, min_val, max_val))  # labels side by side
+        if dif / levels[0][0] <= allowed:
+            return levels
+        major = _nice_at_least(dif / allowed)
+        minor = major / (2 if str(f"{major:.0e}")[0] == "2" else 5)
+        return [(major, 0), (minor, 0)]
+
+    cls.tickSpacing = tick_spacing
+
+
+def _nice_at_least(step: float) -> float:
+    """The smallest 1, 2 or 5 × 10ᵏ that is at least ``step``."""
+    exp = math.floor(math.log10(step))
+    for m in (1, 2, 5, 10):
+        if m * 10 ** exp >= step * (1 - 1e-9):
+            return m * 10 ** exp
+    return 10 ** (exp + 1)
+
+
+def _label_room(axis, min_val: float, max_val: float) -> float:
+    """Pixels one tick label of this range takes, with a gap: the wider of its two ends' labels."""
+    from PySide6.QtGui import QFontMetricsF
+
+    font = getattr(axis, "style", {}).get("tickFont") or axis.font()
+    metrics = QFontMetricsF(font)
+    ends = [f"{v * axis.scale:.6g}" for v in (min_val, max_val) if math.isfinite(v)]
+    return max((metrics.horizontalAdvance(t) for t in ends), default=20.0) + 0.6 * metrics.height()
+
+
 def _font_height(axis) -> float:
     from PySide6.QtGui import QFontMetrics
 
     font = getattr(axis, "style", {}).get("tickFont") or axis.font()
     return float(QFontMetrics(font).height())
+
+
+def thinned(ticks, pixel, width, keep=(), gap: float = 8.0) -> list[tuple[float, str]]:
+    """The named ticks (value, text) whose labels do not overlap on an axis.
+
+    ``pixel(value)`` is a tick's position in pixels and ``width(text)`` its label's width; the labels in
+    ``keep`` are placed first, then the last and the first tick, then the rest from the left, each only
+    where it leaves ``gap`` pixels to the labels already placed.  Returned in value order.
+    """
+    ticks = list(ticks)
+    if not ticks:
+        return []
+    order = sorted(range(len(ticks)), key=lambda k: (ticks[k][1] not in keep, k not in (0, len(ticks) - 1), k))
+    placed: list[tuple[float, float]] = []  # (centre, half width) in pixels
+    chosen = []
+    for k in order:
+        value, text = ticks[k]
+        x, half = pixel(value), width(text) / 2
+        if all(abs(x - c) >= half + h + gap for c, h in placed):
+            placed.append((x, half))
+            chosen.append(ticks[k])
+    return sorted(chosen)

@@ -8,11 +8,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from .titles import full_title
+
 
 def plot_title(view) -> str:
     """The plot's title as plain text ("" when it has none)."""
     item = view.getPlotItem() if hasattr(view, "getPlotItem") else None
-    text = getattr(getattr(item, "titleLabel", None), "text", "") or ""
+    text = full_title(item) if item is not None else ""
     return re.sub(r"<[^>]+>", "", text).strip()
 
 

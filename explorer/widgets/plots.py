@@ -28,6 +28,9 @@ def configure_pyqtgraph() -> None:
     if _configured:
         return
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
+    from .log_ticks import room_for_labels
+
+    room_for_labels()  # tick labels never run together on a narrow plot
     _configured = True
 
 

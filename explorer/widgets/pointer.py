@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
@@ -193,7 +194,13 @@ class PointerReadout(QObject):
 
 
 def pointer_for(plot: pg.PlotWidget) -> PointerReadout:
-    """``plot``'s pointer readout, made on first use (a panel's hover code calls this)."""
+    """``plot``'s pointer readout, made on first use (a panel's hover code calls this: from then on the
+    default readout of :func:`auto_pointer` leaves the plot to it)."""
+    plot.__dict__["_pe_hover_owned"] = True
+    return _pointer(plot)
+
+
+def _pointer(plot: pg.PlotWidget) -> PointerReadout:
     pointer = plot.__dict__.get("_pe_pointer")
     if pointer is None or not shiboken6.isValid(pointer):
         pointer = PointerReadout(plot)
@@ -210,3 +217,92 @@ def two_lines(text: str, prefix: str = "") -> str:
     if not sep:
         return html.escape(text)
     return f"{html.escape(head)}<br><b>{html.escape(value)}</b>"
+
+
+def auto_pointer(plot: pg.PlotWidget) -> None:
+    """Give ``plot`` the presenter readout even where its panel has no hover code of its own: the nearest
+    curve point (or the image cell) under the cursor, by value.  Made on the first move in presenter mode."""
+    scene = plot.scene()
+    if scene is None or plot.__dict__.get("_pe_auto_pointer") is not None:
+        return
+    auto = _AutoPointer(plot)
+    plot.__dict__["_pe_auto_pointer"] = auto
+    scene.sigMouseMoved.connect(auto.moved)
+
+
+#: How near (px) the cursor must be to a curve's point for the readout to name it.
+SNAP_PX = 30
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}".replace("-", "−")
+
+
+class _AutoPointer(QObject):
+    """The default hover readout of one plot (a child of it): nearest point of a visible curve, or the cell
+    of a visible image; quiet outside presenter mode and on plots whose panel points by itself."""
+
+    def __init__(self, plot: pg.PlotWidget) -> None:
+        super().__init__(plot)
+        self._plot = plot
+
+    def moved(self, scene_pos) -> None:
+        plot = self._plot
+        if not theme_bus().theme.high_contrast or not shiboken6.isValid(plot):
+            return
+        if plot.__dict__.get("_pe_hover_owned"):
+            return  # the panel's hover code points (with its own words)
+        text, at = reading(plot, QPointF(scene_pos))
+        pointer = plot.__dict__.get("_pe_pointer")
+        if pointer is None and not text:
+            return
+        pointer = pointer or _pointer(plot)
+        if text:
+            pointer.show_at(at, text)
+        else:
+            pointer.hide()
+
+
+def reading(plot: pg.PlotWidget, scene_pos: QPointF) -> tuple[str, QPointF]:
+    """What the cursor at ``scene_pos`` points at on ``plot``: (rich text, scene point to mark), or ("", …).
+
+    The nearest point (within :data:`SNAP_PX`) of a visible curve, in the axes' own units (log axes
+    undone); else the value of the visible image's cell under the cursor."""
+    pi = plot.getPlotItem()
+    vb = pi.getViewBox()
+    if not vb.sceneBoundingRect().contains(scene_pos):
+        return "", scene_pos
+    log_x, log_y = (bool(v) for v in vb.state.get("logMode", [False, False]))
+    best = None
+    for item in pi.listDataItems():
+        if not item.isVisible():
+            continue
+        x, y = item.getData()
+        if x is None or y is None or len(x) == 0:
+            continue
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        if not ok.any():
+            continue
+        x, y = x[ok], y[ok]
+        view = vb.mapSceneToView(scene_pos)
+        px = vb.viewPixelSize()
+        d = np.hypot((x - view.x()) / max(px[0], 1e-300), (y - view.y()) / max(px[1], 1e-300))
+        k = int(np.argmin(d))
+        if d[k] <= SNAP_PX and (best is None or d[k] < best[0]):
+            best = (float(d[k]), item, float(x[k]), float(y[k]))
+    if best is not None:
+        _d, item, x, y = best
+        name = item.name() or ""
+        xs = _fmt(10 ** x if log_x else x)
+        ys = _fmt(10 ** y if log_y else y)
+        head = f"{html.escape(name)}<br>" if name else ""
+        return f"{head}x = {xs}<br><b>y = {ys}</b>", vb.mapViewToScene(QPointF(x, y))
+    for item in vb.addedItems:
+        if isinstance(item, pg.ImageItem) and item.isVisible() and item.image is not None:
+            local = item.mapFromScene(scene_pos)
+            r, c = int(np.floor(local.y())), int(np.floor(local.x()))
+            img = item.image
+            if 0 <= r < img.shape[0] and 0 <= c < img.shape[1] and img.ndim == 2:
+                return f"row {r}, column {c}<br><b>{_fmt(float(img[r, c]))}</b>", scene_pos
+    return "", scene_pos

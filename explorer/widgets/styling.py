@@ -12,6 +12,7 @@ See :mod:`explorer.theme` for how colours follow a theme.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from ..theme import LABEL_PT, TICK_PT, TITLE_PT, Theme, control_sheet, formula_sheet, scene_sheet
 
@@ -223,7 +224,9 @@ def _style_plot_item(plot_item, theme: Theme, title_pt: float) -> None:
     label.opts["color"] = theme.foreground
     label.opts["size"] = size
     if label.text:
-        label.setText(label.text)
+        from .titles import full_title
+
+        label.setText(full_title(plot_item))  # the whole title: the label elides it to the plot's width
 
 
 def _style_legend(legend, theme: Theme) -> None:
@@ -426,8 +429,12 @@ def style_widgets(root, theme: Theme, *, ui_pt: float, zoom: float = 1.0, set_ro
     style_controls(root, theme)
     strip_pt = round(max(ui_pt * 1.25, 11.0) * theme.font_scale * zoom, 1)
     named = set()
+    floor_pt = round(max(ui_pt * 1.25, 11.0) * zoom, 1)  # normal mode's size: presenter never goes below it
     for label in root.findChildren(QLabel, "formulaStrip"):
-        label.setStyleSheet(formula_sheet(theme, strip_pt))
+        if hasattr(label, "set_look"):  # a FormulaStrip: as large as two lines allow
+            label.set_look(functools.partial(formula_sheet, theme), strip_pt, floor_pt)
+        else:
+            label.setStyleSheet(formula_sheet(theme, strip_pt))
         named.add(id(label))
     for frame in root.findChildren(QFrame, "sceneBar"):
         frame.setStyleSheet(scene_sheet(theme, size))

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QMenu
 
 from ..theme import LIGHT, Theme
 from . import styling
+from .titles import fit_title
 
 #: pen-like keyword arguments of setData: a change of pen re-styles the item.
 _PEN_KWARGS = frozenset(("pen", "symbolPen", "symbolSize", "shadowPen"))
@@ -188,6 +189,9 @@ def adopt_plot(view, title: str = "", *, x: str = "", y: str = "", grid: bool = 
             pi.showGrid(x=True, y=True, alpha=0.2)
         if not buttons:
             pi.hideButtons()  # the "A" auto-range button would jump away from a requested range
+        from .pointer import auto_pointer
+
+        auto_pointer(view)  # presenter mode: the value under the cursor, large, on every plot
     theme_bus().register(view)
     return view
 
@@ -295,6 +299,8 @@ def _hook_item(item) -> None:
     if d.get("_pe_hooked"):
         return
     d["_pe_hooked"] = True
+    if isinstance(item, pg.PlotItem):
+        fit_title(item)  # a long title is elided, never pushing the plot past its widget
     for cls, methods in _HOOKS:
         if isinstance(item, cls):
             for name, after in methods:

@@ -9,8 +9,10 @@ draw it.  Staying live while a slider is held (or the animation plays):
 * the compute service keeps at most one request per key in flight (a newer one waits for it, so
   every step of a fast drag that is computed is also drawn), skips unchanged ones, and while a
   slider is held starts each key at most ~30 times a second (``pace_s``);
-* views on hidden tabs (and the requests only they need) wait until the drag ends or their tab
-  is shown; curves are drawn without antialiasing until the drag ends.
+* views on hidden tabs (and the requests, or the parts of a request, only they need) wait until the
+  drag ends or their tab is shown; a drag step's pick leaves out the rotation check over every
+  position; curves are drawn without antialiasing until the drag ends;
+* results are drawn once per frame, the newest of each key (the base class's frame scheduler).
 """
 
 from __future__ import annotations
@@ -147,6 +149,9 @@ class WavesPanel(Panel):
         base = f"{st.base:.0f}" if st.base == int(st.base) else f"{st.base:.6g}".replace(".", "p")
         return f"waves_d{st.d_model}_base{base}_N{st.n_positions}_{st.variant}"
 
+    def formula_inputs(self, st: WavesState) -> tuple:
+        return st.d_model, st.pair, st.position, st.base, st.variant
+
     def formula_text(self, st: WavesState) -> str:
         nums = formula_numbers(st)
         d, i, p = st.d_model, st.pair, st.position
@@ -168,9 +173,10 @@ class WavesPanel(Panel):
                 f"{nums['cos']:+.5f}")
 
     def apply_theme(self, theme) -> None:
-        """The overview image is RGBA (mid-range colour mixed with grey), so the theme's colour map
-        is applied here; everything else is themed by the generic pass."""
-        self.heatmap.set_colormap_name(theme.map_colormap_name(DIVERGING))
+        """The overview image is RGBA (mid-range colour mixed with grey, made by the job), so the theme's
+        colour map is applied here and asked of the job; everything else is themed by the generic pass."""
+        if self.heatmap.set_colormap_name(theme.map_colormap_name(DIVERGING)):
+            self.request_update()  # the job colours the overview in the new map
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
@@ -214,7 +220,6 @@ class WavesPanel(Panel):
         curves = self.responses.get("waves.curves")
         if curves is not None and self._same_encoding(curves.request, st):
             self.spectrum.show_curves(curves, st)  # the picked pair and L_train move at once
-        self.formula.setText(self.formula_text(st))
 
     @staticmethod
     def _same_encoding(req, st: WavesState) -> bool:
@@ -269,16 +274,20 @@ class WavesPanel(Panel):
         # views keep up with the hand; letting go sends the full-resolution requests.
         div = 2 if preview else 1
         hp = self.heatmap.pixels()
-        px = (self.waves.pixels() // div, self.beyond.pixels() // div, self.similarity.pixels() // div)
+        # While dragging, the curves only hidden views draw are left out (the similarity curve alone
+        # was most of the job at N = 131072); the request sent on release has them all.
+        px = tuple(0 if preview and not view.isVisible() else view.pixels() // div
+                   for view in (self.waves, self.beyond, self.similarity))
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
         return [
             HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
-                           preview=preview),
+                           preview=preview, cmap=self.heatmap.cmap_name),
             CurvesRequest(*enc, pairs=lanes, l_train=st.l_train, waves_range=self._ranges["waves"],
                           waves_px=px[0], beyond_px=px[1], sim_range=self._ranges["sim"], sim_px=px[2],
                           preview=preview),
             PickRequest(*enc, position=st.position, offset=st.offset, pair=st.pair,
-                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed),
+                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed,
+                        preview=preview),
             MatrixRequest(*enc, size=matrix_size(st.n_positions, st.d_model, preview)),
         ]
 
@@ -344,7 +353,10 @@ class WavesPanel(Panel):
         if isinstance(r, HeatmapResponse):
             return (self.heatmap,)
         if isinstance(r, CurvesResponse):
-            return (self.waves, self.spectrum, self.similarity, self.beyond)
+            req = r.request  # a drag step leaves out what hidden views draw: they keep what they show
+            parts = ((self.waves, req.waves_px), (self.spectrum, 1), (self.similarity, req.sim_px),
+                     (self.beyond, req.beyond_px))
+            return tuple(view for view, px in parts if px > 0)
         if isinstance(r, PickResponse):
             return (self.waves, self.vector, self.rotation, self.similarity, self.token)
         if isinstance(r, MatrixResponse):
@@ -377,8 +389,9 @@ class WavesPanel(Panel):
 
     def _on_tab_changed(self, _index: int) -> None:
         self._draw_stale(only_visible=True)
-        if self._held:
-            self.request_update()  # what was held for the views now shown
+        if self._held or self._preview():
+            # What was held for the views now shown, and (while dragging) the curves they draw.
+            self.request_update()
 
     # -- play -------------------------------------------------------------------------------------------
     @property

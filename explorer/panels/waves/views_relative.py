@@ -97,10 +97,15 @@ class RotationView(Card):
             f"{num(rot['angle'], 5)} rad ≡ <b>{turn:+.4f} rad ({math.degrees(turn):+.1f}°)</b> mod 2π.<br>"
             f"R(k) = [[cos kω, sin kω], [−sin kω, cos kω]] = [[{R[0, 0]:+.4f}, {R[0, 1]:+.4f}], "
             f"[{R[1, 0]:+.4f}, {R[1, 1]:+.4f}]] acting on [sin, cos]: built from k and ω<sub>{i}</sub> only, "
-            f"<b>no p in it</b>.<br>"
-            f"max over p = 0…{req.n_positions - 1:,} of |R(k)·PE(p) − PE(p+k)| = <b>{sci(rot['error'])}</b>; "
-            f"the angle measured from PE(p) to PE(p+k) at all {req.n_positions:,} positions differs from "
-            f"k·ω by "
+            f"<b>no p in it</b>.<br>" + _check_text(rot, req.n_positions))
+
+
+def _check_text(rot: dict, n: int) -> str:
+    """The p-independence check over every position (computed when a drag ends, not per drag step)."""
+    if rot.get("error") is None:
+        return f"(The check over all {n:,} positions runs when you let go.)"
+    return (f"max over p = 0…{n - 1:,} of |R(k)·PE(p) − PE(p+k)| = <b>{sci(rot['error'])}</b>; "
+            f"the angle measured from PE(p) to PE(p+k) at all {n:,} positions differs from k·ω by "
             f"at most {sci(rot['angle_spread'])} rad: <b>the same rotation for every p</b>.")
 
 

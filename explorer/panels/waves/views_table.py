@@ -9,6 +9,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QToolButton
 
+from ...jobs.colours import LUT_SIZE, SPREAD_GREY  # noqa: F401 - SPREAD_GREY: part of this module's interface
+from ...jobs.colours import overview_rgba as _overview_rgba
 from ...jobs.waves import CurvesResponse, HeatmapResponse, PickResponse, cell_info
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
@@ -41,25 +43,13 @@ def _click_in(vb: pg.ViewBox, ev) -> tuple[float, float] | None:
     return pt.x(), pt.y()
 
 
-#: Grey that an overview cell turns to when its block spans the whole range [−1, 1].
-SPREAD_GREY = np.array([0.42, 0.42, 0.42])
-
-
 def overview_rgba(mins: np.ndarray, maxs: np.ndarray, cmap: pg.ColorMap) -> np.ndarray:
-    """RGBA (uint8) for overview cells: colour of the mid-range, mixed with grey by the spread.
+    """RGBA (uint8) for overview cells in ``cmap`` (see :func:`explorer.jobs.colours.overview_rgba`).
 
-    Spread (max − min)/2 is 0 for a block whose values agree and 1 for a block that runs through
-    all of [−1, 1]; the exact minimum and maximum stay in the response for the hover readout.
+    The job makes this image itself (``HeatmapResponse.rgba``); the view recolours here only when the
+    theme's colour map changed after the response was made.
     """
-    mid = np.clip((mins + maxs) / 2.0, -1.0, 1.0)
-    spread = np.clip((maxs - mins) / 2.0, 0.0, 1.0)[..., None]
-    # A 1024-entry lookup table: indexing is ~10× faster than ColorMap.map's interpolation.
-    lut = cmap.getLookupTable(0.0, 1.0, 1024, alpha=False).astype(np.float32) / 255.0
-    rgb = lut[np.rint((mid + 1.0) * 511.5).astype(np.intp)]
-    out = np.empty(mins.shape + (4,), dtype=np.uint8)
-    out[..., :3] = np.round(255 * ((1.0 - spread) * rgb + spread * SPREAD_GREY))
-    out[..., 3] = 255
-    return out
+    return _overview_rgba(mins, maxs, cmap.getLookupTable(0.0, 1.0, LUT_SIZE, alpha=False))
 
 
 def ratio_text(state: WavesState) -> str:
@@ -151,8 +141,11 @@ class HeatmapView(Card):
             # One image cell per block: its colour is the block's mid-range, blended towards grey by
             # its spread (max − min)/2.  Interleaving min and max rows instead would beat against
             # the screen's pixel rows (moiré lines); this stays stable at any size.
-            self.overview_item.setImage(overview_rgba(r.mins, r.maxs, colormap(self.cmap_name)),
-                                        autoLevels=False)
+            # The job coloured it (the view only uploads), unless the theme changed the map since.
+            rgba = r.rgba if r.rgba is not None and r.request.cmap == self.cmap_name else None
+            if rgba is None:
+                rgba = overview_rgba(r.mins, r.maxs, colormap(self.cmap_name))
+            self.overview_item.setImage(rgba, autoLevels=False)
             self.overview_item.setRect(*r.rect)
         else:
             self.plot.set_matrix(r.image, rect=r.rect)
@@ -230,12 +223,15 @@ class HeatmapView(Card):
             pair = cell_info(self.state, position, column)["pair"]
             self.picked.emit({"position": position, "pair": pair})
 
-    def set_colormap_name(self, name: str) -> None:
-        """Use colour map ``name`` for the overview (the theme's diverging map) and redraw it."""
-        if name and name != self.cmap_name:
-            self.cmap_name = name
-            if self.response is not None and self.response.overview:
-                self.show_result(self.response)
+    def set_colormap_name(self, name: str) -> bool:
+        """Use colour map ``name`` for the overview (the theme's diverging map) and redraw it; True if it changed
+        (the panel then asks for an overview coloured by the job in the new map)."""
+        if not name or name == self.cmap_name:
+            return False
+        self.cmap_name = name
+        if self.response is not None and self.response.overview:
+            self.show_result(self.response)
+        return True
 
     def _on_full_clicked(self) -> None:
         self.set_full_range(self.state.n_positions, self.state.d_model)
@@ -271,6 +267,7 @@ class WavesView(Card):
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
         self.lane_labels: list[str] = []
+        self._styled: tuple | None = None  # (lanes, picked pair) the pens and range were made for
 
     def set_full_range(self, n: int) -> None:
         self.vb.setLimits(xMin=0, xMax=max(n - 1, 1), minXRange=min(max(n - 1, 1), 4))
@@ -293,26 +290,38 @@ class WavesView(Card):
         pk = st.position + st.offset
         self.pk_line.setPos(pk)
         self.pk_line.setVisible(st.overlay and 0 <= pk < st.n_positions)
-        lam_key = tuple(np.round(wavelengths[list(lanes)], 9)) if wavelengths is not None else ()
-        if not self.layout_changed(lanes, st.pair, lam_key):
-            return
+        if (lanes, st.pair) != self._styled:
+            self._style_lanes(lanes, st.pair)
+        # Only the labels follow the wavelengths (a base drag): the axis is re-laid out only when
+        # their text changes, never the pens or the range.
+        labels = self._lane_labels(lanes, st.pair, wavelengths)
+        if labels != self.lane_labels:
+            self._set_ticks(labels)
+
+    def _style_lanes(self, lanes: tuple, pair: int) -> None:
+        """Pens, lane count and range: they change with the chosen pairs, not with the data."""
+        self._styled = (lanes, pair)
         grow_curves(self.plot, self.curves, len(lanes))
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                c.setPen(pg.mkPen(pair_colour(j), width=3 if lanes[j] == st.pair else 2))
+                c.setPen(pg.mkPen(pair_colour(j), width=3 if lanes[j] == pair else 2))
         self.vb.setYRange(-self.LANE * (len(lanes) - 1) - 1.3, 1.3, padding=0)
-        ticks, labels = [], []
-        for j, i in enumerate(lanes):
+        set_title(self.plot, "Waves: pair 0 is the FASTEST")
+
+    @staticmethod
+    def _lane_labels(lanes: tuple, pair: int, wavelengths: np.ndarray | None) -> list[str]:
+        labels = []
+        for i in lanes:
             lam = wavelengths[i] if wavelengths is not None and i < len(wavelengths) else float("nan")
             text = f"i = {i} · λ {num(lam, 3)}" if i else "i = 0 · λ 2π"
-            if i == st.pair:
-                text = "▶ " + text
-            ticks.append((-self.LANE * j, text))
-            labels.append(text)
+            labels.append("▶ " + text if i == pair else text)
+        return labels
+
+    def _set_ticks(self, labels: list[str]) -> None:
         self.lane_labels = labels
+        ticks = [(-self.LANE * j, text) for j, text in enumerate(labels)]
         self.plot.getPlotItem().getAxis("left").setTicks([ticks, []])
-        set_title(self.plot, "Waves: pair 0 is the FASTEST")
 
     def show_curves(self, r: CurvesResponse) -> None:
         for j, i in enumerate(self.lanes):
@@ -350,6 +359,10 @@ class WavesView(Card):
 
 class SpectrumView(Card):
     """Wavelength per pair on a log axis, between the bounds 2π and 2π·base, with N and L_train marked."""
+
+    #: Above this many pairs the curve is drawn without a symbol per pair: at d = 1024 the 512 symbols
+    #: cost ~7 ms a repaint and touch each other anyway (the chosen pairs keep their large markers).
+    SYMBOLS_MAX = 128
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -402,6 +415,9 @@ class SpectrumView(Card):
             return
         lam = r.wavelengths
         i = np.arange(lam.size, dtype=float)
+        symbol = "o" if lam.size <= self.SYMBOLS_MAX else None
+        if self.curve.opts["symbol"] != symbol:
+            self.curve.setSymbol(symbol)
         self.curve.setData(i, lam, antialias=self.aa())
         lanes = tuple(j for j in lanes if j < lam.size)
         self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],

@@ -1,0 +1,159 @@
+"""The matplotlib baselines: what a notebook user does, on the full data, and our reduced figure."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from ..interrupts import check as check_interrupt
+
+
+def _matplotlib():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        return None
+    return Figure, FigureCanvasAgg
+
+
+def _visible_plots(panel) -> list:
+    return [pw for pw in panel.plots() if pw.isVisible()]
+
+
+def figure_items(panel) -> list:
+    """What the panel shows, per plot: images, curves and bars (the display data, not the widgets)."""
+    import pyqtgraph as pg
+
+    plots = []
+    for pw in _visible_plots(panel):
+        items = []
+        for it in pw.getPlotItem().items:
+            if isinstance(it, pg.ImageItem) and it.image is not None:
+                items.append(("image", np.asarray(it.image)))
+            elif isinstance(it, pg.PlotDataItem):
+                x, y = it.getOriginalDataset()
+                if x is not None and y is not None and len(x):
+                    items.append(("curve", (np.asarray(x), np.asarray(y))))
+            elif isinstance(it, pg.BarGraphItem):
+                opts = it.opts
+                if opts.get("x") is not None and opts.get("height") is not None:
+                    items.append(("bars", (np.asarray(opts["x"]), np.asarray(opts["height"]))))
+        if items:
+            plots.append(items)
+    return plots
+
+
+def _grid(n: int) -> tuple[int, int]:
+    cols = min(n, 3)
+    return (n + cols - 1) // cols, cols
+
+
+def reduced_update_ms(panel, repeats: int = 3) -> dict:
+    """Per update: recompute the panel's jobs and redraw the display-resolution figure (a new one) with Agg."""
+    mpl = _matplotlib()
+    layout = figure_items(panel)
+    if mpl is None or not layout:
+        return {"p50": float("nan")}
+    Figure, FigureCanvasAgg = mpl
+    from .. import jobs
+    from ..jobs.misc import WarmUpRequest
+
+    # The panel's jobs ran in the compute process: torch is imported here, outside the timing, with
+    # the one intra-op thread the compute process uses (its default pool crawls on a loaded 2-core machine).
+    jobs.run(WarmUpRequest())
+    rows, cols = _grid(len(layout))
+    samples = []
+    for _ in range(repeats):
+        check_interrupt()
+        t0 = time.perf_counter()
+        for req in panel.requests(panel.state):
+            full = dataclasses.replace(req, preview=False) if hasattr(req, "preview") else req
+            jobs.run(full)
+        fig = Figure(figsize=(12.8, 8.0), dpi=100)
+        FigureCanvasAgg(fig)
+        for k, items in enumerate(layout):
+            ax = fig.add_subplot(rows, cols, k + 1)
+            for kind, data in items:
+                if kind == "image":
+                    ax.imshow(data, aspect="auto", cmap="RdBu_r", interpolation="nearest")
+                elif kind == "curve":
+                    ax.plot(*data, lw=1)
+                else:
+                    ax.bar(*data)
+        fig.canvas.draw()
+        samples.append((time.perf_counter() - t0) * 1e3)
+    return {"p50": float(np.median(samples))}
+
+
+def _waves_full(panel) -> list:
+    """Waves in a notebook: the whole N × d table (imshow) and each chosen pair's sine over all N
+    positions (lines), computed by the same encoding code for the current parameters."""
+    from ..encodings import sinusoidal
+
+    st = panel.state
+    table = sinusoidal(st.n_positions, st.d_model, st.base, st.variant)  # what a notebook computes: numpy
+    x = np.arange(st.n_positions)
+    lines = [(x, table[:, min(2 * i, st.d_model - 1)]) for i in st.pairs]
+    return [([table], []), ([], lines)]
+
+
+def _full_arrays(panel) -> list:
+    """Per visible plot, its exact full-resolution numbers (the panel's export data): 2-D tables and
+    (x, y) lines over every position — what a notebook computes and plots.  Waves' export holds a
+    large table as block extremes, so its notebook is written out (:func:`_waves_full`)."""
+    if panel.panel_id == "waves":
+        return _waves_full(panel)
+    out = []
+    for pw in _visible_plots(panel):
+        try:
+            data = panel.export_data(pw)
+        except Exception:  # noqa: BLE001 - a plot with nothing exportable is left out
+            continue
+        arrays = {k: np.asarray(v) for k, v in data.items() if np.asarray(v).dtype.kind in "fiub"}
+        images = [a for a in arrays.values() if a.ndim == 2 and min(a.shape) > 1]
+        cols = {k: a for k, a in arrays.items() if a.ndim == 1 and len(a)}
+        x = cols.pop("x", None)
+        lines = [(x if x is not None and len(x) == len(y) else np.arange(len(y)), y) for y in cols.values()]
+        if images or lines:
+            out.append((images, lines))
+    return out
+
+
+def full_update_ms(panel, repeats: int = 3) -> dict:
+    """The notebook baseline: per update, compute the full data (the panel's exact export arrays — the
+    full N × d table, lines over all positions) and update an existing figure (``set_data`` + ``draw``)."""
+    mpl = _matplotlib()
+    first = _full_arrays(panel)
+    if mpl is None or not first:
+        return {"p50": float("nan")}
+    Figure, FigureCanvasAgg = mpl
+    fig = Figure(figsize=(12.8, 8.0), dpi=100)
+    FigureCanvasAgg(fig)
+    rows, cols = _grid(len(first))
+    artists = []
+    for k, (images, lines) in enumerate(first):
+        ax = fig.add_subplot(rows, cols, k + 1)
+        ims = [ax.imshow(a, aspect="auto", cmap="RdBu_r", interpolation="nearest") for a in images]
+        lns = [ax.plot(x, y, lw=1)[0] for x, y in lines]
+        artists.append((ims, lns))
+    fig.canvas.draw()
+    samples = []
+    for _ in range(repeats):
+        check_interrupt()
+        t0 = time.perf_counter()
+        data = _full_arrays(panel)  # the notebook recomputes its arrays for the new parameter
+        for (ims, lns), (images, lines) in zip(artists, data, strict=False):
+            for im, a in zip(ims, images, strict=False):
+                im.set_data(a)
+            for ln, (x, y) in zip(lns, lines, strict=False):
+                ln.set_data(x, y)
+        fig.canvas.draw()
+        samples.append((time.perf_counter() - t0) * 1e3)
+    size = sum(a.size for images, lines in first for a in images) + sum(len(y) for _, ls in first for _, y in ls)
+    return {"p50": float(np.median(samples)), "values": int(size)}

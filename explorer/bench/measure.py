@@ -1,0 +1,254 @@
+"""What the bench measures during a drag: latency per step, UI stall, painted frames, CPU per process."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
+
+from ..interrupts import check as check_interrupt
+
+#: Paints of a panel's plots closer together than this belong to one frame (one backing-store sync
+#: paints every dirty plot back to back).
+FRAME_GAP_S = 0.004
+
+
+def percentiles(values) -> dict:
+    if not values:
+        return {"p50": float("nan"), "p95": float("nan")}
+    a = np.asarray(values, dtype=np.float64)
+    return {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95))}
+
+
+class PaintCounter(QObject):
+    """Counts paint events of the panel's plot viewports (every graphics view in it: plot widgets and
+    graphics layouts alike); paints within FRAME_GAP_S are one frame."""
+
+    def __init__(self, panel) -> None:
+        from PySide6.QtWidgets import QGraphicsView
+
+        super().__init__()
+        self.paints = 0
+        self.frames = 0
+        self._last = -1.0
+        self._watched = []
+        for view in panel.findChildren(QGraphicsView):
+            vp = view.viewport()
+            vp.installEventFilter(self)
+            self._watched.append(vp)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            now = time.perf_counter()
+            self.paints += 1
+            if now - self._last > FRAME_GAP_S:
+                self.frames += 1
+            self._last = now
+        return False
+
+    def remove(self) -> None:
+        for vp in self._watched:
+            try:
+                vp.removeEventFilter(self)
+            except RuntimeError:  # deleted with its plot
+                pass
+        self._watched = []
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _proc_stat(pid: int):
+    """(name, ppid, cpu seconds) of ``pid`` from /proc, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    name = raw[raw.index("(") + 1:raw.rindex(")")]
+    fields = raw[raw.rindex(")") + 2:].split()
+    return name, int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def process_cpu() -> dict:
+    """CPU seconds (user + system) of this process and of every descendant, by pid.
+
+    Generic on purpose: compute children (a process pool, a compute process) are found as whatever
+    descends from the UI process. Without /proc only this process is counted (``os.times``)."""
+    me = os.getpid()
+    t = os.times()
+    out = {me: ("ui", t.user + t.system)}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return out
+    stats = {}
+    for pid in pids:
+        st = _proc_stat(pid)
+        if st is not None:
+            stats[pid] = st
+    kids = {me}
+    grew = True
+    while grew:  # descendants, any depth
+        grew = False
+        for pid, (_, ppid, _) in stats.items():
+            if ppid in kids and pid not in kids:
+                kids.add(pid)
+                grew = True
+    for pid in kids - {me}:
+        name, _, cpu = stats[pid]
+        out[pid] = (name, cpu)
+    return out
+
+
+def cpu_delta(before: dict, after: dict) -> dict:
+    """CPU seconds spent between two :func:`process_cpu` samples: the UI process and each child."""
+    me = os.getpid()
+    children = []
+    for pid, (name, cpu) in after.items():
+        if pid == me:
+            continue
+        children.append({"pid": int(pid), "name": name, "cpu_s": float(cpu - before.get(pid, (name, 0.0))[1])})
+    total = sum(c["cpu_s"] for c in children)
+    return {"ui": float(after[me][1] - before[me][1]), "children": children, "children_total": float(total)}
+
+
+def wait(app, predicate, timeout_s: float) -> bool:
+    end = time.perf_counter() + timeout_s
+    while time.perf_counter() < end:
+        check_interrupt()
+        app.processEvents()
+        if predicate():
+            return True
+        time.sleep(0.001)
+    return predicate()
+
+
+def main_slider(panel):
+    from PySide6.QtWidgets import QAbstractSlider
+
+    getter = getattr(panel, "main_slider", None)
+    slider = getter() if callable(getter) else None
+    if slider is None:
+        sliders = panel.findChildren(QAbstractSlider)
+        if not sliders:
+            raise RuntimeError(f"panel {panel.panel_id} has no slider to drag")
+        slider = sliders[0]
+    return slider
+
+
+def drag_values(slider, steps: int) -> list:
+    lo, hi = slider.minimum(), slider.maximum()
+    start = slider.value()
+    span = hi - lo
+    # Sweep from the current value across up to half the range and back: a lecturer's drag.
+    amp = span / 2 if span else 0
+    tri = np.abs(((np.arange(steps) / max(steps - 1, 1)) * 2) % 2 - 1)  # 1 -> 0 -> 1
+    raw = start + (1 - tri) * (amp if start + amp <= hi else -amp)
+    if isinstance(lo, int) and isinstance(hi, int):
+        return [int(round(v)) for v in np.clip(raw, lo, hi)]
+    return [float(v) for v in np.clip(raw, lo, hi)]
+
+
+class _Heartbeat(QObject):
+    """A 1 ms timer on the UI thread; its longest gap is the worst stall."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = QElapsedTimer()
+        self.clock.start()
+        self.gaps = [0.0]
+        self._last = self.clock.nsecsElapsed()
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(1)
+        self.timer.timeout.connect(self.tick)
+
+    def tick(self) -> None:
+        now = self.clock.nsecsElapsed()
+        self.gaps.append((now - self._last) / 1e6)
+        self._last = now
+
+
+class _Drag(QObject):
+    """Result and draw bookkeeping of one drag (bound methods: no lambdas on Qt signals)."""
+
+    def __init__(self, panel) -> None:
+        super().__init__()
+        self.panel = panel
+        self.t_step: list[float] = []
+        self.latency: dict[int, float] = {}
+        self.step_of: dict = {}
+        self.job_ms: list[float] = []
+
+    def on_result(self, res) -> None:
+        if res.key.split(".")[0] == self.panel.panel_id:
+            self.job_ms.append(res.elapsed_ms)
+
+    def on_drawn(self, _key) -> None:
+        now = time.perf_counter()
+        # The drawn result's origin is the panel's state id when it was asked for: map it to its step.
+        i = self.step_of.get(self.panel.last_drawn_origin)
+        if i is None:
+            return
+        for j in range(i + 1):
+            if j not in self.latency and j < len(self.t_step):
+                self.latency[j] = (now - self.t_step[j]) * 1e3
+
+
+def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
+    """A simulated slider drag of ``steps`` steps at ``hz`` on the panel's main slider, in its window."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    slider = main_slider(panel)
+    values = drag_values(slider, steps)
+    drag = _Drag(panel)
+    superseded0 = service.superseded
+    service.resultReady.connect(drag.on_result)
+    panel.drawn.connect(drag.on_drawn)
+    beat = _Heartbeat()
+    paints = PaintCounter(panel)
+    interval = 1.0 / hz
+    cpu0 = process_cpu()
+    slider.setSliderDown(True)
+    beat.timer.start()
+    t0 = time.perf_counter()
+    for i, v in enumerate(values):
+        target = t0 + i * interval
+        while time.perf_counter() < target:
+            check_interrupt()
+            app.processEvents()
+            time.sleep(0.0005)
+        drag.t_step.append(time.perf_counter())
+        slider.setValue(v)
+        drag.step_of[panel.origin] = i
+    # The drag's frames: from the first step to one interval after the last.
+    wait(app, lambda: False, interval)
+    drag_s = time.perf_counter() - t0
+    frames, n_paints = paints.frames, paints.paints
+    slider.setSliderDown(False)
+    # Settled when every step has been shown, or when nothing is left to come (the service is
+    # idle and the panel waits for nothing) — then unshown steps simply had no visible effect.
+    settled = wait(app, lambda: (len(drag.latency) == len(values) and service.idle() and panel.has_drawn)
+                   or (service.idle() and not panel.waiting), 120.0)
+    wait(app, lambda: False, 0.05)
+    cpu = cpu_delta(cpu0, process_cpu())
+    beat.timer.stop()
+    paints.remove()
+    service.resultReady.disconnect(drag.on_result)
+    panel.drawn.disconnect(drag.on_drawn)
+    return {
+        "compute_ms": percentiles(drag.job_ms),
+        "drag_latency_ms": percentiles(list(drag.latency.values())),
+        "ui_stall_ms_max": float(max(beat.gaps[1:], default=0.0)),
+        "superseded": int(service.superseded - superseded0),
+        "steps": len(values),
+        "steps_shown": len(drag.latency),
+        "settled": bool(settled),
+        "frames_per_s": float(frames / drag_s) if drag_s > 0 else 0.0,
+        "paints": int(n_paints),
+        "cpu_s": cpu,
+    }

@@ -1,0 +1,85 @@
+"""Start-up: the window shown after process start, and what importing the window path costs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from ..interrupts import check as check_interrupt
+
+#: What the window path imports before anything is shown (what ``pe-explorer`` does first).
+WINDOW_PATH = "import explorer.app, explorer.main_window"
+
+
+def window_shown_ms(repeats: int = 3) -> float:
+    """Median time from process start to the main window shown, in fresh processes."""
+    # A settings folder of its own: the window closes after it is shown, and a closing window that
+    # started with --reset-layout saves its layout and session — never over the user's.
+    home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
+    env = {**os.environ, "PE_EXPLORER_EXIT_AFTER_SHOWN": "1", "PE_EXPLORER_HOME": home.name}
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    samples = []
+    for _ in range(repeats):
+        t0 = time.time()
+        proc = subprocess.Popen([sys.executable, "-m", "explorer", "--reset-layout"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            while proc.poll() is None and time.time() - t0 < 120:  # Ctrl+C is looked at while it runs
+                check_interrupt()
+                time.sleep(0.02)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            out, _ = proc.communicate()
+        for line in out.splitlines():
+            if line.startswith("shown_at="):
+                samples.append((float(line.split("=", 1)[1]) - t0) * 1e3)
+    home.cleanup()
+    return float(np.median(samples)) if samples else float("nan")
+
+
+def parse_importtime(text: str, top: int = 10) -> dict:
+    """``python -X importtime`` output -> total, and the ``top`` costliest top-level packages (the
+sum of their modules' own times, so a package imported inside another is charged to itself)."""
+    rows = []
+    for line in text.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        parts = line[len("import time:"):].split("|")
+        try:
+            self_us, cum_us = int(parts[0]), int(parts[1])
+        except ValueError:  # the header
+            continue
+        name = parts[2].rstrip()
+        depth = (len(name) - len(name.lstrip())) // 2
+        rows.append((name.strip(), self_us, cum_us, depth))
+    roots = [r for r in rows if r[3] == 0]
+    total = sum(r[2] for r in roots) / 1e3
+    by_package: dict[str, int] = {}
+    for name, self_us, _, _ in rows:  # each module's own time, summed per top-level package
+        pkg = name.split(".")[0]
+        by_package[pkg] = by_package.get(pkg, 0) + self_us
+    best = sorted(by_package.items(), key=lambda kv: -kv[1])[:top]
+    return {
+        "total_ms": float(total),
+        "modules": len(rows),
+        "top": [{"module": n, "self_ms": us / 1e3} for n, us in best],
+        "torch_imported": "torch" in by_package,
+    }
+
+
+def import_costs(code: str = WINDOW_PATH, top: int = 10) -> dict:
+    """What importing the window path costs, measured in a fresh ``python -X importtime``."""
+    env = {**os.environ}
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=env, capture_output=True,
+                              text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return {"total_ms": float("nan"), "modules": 0, "top": [], "torch_imported": False}
+    return parse_importtime(proc.stderr, top)

@@ -1,0 +1,78 @@
+"""The formula strip under a panel: its font steps down (to 70 % at most) so the formula keeps to two lines
+(or to its own lines, where it has several).
+
+At 1280 × 720 in presenter mode the Schemes strip took four lines of the screen's height; a slightly
+smaller font keeps it to two wherever that is enough, and never shrinks it below normal mode's size.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QTextDocument
+from PySide6.QtWidgets import QLabel
+
+MAX_LINES = 2
+SHRINK = 0.7  # the smallest share of the theme's size the strip may take
+
+
+def lines_at(html: str, font: QFont, width: float) -> float:
+    """How many lines ``html`` wraps to at ``width`` px in ``font``."""
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(0)
+    doc.setHtml(html)
+    doc.setTextWidth(max(1.0, width))
+    from PySide6.QtGui import QFontMetricsF
+
+    return doc.size().height() / max(1.0, QFontMetricsF(font).lineSpacing())
+
+
+class FormulaStrip(QLabel):
+    """A rich-text label styled by :func:`explorer.theme.formula_sheet`, fitted to :data:`MAX_LINES`."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._sheet = None  # (function of point size -> style sheet, wanted pt, smallest pt)
+        self._pt = 0.0
+
+    def set_look(self, sheet, point_size: float, floor_pt: float) -> None:
+        """Style with ``sheet(pt)``, at ``point_size`` where two lines hold the text, smaller (not below
+        ``floor_pt`` nor 70 % of it) where they do not."""
+        self._sheet = (sheet, float(point_size), max(float(floor_pt), SHRINK * float(point_size)))
+        self._pt = 0.0
+        self._fit()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        super().setText(text)
+        self._fit()
+
+    def point_size(self) -> float:
+        return self._pt
+
+    def _fit(self) -> None:
+        if self._sheet is None:
+            return
+        sheet, wanted, floor = self._sheet
+        m = self.contentsMargins()
+        width = self.width() - m.left() - m.right() - 16  # the sheet's padding
+        pt = wanted
+        # Hidden (a background dock never laid out), its width means nothing: fitted when it is shown.
+        if self.isVisible() and self.text() and width > 50:
+            font = QFont(self.font())
+            # A formula per line (the Schemes panel's, one per scheme) keeps its own lines, unwrapped.
+            target = max(MAX_LINES, self.text().count("<br") + 1)
+            while pt > floor:
+                font.setPointSizeF(pt)
+                if lines_at(self.text(), font, width) <= target + 0.5:
+                    break
+                pt = max(floor, round(pt - 1.0, 1))
+        if pt != self._pt:
+            self._pt = pt
+            self.setStyleSheet(sheet(pt))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._fit()

@@ -1,0 +1,131 @@
+"""Text that fits its room (issue 14): plot titles elided, never widening a plot; tick labels that do not
+run together; the formula strip kept to two lines; the Lab's legends only where they fit, one key otherwise."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetricsF
+
+from explorer.widgets.formula_strip import FormulaStrip, lines_at
+from explorer.widgets.log_ticks import _nice_at_least, thinned
+from explorer.widgets.plots import make_plot
+from explorer.widgets.titles import full_title
+
+LONG = "Accuracy by position (length 256, mean of 4 streams, every scheme that ran)"
+
+
+def _min_width(plot) -> float:
+    return plot.getPlotItem().effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+
+
+def test_a_long_title_is_elided_and_never_widens_its_plot(qtbot):
+    plot = make_plot(LONG, x="position", y="accuracy")
+    qtbot.addWidget(plot)
+    plot.resize(260, 200)
+    plot.show()
+    qtbot.waitExposed(plot)
+    pi = plot.getPlotItem()
+    qtbot.waitUntil(lambda: pi.titleLabel.text.endswith("…"), timeout=2000)
+    assert _min_width(plot) < 200  # pyqtgraph made it the title's width (~560 px)
+    assert pi.width() <= plot.viewport().width() + 0.5
+    shown = pi.titleLabel.item.mapRectToScene(pi.titleLabel.item.boundingRect())
+    assert shown.left() >= 0 and shown.right() <= plot.viewport().width()
+    assert full_title(pi) == LONG  # export names and data files keep the whole title
+    plot.resize(1200, 300)  # room again: the whole title comes back
+    qtbot.waitUntil(lambda: pi.titleLabel.text == LONG, timeout=2000)
+    pi.setTitle("Short")
+    assert pi.titleLabel.text == "Short" and full_title(pi) == "Short"
+
+
+def test_rich_titles_show_whole_where_they_fit_and_as_plain_elided_text_where_not(qtbot):
+    rich = "Bound Σ<sub>j</sub> |S<sub>j</sub>(Δ)| over every distance the model never saw in training, k&lt;j"
+    plot = make_plot(rich)
+    qtbot.addWidget(plot)
+    plot.resize(1400, 200)
+    plot.show()
+    qtbot.waitExposed(plot)
+    pi = plot.getPlotItem()
+    qtbot.waitUntil(lambda: pi.titleLabel.text == rich, timeout=2000)
+    plot.resize(240, 200)
+    qtbot.waitUntil(lambda: pi.titleLabel.text.endswith("…"), timeout=2000)
+    assert "<sub>" not in pi.titleLabel.text and pi.titleLabel.text.startswith("Bound Σj")
+    assert full_title(pi) == rich
+
+
+def test_named_ticks_are_thinned_so_labels_never_overlap():
+    ticks = [(float(v), str(v)) for v in (32, 48, 64, 96, 128, 192, 256)]
+    width = {t: 10.0 * len(t) for _v, t in ticks}.__getitem__
+    at = zip((32, 48, 64, 96, 128, 192, 256), (0, 20, 35, 55, 70, 90, 105), strict=True)
+    pixel = {float(v): x for v, x in at}.__getitem__
+    shown = thinned(ticks, pixel, width, keep=("64",), gap=4)
+    assert ("64", "256") == tuple(t for _v, t in shown if t in ("64", "256"))  # kept first, then the ends
+    xs = [(pixel(v), width(t)) for v, t in shown]
+    assert all(b[0] - a[0] >= (a[1] + b[1]) / 2 + 4 for a, b in zip(xs, xs[1:], strict=False))
+    roomy = thinned(ticks, lambda v: v * 10, width)
+    assert roomy == ticks  # every label where they all fit
+
+
+@pytest.mark.parametrize("step, nice", [(0.7, 1), (1, 1), (1.01, 2), (3.9, 5), (394, 500), (5001, 10000)])
+def test_nice_steps(step, nice):
+    assert _nice_at_least(step) == pytest.approx(nice)
+
+
+def test_linear_tick_labels_leave_room_on_a_narrow_plot(qtbot):
+    plot = make_plot("x", x="key position j")
+    qtbot.addWidget(plot)
+    axis = plot.getPlotItem().getAxis("bottom")
+    font = QFont()
+    font.setPointSizeF(18)  # presenter size
+    axis.setStyle(tickFont=font)
+    levels = axis.tickSpacing(0.0, 1023.0, 150.0)
+    labels = [f"{v:g}" for v in range(0, 1024, int(levels[0][0]))]
+    need = max(QFontMetricsF(font).horizontalAdvance(t) for t in labels)
+    assert 150.0 / (1023.0 / levels[0][0]) >= need  # each label has its width (it was 200 apart: 29 px)
+    wide = axis.tickSpacing(0.0, 1023.0, 1500.0)
+    assert wide[0][0] <= 200  # a wide plot keeps pyqtgraph's spacing
+
+
+def test_formula_strip_steps_its_font_down_to_keep_two_lines(qtbot):
+    strip = FormulaStrip()
+    qtbot.addWidget(strip)
+    strip.setWordWrap(True)
+    strip.setTextFormat(Qt.TextFormat.RichText)
+    strip.resize(700, 200)
+    strip.show()
+    text = ("x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] · " * 6).strip(" ·")
+    strip.setText(text)
+    strip.set_look(lambda pt: f"QLabel {{ font-size: {pt:g}pt; }}", 24.0, 12.0)
+    assert 16.8 <= strip.point_size() < 24.0  # smaller than wanted, never below 70 % of it
+    font = QFont(strip.font())
+    font.setPointSizeF(strip.point_size())
+    assert lines_at(text, font, 700 - 16) <= 2.5 or strip.point_size() == pytest.approx(16.8)
+    strip.setText("short")
+    assert strip.point_size() == 24.0  # room again: the size asked for
+    strip.setText("a<br>b<br>c")  # a formula per line keeps its lines at the size asked for
+    assert strip.point_size() == 24.0
+
+
+def test_lab_legends_give_way_to_one_key_on_a_small_plot(qtbot):
+    from explorer.panels.lab import LabPanel
+    from explorer.service import ComputeService
+
+    service = ComputeService(warm_up=False)
+    panel = LabPanel(service)
+    qtbot.addWidget(panel)
+    panel.resize(1900, 1000)
+    panel.show()
+    qtbot.waitExposed(panel)
+    schemes = ["nope", "sinusoidal", "learned", "rope", "alibi"]
+    panel.loss_view.prepare(schemes, 100, 0.8, 2.5)
+    legend = panel.loss_view.legend
+    qtbot.waitUntil(lambda: legend.isVisible(), timeout=3000)
+    assert not panel.key.isVisible()
+    panel.resize(900, 420)  # a small projector's share
+    qtbot.waitUntil(lambda: not legend.isVisible(), timeout=3000)
+    assert legend.wanted and legend.maximumHeight() == 0  # hidden, and its room given back to the plot
+    qtbot.waitUntil(lambda: panel.key.isVisible(), timeout=3000)
+    assert all(n in panel.key.text() for n in ("NoPE", "Sinusoidal", "Learned", "RoPE", "ALiBi"))
+    panel.resize(1900, 1000)
+    qtbot.waitUntil(lambda: legend.isVisible() and not panel.key.isVisible(), timeout=3000)
+    service.stop()

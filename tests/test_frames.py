@@ -1,0 +1,182 @@
+"""One paint per frame: results arriving within a frame are drawn together, the newest of each key once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject
+
+from explorer.panels.base import Panel
+from explorer.service import Result
+from explorer.widgets.frames import FrameScheduler
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.drawn: list = []
+
+    def draw(self, key, item) -> None:
+        self.drawn.append((key, item))
+
+
+def test_a_burst_of_one_key_is_drawn_once_with_the_newest(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw)
+    for i in range(10):
+        frames.post("a", i)
+    assert sink.drawn == [] and frames.pending  # nothing drawn inside the burst
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert sink.drawn == [("a", 9)]
+    assert (frames.frames, frames.draws, frames.coalesced) == (1, 1, 9)
+
+
+def test_several_keys_in_one_frame_are_drawn_together_in_arrival_order(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw)
+    for i in range(3):
+        frames.post("heat", i)
+        frames.post("curves", i)
+    frames.post("pick", 0)
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert sink.drawn == [("heat", 2), ("curves", 2), ("pick", 0)]
+    assert frames.frames == 1
+
+
+def test_after_a_frame_the_next_one_waits_for_the_frame_boundary(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw, frame_ms=200)
+    frames.post("a", 1)
+    frames.flush()
+    frames.post("a", 2)
+    # Drawn at the next frame boundary, not at once; a lone result after an idle spell is drawn at once.
+    assert frames._timer.isActive() and frames._timer.interval() > 0
+    frames.post("a", 3)
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert sink.drawn == [("a", 1), ("a", 3)] and frames.frames == 2
+
+
+def test_the_rest_of_a_frame_counts_as_pending_while_its_first_key_is_drawn(qtbot):
+    seen = []
+    frames: FrameScheduler
+
+    def draw(key, item):
+        seen.append((key, frames.pending))
+        frames.flush()  # re-entered from a draw (e.g. a handler that processes events): no harm
+        if key == "a":
+            frames.post("c", 0)  # arrives during the frame: drawn at the next one
+
+    frames = FrameScheduler(draw)
+    frames.post("a", 0)
+    frames.post("b", 0)
+    frames.flush()
+    # "Everything drawn" must not be announced while "b" is still to come in this frame.
+    assert seen == [("a", True), ("b", True)] and frames.pending  # "b": "c" came during the frame
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert seen[-1] == ("c", False) and frames.frames == 2
+
+
+def test_a_failing_draw_does_not_leave_the_other_keys_undrawn():
+    drawn = []
+
+    def draw(key, item):
+        drawn.append(key)
+        if key == "bad":
+            raise ValueError("boom")
+
+    frames = FrameScheduler(draw)
+    frames.post("bad", 0)
+    frames.post("good", 0)
+    try:
+        frames.flush()
+    except ValueError:
+        pass
+    assert drawn == ["bad", "good"] and not frames.pending
+
+
+@dataclass(frozen=True)
+class _Req:
+    value: int
+    key: str = "test.frames"
+
+
+class _CountingPanel(Panel):
+    panel_id = "frames"
+    state_cls = int
+
+    def __init__(self, service) -> None:
+        super().__init__(service, 0)
+        self.shown: list = []
+        self.drawn_keys: list = []
+        self.drawn.connect(self._on_drawn)
+
+    def requests(self, state):
+        return []
+
+    def show_result(self, response) -> None:
+        self.shown.append(response)
+
+    def _on_drawn(self, key) -> None:
+        self.drawn_keys.append(key)
+
+
+def test_ten_results_in_one_frame_make_one_draw_of_the_newest(qtbot, service):
+    p = _CountingPanel(service)
+    qtbot.addWidget(p)
+    for i in range(10):
+        p._on_result(Result("test.frames", i + 1, _Req(i), i, 1.0, origin=i))
+    assert p.shown == [] and p.waiting  # waiting for its frame: not drawn yet, and has_drawn says so
+    assert not p.has_drawn
+    qtbot.waitUntil(lambda: not p.waiting, timeout=2000)
+    assert p.shown == [9] and p.drawn_keys == ["test.frames"]
+    assert p.last_drawn_origin == 9 and p.has_drawn
+    assert p.frames.draws == 1
+    p.shutdown()
+
+
+class _PaintCounter(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.paints = 0
+
+    def eventFilter(self, _obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+        return False
+
+
+def test_a_burst_of_heatmap_results_in_one_frame_is_one_draw_and_one_paint(qtbot, service):
+    from explorer.jobs.waves import HeatmapRequest, compute_heatmap
+    from explorer.panels.waves import WavesPanel
+    from explorer.state import WavesState
+
+    panel = WavesPanel(service, WavesState().clamped(n_positions=4096, d_model=64))
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    panel.frames.flush()
+    panel.frames.frame_ms = 60_000  # one long frame: no timer fires inside the burst, however slow the machine
+    counter = _PaintCounter()
+    viewport = panel.heatmap.plot.viewport()
+    viewport.installEventFilter(counter)
+    shown = []
+    real = panel.heatmap.show_result
+
+    def spy(r):
+        shown.append(r)
+        real(r)
+
+    panel.heatmap.show_result = spy
+    results = [compute_heatmap(HeatmapRequest(4096, 64, 10000.0 + i, "paper", rows=(0, 4096), cols=(0, 64),
+                                              max_rows=256, max_cols=64)) for i in range(10)]
+    for i, r in enumerate(results):  # ten results, each in its own turn of the event loop
+        panel._on_result(Result("waves.heatmap", 100 + i, r.request, r, 1.0, panel.origin))
+        qtbot.wait(1)
+    assert shown == [] and counter.paints == 0
+    panel.frames.flush()  # the frame
+    qtbot.waitUntil(lambda: counter.paints >= 1, timeout=5000)
+    qtbot.wait(50)
+    assert shown == [results[-1]] and counter.paints == 1
+    viewport.removeEventFilter(counter)
+    panel.shutdown()

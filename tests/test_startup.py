@@ -1,0 +1,109 @@
+"""Start-up builds only the dock on screen; every other panel is built when first shown or asked for."""
+
+import dataclasses
+
+from explorer.panels import PANELS
+
+
+def _window(qtbot, **kw):
+    from explorer.main_window import MainWindow
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    win = MainWindow(restore_layout=False, **kw)
+    qtbot.addWidget(win)
+    return win
+
+
+def test_only_the_raised_dock_is_built_and_the_others_build_when_shown(qtbot):
+    win = _window(qtbot)
+    try:
+        assert win.panels.built() == {}  # nothing before the window is shown
+        assert set(win.panels) == {pid for pid, _, _ in PANELS} and "lab" in win.panels
+        win.show()
+        qtbot.waitUntil(lambda: bool(win.panels.built()), timeout=10000)
+        assert list(win.panels.built()) == ["waves"]  # the raised tab only
+        built = []
+        win.panelBuilt.connect(built.append)
+        win.show_panel("schemes")
+        qtbot.waitUntil(lambda: win.panels.is_built("schemes"), timeout=10000)
+        assert built == ["schemes"] and win.docks["schemes"].widget() is win.panels.built()["schemes"]
+        assert not win.panels.is_built("swap")
+        lab = win.panels["lab"]  # asking builds it (every caller of window.panels[...] keeps working)
+        assert win.panels.is_built("lab") and win.docks["lab"].widget() is lab
+        qtbot.waitUntil(lambda: win.panels["schemes"].has_drawn, timeout=60000)
+    finally:
+        win.close()
+
+
+def test_a_late_panel_is_styled_wired_to_undo_and_sidebar_like_the_others(qtbot):
+    win = _window(qtbot)
+    try:
+        win.show()
+        win.set_sidebar_visible(False)
+        swap = win.panels["swap"]
+        assert all(not bar.isVisibleTo(swap) for bar in swap.sidebars())
+        assert swap.font().pointSizeF() == win.panels["waves"].font().pointSizeF()
+        qtbot.waitUntil(lambda: swap.has_drawn, timeout=60000)
+        before = win.undo.stack.count()
+        swap.set_state(dataclasses.replace(swap.state, alpha=0.5))
+        assert win.undo.stack.count() == before + 1
+        win.undo.stack.undo()
+        assert swap.state.alpha == 1.0
+    finally:
+        win.close()
+
+
+def test_a_restored_session_reaches_panels_built_later(qtbot):
+    from explorer.state.app import AppState
+
+    first = _window(qtbot, save_on_close=True)
+    first.show()
+    swap = first.panels["swap"]
+    swap.set_state(dataclasses.replace(swap.state, alpha=2.5))
+    first.close()
+    win = _window(qtbot, restore_session=True)
+    try:
+        assert not win.panels.is_built("swap")
+        assert win.panels.state_of("swap").alpha == 2.5  # known before the panel exists
+        assert isinstance(win.app_state(), AppState) and win.app_state().get("swap").alpha == 2.5
+        win.show()
+        assert win.panels["swap"].state.alpha == 2.5
+        assert win.undo.stack.count() == 0  # a restored session is not an undo step
+    finally:
+        win.close()
+
+
+def test_compute_starts_after_the_first_frame(qtbot):
+    from PySide6.QtCore import QEvent, QObject
+
+    class Order(QObject):
+        """What came first: the window's first paint or the service starting (bound methods only)."""
+
+        def __init__(self, win) -> None:
+            super().__init__()
+            self.log: list[str] = []
+            self.win = win
+            self._resume = win.service.resume
+            win.service.resume = self.resume
+
+        def resume(self) -> None:
+            self.log.append("resume")
+            self._resume()
+
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+            if obj is self.win and event.type() == QEvent.Type.Paint and "paint" not in self.log:
+                self.log.append("paint")
+            return False
+
+    win = _window(qtbot)
+    order = Order(win)
+    win.installEventFilter(order)
+    try:
+        win.show()
+        qtbot.waitUntil(lambda: "resume" in order.log, timeout=10000)
+        assert order.log[:2] == ["paint", "resume"]  # a 0-ms timer from showEvent resumed before the paint
+        qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
+    finally:
+        win.removeEventFilter(order)
+        win.close()

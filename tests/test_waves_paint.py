@@ -1,0 +1,217 @@
+"""Waves: views update only what changed; drag-resolution jobs sized to a frame; RGBA made by the job."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from explorer.encodings.sinusoidal import wavelengths
+from explorer.jobs.colours import lookup_table
+from explorer.jobs.waves import (
+    CurvesRequest,
+    HeatmapRequest,
+    PickRequest,
+    compute_curves,
+    compute_heatmap,
+    compute_pick,
+    heatmap_tile,
+)
+from explorer.panels.waves import WavesPanel
+from explorer.panels.waves.views_table import SPREAD_GREY, SpectrumView, WavesView, overview_rgba
+from explorer.service import Result
+from explorer.state import WavesState
+
+
+class _Count:
+    """A spy standing in for one method of one object: counts calls, then does what it did."""
+
+    def __init__(self, fn) -> None:
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.fn(*args, **kwargs)
+
+
+def _spy(monkeypatch, obj, name: str) -> _Count:
+    spy = _Count(getattr(obj, name))
+    monkeypatch.setattr(obj, name, spy)
+    return spy
+
+
+# -- views update only what changed -----------------------------------------------------------------
+def test_waves_show_state_with_only_data_moved_rebuilds_no_pens_ticks_or_range(qtbot, monkeypatch):
+    view = WavesView()
+    qtbot.addWidget(view)
+    st = WavesState().clamped(pairs=(0, 3, 9), pair=3)
+    view.show_state(st, wavelengths(st.d_model, st.base, st.variant))
+    pens = [_spy(monkeypatch, c, "setPen") for c in view.curves]
+    yrange = _spy(monkeypatch, view.vb, "setYRange")
+    ticks = _spy(monkeypatch, view.plot.getPlotItem().getAxis("left"), "setTicks")
+    labels = list(view.lane_labels)
+    # A base drag step too small to change a label's three digits, then a position step: data only.
+    for new in (st.clamped(base=st.base + 1.0), st.clamped(base=st.base + 1.0, position=40)):
+        view.show_state(new, wavelengths(new.d_model, new.base, new.variant))
+    assert view.lane_labels == labels
+    assert sum(p.calls for p in pens) == 0 and yrange.calls == 0 and ticks.calls == 0
+    # A base step that changes the wavelengths' labels: the axis text follows, pens and range stay.
+    big = st.clamped(base=20000.0)
+    view.show_state(big, wavelengths(big.d_model, big.base, big.variant))
+    assert ticks.calls == 1 and view.lane_labels != labels
+    assert sum(p.calls for p in pens) == 0 and yrange.calls == 0
+    # Another pair picked: now the pens (the picked lane is thicker) are remade.
+    other = big.clamped(pair=9)
+    view.show_state(other, wavelengths(other.d_model, other.base, other.variant))
+    assert sum(p.calls for p in pens) >= 3 and view.lane_labels[2].startswith("▶")
+
+
+def test_spectrum_draws_no_symbol_per_pair_at_d_1024(qtbot):
+    view = SpectrumView()
+    qtbot.addWidget(view)
+    for d, symbol in ((64, "o"), (1024, None), (128, "o")):
+        st = WavesState().clamped(d_model=d)
+        r = compute_curves(CurvesRequest(st.n_positions, d, st.base, st.variant, pairs=(0, 1)))
+        view.show_curves(r, st)
+        assert view.curve.opts["symbol"] == symbol, d
+        assert view.curve.getData()[0].size == d // 2  # every pair is still on the curve
+        assert view.lane_points.opts["symbol"] == "o"  # the chosen pairs keep their markers
+
+
+def test_formula_strip_is_rebuilt_only_when_its_inputs_change(qtbot, service, monkeypatch):
+    panel = WavesPanel(service, WavesState().clamped(n_positions=256, d_model=64))
+    qtbot.addWidget(panel)
+    spy = _spy(monkeypatch, panel, "formula_text")
+    text = panel.formula.text()
+    panel.set_state(panel.state.clamped(offset=panel.state.offset + 3, pairs=(0, 2)), request=False)
+    r = compute_pick(PickRequest(256, 64, 10000.0, "halves"))
+    for i in range(3):  # results arriving: the parameters did not change
+        panel._draw_result("waves.views", Result("waves.views", i + 1, r.request, r, 1.0, panel.origin))
+    assert spy.calls == 0 and panel.formula.text() == text
+    panel.set_state(panel.state.clamped(position=7), request=False)
+    assert spy.calls == 1 and "p = 7" in panel.formula.text()
+    panel.shutdown()
+
+
+# -- drag-resolution jobs sized to a frame -------------------------------------------------------------
+def test_rotation_check_over_every_position_is_left_out_of_a_drag_step():
+    req = PickRequest(131072, 128, 10000.0, "halves", position=5, offset=40, pair=7)
+    drag = compute_pick(PickRequest(**{**req.__dict__, "preview": True}))
+    full = compute_pick(req)
+    assert drag.rotation["error"] is None and drag.rotation["angle_spread"] is None
+    assert full.rotation["error"] < 1e-9 and full.rotation["angle_spread"] < 1e-9
+    for k in ("omega", "wavelength", "angle", "angle_mod"):
+        assert drag.rotation[k] == full.rotation[k]
+    np.testing.assert_array_equal(drag.rotation["R"], full.rotation["R"])
+    np.testing.assert_array_equal(drag.pe_p, full.pe_p)
+
+
+def test_rotation_readout_is_absent_while_dragging_and_present_after_release(qtbot, service):
+    panel = WavesPanel(service, WavesState().clamped(n_positions=2048, d_model=64))
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    panel.show_view("relative")
+    qtbot.waitExposed(panel)
+
+    def settled():
+        return panel.has_drawn and not panel.waiting and service.idle()
+
+    def drawn_in_drag():
+        r = panel.responses.get("waves.views")
+        return r is not None and r.request.preview and not panel.waiting
+
+    qtbot.waitUntil(settled, timeout=20000)
+    slider = panel.main_slider()
+    slider.setSliderDown(True)
+    slider.setValue(slider.value() + 25)
+    qtbot.waitUntil(drawn_in_drag, timeout=20000)
+    assert panel.responses["waves.views"].rotation["error"] is None
+    assert "when you let go" in panel.rotation.readout.text()
+    slider.setSliderDown(False)
+    qtbot.waitUntil(lambda: settled() and not panel.responses["waves.views"].request.preview, timeout=20000)
+    assert panel.responses["waves.views"].rotation["error"] < 1e-9
+    assert "max over p = 0…2,047" in panel.rotation.readout.text()
+    panel.shutdown()
+
+
+def test_a_drag_resolution_overview_fits_a_frame_budget_and_release_is_exact():
+    req = dict(n_positions=131072, d_model=128, base=10000.0, variant="halves", rows=(0, 131072),
+               cols=(0, 128), max_rows=304, max_cols=256)
+    drag = heatmap_tile(HeatmapRequest(**req, preview=True))
+    full = heatmap_tile(HeatmapRequest(**req))
+    # While dragging, the fastest columns (≥ 8 periods in every block) are drawn as [−1, 1]; letting go is exact.
+    assert drag.approx_columns > 0 and full.approx_columns == 0
+    fast = drag.maxs[:, :drag.approx_columns]
+    assert drag.overview and fast.size and np.all(drag.maxs.max(axis=0) > 0.9)
+
+
+# -- RGBA on the compute side --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["CET-D1A", "CET-D7", "viridis", "cividis"])
+def test_lookup_tables_equal_pyqtgraphs(name):
+    np.testing.assert_array_equal(lookup_table(name), pg.colormap.get(name).getLookupTable(0, 1, 1024, alpha=False))
+
+
+def test_the_heatmap_job_returns_uint8_rgba_in_the_colour_map(qtbot):
+    req = HeatmapRequest(131072, 128, 10000.0, "halves", rows=(0, 131072), cols=(0, 128), max_rows=256,
+                         max_cols=128, cmap="CET-D7")
+    r = compute_heatmap(req)
+    assert r.overview and r.rgba.dtype == np.uint8 and r.rgba.shape == r.mins.shape + (4,)
+    assert np.all(r.rgba[..., 3] == 255)
+    # Equal to the colours the view made itself before (pyqtgraph's map; grey by the spread).
+    np.testing.assert_array_equal(r.rgba, overview_rgba(r.mins, r.maxs, pg.colormap.get("CET-D7")))
+    agree = np.isclose(r.mins, r.maxs, atol=1e-6)
+    lut = pg.colormap.get("CET-D7").getLookupTable(0, 1, 1024, alpha=False)
+    mid = np.rint((r.mins[agree] + 1.0) * 511.5).astype(int)
+    np.testing.assert_array_equal(r.rgba[agree][:, :3], lut[mid])  # a block that agrees: the map's colour
+    spread = (r.maxs - r.mins) >= 2.0 - 1e-6
+    if spread.any():
+        np.testing.assert_array_equal(r.rgba[spread][:, :3], np.round(255 * SPREAD_GREY)[None].repeat(spread.sum(), 0))
+    assert not np.array_equal(compute_heatmap(HeatmapRequest(**{**req.__dict__, "cmap": "CET-D1A"})).rgba, r.rgba)
+
+
+def test_the_heatmap_view_only_uploads_the_jobs_rgba(qtbot, monkeypatch):
+    from explorer.panels.waves import views_table
+
+    panel_view = views_table.HeatmapView()
+    qtbot.addWidget(panel_view)
+    r = compute_heatmap(HeatmapRequest(131072, 128, 10000.0, "halves", rows=(0, 131072), cols=(0, 128),
+                                       max_rows=256, max_cols=128, cmap=panel_view.cmap_name))
+    made = _spy(monkeypatch, views_table, "overview_rgba")
+    panel_view.show_result(r)
+    assert made.calls == 0
+    np.testing.assert_array_equal(panel_view.overview_item.image, r.rgba)
+    panel_view.set_colormap_name("CET-D7")  # the theme changed before the job's new image came: recoloured here
+    assert made.calls == 1
+
+
+def test_a_drag_step_leaves_out_the_curves_only_hidden_views_draw(qtbot, service):
+    panel = WavesPanel(service, WavesState().clamped(n_positions=4096, d_model=64))
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()  # the first tab: waves and spectrum shown; similarity and beyond hidden
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    sim_before = panel.similarity.curve.getData()[1].copy()
+
+    def curves_in_drag():
+        r = panel.responses.get("waves.curves")
+        return r is not None and r.request.preview and not panel.waiting
+
+    slider = panel.main_slider()
+    slider.setSliderDown(True)
+    slider.setValue(slider.value() + 25)
+    qtbot.waitUntil(curves_in_drag, timeout=20000)
+    r = panel.responses["waves.curves"]
+    assert r.request.sim_px == 0 and r.request.beyond_px == 0 and r.request.waves_px > 0
+    assert r.sim_y.size == 0 and r.beyond == {} and r.waves
+    panel._draw_stale()  # even if the hidden views were brought up to date now, they keep what they show
+    np.testing.assert_array_equal(panel.similarity.curve.getData()[1], sim_before)
+    panel.show_view("relative")  # shown during the drag: its curve is asked for at once
+    qtbot.waitUntil(lambda: panel.responses["waves.curves"].request.sim_px > 0 and not panel.waiting, timeout=20000)
+    assert panel.responses["waves.curves"].sim_y.size > 0
+    slider.setSliderDown(False)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    full = panel.responses["waves.curves"]
+    assert not full.request.preview and full.beyond and full.sim_y.size
+    panel.shutdown()
