@@ -308,6 +308,8 @@ class WelcomeMixin:
 
     def offer_welcome(self) -> bool:
         """Open the welcome on a first start (a usable settings folder that has not seen it yet)."""
+        if getattr(self, "_closed", False):  # closed before the offer's timer fired (a quick Ctrl+C)
+            return False
         if getattr(self, "settings_problem", None) is not None or setting(WELCOME_KEY, False):
             return False
         self.show_welcome()

@@ -295,3 +295,17 @@ def test_a_child_leaves_by_itself_when_its_parent_is_killed(tmp_path):
         if proc.poll() is None:
             proc.kill()
         proc.stdout.close()
+
+
+def test_a_window_closed_before_the_welcome_offer_opens_nothing(qtbot):
+    """SIGTERM right after the window is shown closed it before the welcome's 200-ms offer fired; the
+    offer then opened the welcome and kept the event loop (and the app) running for ever."""
+    from explorer.main_window import MainWindow
+    from explorer.widgets.plots import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    w = MainWindow(restore_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    w.close()
+    assert w.offer_welcome() is False and w.welcome is None

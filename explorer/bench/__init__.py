@@ -30,6 +30,7 @@ Timings are for comparison within one run (ratios), never for pass/fail tests.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import platform
@@ -132,6 +133,7 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
     """One case in a whole main window (its own service), the case's panel raised and set to the size."""
     from PySide6.QtWidgets import QApplication
 
+    from ..app import freeze_after_start
     from ..main_window import MainWindow
 
     app = QApplication.instance()
@@ -139,6 +141,7 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
     try:
         window.resize(1440, 900)
         window.show()
+        freeze_after_start()  # as the app does once its window is up
         window.show_panel(case.panel)
         panel = window.panels[case.panel]
         panel.set_state(case_state(case))
@@ -156,6 +159,7 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
         window.close()
         window.deleteLater()
         app.processEvents()
+        gc.unfreeze()  # the closed window's objects can go; the next case freezes its own
 
 
 def run_suite(quick: bool = False, steps: int | None = None, scale: bool = False) -> dict:
@@ -163,9 +167,10 @@ def run_suite(quick: bool = False, steps: int | None = None, scale: bool = False
     # The suite's windows read and write no settings of the user's (a folder of its own).
     home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
     os.environ["PE_EXPLORER_HOME"] = home.name
-    from ..app import make_app
+    from ..app import make_app, prepare_ui_process
     from ..widgets.plots import configure_pyqtgraph
 
+    prepare_ui_process()  # as the app does: one BLAS thread in the UI process
     make_app()
     configure_pyqtgraph()
     cases = QUICK_CASES if quick else CASES
