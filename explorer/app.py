@@ -276,9 +276,7 @@ def run_app(args) -> int:
             return 2
         window.show_panel(args.panel)
     window.show()
-    from PySide6.QtCore import QTimer
-
-    QTimer.singleShot(0, freeze_after_start)  # once the window is built
+    window.after_first_frame(freeze_after_start)  # a 0-ms timer from here ran before the first paint
     if not args.screenshot:  # a screenshot saves nothing, so it keeps exiting at once
         signals.close_window(window)
     if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN") or os.environ.get("PE_EXPLORER_REPORT_SHOWN"):
@@ -293,6 +291,8 @@ def run_app(args) -> int:
         rc = take_screenshot(window, args.screenshot)
         window.close()
         return _finish(window, rc)
+    from PySide6.QtCore import QTimer
+
     QTimer.singleShot(200, window.offer_welcome)  # first start only, after the first frame (settings.json)
     rc = app.exec()
     signals.exit_at_once()  # the session is saved: a late signal must not trace back from shutdown

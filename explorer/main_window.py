@@ -372,9 +372,23 @@ class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixi
         super().showEvent(event)
         # Let the first frame be painted, then start computing (a 0-ms timer from here ran before it).
         if getattr(self, "_first_frame", None) is None:
-            self._first_frame = _FirstFrame(self, self.service.resume)
+            self._first_frame = _FirstFrame(self, self._on_first_frame)
         else:
             QTimer.singleShot(0, self.service.resume)
+
+    def after_first_frame(self, callback) -> None:
+        """Run ``callback`` once, just after the window's first frame is painted (after the service
+        starts); at once (queued) if that frame is already on screen."""
+        if getattr(self, "_first_frame_done", False):
+            QTimer.singleShot(0, callback)
+        else:
+            self.__dict__.setdefault("_after_first_frame", []).append(callback)
+
+    def _on_first_frame(self) -> None:
+        self._first_frame_done = True
+        self.service.resume()
+        for callback in self.__dict__.pop("_after_first_frame", []):
+            callback()
 
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -36,6 +36,9 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert isinstance(c["speedup_vs_notebook"], float) and c["speedup_vs_notebook"] > 0
     waves = next(c for c in report["cases"] if c["panel"] == "waves")  # N = 64, d = 16, four pairs
     assert waves["notebook_ms"]["values"] == 64 * 16 + 4 * 64  # the whole table and every position's sine
+    start = report["startup"]  # a fresh start builds only the raised dock's panel and no torch
+    assert start["panels_built"] == ["waves"] and not start["torch_imported"]
+    assert all(start[k] > 0 for k in ("imports_ms", "main_window_ms", "first_frame_ms"))
     imports = report["imports"]
     assert imports["total_ms"] > 0 and imports["top"] and not imports["torch_imported"]
     assert {"module", "self_ms"} <= set(imports["top"][0])

@@ -91,6 +91,9 @@ def test_compute_starts_after_the_first_frame(qtbot):
             self.log.append("resume")
             self._resume()
 
+        def after(self) -> None:
+            self.log.append("after")
+
         def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
             if obj is self.win and event.type() == QEvent.Type.Paint and "paint" not in self.log:
                 self.log.append("paint")
@@ -99,10 +102,13 @@ def test_compute_starts_after_the_first_frame(qtbot):
     win = _window(qtbot)
     order = Order(win)
     win.installEventFilter(order)
+    win.after_first_frame(order.after)  # the app's gc.freeze() goes here
     try:
         win.show()
-        qtbot.waitUntil(lambda: "resume" in order.log, timeout=10000)
-        assert order.log[:2] == ["paint", "resume"]  # a 0-ms timer from showEvent resumed before the paint
+        qtbot.waitUntil(lambda: "after" in order.log, timeout=10000)
+        assert order.log[:3] == ["paint", "resume", "after"]  # a 0-ms timer from showEvent ran before the paint
+        win.after_first_frame(order.after)  # later: at once (queued)
+        qtbot.waitUntil(lambda: order.log.count("after") == 2, timeout=10000)
         qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
     finally:
         win.removeEventFilter(order)

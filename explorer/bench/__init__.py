@@ -21,7 +21,8 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 
 ``window_shown_ms`` is measured in a fresh process: from just before the process is started to
 the main window being shown; ``imports`` is what the window path costs to import
-(``python -X importtime``: total and the costliest top-level packages).  ``--scale`` adds a table
+(``python -X importtime``: total and the costliest top-level packages); ``startup`` splits a fresh
+start into imports, ``MainWindow()`` and the first frame, and names the panels built by then.  ``--scale`` adds a table
 at four sizes per axis for each panel (:mod:`explorer.bench.scale`).
 
 Timings are for comparison within one run (ratios), never for pass/fail tests.
@@ -44,7 +45,7 @@ from ..interrupts import check as check_interrupt
 from ..interrupts import deferred_sigint
 from .baseline import full_update_ms, reduced_update_ms
 from .measure import run_drag, wait
-from .startup import import_costs, window_shown_ms  # noqa: F401 - window_shown_ms is used from here
+from .startup import import_costs, startup_phases, window_shown_ms
 
 SENTENCE_64 = (
     "the quick brown fox jumps over the lazy dog while a small bird sings in the tall green tree "
@@ -176,7 +177,7 @@ def run_suite(quick: bool = False, steps: int | None = None, scale: bool = False
     cases = QUICK_CASES if quick else CASES
     steps = steps or (12 if quick else 120)
     out = {"machine": machine_info(), "window_shown_ms": window_shown_ms(1 if quick else 3),
-           "imports": import_costs(), "cases": []}
+           "imports": import_costs(), "startup": startup_phases(), "cases": []}
     for case in cases:
         check_interrupt()
         out["cases"].append(run_case(case, steps, 1 if quick else 3))
@@ -196,6 +197,9 @@ def format_table(report: dict) -> str:
         f"torch {m['torch']}",
         f"window shown: {report['window_shown_ms']:.0f} ms after process start; window path imports "
         f"{imp.get('total_ms', float('nan')):.0f} ms ({top} ms)",
+        "start-up in a fresh process: " + ", ".join(
+            f"{k[:-3]} {v:.0f} ms" for k, v in report.get("startup", {}).items() if k.endswith("_ms"))
+        + f" (panels built: {', '.join(report.get('startup', {}).get('panels_built', []))})",
         "",
         f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'stall':>7} {'fps':>4} "
         f"{'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'reduced':>8} {'×':>6}",

@@ -83,3 +83,42 @@ def import_costs(code: str = WINDOW_PATH, top: int = 10) -> dict:
     except (OSError, subprocess.TimeoutExpired):
         return {"total_ms": float("nan"), "modules": 0, "top": [], "torch_imported": False}
     return parse_importtime(proc.stderr, top)
+
+
+#: Run in a fresh process by :func:`startup_phases`: where the time to the first frame goes.
+_PHASES = r"""
+import json, os, sys, time
+t0 = time.perf_counter()
+from explorer.app import make_app
+from explorer.main_window import MainWindow
+from explorer.widgets.plots import configure_pyqtgraph
+t1 = time.perf_counter()
+app = make_app()
+configure_pyqtgraph()
+w = MainWindow(restore_layout=False, save_on_close=False)
+t2 = time.perf_counter()
+w.show()
+app.processEvents()
+t3 = time.perf_counter()
+print(json.dumps({"imports_ms": (t1 - t0) * 1e3, "main_window_ms": (t2 - t1) * 1e3,
+                  "first_frame_ms": (t3 - t2) * 1e3, "panels_built": list(w.panels.built()),
+                  "torch_imported": "torch" in sys.modules}))
+w.close()
+"""
+
+
+def startup_phases() -> dict:
+    """In a fresh process: imports, ``MainWindow()``, show and first frame (ms), and which panels exist."""
+    home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
+    env = {**os.environ, "PE_EXPLORER_HOME": home.name}
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        proc = subprocess.run([sys.executable, "-c", _PHASES], env=env, capture_output=True, text=True, timeout=120)
+        import json
+
+        line = next((ln for ln in reversed(proc.stdout.splitlines()) if ln.startswith("{")), None)
+        return json.loads(line) if line else {}
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {}
+    finally:
+        home.cleanup()
