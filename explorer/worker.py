@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -148,6 +149,34 @@ def _run_long_child(fn, control_type, cancel_ev, running_ev, writer, parent_pid:
 
 
 # -- in the parent ---------------------------------------------------------------------------------
+_MAIN_LOCK = threading.Lock()
+
+
+def start_without_main(proc) -> None:
+    """Start ``proc`` (spawn) without it importing the parent's ``__main__``.
+
+    Spawn re-runs the main script in the child (as ``__mp_main__``) to find functions defined there; a
+    script that opens the window without an ``if __name__ == "__main__":`` guard (a student's, a
+    screenshot script) then opened a second window in the child, which tried to start a compute process
+    of its own during its bootstrapping: a RuntimeError in every plot.  Our targets live in importable
+    modules (this one, ``explorer.lab``), so the main module is hidden from the preparation data while
+    the child starts: it imports only what its target needs (faster, too).
+    """
+    main = sys.modules.get("__main__")
+    with _MAIN_LOCK:
+        saved = {k: main.__dict__[k] for k in ("__spec__", "__file__") if main is not None and k in main.__dict__}
+        try:
+            if main is not None:
+                main.__dict__["__spec__"] = None
+                main.__dict__.pop("__file__", None)
+            proc.start()
+        finally:
+            if main is not None:
+                main.__dict__.update(saved)
+                if "__spec__" not in saved:
+                    main.__dict__.pop("__spec__", None)
+
+
 def _end(proc, timeout: float) -> None:
     """Wait up to ``timeout`` for ``proc`` to leave, then terminate it, then kill it; reap it."""
     proc.join(max(0.0, timeout))
@@ -183,7 +212,7 @@ class ComputeProcess:
     def _start(self) -> None:
         parent, child = _CTX.Pipe()
         proc = _CTX.Process(target=serve, args=(child, os.getpid()), name="pe-compute-process", daemon=True)
-        proc.start()
+        start_without_main(proc)
         child.close()  # ours closed, the child's end is the only one: its death reads as EOF here
         self._proc, self._conn = proc, parent
         self.starts += 1
@@ -267,7 +296,7 @@ def run_long(fn: Callable, control, on_event: Callable[[str, Any], None], on_sta
     reader, writer = _CTX.Pipe(duplex=False)
     proc = _CTX.Process(target=_run_long_child, name="pe-long-process", daemon=True,
                         args=(fn, type(control), cancel_ev, running_ev, writer, os.getpid()))
-    proc.start()
+    start_without_main(proc)
     writer.close()
     on_start(proc)
     final: tuple[str, Any] | None = None

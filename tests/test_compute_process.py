@@ -309,3 +309,36 @@ def test_a_window_closed_before_the_welcome_offer_opens_nothing(qtbot):
     w.show()
     w.close()
     assert w.offer_welcome() is False and w.welcome is None
+
+
+UNGUARDED = """
+import os, sys
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtCore import QCoreApplication, QElapsedTimer
+from explorer.jobs.misc import ProbeRequest
+from explorer.service import ComputeService
+
+app = QCoreApplication.instance() or QCoreApplication(sys.argv)
+print("script ran in", os.getpid(), flush=True)
+service = ComputeService(mode="process", warm_up=False)
+out = []
+service.submit(ProbeRequest(), on_result=lambda r: out.append(r.value), on_error=lambda f: out.append(f.message))
+t = QElapsedTimer(); t.start()
+while not out and t.elapsed() < 60000:
+    app.processEvents()
+print("answer", out, flush=True)
+service.stop()
+"""
+
+
+def test_a_script_without_a_main_guard_still_computes_in_the_child(tmp_path):
+    """Spawn re-ran the main script in the child: a script that opens the app without
+    ``if __name__ == "__main__":`` (a student's, a screenshot script) got a RuntimeError in every plot."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    proc = subprocess.run([sys.executable, str(script)], env=_env(tmp_path), capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.count("script ran in") == 1, proc.stdout  # not again in the child
+    answer = next(line for line in proc.stdout.splitlines() if line.startswith("answer"))
+    assert "'pid'" in answer and "RuntimeError" not in answer, answer
