@@ -133,6 +133,11 @@ class LazyDocksMixin:
             from .widgets.styling import style_widgets
 
             style_widgets(panel, theme, ui_pt=self._ui_pt, zoom=self._zoom, set_root_font=False)
+            # Back into the window's care: a palette of its own would keep this theme after the next
+            # change (a panel first shown in light presenter mode stayed light, its labels black on black).
+            from PySide6.QtGui import QPalette
+
+            panel.setPalette(QPalette())
             panel.apply_theme(theme)
         act = getattr(self, "act_sidebar", None)
         if act is not None:

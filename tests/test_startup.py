@@ -113,3 +113,24 @@ def test_compute_starts_after_the_first_frame(qtbot):
     finally:
         win.removeEventFilter(order)
         win.close()
+
+
+def test_a_panel_built_late_follows_the_next_theme_change(qtbot):
+    """A panel first built in light presenter mode kept that palette after the switch to dark (its own
+    palette stopped the window's from reaching it): black labels on a black panel."""
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QLabel
+
+    win = _window(qtbot)
+    try:
+        win.show()
+        win.set_presenter(True)
+        swap = win.panels["swap"]  # built now, in light presenter mode
+        win.set_base_theme("dark")
+        label = next(lb for lb in swap.findChildren(QLabel) if lb.text() == "Sentence")
+        text = label.palette().color(QPalette.ColorRole.WindowText)
+        window = swap.palette().color(QPalette.ColorRole.Window)
+        assert text.lightness() > 200 and window.lightness() < 60, (text.name(), window.name())
+        assert text == win.panels["waves"].palette().color(QPalette.ColorRole.WindowText)
+    finally:
+        win.close()
