@@ -197,6 +197,26 @@ def prepare_ui_process() -> None:
     limit_blas_threads(1)
 
 
+#: The collector that runs on the UI thread only (kept alive here: see :func:`collect_on_ui_thread`).
+_UI_COLLECTOR = None
+
+
+def collect_on_ui_thread():
+    """Garbage collection only on the UI thread, from a timer (pyqtgraph's ``GarbageCollector``).
+
+    Python collects whenever an allocation crosses a threshold, on whichever thread made it: a worker
+    thread (the service's, a Lab run's progress) then destroyed Qt objects that belong to the UI thread,
+    and the interpreter died in the middle of the collection (SIGSEGV; seen twice in test runs, in the
+    Lab). Automatic collection is off; the UI thread collects each generation past its threshold once a
+    second. Idempotent; needs a Q(Core)Application."""
+    global _UI_COLLECTOR
+    if _UI_COLLECTOR is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _UI_COLLECTOR = GarbageCollector(interval=1.0)
+    return _UI_COLLECTOR
+
+
 def freeze_after_start() -> None:
     """Once the window is built and shown: move every object made so far out of the collector's sight.
 
@@ -209,6 +229,7 @@ def freeze_after_start() -> None:
     import gc
 
     gc.freeze()
+    collect_on_ui_thread()
     if os.environ.get("PE_EXPLORER_REPORT_PROCESS"):
         print(f"process={process_report()}", flush=True)
 

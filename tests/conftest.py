@@ -16,6 +16,15 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
+def _collect_garbage_on_the_ui_thread(qapp):
+    """As the app does: no automatic collection on whatever thread allocates, a timer on the UI thread."""
+    from explorer.app import collect_on_ui_thread
+
+    collect_on_ui_thread()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _collect_garbage_after():
     """Collect each test's garbage when the test is over, with no worker running.  Otherwise a later test
     collects it at a random moment — once, on a clean-clone CI run, inside the Lab's first torch import on

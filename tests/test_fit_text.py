@@ -129,3 +129,46 @@ def test_lab_legends_give_way_to_one_key_on_a_small_plot(qtbot):
     panel.resize(1900, 1000)
     qtbot.waitUntil(lambda: legend.isVisible() and not panel.key.isVisible(), timeout=3000)
     service.stop()
+
+
+def test_an_axis_label_longer_than_its_axis_is_drawn_smaller_not_cut(qtbot):
+    from explorer.widgets.titles import AXIS_LABEL_MIN_SCALE
+
+    plot = make_plot("x", y="slower ◀ pair i ▶ FASTER, and a few more words")
+    qtbot.addWidget(plot)
+    plot.resize(400, 800)
+    plot.show()
+    qtbot.waitExposed(plot)
+    axis = plot.getPlotItem().getAxis("left")
+    qtbot.waitUntil(lambda: axis.label.scale() == 1.0, timeout=2000)  # room enough: full size
+    plot.resize(400, 200)
+    qtbot.waitUntil(lambda: axis.label.scale() < 1.0, timeout=2000)
+    shown = axis.label.mapRectToItem(axis, axis.label.boundingRect())
+    if axis.label.scale() > AXIS_LABEL_MIN_SCALE:
+        assert shown.top() >= -1 and shown.bottom() <= axis.size().height() + 1  # inside its axis
+    assert "FASTER" in axis.label.toPlainText()  # the whole text, smaller
+
+
+def test_declutter_hides_the_less_telling_of_two_labels_that_meet(qtbot):
+    import pyqtgraph as pg
+
+    from explorer.widgets.titles import declutter
+
+    plot = make_plot("x")
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    first, second, apart = pg.TextItem("L_train = 128"), pg.TextItem("2π: lower bound"), pg.TextItem("N = 256")
+    for item, (x, y) in ((first, (0.5, 0.5)), (second, (0.52, 0.5)), (apart, (0.1, 0.9))):
+        plot.addItem(item)
+        item.setPos(x, y)
+    plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()
+    declutter([first, second, apart])
+    assert first.isVisible() and not second.isVisible() and apart.isVisible()
+    second.setPos(0.5, 0.1)  # apart now: both shown
+    declutter([first, second, apart])
+    assert second.isVisible()

@@ -31,6 +31,9 @@ def configure_pyqtgraph() -> None:
     from .log_ticks import room_for_labels
 
     room_for_labels()  # tick labels never run together on a narrow plot
+    from .titles import fit_axis_labels
+
+    fit_axis_labels()  # an axis label longer than its axis is drawn smaller, not cut
     _configured = True
 
 

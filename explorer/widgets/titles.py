@@ -133,3 +133,72 @@ def fit_title(plot_item) -> TitleFit:
     """Give ``plot_item`` a :class:`TitleFit` (once) and return it."""
     fit = plot_item.__dict__.get("_pe_title_fit")
     return fit if fit is not None else TitleFit(plot_item)
+
+
+#: The smallest share of its size an axis label is drawn at to fit its axis (below that it is cut).
+AXIS_LABEL_MIN_SCALE = 0.6
+_NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
+
+
+def fit_axis_labels() -> None:
+    """Axis labels longer than their axis are drawn smaller to fit it (once, for every axis).
+
+    pyqtgraph centres an axis label on its axis whatever its length, so a rotated label on a short plot
+    ("slower ◀ pair i ▶ FASTER", "λᵢ (positions, log scale)") was cut at both ends and ran into the
+    plot above.  The label keeps its text and is scaled down (to 60 % at most) and centred again.
+    """
+    import pyqtgraph as pg
+
+    cls = pg.AxisItem
+    if getattr(cls, "_pe_fit_labels", False):
+        return
+    cls._pe_fit_labels = True
+    resize, update = cls.resizeEvent, cls._updateLabel
+
+    def resize_event(self, ev=None):
+        resize(self, ev)
+        _fit_axis_label(self)
+
+    def update_label(self):
+        update(self)
+        _fit_axis_label(self)
+
+    cls.resizeEvent = resize_event
+    cls._updateLabel = update_label
+
+
+def _fit_axis_label(axis) -> None:
+    label = getattr(axis, "label", None)
+    if label is None:
+        return
+    br = label.boundingRect()
+    vertical = axis.orientation in ("left", "right")
+    room = (axis.size().height() if vertical else axis.size().width()) - 8
+    scale = 1.0 if br.width() <= room or br.width() <= 0 else max(AXIS_LABEL_MIN_SCALE, room / br.width())
+    if scale == label.scale() and scale == 1.0:
+        return
+    label.setScale(scale)
+    w, h = br.width() * scale, br.height() * scale
+    size = axis.size()
+    if axis.orientation == "left":
+        label.setPos(-_NUDGE, int(size.height() / 2 + w / 2))
+    elif axis.orientation == "right":
+        label.setPos(int(size.width() - h + _NUDGE), int(size.height() / 2 + w / 2))
+    elif axis.orientation == "top":
+        label.setPos(int(size.width() / 2 - w / 2), -_NUDGE)
+    else:
+        label.setPos(int(size.width() / 2 - w / 2), int(size.height() - h + _NUDGE))
+
+
+def declutter(labels) -> None:
+    """Show each of ``labels`` (graphics items, most important first) only where it does not overlap one
+    shown before it: two line labels on a short plot (L_train's and the lower bound's) printed over each
+    other; the line itself stays, and says what it is through its dash and the labels that remain."""
+    placed = []
+    for label in labels:
+        label.setVisible(True)
+        rect = label.sceneBoundingRect()
+        clash = any(rect.intersects(other) for other in placed)
+        label.setVisible(not clash)
+        if not clash:
+            placed.append(rect)

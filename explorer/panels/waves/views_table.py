@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QToolButton
 
 from ...jobs.colours import LUT_SIZE, SPREAD_GREY  # noqa: F401 - SPREAD_GREY: part of this module's interface
@@ -16,6 +16,7 @@ from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from ...widgets.pointer import pointer_for
+from ...widgets.titles import declutter
 from .common import (
     P_COLOUR,
     PK_COLOUR,
@@ -404,6 +405,19 @@ class SpectrumView(Card):
         for item in (self.low, self.high, self.n_line, self.train_line):
             self.plot.addItem(item)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+        # On a short plot (a 720p projector) two labels can meet: the less telling one gives way.
+        self._declutter_timer = QTimer(self)
+        self._declutter_timer.setSingleShot(True)
+        self._declutter_timer.setInterval(0)
+        self._declutter_timer.timeout.connect(self._declutter)
+        self.vb.sigResized.connect(self._schedule_declutter)
+        self.vb.sigRangeChanged.connect(self._schedule_declutter)
+
+    def _schedule_declutter(self, *_args) -> None:
+        self._declutter_timer.start()
+
+    def _declutter(self) -> None:
+        declutter([line.label for line in (self.train_line, self.n_line, self.high, self.low)])
 
     def show_state(self, st: WavesState) -> None:
         self.state = st
