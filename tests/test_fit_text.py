@@ -172,3 +172,23 @@ def test_declutter_hides_the_less_telling_of_two_labels_that_meet(qtbot):
     second.setPos(0.5, 0.1)  # apart now: both shown
     declutter([first, second, apart])
     assert second.isVisible()
+
+
+def test_lab_table_headers_and_key_use_the_themes_colours(qtbot):
+    """In the dark theme NoPE's grey header was dim on black: the names take their curves' mapped colours."""
+    from PySide6.QtGui import QColor
+
+    from explorer.panels.lab import LabPanel
+    from explorer.panels.lab_views import SCHEME_COLOURS
+    from explorer.service import ComputeService
+    from explorer.theme import DARK
+
+    service = ComputeService(warm_up=False)
+    panel = LabPanel(service)
+    qtbot.addWidget(panel)
+    panel.table.prepare(["nope", "rope"], [8, 16], 8)
+    panel.apply_theme(DARK)
+    header = panel.table.horizontalHeaderItem(0).foreground().color()
+    r, g, b, _a = DARK.map_colour(QColor(SCHEME_COLOURS["nope"]).getRgb())
+    assert header == QColor(r, g, b) and header.lightness() > QColor(SCHEME_COLOURS["nope"]).lightness()
+    service.stop()

@@ -345,7 +345,7 @@ class LabPanel(LabRunControl, Panel):
         if not schemes or not any(v.legend.hidden_for_room() for v in views):
             self.key.setVisible(False)
             return
-        self.key.setText(scheme_key(schemes))
+        self.key.setText(scheme_key(schemes, getattr(self, "_theme", None)))
         self.key.setVisible(True)
 
     def _apply_fonts(self, scale: float, colour: str | None = None) -> None:
@@ -359,7 +359,11 @@ class LabPanel(LabRunControl, Panel):
         self.table.setFont(f)
 
     def apply_theme(self, theme) -> None:
+        self._theme = theme
         self._apply_fonts(theme.font_scale, theme.foreground)
+        if hasattr(self, "loss_view"):  # built (the base class may restyle before the views exist)
+            self.table.set_theme(theme)
+            self._update_key()
 
     # -- running (pause, cancel and a run's end: LabRunControl) -------------------------------------
     def start(self) -> None:

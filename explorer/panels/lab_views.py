@@ -151,10 +151,19 @@ class _LegendFitter(QObject):
             self.changed.emit()
 
 
-def scheme_key(schemes) -> str:
+def scheme_colour(scheme: str, theme=None) -> QColor:
+    """``scheme``'s colour as ``theme`` draws its curves (the plots' theming maps each pen the same way)."""
+    c = QColor(SCHEME_COLOURS[scheme])
+    if theme is not None:
+        r, g, b, _a = theme.map_colour((c.red(), c.green(), c.blue(), 255))
+        c = QColor(r, g, b)
+    return c
+
+
+def scheme_key(schemes, theme=None) -> str:
     """One line naming ``schemes`` in their curves' colours (the key shown when the plots' legends are not)."""
-    return " &nbsp; ".join(f"<span style='color:{SCHEME_COLOURS[s]}; font-weight:700'>━━</span> {SCHEME_LABELS[s]}"
-                           for s in schemes)
+    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>━━</span> "
+                           f"{SCHEME_LABELS[s]}" for s in schemes)
 
 
 def _bottom_legend(view: pg.PlotWidget) -> _FitLegend:
@@ -432,6 +441,18 @@ class ResultsTable(QTableWidget):
         self._bold_headers()
         self._schemes: list[str] = []
         self._lengths: list[int] = []
+        self._theme = None
+
+    def set_theme(self, theme) -> None:
+        """Scheme names in their curves' colours as ``theme`` draws them (NoPE's grey was dim on black)."""
+        self._theme = theme
+        self._colour_headers()
+
+    def _colour_headers(self) -> None:
+        for c, s in enumerate(self._schemes):
+            item = self.horizontalHeaderItem(c)
+            if item is not None:
+                item.setForeground(scheme_colour(s, self._theme))
 
     def prepare(self, schemes, lengths, train_len: int) -> None:
         self._schemes, self._lengths = list(schemes), sorted(lengths)
@@ -441,8 +462,7 @@ class ResultsTable(QTableWidget):
         self.setHorizontalHeaderLabels([SCHEME_LABELS[s] for s in self._schemes])
         self.setVerticalHeaderLabels([f"{n} (train)" if n == train_len else f"{n} ({n / train_len:g}×)"
                                       for n in self._lengths])
-        for c, s in enumerate(self._schemes):
-            self.horizontalHeaderItem(c).setForeground(QColor(SCHEME_COLOURS[s]))
+        self._colour_headers()
         self._bold_headers()
         for r in range(len(self._lengths)):
             for c in range(len(self._schemes)):
