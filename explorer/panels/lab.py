@@ -51,7 +51,7 @@ from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
-from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, scheme_key
+from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, show_key
 
 
 def _swatch(colour: str) -> QIcon:
@@ -340,13 +340,7 @@ class LabPanel(LabRunControl, Panel):
 
     def _update_key(self) -> None:
         """The shared key: the run's schemes in their colours, while any plot's own legend is left out."""
-        views = (self.loss_view, self.length_view, self.position_view)
-        schemes = list(self.loss_view.smooth)
-        if not schemes or not any(v.legend.hidden_for_room() for v in views):
-            self.key.setVisible(False)
-            return
-        self.key.setText(scheme_key(schemes, getattr(self, "_theme", None)))
-        self.key.setVisible(True)
+        show_key(self.key, (self.loss_view, self.length_view, self.position_view), getattr(self, "_theme", None))
 
     def _apply_fonts(self, scale: float, colour: str | None = None) -> None:
         fg = f" color: {colour};" if colour else ""

@@ -166,6 +166,16 @@ def scheme_key(schemes, theme=None) -> str:
                            f"{SCHEME_LABELS[s]}" for s in schemes)
 
 
+def show_key(key, views, theme=None) -> None:
+    """Show ``key`` (a QLabel) naming the run's schemes while any of ``views``' legends is left out."""
+    schemes = list(views[0].smooth)
+    if not schemes or not any(v.legend.hidden_for_room() for v in views):
+        key.setVisible(False)
+        return
+    key.setText(scheme_key(schemes, theme))
+    key.setVisible(True)
+
+
 def _bottom_legend(view: pg.PlotWidget) -> _FitLegend:
     """A legend under the x axis, in the plot's own layout: it never covers a curve."""
     pi = view.getPlotItem()
