@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
 from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.theming import theme_bus
+from ..widgets.titles import full_title
 
 BEFORE_COLOUR = "#4c72b0"
 AFTER_COLOUR = "#dd8452"
@@ -206,55 +207,19 @@ def _text_colour_on_viridis(v: float) -> QColor:
 
 
 class FittedTitle:
-    """Mixin for a PlotWidget: its title is elided to the plot's width and never widens the plot.
-
-    pyqtgraph makes a title's text width the plot's minimum width, so a long title (or a big
-    presenter-mode font) would push the plot, colour bar included, out of its widget.
-    """
-
-    _full_title = ""
-
-    def _free_title(self) -> None:
-        label = self.getPlotItem().titleLabel
-        original = label.updateMin
-
-        def update_min() -> None:
-            original()
-            label.setMinimumWidth(0)
-
-        label.updateMin = update_min  # instance override: LabelItem.setText calls self.updateMin()
-        label.setMinimumWidth(0)
+    """Mixin for a PlotWidget: ``set_title``/``title`` over the theme's title fitting
+    (:mod:`explorer.widgets.titles`: elided to the plot's width, never widening it, the whole text kept)."""
 
     def set_title(self, text: str) -> None:
-        self._full_title = text
-        self._fit_title()
+        self.getPlotItem().setTitle(text)  # keeps the size and colour the theme gave it
 
     def title(self) -> str:
         """The full title (the plot may show it elided)."""
-        return self._full_title
-
-    def _fit_title(self) -> None:
-        label = self.getPlotItem().titleLabel
-        size = str(label.opts.get("size") or "12pt")
-        font = QFont()
-        try:
-            font.setPointSizeF(float(size.removesuffix("pt")))
-        except ValueError:
-            font.setPointSizeF(12.0)
-        avail = max(40, self.width() - 24)
-        shown = QFontMetricsF(font).elidedText(self._full_title, Qt.TextElideMode.ElideRight, avail)
-        if label.text != shown:
-            self.getPlotItem().setTitle(shown)  # keeps the size and colour the theme gave it
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(event)
-        if self._full_title:
-            self._fit_title()
+        return full_title(self.getPlotItem())
 
 
 def _style_plot(plot: pg.PlotWidget, *, zoom: bool = False) -> None:
-    """Fonts, a title that cannot widen the plot, and mouse zoom (maps) or a fixed view (bars)."""
-    plot._free_title()
+    """Fonts and mouse zoom (maps) or a fixed view (bars); the theme fits the title (widgets/titles.py)."""
     pi = plot.getPlotItem()
     # Maps zoom with the wheel, so a 64-token map can be read cell by cell (the numbers appear
     # once the cells are big enough); the "A" button or a new sentence shows all of it again.
