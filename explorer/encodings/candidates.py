@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import EncodingError, as_positions, check_base, check_even, check_int, check_size
+from .sinusoidal import sinusoidal
 
 CANDIDATES = ("integer", "fraction", "binary", "sinusoidal")
 
@@ -100,12 +101,7 @@ def encode(kind: str, positions, n: int, d: int, base: float = 10000.0) -> np.nd
         ok = bits < 63  # bit j ≥ 63 of a position below 2^63 is 0
         out[:, ok] = (pi[:, None] >> bits[ok][None, :]) & 1
         return out
-    omega = b ** (-2.0 * np.arange(d // 2) / d)
-    theta = p[:, None] * omega[None, :]
-    out = np.empty((p.size, d))
-    out[:, 0::2] = np.sin(theta)
-    out[:, 1::2] = np.cos(theta)
-    return out
+    return sinusoidal(p, d, b, "paper")
 
 
 @dataclass(frozen=True)
