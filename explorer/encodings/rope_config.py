@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
 
+from ..fileio import InputError, parse_json_text, read_text_file
 from ..paths import resource_path
 from .errors import MAX_BASE, EncodingError
 from .rope import MAX_SEQ_LEN, RopeScaling, scaled_inv_freq
@@ -125,16 +124,6 @@ def scaling_fields(rope_type: str, sc: RopeScaling) -> dict:
 
 
 # -- reading --------------------------------------------------------------------------------------------
-def _refuse_constant(text: str):
-    raise EncodingError(f"the config holds {text}, which is not a number JSON allows")
-
-
-def _int_from_text(text: str) -> int:
-    if len(text.lstrip("-")) > 19:
-        raise EncodingError(f"the config holds a {len(text.lstrip('-'))}-digit number; at most 19 digits")
-    return int(text)
-
-
 def _depth(obj, limit: int = MAX_DEPTH) -> int:
     """Nesting depth of ``obj`` (stops counting past ``limit``), without recursion."""
     deepest, stack = 0, [(obj, 1)]
@@ -151,72 +140,32 @@ def _depth(obj, limit: int = MAX_DEPTH) -> int:
 
 
 def parse_config_text(text: str, name: str = "") -> ModelRope:
-    """:func:`parse_config` of a JSON text (at most :data:`MAX_CONFIG_BYTES`)."""
+    """:func:`parse_config` of a JSON text (at most :data:`MAX_CONFIG_BYTES`), read by the app's one hostile-safe
+    JSON parser (no NaN, no 20+-digit integers, no deep nesting, no repeated keys)."""
     if len(text) > MAX_CONFIG_BYTES:
         raise EncodingError(f"the config is {len(text):,} characters; at most {MAX_CONFIG_BYTES:,} (a config.json "
                             "is a few kB)")
-    # Nesting is counted on the brackets before parsing: json.loads recurses and would overflow the stack.
-    depth = level = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            level += 1
-            depth = max(depth, level)
-            if depth > MAX_DEPTH:
-                raise EncodingError(f"the config nests deeper than {MAX_DEPTH} levels; a config.json nests 2 or 3")
-        elif ch in "]}":
-            level -= 1
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_int=_int_from_text)
-    except EncodingError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise EncodingError(f"the config is not valid JSON ({str(exc).splitlines()[0][:120]})") from None
+        data = parse_json_text(text, what="model config")
+    except InputError as exc:
+        raise EncodingError(str(exc)) from None
     return parse_config(data, name)
 
 
 def read_config(path) -> ModelRope:
-    """The model's RoPE from a ``config.json`` file; one line naming the problem when it cannot be read."""
+    """The model's RoPE from a ``config.json`` file (or a model folder holding one); one line naming the problem
+    when it cannot be read."""
     p = Path(path)
-    label = str(p) if len(str(p)) <= 120 else "…" + str(p)[-119:]
     try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise EncodingError(f"{label}: no such file") from None
-    except OSError as exc:
-        raise EncodingError(f"{label}: cannot read it ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(st.st_mode):
-        cfg = p / "config.json"  # a Hugging Face model folder: its config.json
-        if cfg.is_file():
-            return read_config(cfg)
-        raise EncodingError(f"{label}: it is a folder with no config.json; give a model's config.json")
-    if not stat.S_ISREG(st.st_mode):
-        raise EncodingError(f"{label}: it is not a regular file (a FIFO, device or socket is never opened)")
-    if st.st_size > MAX_CONFIG_BYTES:
-        raise EncodingError(f"{label}: {st.st_size:,} bytes is too large for a config.json (at most "
-                            f"{MAX_CONFIG_BYTES:,})")
-    try:
-        with open(p, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise EncodingError(f"{label}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise EncodingError(f"{label}: not a text file (not UTF-8); give a model's config.json") from None
+        if p.is_dir() and (p / "config.json").is_file():
+            p = p / "config.json"  # a Hugging Face model folder or cache snapshot
+        text = read_text_file(p, limit=MAX_CONFIG_BYTES, what="model config")
+    except (InputError, OSError) as exc:
+        raise EncodingError(str(exc)) from None
     try:
         return parse_config_text(text, p.parent.name if p.name == "config.json" else p.stem)
     except EncodingError as exc:
-        raise EncodingError(f"{label}: {exc}") from None
+        raise EncodingError(f"{p}: {exc}") from None
 
 
 def _number(where: str, key: str, value, *, positive: bool = True) -> float:
@@ -394,3 +343,43 @@ def resolve(spec: str) -> ModelRope:
     if isinstance(spec, str) and spec.lstrip().startswith("{"):
         return parse_config_text(spec)
     return load_shipped(spec)
+
+
+#: RopeScaling fields a command line (or a panel) may override, by name.
+SCALING_OVERRIDES = ("factor", "original_max_positions", "beta_fast", "beta_slow", "low_freq_factor",
+                     "high_freq_factor", "mscale", "mscale_all_dim", "attention_factor", "truncate")
+#: Our scaling kind -> transformers' rope_type (the reverse of :data:`ROPE_TYPES`; "ntk" is ours only).
+ROPE_TYPE_OF = {v: k for k, v in ROPE_TYPES.items()} | {"ntk": "ntk"}
+
+
+def with_overrides(model: ModelRope | None, *, head_dim: int | None = None, base: float | None = None,
+                   partial_rotary_factor: float | None = None, scaling: str | None = None,
+                   **changes) -> ModelRope:
+    """``model`` (or plain RoPE at head dim ``head_dim``, base 10000) with the given values in place of its own.
+
+    ``changes`` are :data:`SCALING_OVERRIDES` (None: keep the model's).  Every value is checked again, so a
+    bad combination is one line.
+    """
+    unknown = set(changes) - set(SCALING_OVERRIDES)
+    if unknown:
+        raise EncodingError(f"unknown RoPE setting {sorted(unknown)[0]}")
+    if model is None:
+        if head_dim is None:
+            raise EncodingError("give --config (a model's config.json) or --head-dim")
+        model = ModelRope("", 10000.0, int(head_dim), int(head_dim), 1.0, 2048, "default", RopeScaling())
+    hd = model.head_dim if head_dim is None else int(head_dim)
+    share = model.partial_rotary_factor if partial_rotary_factor is None else float(partial_rotary_factor)
+    if not 0.0 < share <= 1.0:
+        raise EncodingError(f"partial_rotary_factor must be in (0, 1], got {share:g}")
+    rotary_dim = int(hd * share)
+    if rotary_dim < 2 or rotary_dim % 2:
+        raise EncodingError(f"the rotary dim int({hd} × {share:g}) = {rotary_dim} must be even and at least 2")
+    kw = {k: v for k, v in changes.items() if v is not None}
+    if scaling is not None:
+        kw["kind"] = scaling
+    sc = replace(model.scaling, **kw)
+    rope_type = ROPE_TYPE_OF.get(sc.kind, sc.kind)
+    out = replace(model, head_dim=hd, rotary_dim=rotary_dim, partial_rotary_factor=share,
+                  base=model.base if base is None else float(base), rope_type=rope_type, scaling=sc)
+    out.frequencies()  # refuse now what would fail later
+    return out
