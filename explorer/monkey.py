@@ -74,6 +74,9 @@ class Monkey(WidgetEvents):
         self._excluded = set()
         if lab is not None:
             self._excluded = {id(lab.start_button), id(lab.open_button), id(lab.save_button)}
+        schemes = window.panels.get("schemes")
+        if schemes is not None:  # "Open model config…" is handed the same files as "Open preset…"
+            schemes.ask_config_path = self._pick_preset_file
         # (weight, action); an action returns a short description of what it did, or None if it
         # found nothing to act on.
         self.actions = [

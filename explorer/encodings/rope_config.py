@@ -18,6 +18,7 @@ yarn and longrope without ``factor`` s = max_position_embeddings / L_orig.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, replace
@@ -338,9 +339,14 @@ def load_shipped(config_id: str) -> ModelRope:
     return read_config(paths[config_id])
 
 
+@functools.lru_cache(maxsize=32)
 def resolve(spec: str) -> ModelRope:
-    """A model from a state's ``model`` text: a shipped id, or the rotary fields as JSON (never a path)."""
-    if isinstance(spec, str) and spec.lstrip().startswith("{"):
+    """A model from a state's ``model`` text: a shipped id, or the rotary fields as JSON (never a path).
+
+    Cached: the panel's state is checked at every change, and the model is read once."""
+    if not isinstance(spec, str):
+        raise EncodingError(f"model must be a shipped config id or a config's rotary fields as JSON, got {spec!r}")
+    if spec.lstrip().startswith("{"):
         return parse_config_text(spec)
     return load_shipped(spec)
 

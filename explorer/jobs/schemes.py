@@ -44,6 +44,7 @@ from ..schemes.learned import table as learned_table
 from ..schemes.learned import too_large as learned_too_large
 from ..schemes.scaled_rope import METHOD_TITLES, interpolation_weight, scaling_of
 from . import job
+from .model_rope import ModelRopeRequest
 
 #: Cells per axis of the score matrices: about one screen pixel per cell in a 2 × 3 grid on a 1440-wide
 #: window, so the display never has to thin the cells out again (the cells are exact block means).
@@ -271,6 +272,8 @@ def build_requests(st, view: str | None = None) -> list:
                 ScaledRequest(st.head_dim, st.base, st.l_train, st.scaling, st.factor)]
     if view == "alibi":
         return [AlibiRequest(st.heads, st.alibi_head, st.l_eval, st.causal)]
+    if view == "model":
+        return [ModelRopeRequest(st.model)]
     if view == "properties":
         return [PropertiesRequest(st.schemes, st.head_dim, st.base, st.l_train, st.l_eval, st.heads,
                                   st.scaling, st.factor, st.scheme_params)]

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from superqt import QDoubleSlider
 
 from .. import schemes as registry
+from ..jobs.model_rope import ModelRopeResponse
 from ..jobs.schemes import (
     METHOD_TITLES,
     AlibiResponse,
@@ -50,6 +52,7 @@ from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
+from .schemes_model import ModelView, open_model_config
 from .schemes_views import BAND_TEXT, DistanceView, MatrixView
 
 VIEW_TITLES = {
@@ -58,9 +61,10 @@ VIEW_TITLES = {
     "beyond": "3 · Beyond training",
     "alibi": "4 · ALiBi",
     "properties": "5 · Properties",
+    "model": "6 · A model's RoPE",
 }
 VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
-                "properties": PropertiesView}
+                "properties": PropertiesView, "model": ModelView}
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
 LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
@@ -246,6 +250,9 @@ class SchemesPanel(Panel):
             w = VIEW_CLASSES[name]()
             self._pages[name].layout().addWidget(w)
             self._views[name] = w
+            if isinstance(w, ModelView):
+                w.modelPicked.connect(self._on_model_picked)
+                w.openRequested.connect(self._on_open_model)
             if getattr(w, "info", None) is not None:
                 self.explain.adopt(w.info, w)  # the explanation beside the plots, not over them
                 self._refresh_explain()
@@ -295,6 +302,20 @@ class SchemesPanel(Panel):
 
     def _on_factor_slider_changed(self, v: float) -> None:
         self._change(factor=round(2.0 ** float(v), 4))
+
+    def _on_model_picked(self, spec: str) -> None:
+        self._change(model=spec)
+
+    def ask_config_path(self) -> str:
+        """The config.json to open ("" if none; the GUI monkey answers this itself)."""
+        return QFileDialog.getOpenFileName(self, "Open model config", "", "Model config (*.json);;All files (*)")[0]
+
+    def _on_open_model(self) -> None:
+        spec, error = open_model_config(self.ask_config_path())
+        if error:
+            self.banner.show_error(error)
+        elif spec:
+            self._change(model=spec)
 
     def _on_tabs_changed(self, index: int) -> None:
         self._change(view=VIEWS[index])
@@ -357,6 +378,8 @@ class SchemesPanel(Panel):
             self.alibi_view.show_alibi(r)
         elif isinstance(r, PropertiesResponse):
             self.properties_view.show_properties(r)
+        elif isinstance(r, ModelRopeResponse):
+            self.view("model").show_model(r)
         self._update_scales()
 
     def _update_scales(self) -> None:
