@@ -41,4 +41,5 @@ def _load_all() -> None:
         schemes,
         swap,
         waves,
+        why,
     )
