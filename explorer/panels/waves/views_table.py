@@ -396,8 +396,8 @@ class SpectrumView(Card):
         self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashDotLine),
                                     label="2π·base: upper bound",
                                     labelOpts={**opts, "anchors": [(0, 0), (0, 0)]})
-        self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N",
-                                      labelOpts={**opts, "position": 0.75})
+        self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N − 1",
+                                      labelOpts={**opts, "position": 0.6})
         dotted = pg.mkPen("#e66100", width=1.5, style=Qt.PenStyle.DotLine)
         self.train_line = pg.InfiniteLine(angle=0, pen=dotted,
                                           label="L_train", labelOpts={**opts, "position": 0.45,
@@ -445,7 +445,7 @@ class SpectrumView(Card):
         self.high.setPos(math.log10(hi))
         # The line a pair's λ must stay under to complete a cycle: positions 0 … N−1 span N − 1 steps.
         self.n_line.setPos(math.log10(max(n - 1, 1)))
-        self.n_line.label.setFormat(f"N − 1 = {n - 1:,}")
+        self.n_line.label.setFormat(f"N−1 = {n - 1:,}")
         self.train_line.setPos(math.log10(max(lt, 1)))
         self.train_line.label.setFormat(f"L_train = {lt:,}")
         self.beyond_n.setRegion((math.log10(max(n - 1, 1)), top))
