@@ -55,14 +55,15 @@ def pca(table, k: int = 3) -> tuple[np.ndarray, np.ndarray]:
     P = _check(table)
     X = P - P.mean(axis=0)
     _, s, vt = np.linalg.svd(X, full_matrices=False)
-    k = max(1, min(int(k), vt.shape[0]))
+    want = max(1, int(k))
+    k = min(want, vt.shape[0])
     coords = X @ vt[:k].T
     flip = np.sign(coords[np.argmax(np.abs(coords), axis=0), np.arange(k)])
     coords = coords * np.where(flip == 0, 1.0, flip)
     total = float(np.sum(s**2))
     share = (s[:k] ** 2 / total) if total > 0 else np.zeros(k)
-    if coords.shape[1] < int(k):  # fewer components than asked (a table of one row or one dim)
-        pad = int(k) - coords.shape[1]
+    if k < want:  # fewer components than asked (a table of one row or one dim)
+        pad = want - k
         coords = np.hstack([coords, np.zeros((coords.shape[0], pad))])
         share = np.concatenate([share, np.zeros(pad)])
     return coords, share
