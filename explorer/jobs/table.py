@@ -113,8 +113,8 @@ def load(source: TableSource) -> LoadedTable:
 
 def info_of(source: TableSource, t: LoadedTable) -> TableInfo:
     if source.kind == "random":
-        text = (f"No checkpoint open: a seeded random table ({t.positions:,} × {t.d_model:,}, seed {source.seed}) "
-                "— the shape of a learned table, not what training makes of it")
+        text = (f"No checkpoint open: a seeded random table ({t.positions:,} × {t.d_model:,}, seed {source.seed}), "
+                "untrained")
     elif source.kind == "array":
         text = f"{t.name}: {t.positions:,} positions × {t.d_model:,}"
     else:

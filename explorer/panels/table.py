@@ -87,6 +87,7 @@ class TablePanel(Panel):
         self.source_label = QLabel(self)
         self.source_label.setObjectName("tableSource")
         self.source_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.source_label.setWordWrap(True)
         self.open_button = QPushButton("Open checkpoint…", self)
         self.open_button.setToolTip("A .safetensors file, a .bin/.pt state dict, or a Hugging Face model folder "
                                     "(e.g. ~/.cache/huggingface/hub/models--gpt2); only its position table is read")

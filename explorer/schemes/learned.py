@@ -173,6 +173,9 @@ class Learned(Scheme):
             def add(self, x):
                 return x + self.table(torch.arange(x.shape[1], device=x.device))
 
+            def trained_table(self):
+                return self.table.weight.detach().to("cpu", torch.float64).numpy().copy()
+
             def check_length(self, n: int) -> None:
                 if n > self.train_len:
                     try:
