@@ -68,6 +68,10 @@ def test_jobs_for_each_view_of_a_checkpoint(tmp_path):
     ok = jobs.run(TableRequest(src, "norms", probe=63)).note
     assert ok == f"position 63 → row 63 of wpe.weight, |P[63]| = {np.linalg.norm(P[63]):.4g}"
     assert got["pca"].arrays["share"].sum() <= 1 + 1e-12
+    sp = got["spectrum"].arrays  # log10 of each dim's share of its power, floored at 1e-6
+    _, power = ts.column_power(P)
+    c = int(sp["dims"][0])
+    np.testing.assert_allclose(10 ** sp["power"][:, 0], np.maximum(power[:, c] / power[:, c].sum(), 1e-6))
 
 
 def test_random_and_array_sources():

@@ -164,7 +164,10 @@ def view_arrays(t: LoadedTable, view: str, probe: int = 0) -> tuple[dict, str]:
         peak = np.argmax(power[1:], axis=0) if n > 1 else np.zeros(d, int)
         order = np.argsort(peak, kind="stable")
         total = power.sum(axis=0)
-        norm = np.divide(power, total, out=np.zeros_like(power), where=total > 0)[:, order]
+        share = np.divide(power, total, out=np.zeros_like(power), where=total > 0)[:, order]
+        # log10 of each dim's share of its power: a trained table's few slow waves would leave a linear
+        # map one colour; floored at 10⁻⁶ (a share of 0 has no logarithm).
+        norm = np.log10(np.maximum(share, 1e-6))
         sin = ts.sinusoidal_like(P)
         return {"freq": freqs, "power": norm, "dims": order, "dominant": ts.dominant_frequencies(P),
                 "sinusoidal": ts.dominant_frequencies(sin)}, ""

@@ -17,6 +17,8 @@ TABLE_COLOUR = "#E69F00"
 SINUS_COLOUR = "#0072B2"
 LIMIT_COLOUR = "#D55E00"
 NO_ROW_BRUSH = (213, 94, 0, 40)
+#: The principal axes drawn in the 3-D view.
+AXIS_COLOURS = ("#CC79A7", "#009E73", "#56B4E9")
 
 
 def _fit(widget: QWidget) -> QWidget:
@@ -106,7 +108,10 @@ class PcaTab(View):
         self.path3 = self.solid.plot(pen=pg.mkPen("#999999", width=1))
         self.dots3 = pg.ScatterPlotItem(size=6, pen=None)
         self.solid.addItem(self.dots3)
-        self.axes3 = [self.solid.plot(pen=pg.mkPen(c, width=2)) for c in ("#CC79A7", "#009E73", "#56B4E9")]
+        self.axes3 = [self.solid.plot(pen=pg.mkPen(c, width=2)) for c in AXIS_COLOURS]
+        self.axis_names = [pg.TextItem(f"PC{i + 1}", color=c, anchor=(0.5, 0.5)) for i, c in enumerate(AXIS_COLOURS)]
+        for t in self.axis_names:
+            self.solid.addItem(t)
         self._coords: np.ndarray | None = None
         self._angles = (35.0, 20.0)
         self._cmap = pg.colormap.get(SEQUENTIAL)
@@ -147,6 +152,7 @@ class PcaTab(View):
         for i, item in enumerate(self.axes3):  # the PC axes, turned the same way
             tip = rot[:, i] * size * 0.3
             item.setData([0, tip[0]], [0, tip[2]])
+            self.axis_names[i].setPos(tip[0] * 1.25, tip[2] * 1.25)
 
 
 class SpectrumTab(View):
@@ -154,8 +160,8 @@ class SpectrumTab(View):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.power = self.add(Heatmap("Power per dim", x="dims, sorted by peak frequency",
-                                      y="frequency (cycles / position)", levels=(0.0, 1.0), cmap=SEQUENTIAL))
+        self.power = self.add(Heatmap("Power per dim (log₁₀ share)", x="dims, sorted by peak frequency",
+                                      y="frequency (cycles / position)", levels=(-4.0, 0.0), cmap=SEQUENTIAL))
         self.power.setObjectName("tableSpectrum")
         self.power.getPlotItem().invertY(False)
         self.peaks = self.add(make_plot("Peak frequency of each dim", x="dims, sorted", y="cycles / position"))
@@ -170,8 +176,7 @@ class SpectrumTab(View):
         a = r.arrays
         f, p = a["freq"], a["power"]
         d = p.shape[1]
-        top = float(np.max(p)) if p.size else 1.0
-        self.power.set_matrix(p, rect=(0, 0, d, float(f[-1]) if f.size > 1 else 1.0), levels=(0.0, top or 1.0))
+        self.power.set_matrix(p, rect=(0, 0, d, float(f[-1]) if f.size > 1 else 1.0), levels=(-4.0, 0.0))
         n = r.info.positions
         floor = 1.0 / max(n, 1)
         mine = np.maximum(a["dominant"], floor)  # a constant dim (no peak) sits at the lowest frequency
