@@ -41,5 +41,7 @@ def _load_all() -> None:
         model_rope,
         schemes,
         swap,
+        table,
         waves,
+        why,
     )
