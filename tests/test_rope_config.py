@@ -233,3 +233,11 @@ def test_rope_frequencies_errors_are_one_line(argv, words, tmp_path, capsys):
     assert rc == 2
     assert words in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o.json").exists()
+
+
+def test_app_flag_config_is_checked_before_any_window(tmp_path, capsys):
+    (tmp_path / "bad.json").write_text('{"rope_theta": 1e4, "head_dim": 8, "max_position_embeddings": 64, '
+                                       '"rope_scaling": {"rope_type": "yarn", "factor": 4, "mystery": 1}}')
+    for path, words in ((tmp_path / "missing.json", "no such file"), (tmp_path / "bad.json", "mystery")):
+        rc, err = _run(["--config", str(path)], capsys)
+        assert rc == 2 and words in err and len(err.strip().splitlines()) == 1

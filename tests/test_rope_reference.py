@@ -188,7 +188,8 @@ def test_rotation_matches_gpt_neox_apply_rotary_pos_emb():
 
 
 def test_transformers_float32_error_at_offset_1e5():
-    """The guide says transformers' float32 angles are off by up to ~3e-2 in cos/sin at offset 1e5: measured."""
+    """transformers computes angles in float32: at offset 1e5 cos and sin are off by ~7e-3 (the guide says so; the
+    issue guessed ~3e-2). An angle near 1e5 rad is kept in float32 only to 2**-7 ≈ 0.008."""
     model = load_shipped("llama-3.1-8b")
     cfg = _hf_config("llama", json_fields("llama-3.1-8b"))
     inv32, _ = mru.ROPE_INIT_FUNCTIONS["llama3"](cfg, None, None)
@@ -198,7 +199,7 @@ def test_transformers_float32_error_at_offset_1e5():
     inv64, _ = model.frequencies()
     ang64 = np.outer(np.arange(100_000, 100_064, dtype=np.float64), inv64)
     err = np.abs(np.cos(ang32) - np.cos(ang64)).max()
-    assert 5e-3 < err < 5e-2, err
+    assert 3e-3 < err < 1e-2, err  # measured: 7.05e-3
 
 
 def test_hf_refuses_what_we_refuse_unknown_type():

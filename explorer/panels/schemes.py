@@ -1,6 +1,6 @@
 """Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
 
-Five views (tabs), one set of shared, linked controls on the left.  Only the visible view is
+Six views (tabs), one set of shared, linked controls on the left (the sixth, a real model's RoPE, reads its own).  Only the visible view is
 computed; each view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a
 request that equals the last one sent for its key is not sent again, so dragging s recomputes
 only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
