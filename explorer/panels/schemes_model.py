@@ -57,7 +57,9 @@ class ModelView(QWidget):
         self.combo.setToolTip("a well-known model's RoPE (only the rotary fields of its config.json are shipped)")
         for cid in shipped():
             self.combo.addItem(load_shipped(cid).name, cid)
-        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # Not as wide as its longest name: the row must fit a 1024-wide projector in presenter mode.
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(16)
         self.open_button = QPushButton("Open model config…")
         self.open_button.setObjectName("modelOpen")
         self.open_button.setToolTip("read rope_theta, head_dim, rope_scaling … from a model's config.json")
