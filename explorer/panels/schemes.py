@@ -1,9 +1,9 @@
 """Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
 
-Six views (tabs), one set of shared, linked controls on the left (the sixth, a real model's RoPE, reads its own).  Only the visible view is
-computed; each view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a
-request that equals the last one sent for its key is not sent again, so dragging s recomputes
-only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
+Six views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
+own config).  Only the visible view is computed; each view asks for one result per plot (keys
+``schemes.<view>[.<scheme>]``), and a request that equals the last one sent for its key is not sent again,
+so dragging s recomputes only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
 """
 
 from __future__ import annotations
@@ -439,8 +439,10 @@ class SchemesPanel(Panel):
         return formula_html(state)
 
     def export_basename(self) -> str:
-        """e.g. ``schemes_yarn_s4_d64_L512_eval1024`` (method, s, head dim, L_train, L_eval)."""
+        """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
         st = self.state
+        if st.view == "model":
+            return f"schemes_model_{'opened' if st.model.lstrip().startswith('{') else st.model}"
         return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
 
     def apply_theme(self, theme) -> None:
