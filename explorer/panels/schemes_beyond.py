@@ -191,6 +191,10 @@ class BeyondView(QWidget):
             else:
                 xs, ys = x, y
             curve.setData(xs, ys)
+            if spec.x_range is not None:  # e.g. every pair, also those whose θ = 0 is not drawn
+                pi.setXRange(*spec.x_range, padding=0.02)
+            else:
+                pi.enableAutoRange(x=True)
             while len(marks) < len(spec.marks):
                 line = beyond_line(0, 90, "")
                 pi.addItem(line, ignoreBounds=True)

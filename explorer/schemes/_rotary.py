@@ -130,7 +130,7 @@ class FrequencyRoPE(RoPE):
         marks = ((k - 0.5, f"θ = 0 from pair {k}"),) if k < d // 2 else ()
         return PlotSpec(f"{self.title}: θₖ of the {k} turning pairs (of {d // 2}); the rest do not turn",
                         np.arange(d // 2, dtype=float), th, "pair k", "θₖ (rad per position)", marks=marks,
-                        log_y=True)
+                        log_y=True, x_range=(-0.5, d // 2 - 0.5))
 
     # -- Token swap (base 10000, the parameter's default) --------------------------------------------
     def swap_theta(self, dh: int) -> np.ndarray:

@@ -131,6 +131,7 @@ class PlotSpec:
     log_x: bool = False
     step: bool = False  # draw as steps (bucket indices)
     log_y: bool = False  # a log y axis (values ≤ 0 are left out: a frequency set to 0 is not drawn)
+    x_range: tuple[float, float] | None = None  # the x axis's span (None: fit the data)
 
 
 @dataclass(frozen=True)

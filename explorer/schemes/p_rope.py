@@ -41,7 +41,7 @@ def p_rope_inv_freq(head_dim: int, base: float, p: float) -> np.ndarray:
 class PRoPE(FrequencyRoPE):
     id = "p_rope"
     title = "p-RoPE"
-    colour = "#00785A"  # a darker shade of RoPE's green, dash-dotted
+    colour = "#008A8A"  # RoPE's green towards teal, dash-dotted
     symbol = "t2"
     line = "dashdot"
     order = 44

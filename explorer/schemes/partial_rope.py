@@ -56,7 +56,7 @@ def neox_to_interleaved(head_dim: int, fraction: float) -> np.ndarray:
 class PartialRoPE(FrequencyRoPE):
     id = "partial_rope"
     title = "Partial RoPE"
-    colour = "#3DB892"  # a lighter shade of RoPE's green, dashed
+    colour = "#29A347"  # RoPE's green towards yellow, dashed (its hue and saturation survive the dark clamp)
     symbol = "t1"
     line = "dash"
     order = 42

@@ -50,8 +50,8 @@ def layer_list(idx) -> str:
 
 class RoPEHybrid(RoPE):
     id = "rope_nope"
-    title = "NoPE/RoPE hybrid"
-    colour = "#6E9C8A"  # RoPE's green towards NoPE's grey, dash-dot-dotted
+    title = "RoPE/NoPE"
+    colour = "#5A8C73"  # RoPE's green towards NoPE's grey, dash-dot-dotted
     symbol = "+"
     line = "dashdotdot"
     order = 48
@@ -105,7 +105,7 @@ class RoPEHybrid(RoPE):
     def check_setup(self, st) -> str:
         v = self.values(st)
         if v["layer"] > v["layers"]:
-            return f"NoPE/RoPE hybrid: layer shown ({v['layer']}) must be at most layers ({v['layers']})"
+            return f"RoPE/NoPE hybrid: layer shown ({v['layer']}) must be at most layers ({v['layers']})"
         return ""
 
     def where_text(self, req) -> str:
@@ -119,7 +119,7 @@ class RoPEHybrid(RoPE):
     def formula_line(self, st) -> str:
         v = self.values(st)
         kind = "RoPE's rotation" if self.rotates(st) else "no positional term (ΔS = 0)"
-        return (f"<b>NoPE/RoPE hybrid</b>, NoPE every {ordinal(v['nope_every'])} layer: {self.pattern_text(st)}; "
+        return (f"<b>RoPE/NoPE hybrid</b>, NoPE every {ordinal(v['nope_every'])} layer: {self.pattern_text(st)}; "
                 f"layer {int(v['layer'])} shown: {kind}")
 
     def score_blocks(self, req, bl):

@@ -79,7 +79,7 @@ def dirichlet(n: np.ndarray, omega: np.ndarray) -> np.ndarray:
 class XPos(RoPE):
     id = "xpos"
     title = "xPos"
-    colour = "#004B36"  # the darkest shade of RoPE's green, dotted
+    colour = "#1C5441"  # a dark, greyer shade of RoPE's green, dotted
     symbol = "t3"
     line = "dot"
     order = 46
