@@ -80,6 +80,12 @@ class FrequencyRoPE(RoPE):
     lab_by_default = False
     depends_on = ("head_dim", "base", "content", "seed", "params")
 
+    #: How titles name the parameter's value ("f" → "Partial RoPE (f = 0.25)").
+    value_symbol = ""
+
+    def display_title(self, req=None) -> str:
+        return self.title if req is None else f"{self.title} ({self.value_symbol} = {self.value(req):g})"
+
     def theta(self, head_dim: int, base: float, value) -> np.ndarray:
         """θ_k for k = 0 … d/2 − 1 at this scheme's parameter ``value`` (0 for pairs that do not turn)."""
         raise NotImplementedError

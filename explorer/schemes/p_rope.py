@@ -59,17 +59,16 @@ class PRoPE(FrequencyRoPE):
                "Barbero et al. 2024 train Gemma 2B with p = 0.25 and 0.75")
     where = "rotates q and k by RoPE's fastest pairs only; the slowest fraction 1 − p does not turn"
     relation = "relative: qₘ·kₙ depends on m − n only"
-    swap_label = "p-RoPE (fastest ¼ of frequencies)"
+    swap_label = "p-RoPE (fastest ¼ of θ)"
     swap_note = ("RoPE with only its fastest quarter of frequencies; the slow pairs do not turn "
                  "(Barbero et al. 2024).")
     in_lab = True
     lab_note = "RoPE's fastest quarter of frequencies only; the slow pairs do not turn (Barbero et al. 2024)"
 
+    value_symbol = "p"
+
     def theta(self, head_dim, base, value):
         return p_rope_inv_freq(head_dim, base, value)
-
-    def display_title(self, req=None) -> str:
-        return self.title if req is None else f"{self.title} (p = {self.value(req):g})"
 
     def formula_line(self, st) -> str:
         d, p = st.head_dim, self.value(st)

@@ -76,17 +76,16 @@ class PartialRoPE(FrequencyRoPE):
                "dimensions), Phi-1.5 (0.5) and Phi-2 (0.4)")
     where = "rotates q and k on the first f·d dimensions of each head; the rest pass through"
     relation = "relative: qₘ·kₙ depends on m − n only"
-    swap_label = "Partial RoPE (rotates ¼ of Q, K)"
+    swap_label = "Partial RoPE (¼ rotates)"
     swap_note = ("The first quarter of each head's dimensions rotated by position (GPT-NeoX, Pythia); "
                  "the rest see no position.")
     in_lab = True
     lab_note = "a quarter of each head's dimensions rotated, as GPT-NeoX and Pythia (rotary_pct 0.25)"
 
+    value_symbol = "f"
+
     def theta(self, head_dim, base, value):
         return partial_inv_freq(head_dim, base, value)
-
-    def display_title(self, req=None) -> str:
-        return self.title if req is None else f"{self.title} (f = {self.value(req):g})"
 
     def formula_line(self, st) -> str:
         d, f = st.head_dim, self.value(st)

@@ -100,7 +100,7 @@ class XPos(RoPE):
     where = "rotates q and k like RoPE and scales pair k by ζₖ^(p/512) on q, ζₖ^(−p/512) on k"
     relation = "relative: ζ^(m/B)·ζ^(−n/B) = ζ^((m−n)/B), so qₘ·kₙ depends on m − n only (causal only)"
     shown_by_default = False
-    swap_label = "xPos (rotates and scales Q, K)"
+    swap_label = "xPos (RoPE + decay)"
     swap_note = "RoPE whose pairs also shrink with distance: scores decay by design (Sun et al. 2022)."
     in_lab = True
     lab_by_default = False
