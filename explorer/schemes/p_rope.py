@@ -56,7 +56,7 @@ class PRoPE(FrequencyRoPE):
                   help="share of RoPE's frequencies kept, the fastest first (0: NoPE, 1: RoPE; Gemma 4: 0.25)"),
     )
     used_by = ("Gemma 4's global-attention layers (p = 0.25, Hugging Face rope_type “proportional”); "
-               "Barbero et al. 2024 train Gemma 2B with p = 0.25 and 0.75")
+               "proposed and tested on Gemma 2B models by Barbero et al. 2024")
     where = "rotates q and k by RoPE's fastest pairs only; the slowest fraction 1 − p does not turn"
     relation = "relative: qₘ·kₙ depends on m − n only"
     swap_label = "p-RoPE (fastest ¼ of θ)"

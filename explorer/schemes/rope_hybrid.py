@@ -136,10 +136,11 @@ class RoPEHybrid(RoPE):
     def beyond_plot(self, req):
         v = self.values(req)
         on = rope_layers(v["layers"], v["nope_every"]).astype(float)
-        x = np.arange(1, on.size + 2, dtype=float)
+        x = np.arange(1, on.size + 2, dtype=float) - 0.5  # layer ℓ's step spans ℓ ± ½
         y = np.append(on, on[-1])
         return PlotSpec(f"Hybrid: where position enters — {self.pattern_text(req)}", x, y, "layer ℓ",
-                        "1 = RoPE · 0 = NoPE", marks=((float(v["layer"]), "shown"),), step=True)
+                        "1 = RoPE · 0 = NoPE", marks=((float(v["layer"]), "shown"),), step=True,
+                        x_range=(0.5, on.size + 0.5))
 
     # -- Lab --------------------------------------------------------------------------------------
     def lab_module(self, d_model, heads, train_len):

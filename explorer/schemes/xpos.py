@@ -95,8 +95,8 @@ class XPos(RoPE):
                   help="pairs shrink as ζ^(Δ/B): a larger B decays more slowly (xPos: 512)"),
     )
     depends_on = ("head_dim", "base", "content", "seed", "causal", "params")
-    used_by = ("the LeX Transformer (Sun et al. 2022, Microsoft torchscale); RetNet's retention decays the "
-               "same way, γ^(n−m) with xPos's rotation (Sun et al. 2023)")
+    used_by = ("the LeX Transformer (Sun et al. 2022, Microsoft torchscale); RetNet's retention keeps its "
+               "rotation with one decay γ^(n−m) per head (Sun et al. 2023)")
     where = "rotates q and k like RoPE and scales pair k by ζₖ^(p/512) on q, ζₖ^(−p/512) on k"
     relation = "relative: ζ^(m/B)·ζ^(−n/B) = ζ^((m−n)/B), so qₘ·kₙ depends on m − n only (causal only)"
     shown_by_default = False
