@@ -136,7 +136,7 @@ def _checked_layout(layout, panel: str | None) -> dict | None:
             if key == "splitters":
                 ok = _finite_numbers(value, 2, 8) and all(v > 0 for v in value)
             else:
-                ok = (isinstance(value, dict) and value and set(value) <= {"x", "y"}
+                ok = (isinstance(value, dict) and bool(value) and set(value) <= {"x", "y"}
                       and all(_finite_numbers(v, 2, 2) and v[0] < v[1] for v in value.values()))
             if not ok:
                 raise PresetError(f"'layout.{key}.{shown}' must be {rule}")
