@@ -132,6 +132,7 @@ class LessonDockMixin:
         if narrow and not dock.isFloating():
             dock.setFloating(True)
             self._lesson_auto_floated = True
+            want = max(want, min(self.width() // 3, 480))  # over the panels anyway: room to read
             top_left = self.mapToGlobal(QPoint(max(0, self.width() - want - 8), 60))
             dock.setGeometry(QRect(top_left.x(), top_left.y(), want, max(240, self.height() - 90)))
         elif not narrow and dock.isFloating() and getattr(self, "_lesson_auto_floated", False):

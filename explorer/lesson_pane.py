@@ -15,12 +15,13 @@ import logging
 import re
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -82,6 +83,14 @@ def shown_number(v) -> str:
     return f"{v:.2e}"
 
 
+def _wrapping_policy() -> QSizePolicy:
+    """Any width (a long line never widens the pane), and a height for that width: setting a policy drops
+    the height-for-width flag that ``setWordWrap`` set, and a wrapped label was then cut to one line's height."""
+    policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    policy.setHeightForWidth(True)
+    return policy
+
+
 class _OptionLabel(QLabel):
     """An option's text, wrapped; a click picks its radio button."""
 
@@ -90,7 +99,7 @@ class _OptionLabel(QLabel):
         self._button = button
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(_wrapping_policy())
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._button.setChecked(True)
@@ -163,8 +172,11 @@ class LessonPane(QWidget):
             lay.addWidget(w)
         self.options = QWidget(body)
         self.options.setObjectName("lessonOptions")
-        self.options_layout = QVBoxLayout(self.options)
+        # One grid for every option (radio button | wrapped text): a row widget of its own per option lost the
+        # wrapped label's height for its width, and a long option was cut.
+        self.options_layout = QGridLayout(self.options)
         self.options_layout.setContentsMargins(0, 0, 0, 0)
+        self.options_layout.setColumnStretch(1, 1)
         self.group = QButtonGroup(self)
         lay.addWidget(self.options)
         self.number = QLineEdit(body)
@@ -215,7 +227,7 @@ class LessonPane(QWidget):
         label.setObjectName(name)
         label.setWordWrap(True)
         label.setTextFormat(Qt.TextFormat.PlainText)
-        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        label.setSizePolicy(_wrapping_policy())
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         return label
 
@@ -339,16 +351,12 @@ class LessonPane(QWidget):
         saved = self._predictions.get(self._where())
         if q is not None and q.kind == "choice":
             for n, text in enumerate(q.options):
-                row = QWidget(self.options)
-                h = QHBoxLayout(row)
-                h.setContentsMargins(0, 0, 0, 0)
-                button = QRadioButton(row)
+                button = QRadioButton(self.options)
                 button.setObjectName(f"lessonOption{n}")
                 button.setChecked(saved == n)
                 self.group.addButton(button, n)
-                h.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
-                h.addWidget(_OptionLabel(text, button, row), 1)
-                self.options_layout.addWidget(row)
+                self.options_layout.addWidget(button, n, 0, Qt.AlignmentFlag.AlignTop)
+                self.options_layout.addWidget(_OptionLabel(text, button, self.options), n, 1)
         elif q is not None:
             unit = f" ({q.unit})" if q.unit else ""
             self.number.setPlaceholderText(f"your estimate{unit}")
@@ -451,7 +459,14 @@ class LessonPane(QWidget):
         self.computed.setText(f"Check “{result.name}” {mark}: {result.computed}")
         self.computed.show()
         self._restyle_boxes()
+        QTimer.singleShot(0, self._scroll_to_answer)
         self.revealed.emit(result)
+
+    def _scroll_to_answer(self) -> None:
+        """The answer in view (in a short pane it starts below the question): its end, then its start."""
+        if self.verdict.isVisible() or self.reveal.isVisible():
+            self.scroll.ensureWidgetVisible(self.computed, 0, 0)
+            self.scroll.ensureWidgetVisible(self.verdict if self.verdict.isVisible() else self.reveal, 0, 8)
 
     # -- keys ------------------------------------------------------------------------------------
     def _step_key(self, event) -> bool:

@@ -63,6 +63,9 @@ def test_number_question_and_saved_lab_result(qtbot, main_window):
     _revealed(qtbot, pane)
     assert pane.verdict.text().startswith("Right") and "54,410" in pane.verdict.text()
     assert win.panels["waves"].state.d_model == 128
+    # The step's plot is ringed for a moment (a frame over the window, around the spectrum plot).
+    qtbot.waitUntil(lambda: getattr(win, "_lesson_ring", None) is not None and win._lesson_ring.isVisible(),
+                    timeout=5000)
     beyond = next(x for x in pane.lessons if x.name == "learned_vs_formula_beyond_training")
     pane.set_lesson(beyond, 1)
     _revealed(qtbot, pane)
