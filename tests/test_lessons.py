@@ -86,7 +86,7 @@ def test_every_check_runs_with_its_documented_parameters_and_reports_its_values(
                 "trained_beyond_length": {"formula": "sinusoidal", "table": "learned"},
                 "models_by_scheme": {"scheme_a": "learned", "models_a": "GPT-2", "scheme_b": "rope",
                                      "models_b": "Llama"}}
-    small = {"bounded_values": {"positions": 4096}, "consistent_encoding": {"positions": 4096},
+    small = {"bounded_values": {"positions": 4096},
              "unique_rows": {"positions": 256}}
     for name, chk in all_checks().items():
         result = run_check(name, {**required.get(name, {}), **small.get(name, {})})

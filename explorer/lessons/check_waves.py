@@ -147,21 +147,24 @@ def bounded_values(d_model: int, positions: int):
 @check("consistent_encoding",
        "The sinusoidal vector of a position does not depend on the sequence length; p/N does, so the same "
        "position means something else in a longer text.",
-       ("change", "change_fraction"),
-       d_model=Param("int", 64, 2, 256), positions=Param("int", 131072, 128, 131072))
-def consistent_encoding(d_model: int, positions: int):
+       ("change", "change_fraction", "smallest_n", "largest_n"),
+       d_model=Param("int", 64, 2, 256))
+def consistent_encoding(d_model: int):
     from ..encodings.candidates import encode
+    from ..jobs.why import GROWTH_N  # the lengths the "Why sinusoids?" tab compares: the same number as its cell
 
-    d, small = _even(d_model), np.arange(64)
+    d, first_n = _even(d_model), min(GROWTH_N)
+    small = np.arange(first_n)
 
     def change(kind: str) -> float:
-        first = encode(kind, small, 64, d)
-        return max(float(np.abs(encode(kind, small, n, d) - first).max()) for n in (128, 1024, positions))
+        first = encode(kind, small, first_n, d)
+        return max(float(np.abs(encode(kind, small, n, d) - first).max()) for n in GROWTH_N)
 
-    values = {"change": change("sinusoidal"), "change_fraction": change("fraction")}
+    values = {"change": change("sinusoidal"), "change_fraction": change("fraction"), "smallest_n": first_n,
+              "largest_n": max(GROWTH_N)}
     return values, values["change"] <= 1e-12 and values["change_fraction"] > 1e-3, (
-        f"PE(p), p < 64, for N = 64 … {positions:,}: changes by {values['change']:.1e}; p/N changes by "
-        f"{values['change_fraction']:.3f}")
+        f"PE(p), p < {first_n}, for N = {first_n} … {max(GROWTH_N):,}: changes by {values['change']:.1e}; p/N "
+        f"changes by {values['change_fraction']:.3f}")
 
 
 @check("rotation_identity",
