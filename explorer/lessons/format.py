@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..fileio import InputError, parse_json_text, read_text_file
+from ..fileio import InputError, parse_json_text
 from ..state import PANEL_STATES, PANEL_VIEWS, AppState, StateError, from_dict, to_dict
 from .checks import CheckError, get_check
 
@@ -289,26 +289,15 @@ def parse_lesson(text: str, *, name: str = "lesson", path: Path | None = None, b
     return Lesson(name, title, summary, tuple(steps), path, builtin)
 
 
-def lesson_name(path: str | Path) -> str:
-    """The name a lesson file answers to: its stem without a leading order number ("01_order" -> "order")."""
-    stem = Path(path).stem
-    return re.sub(r"^\d+[_\-\s]+", "", stem).lower() or stem.lower()
-
-
 def load_lesson(path: str | Path, *, builtin: bool = False) -> Lesson:
-    """Read, parse and validate a lesson file; raise :class:`LessonError` naming the file."""
-    p = Path(path)
-    where = p.name or str(p)
-    try:
-        text = read_text_file(p, limit=MAX_LESSON_BYTES, what="lesson")
-    except InputError as exc:
-        raise LessonError(str(exc)) from None
-    if not text.strip():
-        raise LessonError(f"{where}: the file is empty")
-    try:
-        return parse_lesson(text, name=lesson_name(p), path=p, builtin=builtin)
-    except LessonError as exc:
-        raise LessonError(f"{where}: {exc}") from None
+    """Read, parse and validate a lesson file; raise :class:`LessonError` naming the file.
+
+    A lesson answers to its file name without a leading order number, as a preset does
+    ("01_order_blindness.json" -> "order_blindness")."""
+    from ..presets import preset_name, read_named_file
+
+    return read_named_file(path, limit=MAX_LESSON_BYTES, what="lesson", error=LessonError,
+                           parse=lambda text, p: parse_lesson(text, name=preset_name(p), path=p, builtin=builtin))
 
 
 def builtin_dir() -> Path:
