@@ -54,6 +54,9 @@ class LessonDockMixin:
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         dock.hide()
         dock.visibilityChanged.connect(self._on_lesson_visible)
+        dock.topLevelChanged.connect(self._on_lesson_top_level)
+        self._lesson_placing = False
+        self._lesson_placed_by_hand = False
         self.lesson_dock = dock
         self._lesson_errors: list[str] = []
         act = dock.toggleViewAction()
@@ -119,6 +122,10 @@ class LessonDockMixin:
             self.lesson_pane.apply_theme(theme)
             self._place_lesson_dock()
 
+    def _on_lesson_top_level(self, _floating: bool) -> None:
+        if not self._lesson_placing:
+            self._lesson_placed_by_hand = True
+
     def _place_lesson_dock_soon(self, *_args) -> None:
         QTimer.singleShot(0, self._place_lesson_dock)
 
@@ -128,7 +135,17 @@ class LessonDockMixin:
         if not dock.isVisible() or self.lesson_pane is None:
             return
         want = max(self.lesson_pane.minimumSizeHint().width(), min(self.width() // 4, 480))
+        if self._lesson_placed_by_hand:  # floated or docked by hand: it stays so, as wide as it was made
+            dock.setMaximumWidth(16777215)
+            return
         narrow = self.width() - want < PANEL_MIN_WIDTH[bool(self.presenter)] * max(1.0, self._zoom)
+        self._lesson_placing = True
+        try:
+            self._set_lesson_floating(dock, narrow, want)
+        finally:
+            self._lesson_placing = False
+
+    def _set_lesson_floating(self, dock, narrow: bool, want: int) -> None:
         if narrow and not dock.isFloating():
             dock.setFloating(True)
             self._lesson_auto_floated = True

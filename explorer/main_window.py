@@ -214,6 +214,7 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)
+        self._lesson_placed_by_hand = False  # the Lesson dock is placed by the window again
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()

@@ -117,6 +117,25 @@ def test_a_bad_lesson_file_is_refused_in_one_line_and_a_good_one_opens(qtbot, ma
     assert pane.reveal.text() == "6.28"
 
 
+def test_a_dock_placed_by_hand_stays_where_it_was_put(qtbot, main_window):
+    from PySide6.QtCore import QSize
+
+    win = main_window
+    win.screen_limit = QSize(1920, 1080)
+    win.fit_to_screen()
+    pane = win.show_lesson()
+    qtbot.waitUntil(win.lesson_dock.isVisible, timeout=5000)
+    assert not win.lesson_dock.isFloating()  # wide enough: beside the panels
+    win.lesson_dock.setFloating(True)  # as a drag off the dock area does
+    pane.go_next()
+    qtbot.wait(50)
+    assert win.lesson_dock.isFloating()
+    win.reset_layout()
+    win.show_lesson()
+    qtbot.wait(50)
+    assert not win.lesson_dock.isFloating()
+
+
 def test_visibility_is_part_of_the_saved_layout(qtbot, main_window):
     from explorer.main_window import LAYOUT_VERSION
 
