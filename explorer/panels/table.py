@@ -225,11 +225,16 @@ class TablePanel(Panel):
     def _on_tabs_changed(self, _index: int) -> None:
         self.request_update()
 
-    def open_dialog(self) -> None:
-        """Ask for a checkpoint file (the hub cache is where the dialog starts, when there is one)."""
-        start = str(Path.home() / ".cache" / "huggingface" / "hub")
-        path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", start if Path(start).is_dir() else "",
+    def ask_checkpoint_path(self) -> str:
+        """The file dialog (the hub cache is where it starts, when there is one); "" if cancelled."""
+        start = Path.home() / ".cache" / "huggingface" / "hub"
+        path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", str(start) if start.is_dir() else "",
                                               CHECKPOINT_FILTER)
+        return path
+
+    def open_dialog(self) -> None:
+        """Ask for a checkpoint and show its table (a bad file is one line in the banner)."""
+        path = self.ask_checkpoint_path()
         if path:
             self.open_checkpoint(path)
 
