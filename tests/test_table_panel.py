@@ -85,3 +85,23 @@ def test_state_holds_no_path():
     names = {f.name for f in dataclasses.fields(TableState)}
     assert not names & {"path", "checkpoint", "file", "tensor"}
     assert AppState.from_json(AppState().to_json()).get("table") == TableState()
+
+
+def test_file_menu_opens_a_checkpoint_in_the_window(qtbot, main_window, tmp_path):
+    f = gpt2_folder(tmp_path / "gpt2", 32, 8)
+    assert main_window.act_open_checkpoint in main_window.file_menu.actions()
+    table = main_window.panels["table"]
+    table.ask_checkpoint_path = lambda: str(f)  # what the file dialog would answer
+    main_window.act_open_checkpoint.trigger()
+    qtbot.waitUntil(lambda: table.info is not None and table.info.kind == "file" and not table.waiting,
+                    timeout=30000)
+    assert main_window.docks["table"].isVisible() and "32 positions × 8" in table.source_label.text()
+
+
+def test_cli_checkpoint_that_does_not_exist_is_one_line(tmp_path, capsys):
+    from explorer import cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--checkpoint", str(tmp_path / "missing.safetensors")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "no such file or folder" in err and len(err.strip().splitlines()) == 1
