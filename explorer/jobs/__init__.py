@@ -42,4 +42,5 @@ def _load_all() -> None:
         swap,
         table,
         waves,
+        why,
     )

@@ -41,8 +41,8 @@ MIGRATIONS = {1: {"swap": swap_state.migrate_v1, "schemes": schemes_state.migrat
 PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState, "lab": LabState,
                 "table": TableState}
 #: The views (tabs) of the panels that have several, by the ids a lecture scene may name.
-PANEL_VIEWS: dict[str, tuple[str, ...]] = {"waves": ("table", "relative", "beyond"), "schemes": schemes_state.VIEWS,
-                                            "table": TABLE_VIEWS}
+PANEL_VIEWS: dict[str, tuple[str, ...]] = {"waves": ("table", "relative", "beyond", "why"),
+                                           "schemes": schemes_state.VIEWS, "table": TABLE_VIEWS}
 
 #: The top-level keys of a state file.
 STATE_KEYS = ("version", "panels")
