@@ -323,6 +323,19 @@ class Scheme:
         """Why this scheme makes the outputs depend on position (one or two sentences)."""
         return ""
 
+    #: True for a scheme that can take a real position table (a checkpoint's, the Lab's) in Token swap.
+    uses_table: ClassVar[bool] = False
+
+    def swap_terms_with_table(self, table: np.ndarray | None, n: int, d_model: int, heads: int, seed: int,
+                              causal: bool) -> SwapTerms:
+        """:meth:`swap_terms` with a real position table offered (rows = positions); only a scheme with
+        :attr:`uses_table` uses it, the others ignore it."""
+        return self.swap_terms(n, d_model, heads, seed, causal)
+
+    def swap_reason_with_table(self, st: Any, table_name: str) -> str:
+        """:meth:`swap_reason` when the rows came from the real table ``table_name``."""
+        return self.swap_reason(st)
+
     def swap_invisible(self, st: Any, keeps_distances: bool) -> tuple[str, str] | None:
         """(headline, explanation) when this scheme provably cannot see the swap, else ``None``."""
         return None
