@@ -256,7 +256,7 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     hi = min(n - 1, int(req.sim_range[1]))
     hi = max(hi, lo)
     if req.sim_px > 0:
-        sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+        sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px), direct=req.exact)
     else:
         sx, sy, sbin = np.zeros(0), np.zeros(0), 0
     slow, unseen = spectrum_counts(lam, n, req.l_train)

@@ -13,7 +13,10 @@ import dataclasses
 import numpy as np
 
 from ... import jobs
-from ...jobs.waves import EXPORT_TABLE_MAX, TableRequest
+from ...jobs.waves import EXPORT_TABLE_MAX, TableRequest, formula_numbers
+from ...snippets import NoSnippet, Snippet
+from ...snippets import waves as snip
+from ...widgets.plot_data import plot_title
 
 
 def exact_arrays(panel, plot) -> dict | None:
@@ -62,3 +65,45 @@ def _exact(response):
         return response
     return jobs.run(dataclasses.replace(response.request, exact=True, preview=False)
                     if hasattr(response.request, "preview") else dataclasses.replace(response.request, exact=True))
+
+
+def snippet_for(panel, plot) -> Snippet | NoSnippet:
+    """Copy as Python for ``plot``: the program whose ``result`` is :func:`exact_arrays` for it."""
+    st, rs = panel.state, panel.responses
+    title = f"Waves — {plot_title(plot) or 'plot'}"
+    curves, pick = rs.get("waves.curves"), rs.get("waves.views")
+    waiting = NoSnippet("the plot has not drawn yet")
+    if plot is panel.heatmap.plot:
+        (r0, r1), (c0, c1) = panel.heatmap.visible()
+        if (r1 - r0) * (c1 - c0) <= EXPORT_TABLE_MAX:
+            return snip.table(TableRequest(st.d_model, st.base, st.variant, (r0, r1), (c0, c1)), title)
+        heat = rs.get("waves.heatmap")
+        return waiting if heat is None else snip.overview(heat.request, title)
+    if plot in (panel.waves.plot, panel.beyond.plot):
+        which = "waves" if plot is panel.waves.plot else "beyond"
+        return waiting if curves is None else snip.lanes(curves.request, which, title)
+    if plot is panel.spectrum.plot:
+        return waiting if curves is None else snip.spectrum(curves.request, title)
+    if plot is panel.similarity.plot:
+        return waiting if curves is None or pick is None else snip.similarity(curves.request, pick.request, title)
+    if plot is panel.matrix.plot:
+        m = rs.get("waves.matrix")
+        return waiting if m is None else snip.matrix(m.request, title)
+    if pick is None:
+        return waiting
+    if plot is panel.vector.plot:
+        return snip.vector(pick.request, title)
+    if plot is panel.rotation.plot:
+        return snip.rotation(pick.request, title)
+    if plot in panel.token.plots + [panel.token.norms]:
+        return snip.token(pick.request, title)
+    return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
+
+
+def formula_snippet(panel) -> Snippet:
+    return snip.formula(panel.state, "Waves — the formula strip: ω_i, λ_i and PE(p) of the picked pair")
+
+
+def formula_data(panel) -> dict:
+    n = formula_numbers(panel.state)
+    return {k: np.float64(n[k]) for k in ("omega", "wavelength", "angle", "sin", "cos")}

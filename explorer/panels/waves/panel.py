@@ -35,6 +35,7 @@ from ...jobs.waves import (
 from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
+from . import export_data
 from .controls import WavesControls
 from .export_data import exact_arrays
 from .formula import formula_html
@@ -165,6 +166,15 @@ class WavesPanel(Panel):
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
         data = exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
+
+    def export_snippet(self, plot):
+        return export_data.snippet_for(self, plot)
+
+    def formula_snippet(self):
+        return export_data.formula_snippet(self)
+
+    def formula_data(self) -> dict:
+        return export_data.formula_data(self)
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:
