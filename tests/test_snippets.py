@@ -54,7 +54,14 @@ VARIANTS = (
     ("waves", {"variant": "halves", "d_model": 64, "n_positions": 4096, "position": 100, "offset": -37,
                "pair": 5, "pairs": (0, 2, 9), "token_seed": 3, "token_scale": 2.5}),
     ("waves", {"variant": "t2t", "d_model": 32, "n_positions": 131072, "base": 500000.0, "position": 70000}),
+    ("swap", {"sentence": "the cat sat on the mat", "swap_i": 1, "swap_j": 5, "heads": 2, "d_model": 24,
+              "causal": True, "seed": 7, "head": 1, "query": 4}),
+    ("swap", {"sentence": "a b c d e", "swap_i": 0, "swap_j": 3, "heads": 3, "d_model": 18, "causal": True,
+              "mask_after_softmax": True, "query": 3}),
 )
+#: Every scheme the Token-swap panel offers, once each (with the sentence and mask above).
+SWAP_SCHEMES = {"sentence": "the dog saw the cat", "swap_i": 1, "swap_j": 4, "heads": 2, "d_model": 16,
+                "alpha": 1.5}
 
 
 def _settled(panel):
@@ -150,11 +157,16 @@ def _compare(key, got, want):
 def test_every_snippet_reproduces_its_plot_in_a_bare_interpreter(qtbot, service):
     app = AppState()
     jobs, expected, reasons = [], {}, {}
-    cases = [(p, app.get(p), p) for p, _t, _s in PANELS if p == "waves"]  # other panels: next commits
+    cases = [(p, app.get(p), p) for p, _t, _s in PANELS if p != "schemes"]  # Schemes: next commit
     for k, (pid, changes) in enumerate(VARIANTS):
         st = app.get(pid)
         st = st.clamped(**changes) if hasattr(st, "clamped") else dataclasses.replace(st, **changes)
         cases.append((pid, st, f"{pid}#{k + 1}"))
+    from explorer import schemes as registry
+
+    for s in registry.swap_ids():
+        st = app.get("swap").clamped(scheme=s, **SWAP_SCHEMES)
+        cases.append(("swap", st, f"swap[{s}]"))
     for pid, st, label in cases:
         j, e, r = _collect(qtbot, service, pid, st, label)
         jobs += j

@@ -276,6 +276,17 @@ class LabPanel(LabRunControl, Panel):
         st = self.state
         return f"lab_twoback_L{st.train_len}_s{st.seed}"
 
+    def export_snippet(self, plot):
+        """The Lab's plots come from a torch training run: no numpy program can reproduce them."""
+        from ..snippets import NoSnippet
+
+        return NoSnippet("trained by a run: not reproducible without it; Export → Save numbers gives the data")
+
+    def formula_snippet(self):
+        from ..snippets import NoSnippet
+
+        return NoSnippet("the strip describes a training run: not reproducible without it")
+
     def export_data(self, plot) -> dict:
         """Exact numbers behind each plot, from the result (not the screen): NaN where a scheme cannot run."""
         done = [s for s in self._partial if s.status == "done"]

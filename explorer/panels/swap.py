@@ -9,6 +9,7 @@ difference, and the computed verdict.  All numbers come from :mod:`explorer.jobs
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import numpy as np
@@ -30,8 +31,11 @@ from superqt import QLabeledDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
+from ..snippets import NoSnippet
+from ..snippets.swap import snippet as swap_snippet
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from ..widgets.value_box import SpinBox
@@ -464,10 +468,32 @@ class SwapPanel(Panel):
         r = self._last
         if r is None:
             return super().export_data(plot)
+        name = self._plot_name(plot)
+        return export_arrays(r, name, self.state) if name else super().export_data(plot)
+
+    def _plot_name(self, plot) -> str | None:
         plots = {"before": self.before_map, "after": self.after_map, "bars": self.bars,
                  "out_before": self.out_before, "out_after": self.out_after, "out_diff": self.out_diff}
-        name = next((k for k, p in plots.items() if p is plot), None)
-        return export_arrays(r, name, self.state) if name else super().export_data(plot)
+        return next((k for k, p in plots.items() if p is plot), None)
+
+    def export_snippet(self, plot):
+        """Copy as Python: the layer before and after the swap, ``result`` as :meth:`export_data` gives it."""
+        name = self._plot_name(plot)
+        if name is None:
+            return super().export_snippet(plot)
+        if self._last is None:
+            return NoSnippet("the plot has not drawn yet")
+        st = self._last.request.state
+        shown = dataclasses.replace(st, head=min(self.state.head, st.heads - 1),
+                                    query=min(self.state.query, len(st.tokens) - 1))
+        return swap_snippet(shown, name, f"Token swap — {plot_title(plot) or name}")
+
+    def formula_snippet(self):
+        """The strip's formula is the layer's weights: the program of the "before" map."""
+        return self.export_snippet(self.before_map)
+
+    def formula_data(self) -> dict:
+        return self.export_data(self.before_map)
 
     def main_slider(self) -> QLabeledDoubleSlider:
         """The slider a benchmark drags: PE strength α."""
