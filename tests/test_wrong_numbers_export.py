@@ -87,3 +87,24 @@ def test_the_display_path_stays_float32(d_model):
     assert jobs.run(h).image.dtype == np.float32
     assert jobs.run(c).sim_y.dtype == np.float32
     assert jobs.run(m).matrix.dtype == np.float32
+
+
+def test_the_generic_read_back_gives_the_data_not_the_display_copy(qtbot):
+    """A log axis drew log10(y), and downsampling and clip-to-view thinned the curve: the export is the data."""
+    from explorer.widgets.plot_data import plot_arrays
+    from explorer.widgets.plots import make_plot
+
+    plot = make_plot("log", x="x", y="y")
+    qtbot.addWidget(plot)
+    x = np.arange(1.0, 5001.0)
+    y = 1.0 / x
+    item = plot.plot(x, y, name="1/x")
+    item.setDownsampling(auto=True, method="peak")
+    item.setClipToView(True)
+    plot.setLogMode(x=True, y=True)
+    plot.resize(200, 150)
+    plot.show()
+    plot.getPlotItem().setXRange(1, 2)  # log10 units: 10 … 100 visible
+    qtbot.wait(20)
+    out = plot_arrays(plot)
+    assert np.array_equal(out["x"], x) and np.array_equal(out["1/x"], y)

@@ -44,7 +44,10 @@ def plot_arrays(view) -> dict[str, np.ndarray]:
         if not item.isVisible():
             continue
         if isinstance(item, pg.PlotDataItem):
-            x, y = item.getData()
+            # The data as given, not getData()'s display copy: that is log10 on a log axis, and thinned by
+            # downsampling and clip-to-view.
+            data = item.getOriginalDataset()
+            x, y = (None, None) if data is None else data
             if x is None or y is None or len(y) == 0:
                 continue
             curves.append(
