@@ -59,6 +59,13 @@ VARIANTS = (
     ("swap", {"sentence": "a b c d e", "swap_i": 0, "swap_j": 3, "heads": 3, "d_model": 18, "causal": True,
               "mask_after_softmax": True, "query": 3}),
 )
+#: The Schemes panel with every registered scheme shown: one cell per position, content averaged, no mask,
+#: NTK; then blocks of 8 positions, causal, linear scaling.
+SCHEMES_VARIANTS = (
+    {"l_eval": 300, "content": "average", "causal": False, "heads": 3, "alibi_head": 2, "scaling": "ntk",
+     "factor": 2.0, "seed": 4},
+    {"l_eval": 2048, "l_train": 1024, "causal": True, "scaling": "linear", "factor": 4.0, "head_dim": 32},
+)
 #: Every scheme the Token-swap panel offers, once each (with the sentence and mask above).
 SWAP_SCHEMES = {"sentence": "the dog saw the cat", "swap_i": 1, "swap_j": 4, "heads": 2, "d_model": 16,
                 "alpha": 1.5}
@@ -108,7 +115,7 @@ def _collect(qtbot, service, panel_id, state, label):
                 panel.set_state(st)
                 wait()
             for name, plot in named_plots(panel):
-                if name in seen or plot not in panel.plots():
+                if name in seen or not (plot in panel.plots() or plot.isVisibleTo(panel)):
                     continue
                 seen.add(name)
                 snip = panel.export_snippet(plot)
@@ -157,13 +164,16 @@ def _compare(key, got, want):
 def test_every_snippet_reproduces_its_plot_in_a_bare_interpreter(qtbot, service):
     app = AppState()
     jobs, expected, reasons = [], {}, {}
-    cases = [(p, app.get(p), p) for p, _t, _s in PANELS if p != "schemes"]  # Schemes: next commit
+    cases = [(p, app.get(p), p) for p, _t, _s in PANELS]
     for k, (pid, changes) in enumerate(VARIANTS):
         st = app.get(pid)
         st = st.clamped(**changes) if hasattr(st, "clamped") else dataclasses.replace(st, **changes)
         cases.append((pid, st, f"{pid}#{k + 1}"))
     from explorer import schemes as registry
 
+    every = tuple(registry.ids())
+    for k, changes in enumerate(SCHEMES_VARIANTS):
+        cases.append(("schemes", app.get("schemes").clamped(schemes=every, **changes), f"schemes#{k + 1}"))
     for s in registry.swap_ids():
         st = app.get("swap").clamped(scheme=s, **SWAP_SCHEMES)
         cases.append(("swap", st, f"swap[{s}]"))

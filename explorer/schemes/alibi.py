@@ -74,6 +74,11 @@ def power_of_two_slopes(h):
 
 lower = 1 << (heads.bit_length() - 1)  # the largest power of two ≤ heads, then every other slope of 2·lower
 slopes = np.array(power_of_two_slopes(lower) + power_of_two_slopes(2 * lower)[0::2][: heads - lower])"""
+SCORE_SNIPPET = """
+m = slopes[alibi_head]
+delta = np.subtract.outer(pos, pos).astype(np.float64)  # i − j
+# −m·(i − j), the future masked (NaN) when causal; −m·|i − j| otherwise
+delta_s = np.where(delta < 0, np.nan, -m * delta) if causal else -m * np.abs(delta)"""
 SWAP_SNIPPET = SLOPES_SNIPPET + """
 pos = np.arange(n, dtype=np.float64)
 bias = -slopes[:, None, None] * np.abs(pos[:, None] - pos[None, :])[None]  # −m_h·|i − j|"""
@@ -152,6 +157,9 @@ class ALiBi(Scheme):
                 "two tokens. This swap keeps every distance (it mirrors the sentence), so the outputs are "
                 "just relabelled. Swap two other tokens, or turn on the causal mask (ALiBi's real "
                 "setting), and the difference becomes large.")
+
+    def score_snippet(self, req):
+        return SnippetPart(SLOPES_SNIPPET + SCORE_SNIPPET)
 
     def swap_snippet(self, st):
         return SnippetPart(SWAP_SNIPPET, defines=("bias",))

@@ -157,6 +157,10 @@ class Learned(Scheme):
         return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
                 "untrained table): the swapped words pick up each other's rows.")
 
+    def score_snippet(self, req):
+        return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
+                         "Export → Save numbers gives the data")
+
     def swap_snippet(self, st):
         return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
                          "Export → Save numbers gives the data")

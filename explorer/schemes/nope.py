@@ -36,6 +36,9 @@ class NoPE(Scheme):
     def swap_reason(self, st) -> str:
         return ""
 
+    def score_snippet(self, req):
+        return SnippetPart("delta_s = np.zeros((L, L))  # nothing positional: ΔS = 0 everywhere")
+
     def swap_snippet(self, st):
         return SnippetPart("")  # nothing positional: plain attention
 

@@ -32,6 +32,15 @@ def _rows(pos: np.ndarray, omega: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Copy as Python: ΔS with the table added to the content, ((c + P_i)·(c + P_j) − c·c)/√d averaged over c.
+SCORE_SNIPPET = """\
+omega = base ** (-2.0 * np.arange(d // 2) / d)  # ω_k = base^(−2k/d)
+angles = np.multiply.outer(pos.astype(np.float64), omega)
+P = np.empty((L, d))
+P[:, 0::2] = np.sin(angles)  # the paper's layout: sin in column 2k, cos in 2k + 1
+P[:, 1::2] = np.cos(angles)
+u = P @ c.mean(axis=0)  # c̄·P_i
+delta_s = (u[:, None] + u[None, :] + P @ P.T) / np.sqrt(d)  # (c̄·P_i + c̄·P_j + P_i·P_j)/√d"""
 #: Copy as Python: the Token-swap layer's added table (paper layout, base 10000, as ``swap_terms``).
 SWAP_SNIPPET = """\
 omega = 10000.0 ** (-2.0 * np.arange(d_model // 2) / d_model)  # ω_i = 10000^(−2i/d)
@@ -131,6 +140,9 @@ class Sinusoidal(Scheme):
     def swap_reason(self, st) -> str:
         return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
                 "each other's position vectors, so their queries, keys and values change.")
+
+    def score_snippet(self, req):
+        return SnippetPart(SCORE_SNIPPET)
 
     def swap_snippet(self, st):
         return SnippetPart(SWAP_SNIPPET, defines=("added",))

@@ -96,6 +96,14 @@ def bucket(r, bidirectional):
                   / np.float32(math.log(max_distance / exact)) * np.float32(nb - exact))
     large = np.minimum(exact + np.where(r < exact, 0, scaled).astype(np.int64), nb - 1)
     return out + np.where(r < exact, r, large)"""
+SCORE_SNIPPET = """
+
+
+table = np.random.default_rng([seed, 5]).standard_normal((heads, num_buckets))[alibi_head]  # b[bucket]
+rel = np.subtract.outer(pos, pos).T  # j − i
+delta_s = table[bucket(rel, not causal)]
+if causal:
+    delta_s = np.where(rel > 0, np.nan, delta_s)  # no key after its query"""
 SWAP_SNIPPET = BUCKET_SNIPPET + """
 
 
@@ -214,6 +222,11 @@ class T5Bias(Scheme):
     def swap_reason(self, st) -> str:
         return ("T5 adds a scalar per head for the bucket of j − i to every score; the swap changed the "
                 "offsets between the swapped words and the others, so it changed their buckets.")
+
+    def score_snippet(self, req):
+        return SnippetPart(BUCKET_SNIPPET + SCORE_SNIPPET, imports=("math",),
+                           params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
+                                   ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
 
     def swap_snippet(self, st):
         return SnippetPart(SWAP_SNIPPET, defines=("bias",), imports=("math",),
