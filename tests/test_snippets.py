@@ -223,3 +223,19 @@ def test_copy_as_python_is_in_every_plot_menu_and_disabled_with_a_reason(qtbot, 
         menu.deleteLater()
     finally:
         panel.shutdown()
+
+
+def test_export_python_prints_or_writes_a_plots_program_headless(qtbot, tmp_path, capsys):
+    from explorer.cli import main
+
+    assert main(["export", "--panel", "waves", "--plot", "spectrum", "--python", "--set", "d_model=8"]) == 0
+    code = capsys.readouterr().out
+    ns: dict = {}
+    exec(compile(code, "spectrum", "exec"), ns)
+    assert ns["result"]["wavelength"].shape == (4,)
+    assert main(["export", "--panel", "swap", "--plot", "after-map", "--python"]) == 0
+    assert capsys.readouterr().out.startswith("# Token swap")
+    assert main(["export", "--panel", "waves", "--python"]) == 2
+    assert "give --plot" in capsys.readouterr().err
+    assert main(["export", "--panel", "schemes", "--plot", "distance-top", "--python"]) == 2
+    assert "no Python program: " in capsys.readouterr().err
