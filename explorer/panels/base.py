@@ -279,15 +279,22 @@ class Panel(QWidget):
 
         return plot_arrays(plot)
 
+    #: Why none of the panel's plots (nor its formula) can have a Copy-as-Python program, if that is so.
+    no_snippet: ClassVar[str] = ""
+
     def export_snippet(self, plot) -> Snippet | NoSnippet:
         """Copy as Python for ``plot``: a numpy program whose ``result`` equals :meth:`export_data` (see
         :mod:`explorer.snippets`), or a :class:`NoSnippet` saying why there is none (the menu item is then
-        disabled with that tooltip).  Panels override it; the default is an undeclared "not yet", which the
-        tests refuse: every plot has a snippet or a stated reason."""
+        disabled with that tooltip).  Panels override it; the default is :attr:`no_snippet`, else an
+        undeclared "not yet", which the tests refuse: every plot has a snippet or a stated reason."""
+        if self.no_snippet:
+            return NoSnippet(self.no_snippet)
         return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
 
     def formula_snippet(self) -> Snippet | NoSnippet:
         """Copy as Python for the formula strip: a program whose ``result`` equals :meth:`formula_data`."""
+        if self.no_snippet:
+            return NoSnippet(self.no_snippet)
         return NoSnippet("no Copy-as-Python snippet for this formula yet", declared=False)
 
     def formula_data(self) -> dict:

@@ -68,6 +68,8 @@ def _padded(values, n: int) -> np.ndarray:
 
 
 class LabPanel(LabRunControl, Panel):
+    #: Copy as Python: the plots come from a torch training run, which no numpy program reproduces.
+    no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"
     panel_id = "lab"
     state_cls = LabState
 
@@ -275,17 +277,6 @@ class LabPanel(LabRunControl, Panel):
     def export_basename(self) -> str:
         st = self.state
         return f"lab_twoback_L{st.train_len}_s{st.seed}"
-
-    def export_snippet(self, plot):
-        """The Lab's plots come from a torch training run: no numpy program can reproduce them."""
-        from ..snippets import NoSnippet
-
-        return NoSnippet("trained by a run: not reproducible without it; Export → Save numbers gives the data")
-
-    def formula_snippet(self):
-        from ..snippets import NoSnippet
-
-        return NoSnippet("the strip describes a training run: not reproducible without it")
 
     def export_data(self, plot) -> dict:
         """Exact numbers behind each plot, from the result (not the screen): NaN where a scheme cannot run."""

@@ -468,28 +468,14 @@ class SwapPanel(Panel):
         r = self._last
         if r is None:
             return super().export_data(plot)
-        name = self._plot_name(plot)
+        name = plot_name(self, plot)
         return export_arrays(r, name, self.state) if name else super().export_data(plot)
 
-    def _plot_name(self, plot) -> str | None:
-        plots = {"before": self.before_map, "after": self.after_map, "bars": self.bars,
-                 "out_before": self.out_before, "out_after": self.out_after, "out_diff": self.out_diff}
-        return next((k for k, p in plots.items() if p is plot), None)
-
     def export_snippet(self, plot):
-        """Copy as Python: the layer before and after the swap, ``result`` as :meth:`export_data` gives it."""
-        name = self._plot_name(plot)
-        if name is None:
-            return super().export_snippet(plot)
-        if self._last is None:
-            return NoSnippet("the plot has not drawn yet")
-        st = self._last.request.state
-        shown = dataclasses.replace(st, head=min(self.state.head, st.heads - 1),
-                                    query=min(self.state.query, len(st.tokens) - 1))
-        return swap_snippet(shown, name, f"Token swap — {plot_title(plot) or name}")
+        name = plot_name(self, plot)
+        return super().export_snippet(plot) if name is None else plot_snippet(self, plot, name)
 
-    def formula_snippet(self):
-        """The strip's formula is the layer's weights: the program of the "before" map."""
+    def formula_snippet(self):  # the strip's formula is the layer's weights: the "before" map's program
         return self.export_snippet(self.before_map)
 
     def formula_data(self) -> dict:
@@ -503,6 +489,23 @@ class SwapPanel(Panel):
     def last_response(self) -> SwapResponse | None:
         """The result on screen (None before the first)."""
         return self._last
+
+
+def plot_name(panel: SwapPanel, plot) -> str | None:
+    """Which of the panel's plots ``plot`` is (the keys of :func:`export_arrays`)."""
+    plots = {"before": panel.before_map, "after": panel.after_map, "bars": panel.bars,
+             "out_before": panel.out_before, "out_after": panel.out_after, "out_diff": panel.out_diff}
+    return next((k for k, p in plots.items() if p is plot), None)
+
+
+def plot_snippet(panel: SwapPanel, plot, name: str):
+    """Copy as Python: the layer before and after the swap, ``result`` as ``export_data`` gives it."""
+    if panel.last_response is None:
+        return NoSnippet("the plot has not drawn yet")
+    st = panel.last_response.request.state
+    shown = dataclasses.replace(st, head=min(panel.state.head, st.heads - 1),
+                                query=min(panel.state.query, len(st.tokens) - 1))
+    return swap_snippet(shown, name, f"Token swap — {plot_title(plot) or name}")
 
 
 def export_basename(st: SwapState) -> str:
