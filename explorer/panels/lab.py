@@ -51,6 +51,7 @@ from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
+from .lab_table import LearnedTableButton
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, show_key
 
 
@@ -67,7 +68,7 @@ def _padded(values, n: int) -> np.ndarray:
     return out
 
 
-class LabPanel(LabRunControl, Panel):
+class LabPanel(LearnedTableButton, LabRunControl, Panel):
     #: Copy as Python: the plots come from a torch training run, which no numpy program reproduces.
     no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"
     panel_id = "lab"
@@ -199,6 +200,7 @@ class LabPanel(LabRunControl, Panel):
         files.addWidget(self.open_button)
         files.addWidget(self.save_button)
         col.addLayout(files)
+        self.add_table_button(col)
         self.open_button.clicked.connect(self._on_open_clicked)
         self.save_button.clicked.connect(self._on_save_clicked)
         self.model_label = QLabel()
@@ -402,6 +404,7 @@ class LabPanel(LabRunControl, Panel):
         self.status.setText(f"{what}\nElapsed {_eta(p.elapsed_s)} · ETA {_eta(p.eta_s)} · {p.device.upper()}")
 
     def _show_results(self, schemes) -> None:
+        self.enable_table_button(schemes)
         cfg = self._run_config
         self.length_view.show_schemes(schemes, cfg.train_len)
         self.position_view.show_schemes(schemes)
