@@ -217,3 +217,46 @@ numbers = {"omega": omega[pair], "wavelength": 2 * np.pi / omega[pair], "angle":
            "sin": row[sin_col], "cos": row[cos_col]}  # PE[p, 2i] = sin(p·ω_i), PE[p, 2i+1] = cos(p·ω_i)"""
     return program(title, params, body, "{k: np.float64(v) for k, v in numbers.items()}")
 
+
+
+_CANDIDATES = {
+    "integer": "np.repeat(p[:, None], d, axis=1)  # the raw position p in every column",
+    "fraction": "np.repeat((p / n)[:, None], d, axis=1)  # p/N: its rows change with N",
+    "binary": ("((p.astype(np.int64)[:, None] >> np.minimum(np.arange(d), 62)[None, :]) & 1) "
+               "* (np.arange(d) < 63)  # bit j of p"),
+}
+
+
+def growth(req: Any, candidates: tuple, titles: tuple, title: str) -> Snippet:
+    """The "Why sinusoids?" growth plot (a :class:`~explorer.jobs.why.ScorecardRequest`): for each candidate and
+    sequence length N, the largest ‖PE(p)‖ / √d and the largest |value| over p < N."""
+    params = [("d", int(req.d), "model width"), ("base", float(req.base), "base of the sinusoids"),
+              ("n_values", tuple(int(n) for n in req.n_values), "sequence lengths N")]
+    cases = "\n".join(f'    if kind == "{k}":\n        return {_CANDIDATES[k]}' for k in candidates if k in _CANDIDATES)
+    body = f"""\
+def encode(kind, n):
+    \"\"\"Rows PE(p), p = 0 … n − 1, of one candidate encoding.\"\"\"
+    p = np.arange(n, dtype=np.float64)
+{cases}
+    omega = base ** (-2.0 * np.arange(d // 2) / d)  # sinusoidal, the paper's layout
+    out = np.empty((n, d))
+    out[:, 0::2] = np.sin(np.multiply.outer(p, omega))
+    out[:, 1::2] = np.cos(np.multiply.outer(p, omega))
+    return out
+
+
+candidates = {dict(zip(candidates, titles, strict=True))!r}
+last = np.array(n_values) - 1
+curves = {{}}
+for kind, name in candidates.items():
+    if kind == "fraction":  # p/N: the rows change with N, so each N gets its own table
+        tables = [encode(kind, n) for n in n_values]
+        norm = np.array([np.linalg.norm(t, axis=1).max() for t in tables])
+        peak = np.array([np.abs(t).max() for t in tables])
+    else:  # the rows do not depend on N: running maxima over the longest table
+        t = encode(kind, max(n_values))
+        norm = np.maximum.accumulate(np.linalg.norm(t, axis=1))[last]
+        peak = np.maximum.accumulate(np.abs(t).max(axis=1))[last]
+    curves[f"{{name}}: max ‖PE(p)‖ / √d"] = norm / np.sqrt(d)  # against a token embedding's norm √d
+    curves[f"{{name}}: max |value|"] = peak"""
+    return program(title, params, body, '{"N": np.array(n_values, dtype=np.float64), **curves}')

@@ -71,6 +71,9 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     """Copy as Python for ``plot``: the program whose ``result`` is :func:`exact_arrays` for it."""
     st, rs = panel.state, panel.responses
     title = f"Waves — {plot_title(plot) or 'plot'}"
+    if plot is panel.why.plot:
+        r = panel.why.response
+        return waiting_for(r) or snip.growth(r.request, r.candidates, r.titles, title)
     curves, pick = rs.get("waves.curves"), rs.get("waves.views")
     waiting = NoSnippet("the plot has not drawn yet")
     if plot is panel.heatmap.plot:
@@ -98,6 +101,10 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     if plot in panel.token.plots + [panel.token.norms]:
         return snip.token(pick.request, title)
     return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
+
+
+def waiting_for(response) -> NoSnippet | None:
+    return NoSnippet("the plot has not drawn yet") if response is None else None
 
 
 def formula_snippet(panel) -> Snippet:
