@@ -108,3 +108,18 @@ def test_the_generic_read_back_gives_the_data_not_the_display_copy(qtbot):
     qtbot.wait(20)
     out = plot_arrays(plot)
     assert np.array_equal(out["x"], x) and np.array_equal(out["1/x"], y)
+
+
+def test_images_are_read_back_in_float64_not_the_drawn_float32(qtbot):
+    """Heatmaps draw float32; the read-back (the Schemes panel's ALiBi and learned-table images) gave those."""
+    from explorer.widgets.plot_data import plot_arrays
+    from explorer.widgets.plots import Heatmap
+
+    h = Heatmap("m")
+    qtbot.addWidget(h)
+    m = np.random.default_rng(1).standard_normal((5, 7)) / 3
+    h.set_matrix(m)
+    got = plot_arrays(h)["image"]
+    assert got.dtype == np.float64 and np.array_equal(got, m)
+    h.image.setImage(np.zeros((2, 2), dtype=np.float32))  # drawn some other way: what is shown is exported
+    assert np.array_equal(plot_arrays(h)["image"], np.zeros((2, 2)))
