@@ -69,8 +69,7 @@ def _padded(values, n: int) -> np.ndarray:
 
 
 class LabPanel(LearnedTableButton, LabRunControl, Panel):
-    #: Copy as Python: the plots come from a torch training run, which no numpy program reproduces.
-    no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"
+    no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"  # no program
     panel_id = "lab"
     state_cls = LabState
 

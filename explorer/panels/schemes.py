@@ -51,7 +51,7 @@ from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
-from .schemes_snippets import matrix_name, slopes_data, snippet_for
+from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
 from .schemes_views import BAND_TEXT, DistanceView, MatrixView
 
 VIEW_TITLES = {
@@ -445,7 +445,7 @@ class SchemesPanel(Panel):
         av = self._views.get("alibi")
         if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
             return slopes
-        return super().export_data(plot)
+        return beyond_data(self, plot) or super().export_data(plot)
 
     def export_snippet(self, plot):
         return snippet_for(self, plot)

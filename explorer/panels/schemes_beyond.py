@@ -151,6 +151,7 @@ class BeyondView(QWidget):
         #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
         self.extras: dict[str, tuple] = {}
         self._shown: tuple = ()
+        self.response: BeyondResponse | None = None
 
     def arrange(self, schemes: tuple) -> None:
         self._shown = schemes
@@ -214,6 +215,7 @@ class BeyondView(QWidget):
         self.info.setText("<br>".join(t for t in parts if t))
 
     def show_beyond(self, r: BeyondResponse) -> None:
+        self.response = r  # what the plots show, for exports
         self.show_extras(r)
         q = r.request
         lt, le = q.l_train, q.l_eval

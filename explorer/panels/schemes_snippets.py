@@ -29,9 +29,22 @@ def slopes_data(panel) -> dict | None:
     return {"x": np.arange(req.heads, dtype=np.float64), "slope": alibi_slopes(req.heads)}
 
 
+def beyond_data(panel, plot) -> dict | None:
+    """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
+    bv = panel._views.get("beyond")
+    r = None if bv is None else bv.response
+    if r is None or plot not in (bv.waves, bv.cover):
+        return None
+    k = np.arange(r.theta.size, dtype=np.float64)
+    if plot is bv.waves:
+        return {"pair k": k, "wavelength 2π/θ_k": r.wavelength, "full turn inside L_train": r.full_turn * 1.0}
+    return {"pair k": k, "share of a turn inside L_train": r.cover_train, "share up to L_eval": r.cover_eval}
+
+
 def snippet_for(panel, plot) -> Snippet | NoSnippet:
     views = panel._views
     title = f"Schemes — {plot_title(plot) or 'plot'}"
+    waiting = NoSnippet("the plot has not drawn yet")
     mv = views.get("matrices")
     if mv is not None:
         if plot is mv.cbar_widget:
@@ -56,7 +69,10 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     if dv is not None and plot in (dv.top, dv.bottom):
         return NoSnippet(NOT_YET)
     bv = views.get("beyond")
-    if bv is not None and (plot in (bv.table, bv.waves, bv.cover, bv.scaled, bv.weight)
+    if bv is not None and plot in (bv.waves, bv.cover):
+        which = "waves" if plot is bv.waves else "cover"
+        return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
+    if bv is not None and (plot in (bv.table, bv.scaled, bv.weight)
                            or any(plot is pw for pw, _c, _m in bv.extras.values())):
         return NoSnippet(NOT_YET)
     return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)

@@ -18,6 +18,7 @@ for this scheme yet".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..schemes.base import NoSnippet, SnippetPart, lit
@@ -43,7 +44,7 @@ def version() -> str:
         return "dev"
 
 
-def program(title: str, params: list[tuple[str, object, str]], body: str, result: str, *,
+def program(title: str, params: Sequence[tuple[str, object, str]], body: str, result: str, *,
             imports: tuple[str, ...] = (), note: str = "") -> Snippet:
     """Assemble a snippet: header comment, imports, one line per parameter, the body, ``result = …``.
 

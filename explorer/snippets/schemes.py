@@ -75,3 +75,26 @@ def alibi_slopes(req: Any, title: str) -> Snippet:
     return program(title, [("heads", int(req.heads), "attention heads")],
                    SLOPES_SNIPPET + "\nhead = np.arange(heads, dtype=np.float64)",
                    '{"x": head, "slope": slopes}')
+
+
+_TURNS = """\
+k = np.arange(d // 2)  # pair index, 0 = the fastest
+theta = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # θ_k = base^(−2k/d)
+wavelength = 2 * np.pi / theta  # positions per full turn of pair k
+# Positions 0 … L − 1 span L − 1 steps: pair k meets angles up to (L − 1)·θ_k."""
+
+
+def rope_turns(req: Any, which: str, title: str) -> Snippet:
+    """RoPE past training (a :class:`~explorer.jobs.schemes.BeyondRequest`): ``which`` = "waves" (each pair's
+    wavelength, and whether it turns fully inside L_train) or "cover" (the share of a turn reached)."""
+    params = [("d", int(req.head_dim), "head dimension d"), ("base", float(req.base), "RoPE base"),
+              ("l_train", int(req.l_train), "training length L_train"), ("l_eval", int(req.l_eval), "L_eval")]
+    if which == "waves":
+        body = _TURNS + "\nfull = wavelength <= l_train - 1  # turns fully inside L_train: every angle seen"
+        result = ('{"pair k": k, "wavelength 2π/θ_k": wavelength, '
+                  '"full turn inside L_train": full.astype(np.float64)}')
+    else:
+        body = _TURNS + ("\ncover_train = np.minimum(1.0, (l_train - 1) * theta / (2 * np.pi))  # share of a turn"
+                         "\ncover_eval = np.minimum(1.0, (l_eval - 1) * theta / (2 * np.pi))")
+        result = '{"pair k": k, "share of a turn inside L_train": cover_train, "share up to L_eval": cover_eval}'
+    return program(title, params, body, result)

@@ -107,10 +107,10 @@ def waiting_for(response) -> NoSnippet | None:
     return NoSnippet("the plot has not drawn yet") if response is None else None
 
 
-def formula_snippet(panel) -> Snippet:
+def strip_snippet(panel) -> Snippet:
     return snip.formula(panel.state, "Waves — the formula strip: ω_i, λ_i and PE(p) of the picked pair")
 
 
-def formula_data(panel) -> dict:
+def strip_numbers(panel) -> dict:
     n = formula_numbers(panel.state)
     return {k: np.float64(n[k]) for k in ("omega", "wavelength", "angle", "sin", "cos")}

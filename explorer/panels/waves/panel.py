@@ -36,9 +36,8 @@ from ...jobs.why import ScorecardResponse
 from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
-from . import export_data
 from .controls import WavesControls
-from .export_data import exact_arrays
+from .export_data import exact_arrays, snippet_for, strip_numbers, strip_snippet
 from .formula import formula_html
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
@@ -173,14 +172,8 @@ class WavesPanel(Panel):
         data = self.why.export_data(plot) or exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
 
-    def export_snippet(self, plot):
-        return export_data.snippet_for(self, plot)
-
-    def formula_snippet(self):
-        return export_data.formula_snippet(self)
-
-    def formula_data(self) -> dict:
-        return export_data.formula_data(self)
+    # Copy as Python: the programs (and the strip's numbers) are chosen in export_data, as the exports are.
+    export_snippet, formula_snippet, formula_data = snippet_for, strip_snippet, strip_numbers
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:
