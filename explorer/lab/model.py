@@ -48,8 +48,8 @@ class Block(nn.Module):
         b, n, d = x.shape
         hd = d // self.heads
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
-        if rope is not None:
-            q, k = rope_rotate(q, *rope), rope_rotate(k, *rope)
+        if rope is not None:  # (cos, sin), or (cos_q, sin_q, cos_k, sin_k) when keys turn differently (xPos)
+            q, k = rope_rotate(q, *rope[:2]), rope_rotate(k, *rope[-2:])
         if bias is None:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
@@ -93,6 +93,6 @@ class TinyTransformer(nn.Module):
         x = self.position.add(self.embed(idx))
         rope = self.position.rotary(n, self.d_model // self.heads, dev, x.dtype)
         bias = self.position.bias(n, dev, x.dtype)
-        for blk in self.blocks:
-            x = blk(x, rope, bias)
+        for i, blk in enumerate(self.blocks):
+            x = blk(x, *self.position.layer(i, rope, bias))  # a hybrid leaves RoPE out of some blocks
         return self.head(self.ln(x))

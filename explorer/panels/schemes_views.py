@@ -25,6 +25,10 @@ from .schemes_items import (
     theme_info_label,
 )
 
+#: A scheme's ``line`` as a pen style: variants of one family share its hue and differ in dash.
+LINE_STYLES = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine,
+               "dashdot": Qt.PenStyle.DashDotLine, "dashdotdot": Qt.PenStyle.DashDotDotLine}
+
 
 def info_label() -> QLabel:
     lab = QLabel()
@@ -257,7 +261,7 @@ class DistanceView(QWidget):
         if s in self.curves:
             return
         sch = registry.get(s)
-        style = Qt.PenStyle.DashLine if sch.line == "dash" else Qt.PenStyle.SolidLine
+        style = LINE_STYLES.get(sch.line, Qt.PenStyle.SolidLine)
         c = pg.PlotDataItem(pen=pen(s, 2.5, style), name=sch.title)
         c.setDownsampling(auto=True, method="peak")  # peaks keep RoPE's fast oscillation honest
         c.setClipToView(True)

@@ -134,6 +134,8 @@ class PlotSpec:
     marks: tuple = ()  # (x, label)
     log_x: bool = False
     step: bool = False  # draw as steps (bucket indices)
+    log_y: bool = False  # a log y axis (values ≤ 0 are left out: a frequency set to 0 is not drawn)
+    x_range: tuple[float, float] | None = None  # the x axis's span (None: fit the data)
 
 
 @dataclass(frozen=True)
@@ -141,12 +143,14 @@ class SwapTerms:
     """What one scheme does to the Token-swap panel's attention layer for n tokens.
 
     ``added`` (n, d) is added to the embeddings (× α); ``rotate(x)`` rotates one head's (n, d_h) queries or
-    keys by their positions; ``bias`` (H, n, n) is added to the scores before the mask.
+    keys by their positions; ``rotate_k(x)``, when given, is what keys get instead (xPos scales queries and
+    keys oppositely); ``bias`` (H, n, n) is added to the scores before the mask.
     """
 
     added: np.ndarray | None = None
     rotate: Callable[[np.ndarray], np.ndarray] | None = None
     bias: np.ndarray | None = None
+    rotate_k: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 def lit(value) -> str:
@@ -200,7 +204,8 @@ class Scheme:
     colour: ClassVar[str] = "#202020"
     #: Marker in the Lab's plots (a pyqtgraph symbol name).
     symbol: ClassVar[str] = "o"
-    #: "solid" or "dash": how its curves are drawn (a variant of another scheme is dashed).
+    #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn (a variant of another
+    #: scheme is dashed or dotted, in a shade of that scheme's colour).
     line: ClassVar[str] = "solid"
     #: Position in every list (registry order).
     order: ClassVar[int] = 100
@@ -337,6 +342,10 @@ class Scheme:
         """The properties table's "past L_train" cell for this configuration."""
         return ""
 
+    def where_text(self, req: Any) -> str:
+        """The properties table's "where position enters" cell for this configuration."""
+        return self.where
+
     def used_by_text(self, req: Any) -> str:
         """The properties table's "used by" cell for this configuration."""
         return self.used_by
@@ -415,10 +424,13 @@ def lab_position_class():
         """Where position enters the Lab's transformer; the default adds nothing anywhere (NoPE).
 
         ``add(x)`` (batch, n, d) → x with positions added; ``rotary(n, head_dim, device, dtype)`` → (cos, sin)
-        tables of the angles, or ``None``; ``bias(n, device, dtype)`` → (heads, n, n) added to the scaled
+        tables of the angles (n, head_dim/2), or (cos_q, sin_q, cos_k, sin_k) when keys turn differently
+        from queries (xPos), or ``None``; ``bias(n, device, dtype)`` → (heads, n, n) added to the scaled
         scores (with −inf above the diagonal: the causal mask), or ``None`` for plain causal attention;
-        ``check_length(n)`` raises :class:`NoEncoding` when there is no encoding for a
-        position < n.  Subclasses keep their tensors per length in ``self.cached``.
+        ``layer(index, rotary, bias)`` → the (rotary, bias) block ``index`` (0-based) uses — every block the
+        same by default (a NoPE/RoPE hybrid drops the rotation in some); ``check_length(n)`` raises
+        :class:`NoEncoding` when there is no encoding for a position < n.  Subclasses keep their tensors per
+        length in ``self.cached``.
         """
 
         def __init__(self, scheme: Scheme, d_model: int, heads: int, train_len: int) -> None:
@@ -441,6 +453,9 @@ def lab_position_class():
 
         def bias(self, n: int, device, dtype):
             return None
+
+        def layer(self, index: int, rotary, bias):
+            return rotary, bias
 
         def check_length(self, n: int) -> None:
             return None
