@@ -69,6 +69,7 @@ def _padded(values, n: int) -> np.ndarray:
 
 
 class LabPanel(LearnedTableButton, LabRunControl, Panel):
+    no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"  # no program
     panel_id = "lab"
     state_cls = LabState
 

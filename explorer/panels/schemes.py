@@ -43,6 +43,7 @@ from ..jobs.schemes import (
     build_requests,
     shared_levels,
 )
+from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
 from ..theme import mask_word
@@ -53,6 +54,7 @@ from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
 from .schemes_model import ModelView, open_model_config
+from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
 from .schemes_views import BAND_TEXT, DistanceView, MatrixView
 
 VIEW_TITLES = {
@@ -464,12 +466,17 @@ class SchemesPanel(Panel):
             for s, pw in mv.plots.items():
                 r = mv.responses.get(s)
                 if plot is pw and r is not None and r.matrix is not None:
-                    title = registry.get(s).title
-                    name = (f"{title} ΔS [query, key]" if r.block == 1 else
-                            f"{title} ΔS block means [query block, key block], "
-                            f"{r.block} positions per block")
-                    return {name: r.matrix}
-        return super().export_data(plot)
+                    return {matrix_name(r): r.matrix}
+        av = self._views.get("alibi")
+        if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
+            return slopes
+        return beyond_data(self, plot) or super().export_data(plot)
+
+    def export_snippet(self, plot):
+        return snippet_for(self, plot)
+
+    def formula_snippet(self):
+        return NoSnippet("the strip holds one formula per scheme; right-click a score matrix for its program")
 
     def plots(self) -> list:
         """The plots of the visible view (export and theming act on what is on screen)."""

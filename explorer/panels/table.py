@@ -58,6 +58,9 @@ class TablePanel(Panel):
     panel_id = "table"
     state_cls = TableState
     view_ids = VIEWS
+    #: Copy as Python: the table is a checkpoint's or drawn by torch's generator; numpy alone cannot rebuild it.
+    no_snippet = ("the table comes from a checkpoint or torch's random generator, which numpy cannot rebuild; "
+                  "Export → Save numbers gives the data")
 
     #: A checkpoint was opened or closed (the source now shown).
     sourceChanged = Signal(object)

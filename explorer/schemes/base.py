@@ -18,6 +18,10 @@ Lab
     :meth:`Scheme.lab_module` — the torch module the tiny transformer trains with (see :class:`LabPosition`).
 CLI
     :meth:`Scheme.add_data_commands` — the scheme's own ``pe-explorer data`` subcommands.
+Copy as Python (:mod:`explorer.snippets`)
+    :meth:`Scheme.score_snippet` — numpy code for the Schemes panel's ΔS matrix; :meth:`Scheme.swap_snippet`
+    — numpy code for what the scheme does to the Token-swap layer.  The default is an honest
+    :class:`NoSnippet` ("no snippet for this scheme yet"): the menu item is then disabled and says so.
 
 No Qt here; torch only inside the Lab hook.
 """
@@ -147,6 +151,47 @@ class SwapTerms:
     rotate: Callable[[np.ndarray], np.ndarray] | None = None
     bias: np.ndarray | None = None
     rotate_k: Callable[[np.ndarray], np.ndarray] | None = None
+
+
+def lit(value) -> str:
+    """``value`` as Python source a snippet can hold: floats round-trip exactly (``repr``), tuples stay tuples."""
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(lit(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(lit(v) for v in value) + "]"
+    if isinstance(value, np.ndarray):
+        return "np.array(" + lit(value.tolist()) + ")"
+    if isinstance(value, (np.integer, np.floating)):
+        return lit(value.item())
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class SnippetPart:
+    """A scheme's piece of a Copy-as-Python program: numpy code that defines the names in ``defines``.
+
+    ``params`` are extra ``(name, value, comment)`` lines for the program's top; ``imports`` extra standard
+    modules.  The code may use the names the snippet generator documents for that hook (see the hooks).
+    """
+
+    code: str
+    defines: tuple[str, ...] = ()
+    params: tuple[tuple[str, Any, str], ...] = ()
+    imports: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoSnippet:
+    """Why a plot (or a scheme's part of it) has no Copy-as-Python snippet; shown as the disabled item's tooltip.
+
+    ``declared`` is False only for the base classes' defaults: a plot someone added without saying whether it
+    can have a snippet (the tests fail on those, and accept a declared reason).
+    """
+
+    reason: str
+    declared: bool = True
 
 
 class Scheme:
@@ -344,6 +389,25 @@ class Scheme:
         """Formula-strip pieces: ``score`` (replaces QKᵀ), ``extra`` (added to the score), ``input`` (what X
         is), ``notes`` (further clauses).  Strings of rich text; missing keys keep the plain attention."""
         return {}
+
+    # -- Copy as Python ----------------------------------------------------------------------------
+    def score_snippet(self, req: Any) -> SnippetPart | NoSnippet:
+        """numpy code that sets ``delta_s`` (L, L): ΔS[i, j] at every query i and key j < L = ``req.l_eval``.
+
+        It may use ``L``, ``d`` (head_dim), ``base``, ``l_train``, ``seed``, ``causal``, ``heads``,
+        ``alibi_head``, ``c`` (the (count, d) content vectors) and ``np``; put the scheme's own parameters
+        in :attr:`SnippetPart.params`.  Future cells (j > i) may hold anything: the program blanks them when
+        causal, and averages blocks as the panel does.  Default: no snippet for this scheme yet.
+        """
+        return NoSnippet(f"no snippet for {self.title} yet")
+
+    def swap_snippet(self, st: Any) -> SnippetPart | NoSnippet:
+        """numpy code for the Token-swap layer, run with ``n`` (tokens), ``d_model``, ``heads``, ``dh`` (head
+        width), ``seed``, ``causal`` and ``alpha`` set; it defines any of ``added`` ((n, d_model), added to the
+        embeddings × α), ``rotate`` (a function of one head's (n, dh) q or k) and ``bias`` ((heads, n, n) on the
+        scores), named in :attr:`SnippetPart.defines` (nothing: plain attention).  Default: no snippet yet.
+        """
+        return NoSnippet(f"no snippet for {self.title} yet")
 
     # -- Lab -------------------------------------------------------------------------------------
     def lab_module(self, d_model: int, heads: int, train_len: int):

@@ -13,6 +13,7 @@ from .base import (
     BAND_POINTS,
     Curve,
     NoEncoding,
+    NoSnippet,
     NotShown,
     Parameter,
     Scheme,
@@ -167,6 +168,14 @@ class Learned(Scheme):
     def swap_reason(self, st) -> str:
         return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
                 "untrained table): the swapped words pick up each other's rows.")
+
+    def score_snippet(self, req):
+        return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
+                         "Export → Save numbers gives the data")
+
+    def swap_snippet(self, st):
+        return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
+                         "Export → Save numbers gives the data")
 
     def swap_formula(self, st, dh: int) -> dict:
         return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "
