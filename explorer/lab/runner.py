@@ -242,7 +242,8 @@ def run_experiment(
                                          device, control, on_chunk)
             done_cost += eval_costs[scheme]
             res = SchemeResult(scheme, "done", cfg.steps, tuple(losses), train_s,
-                               time.perf_counter() - t_eval, lengths, per_pos)
+                               time.perf_counter() - t_eval, lengths, per_pos,
+                               registry.get(scheme).lab_weights(model.position))
             results.append(res)
             report("scheme done", scheme, idx, cfg.steps, len(losses), (), result=res, force=True)
             del model, opt

@@ -41,6 +41,7 @@ from ..jobs.schemes import (
     build_requests,
     shared_levels,
 )
+from ..lab import trained
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
 from ..theme import mask_word
@@ -341,7 +342,14 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st)
+        self._trained_generation = trained.generation()
+        return build_requests(st, trained=trained.latest())
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """A Lab run that trained a scheme drawn from its weights (FIRE) finished since: draw the new ones."""
+        super().showEvent(event)
+        if getattr(self, "_trained_generation", None) not in (None, trained.generation()):
+            self.request_update()
 
     def show_result(self, r) -> None:
         st = self.state

@@ -1,0 +1,44 @@
+"""The trained weights of this session's finished Lab runs, for schemes the Schemes panel draws from them.
+
+A scheme with ``uses_lab_weights`` (FIRE) hands its trained numbers to the run's result
+(:meth:`~explorer.schemes.Scheme.lab_weights`, kept in :attr:`~explorer.lab.results.SchemeResult.weights`);
+the Lab panel :func:`remember`\\ s each finished run here, and the Schemes panel puts :func:`latest` into its
+requests (their ``trained`` field).  Session-only: nothing is written to disk, a new app starts seeded.
+"""
+
+from __future__ import annotations
+
+import threading
+
+_lock = threading.Lock()
+_latest: dict[str, tuple] = {}
+_generation = 0
+
+
+def remember(result) -> None:
+    """Keep the weights of every scheme of ``result`` (a LabResult) that finished training and has some."""
+    global _generation
+    with _lock:
+        for s in result.schemes:
+            if s.status == "done" and s.weights:
+                _latest[s.scheme] = s.weights
+                _generation += 1
+
+
+def latest() -> dict[str, tuple]:
+    """scheme id → the weights of its latest finished run in this session."""
+    with _lock:
+        return dict(_latest)
+
+
+def generation() -> int:
+    """A number that changes whenever :func:`remember` keeps new weights."""
+    return _generation
+
+
+def forget() -> None:
+    """Drop every kept weight (tests; a new session)."""
+    global _generation
+    with _lock:
+        _latest.clear()
+        _generation += 1
