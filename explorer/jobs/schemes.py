@@ -92,6 +92,7 @@ class MatrixResponse:
     extent: float  # max |finite ΔS| (0 when none)
     note: str = ""  # why there is no matrix, when there is none
     marks: tuple = ()  # (Δ, label): diagonals i − j = Δ the scheme marks (Shaw's clipping distance)
+    title: str = ""  # the plot's title when the scheme gives one for this request ("": its title)
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,8 @@ def matrix_scores(req: MatrixRequest) -> MatrixResponse:
         m = sch.score_blocks(req, bl)
     except NotShown as exc:
         return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc))
-    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(req)))
+    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(req)),
+                          title=sch.matrix_title(req))
 
 
 @job(MatrixRequest)

@@ -416,8 +416,18 @@ class SchemesPanel(Panel):
         return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
                 f"{single} {BAND_TEXT}. Hatched: "
                 f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}"
+                f"{self._terms_text(st)}"
                 " Below: RoFormer's long-term-decay bound (1/(d/2))·Σ<sub>j</sub> |S<sub>j</sub>(Δ)|, "
                 "S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3).")
+
+    def _terms_text(self, st: SchemesState) -> str:
+        """Which shown schemes have their score's terms drawn apart (Transformer-XL's (a)–(d)), beside the bound."""
+        shown = [registry.get(s).title for s, r in self.distance_view.responses.items()
+                 if s in st.schemes and r.terms]
+        if not shown:
+            return ""
+        return (f" Bottom right: the score of {', '.join(shown)} split into the terms of its formula (formula strip),"
+                " each drawn apart; ΔS is their sum less the plain content score qᵀk/√d.")
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:

@@ -14,6 +14,7 @@ from ..schemes.base import BAND_QUERIES
 from ..widgets.plots import DIVERGING, colormap
 from ..widgets.reflow import ReflowGrid
 from ..widgets.theming import theme_bus
+from ..widgets.titles import full_title
 from .schemes_items import (
     TERM_STYLES,
     FutureMask,
@@ -193,6 +194,10 @@ class MatrixView(QWidget):
             side = r.cells * r.block
             img.setRect(0, 0, side, side)
         self._show_diagonals(s, r.marks if r.matrix is not None else (), st.l_eval)
+        title = r.title or registry.get(s).title
+        pi = self.plots[s].getPlotItem()
+        if full_title(pi) != title:  # a scheme may say more for this request (FIRE: whose weights)
+            pi.setTitle(title)
         self._place_note(s, st)
 
     def _show_diagonals(self, s: str, marks: tuple, n: int) -> None:
@@ -247,9 +252,13 @@ class DistanceView(QWidget):
                              x="distance Δ = i − j (key before query)", y="ΔS (logit units)")
         self.bottom = make_plot("RoPE's long-term decay (RoFormer's bound, Su et al. 2021 §3.4.3)",
                                 x="distance Δ = i − j", y="bound")
-        self.bottom.setXLink(self.top)
+        # Not x-linked to the top: pyqtgraph links by screen position, and these sit side by side below it.
         outer.addWidget(self.top, 3)
-        outer.addWidget(self.bottom, 2)
+        # Below: RoFormer's bound and, beside it, any scheme's score terms (one row, so the top keeps its height).
+        self.lower = QHBoxLayout()
+        self.lower.setContentsMargins(0, 0, 0, 0)
+        self.lower.addWidget(self.bottom, 1)
+        outer.addLayout(self.lower, 2)
         self.legend = self.top.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.bands: dict[str, tuple] = {}
@@ -264,7 +273,6 @@ class DistanceView(QWidget):
         self.line_bottom = beyond_line(0, 90)
         self.top.addItem(self.line_top, ignoreBounds=True)
         self.bottom.addItem(self.line_bottom, ignoreBounds=True)
-        self.outer = outer
         #: scheme -> (plot, its term curves): the score's parts drawn apart (a scheme's ``Curve.terms``).
         self.term_plots: dict[str, tuple] = {}
         self.clip_note = label("", anchor=(0, 1), size=11)
@@ -347,7 +355,8 @@ class DistanceView(QWidget):
         for line in (self.line_top, self.line_bottom):
             line.setPos(lt)
             line.setVisible(n > lt)
-        self.top.setXRange(0, n, padding=0.01)
+        for pw in (self.top, self.bottom, *(p for p, _c in self.term_plots.values())):
+            pw.setXRange(0, n, padding=0.01)
 
     def show_distance(self, r: DistanceResponse) -> None:
         s = r.request.scheme
@@ -372,11 +381,12 @@ class DistanceView(QWidget):
         """A plot of the scheme's score terms against Δ (Transformer-XL's four), one line style each."""
         if s not in self.term_plots:
             title = registry.get(s).title
-            pw = make_plot(f"{title}: the score's terms, apart", x="distance Δ = i − j", y="term (logit units)")
+            pw = make_plot(f"{title}: its score's terms", x="distance Δ = i − j", y="term (logit units)")
             pw.setObjectName(f"scoreTerms_{s}")
-            pw.setXLink(self.top)
-            pw.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="10pt")
-            self.outer.addWidget(pw, 2)
+            pw.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="10pt", colCount=2)
+            if self._geometry:
+                pw.setXRange(0, self._geometry[0], padding=0.01)
+            self.lower.addWidget(pw, 1)
             self.term_plots[s] = (pw, [])
         pw, curves = self.term_plots[s]
         while len(curves) < len(r.terms):

@@ -294,6 +294,10 @@ class Scheme:
         c = self.distance_values(req, dist)
         return Curve(c.distance, c.mean, stride, c.lo, c.hi, c.band_distance, c.bound, c.marks, c.note, c.terms)
 
+    def matrix_title(self, req: Any) -> str:
+        """The score matrix's title for this request ("": the scheme's title), e.g. whose weights it draws."""
+        return ""
+
     def matrix_marks(self, req: Any) -> tuple:
         """(Δ, label) pairs: diagonals i − j = Δ the score matrix marks (Shaw's clipping distance; () for none)."""
         return ()

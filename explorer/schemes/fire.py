@@ -95,15 +95,15 @@ def unpack(packed: tuple) -> dict:
 class Fire(Scheme):
     id = "fire"
     title = "FIRE"
-    colour = "#56B4E9"  # T5's colour, dashed: a learned relative bias, now a function instead of a table
-    line = "dash"
+    colour = "#56B4E9"  # T5's colour, dotted: a learned relative bias, now a function instead of a table
+    line = "dot"  # dotted, not dashed: Transformer-XL's dashed blue is close to it in the dark theme
     symbol = "x"
     order = 72
     description = ("A small MLP of the log distance, normalised by the query's own position, added to the "
                    "scores: every query sees inputs in [0, 1], however long the sequence.")
-    sources = (Source("Li, You, Bhojanapalli, Li, Rawat, Reddi, Ye, Chern, Yu, Guo & Kumar 2023, “Functional "
-                      "Interpolation for Relative Positions Improves Long Context Transformers”, ICLR 2024", 2023,
-                      "https://arxiv.org/abs/2310.04418"),)
+    sources = (Source("Li, You, Guruganesh, Ainslie, Ontanon, Zaheer, Sanghai, Yang, Kumar & Bhojanapalli 2023, "
+                      "“Functional Interpolation for Relative Positions Improves Long Context Transformers”, "
+                      "ICLR 2024", 2023, "https://arxiv.org/abs/2310.04418"),)
     kind = "bias"
     relative = False  # relative below the threshold L; past it the query's own position normalises
     bounded = True
@@ -114,7 +114,7 @@ class Fire(Scheme):
     )
     depends_on = ("heads", "alibi_head", "l_train", "causal", "seed", "trained")
     curve_depends_on = ("heads", "alibi_head", "l_train", "seed", "trained")
-    used_by = "research models: Li et al. 2023 (T5-style decoder and encoder models, ICLR 2024)"
+    used_by = "research models: the decoder language models of Li et al. 2023 (ICLR 2024)"
     where = "a bias on each head's scores: a small MLP of ψ(i − j)/ψ(max(L, i))"
     relation = "relative below L; past it normalised by the query's position (progressive interpolation)"
     swap_label = "FIRE (score bias)"
@@ -136,6 +136,9 @@ class Fire(Scheme):
             return w, head, f"trained in the Lab (layer 1{extra})"
         return seeded_weights(int(req.heads), int(req.seed), int(req.l_train)), int(req.alibi_head), \
             f"seeded initialisation (seed {req.seed}; train FIRE in the Lab to see learned weights)"
+
+    def matrix_title(self, req) -> str:
+        return "FIRE (trained in the Lab)" if getattr(req, "trained", ()) else "FIRE (seeded, untrained)"
 
     def parameters_added(self, req) -> int:
         h = int(getattr(req, "heads", 1))

@@ -29,8 +29,8 @@ from .base import Curve, Parameter, Scheme, Source, SwapTerms, content_vectors, 
 
 #: Transformer-XL's sinusoid base.
 BASE = 10000.0
-TERM_NAMES = ("(a) content–content qᵀk", "(b) content–position qᵀW_R R", "(c) global content uᵀk",
-              "(d) global position vᵀW_R R")
+#: The four terms (the paper's (a) content–content, (b) content–position, (c) global content, (d) global position).
+TERM_NAMES = ("(a) qᵀk", "(b) qᵀW_R R", "(c) uᵀk", "(d) vᵀW_R R")
 
 
 def relative_sinusoids(delta, width: int) -> np.ndarray:
