@@ -168,8 +168,12 @@ def scheme_colour(scheme: str, theme=None) -> QColor:
 
 def scheme_key(schemes, theme=None) -> str:
     """One line naming ``schemes`` in their curves' colours (the key shown when the plots' legends are not)."""
-    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>━━</span> "
-                           f"{SCHEME_LABELS[s]}" for s in schemes)
+    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>"
+                           f"{KEY_GLYPHS.get(registry.get(s).line, '━━')}</span> {SCHEME_LABELS[s]}" for s in schemes)
+
+
+#: The key's sample of each line style (a scheme that shares a colour is told apart by it).
+KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅"}
 
 
 def show_key(key, views, theme=None) -> None:
