@@ -257,12 +257,21 @@ def test_token_swap_sees_a_swap_that_changes_distances(scheme):
     assert np.allclose(forward(st.tokens, st).weights.sum(-1), 1.0)
 
 
-def test_kerple_cannot_see_a_mirror_swap_without_the_mask():
-    st = SwapState(scheme="kerple", causal=False, sentence="a b c d", swap_i=0, swap_j=3, heads=2, d_model=8)
+@pytest.mark.parametrize("scheme", ("kerple", "fire"))
+def test_distance_only_biases_cannot_see_a_mirror_swap_without_the_mask(scheme):
+    st = SwapState(scheme=scheme, causal=False, sentence="a b c d", swap_i=0, swap_j=3, heads=2, d_model=8)
     before = forward(st.tokens, st).outputs
     after = forward(st.tokens[::-1], st).outputs
     np.testing.assert_allclose(after[::-1], before, atol=1e-12)
-    assert registry.get("kerple").swap_invisible(st, True) is not None
+    assert registry.get(scheme).swap_invisible(st, True) is not None
+
+
+@pytest.mark.parametrize("scheme", ("shaw", "transformer_xl"))
+def test_signed_relative_schemes_see_even_the_mirror_swap(scheme):
+    st = SwapState(scheme=scheme, causal=False, sentence="a b c d", swap_i=0, swap_j=3, heads=2, d_model=8)
+    before = forward(st.tokens, st).outputs
+    after = forward(st.tokens[::-1], st).outputs
+    assert np.abs(after[::-1] - before).max() > 1e-6  # clip(j − i) and R_(i−j) keep the sign of the offset
 
 
 @pytest.mark.parametrize("scheme", NEW)

@@ -222,6 +222,14 @@ class Fire(Scheme):
         return ("FIRE adds an MLP of the normalised log distance to the scores; the swap changed the distances "
                 "between the swapped words and the others.")
 
+    def swap_invisible(self, st, keeps_distances):
+        if not keeps_distances:
+            return None
+        return ("FIRE cannot see this swap — it mirrors the sentence",
+                "Here L is the sentence's length, so every query divides by the same ψ(L) and, without the causal "
+                "mask, the bias depends on |i−j| only. This swap keeps every distance (it mirrors the sentence), "
+                "so the outputs are just relabelled. Swap two other tokens, or turn on the causal mask.")
+
     def swap_formula(self, st, dh: int) -> dict:
         return {"extra": " + f<sub>θ</sub>(ψ(i − j)/ψ(max(L, i)))",
                 "notes": ["ψ(x) = log(0.1·x + 1), L = the sentence's length; f<sub>θ</sub> seeded, untrained"]}
