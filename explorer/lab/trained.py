@@ -9,20 +9,35 @@ requests (their ``trained`` field).  Session-only: nothing is written to disk, a
 from __future__ import annotations
 
 import threading
+import weakref
 
 _lock = threading.Lock()
 _latest: dict[str, tuple] = {}
 _generation = 0
+_listeners: list[weakref.WeakMethod] = []
+
+
+def subscribe(method) -> None:
+    """Call the bound ``method()`` after :func:`remember` keeps new weights (held weakly: a closed panel drops
+    out by itself).  Called on the thread that calls :func:`remember` (the Lab panel's: the UI thread)."""
+    with _lock:
+        _listeners.append(weakref.WeakMethod(method))
 
 
 def remember(result) -> None:
     """Keep the weights of every scheme of ``result`` (a LabResult) that finished training and has some."""
     global _generation
     with _lock:
+        before = _generation
         for s in result.schemes:
             if s.status == "done" and s.weights:
                 _latest[s.scheme] = s.weights
                 _generation += 1
+        _listeners[:] = [w for w in _listeners if w() is not None]
+        listeners = [w() for w in _listeners] if _generation != before else []
+    for method in listeners:
+        if method is not None:
+            method()
 
 
 def latest() -> dict[str, tuple]:

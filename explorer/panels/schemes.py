@@ -79,6 +79,7 @@ class SchemesPanel(Panel):
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
         self._theme = None  # the last theme applied (views built later get it too)
+        self._closing = False
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
@@ -97,6 +98,7 @@ class SchemesPanel(Panel):
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
         self.set_state(self.state)
+        trained.subscribe(self._on_trained_changed)
 
     # -- controls ------------------------------------------------------------------------------------
     def _build_controls(self) -> QWidget:
@@ -342,14 +344,16 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        self._trained_generation = trained.generation()
         return build_requests(st, trained=trained.latest())
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        """A Lab run that trained a scheme drawn from its weights (FIRE) finished since: draw the new ones."""
-        super().showEvent(event)
-        if getattr(self, "_trained_generation", None) not in (None, trained.generation()):
+    def _on_trained_changed(self) -> None:
+        """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
+        if not self._closing and any(registry.get(s).uses_lab_weights for s in self.state.schemes):
             self.request_update()
+
+    def shutdown(self) -> None:
+        self._closing = True  # a Lab run finishing now must not send requests to a stopping service
+        super().shutdown()
 
     def show_result(self, r) -> None:
         st = self.state
