@@ -207,6 +207,8 @@ class SchemeResult:
     position_accuracy: tuple[float, ...] = ()
     #: Trained numbers the Schemes panel can draw (``Scheme.lab_weights``; FIRE's MLP), kept for this session only.
     weights: tuple = ()
+    #: The position table the model trained (rows = positions), for schemes that have one (learned).
+    position_table: tuple[tuple[float, ...], ...] = ()
 
     def at(self, length: int) -> LengthResult | None:
         for r in self.lengths:
@@ -274,6 +276,8 @@ class LabResult:
                         for r in s.lengths
                     ],
                     "position_accuracy": [_num(v) for v in s.position_accuracy],
+                    **({"position_table": [[_num(v) for v in row] for row in s.position_table]}
+                       if s.position_table else {}),
                 }
                 for s in self.schemes
             ],
@@ -305,6 +309,7 @@ class LabResult:
                         for r in s["lengths"]
                     ),
                     position_accuracy=tuple(_flt(v) for v in s.get("position_accuracy", [])),
+                    position_table=_rows(s.get("position_table", [])),
                 )
                 for s in d["schemes"]
             )
@@ -344,6 +349,14 @@ class LabResult:
         except InputError as exc:
             raise LabError(f"cannot read {exc}") from None
         return cls.from_json(text)
+
+
+def _rows(rows) -> tuple[tuple[float, ...], ...]:
+    """A stored position table: a list of equally long lists of finite numbers."""
+    out = tuple(tuple(_flt(v) for v in row) for row in rows)
+    if len({len(r) for r in out}) > 1:
+        raise LabError("Lab result is malformed: position_table rows differ in length")
+    return out
 
 
 def _num(v):

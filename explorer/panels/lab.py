@@ -51,6 +51,7 @@ from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_run import LabRunControl, LabRunner, _eta
+from .lab_table import LearnedTableButton
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, show_key
 from .schemes_items import line_style
 
@@ -79,7 +80,7 @@ def _padded(values, n: int) -> np.ndarray:
     return out
 
 
-class LabPanel(LabRunControl, Panel):
+class LabPanel(LearnedTableButton, LabRunControl, Panel):
     panel_id = "lab"
     state_cls = LabState
 
@@ -209,6 +210,7 @@ class LabPanel(LabRunControl, Panel):
         files.addWidget(self.open_button)
         files.addWidget(self.save_button)
         col.addLayout(files)
+        self.add_table_button(col)
         self.open_button.clicked.connect(self._on_open_clicked)
         self.save_button.clicked.connect(self._on_save_clicked)
         self.model_label = QLabel()
@@ -412,6 +414,7 @@ class LabPanel(LabRunControl, Panel):
         self.status.setText(f"{what}\nElapsed {_eta(p.elapsed_s)} · ETA {_eta(p.eta_s)} · {p.device.upper()}")
 
     def _show_results(self, schemes) -> None:
+        self.enable_table_button(schemes)
         cfg = self._run_config
         self.length_view.show_schemes(schemes, cfg.train_len)
         self.position_view.show_schemes(schemes)

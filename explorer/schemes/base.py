@@ -429,6 +429,10 @@ def lab_position_class():
         def value_extra(self, layer: int, weights):
             return None
 
+        def trained_table(self):
+            """The position table this module learned, (positions, d) float64 numpy; None if it has none."""
+            return None
+
     return LabPosition
 
 
