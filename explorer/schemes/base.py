@@ -8,7 +8,7 @@ Hooks, by layer (each has a default, so a scheme only writes what it has):
 Schemes panel (position-only scores, content removed — see :mod:`explorer.jobs.schemes`)
     :meth:`Scheme.score_blocks` — ΔS as exact block means over a :class:`~explorer.encodings.blocks.Blocks`
     grid (:meth:`Scheme.matrix_marks`: diagonals it marks on it); :meth:`Scheme.distance_curve` — ΔS against
-    Δ = i − j (its ``terms``: the score's parts drawn apart, ``marks``: distances it marks);
+    Δ = i − j (:meth:`Scheme.score_terms`: the score's parts drawn apart; ``marks``: distances it marks);
     :meth:`Scheme.beyond_plot` — an extra plot for the "beyond training" view; :meth:`Scheme.past_training`,
     :meth:`Scheme.parameters_added` — cells of the properties table.  ``depends_on`` names the request fields
     the scores depend on, so that moving any other control leaves the request equal and nothing is recomputed.
@@ -292,7 +292,13 @@ class Scheme:
         d = max(2, int(getattr(req, "head_dim", 2)))
         dist, stride = distance_grid(n, min(max_points, max(4096, CURVE_BUDGET // max(1, d // 2))))
         c = self.distance_values(req, dist)
-        return Curve(c.distance, c.mean, stride, c.lo, c.hi, c.band_distance, c.bound, c.marks, c.note, c.terms)
+        terms = c.terms or tuple(self.score_terms(req, c.distance))
+        return Curve(c.distance, c.mean, stride, c.lo, c.hi, c.band_distance, c.bound, c.marks, c.note, terms)
+
+    def score_terms(self, req: Any, dist: np.ndarray) -> tuple:
+        """The score split into named terms at the distances ``dist``: (name, values) pairs, drawn apart beside
+        the distance curve (Transformer-XL's four); () for a scheme whose score is not such a sum."""
+        return ()
 
     def matrix_title(self, req: Any) -> str:
         """The score matrix's title for this request ("": the scheme's title), e.g. whose weights it draws."""

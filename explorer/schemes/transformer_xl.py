@@ -126,7 +126,7 @@ class TransformerXL(Scheme):
         z = block_phasors(bl, inv_freq(d, BASE))
         return (np.real((z * coef) @ z.conj().T)) / math.sqrt(d) + const_c
 
-    def distance_values(self, req, dist):
+    def score_terms(self, req, dist):
         d, cbar, wr, v, const_a, const_c = self._parts(req)
         freq = inv_freq(d, BASE)
         b = np.empty(dist.size)
@@ -136,9 +136,11 @@ class TransformerXL(Scheme):
             ph = np.exp(1j * np.multiply.outer(dist[sl].astype(np.float64), freq))
             b[sl] = np.real(ph @ cb) / math.sqrt(d)
             dd[sl] = np.real(ph @ cv) / math.sqrt(d)
-        terms = tuple(zip(TERM_NAMES, (np.full(dist.size, const_a), b, np.full(dist.size, const_c), dd),
-                          strict=True))
-        return Curve(dist, b + const_c + dd, terms=terms)
+        return tuple(zip(TERM_NAMES, (np.full(dist.size, const_a), b, np.full(dist.size, const_c), dd), strict=True))
+
+    def distance_values(self, req, dist):
+        terms = self.score_terms(req, dist)
+        return Curve(dist, terms[1][1] + terms[2][1] + terms[3][1], terms=terms)
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):
