@@ -44,6 +44,18 @@ def _toeplitz_error(m: np.ndarray) -> float:
     return worst
 
 
+def test_schemes_json_lists_the_four(capsys):
+    import json
+
+    from explorer.cli import main
+
+    assert main(["schemes", "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["schemes"]}
+    assert {r["sources"][0]["year"] for sid, r in rows.items() if sid in NEW} == {2018, 2019, 2022, 2023}
+    assert rows["shaw"]["kind_text"] == rows["transformer_xl"]["kind_text"] == "a relative term inside the score"
+    assert {p["name"] for p in rows["kerple"]["parameters"]} == {"r1", "r2"}
+
+
 def test_the_registry_lists_the_four_schemes_everywhere():
     for sid in NEW:
         sch = registry.get(sid)
