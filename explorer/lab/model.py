@@ -4,8 +4,10 @@ Pre-LayerNorm decoder blocks (attention, then a 4×-wide GELU MLP, each with a r
 LayerNorm and a linear read-out.  Position enters where the scheme's Lab module puts it (see
 :meth:`explorer.schemes.Scheme.lab_module`): added to the token embedding (sinusoidal, learned), rotating
 each head's q and k (RoPE, interleaved pairs, the same maths as :func:`explorer.encodings.apply_rope` in
-float32 torch), a bias on the scaled scores (ALiBi, T5), or nowhere (NoPE: only the causal mask;
-Kazemnejad et al. 2023; Haviv et al. 2022 show a causal model can still infer position from it).
+float32 torch), a bias on the scaled scores (ALiBi, T5, Kerple; per layer: FIRE), a term of the queries
+and keys inside the score (Shaw, Transformer-XL; Shaw also adds to the values, so its attention weights
+are computed explicitly), or nowhere (NoPE: only the causal mask; Kazemnejad et al. 2023; Haviv et al.
+2022 show a causal model can still infer position from it).
 A scheme with no encoding for some position (the learned table past its last row) raises
 :class:`~explorer.lab.results.CannotRun`.
 """
