@@ -159,8 +159,7 @@ class Fire(Scheme):
     # -- Schemes panel ------------------------------------------------------------------------------
     def formula_line(self, st) -> str:
         return (f"<b>FIRE</b>: score + f<sub>θ</sub>(ψ(i − j)/ψ(max(L, i))), ψ(x) = log(cx + 1), f<sub>θ</sub>: "
-                f"1 → {MLP_WIDTH} → heads MLP; seeded: L = L_train = {st.l_train:,}, c = {INIT_C:g} "
-                "(a Lab-trained FIRE brings its own)")
+                f"1 → {MLP_WIDTH} → heads; seeded: L = L_train = {st.l_train:,}, c = {INIT_C:g}")
 
     def score_blocks(self, req, bl):
         n = bl.length
