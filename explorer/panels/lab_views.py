@@ -173,7 +173,7 @@ def scheme_key(schemes, theme=None) -> str:
 
 
 #: The key's sample of each line style (a scheme that shares a colour is told apart by it).
-KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅"}
+KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅", "dashdotdot": "━┉"}
 
 
 def show_key(key, views, theme=None) -> None:

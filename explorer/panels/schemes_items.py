@@ -109,7 +109,7 @@ def make_plot(title: str = "", *, x: str = "", y: str = "") -> pg.PlotWidget:
 
 #: A scheme's ``line`` (its record) as a Qt pen style: a variant of another scheme's colour is told apart by it.
 LINE_STYLES = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine,
-               "dashdot": Qt.PenStyle.DashDotLine}
+               "dashdot": Qt.PenStyle.DashDotLine, "dashdotdot": Qt.PenStyle.DashDotDotLine}
 #: Styles for a scheme's score terms drawn apart, in order (all in the scheme's colour): the second and fourth
 #: (Transformer-XL's wavy position terms) dashed and dotted, which stay apart where dash and dash-dot blur.
 TERM_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DashDotLine, Qt.PenStyle.DotLine,

@@ -165,8 +165,9 @@ class Scheme:
     colour: ClassVar[str] = "#202020"
     #: Marker in the Lab's plots (a pyqtgraph symbol name).
     symbol: ClassVar[str] = "o"
-    #: "solid", "dash", "dot" or "dashdot": how its curves are drawn.  Colour and line style together are the
-    #: scheme's look (a variant, or a later scheme that shares an Okabe–Ito colour, is drawn in another style).
+    #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn.  Colour and line style
+    #: together are the scheme's look (a variant, or a later scheme that shares an Okabe–Ito colour, is drawn
+    #: in another style).
     line: ClassVar[str] = "solid"
     #: Position in every list (registry order).
     order: ClassVar[int] = 100
