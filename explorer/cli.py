@@ -20,6 +20,7 @@ COMMANDS = (
     "explorer.commands.export",
     "explorer.commands.lab",
     "explorer.commands.schemes",
+    "explorer.commands.lesson",
 )
 
 

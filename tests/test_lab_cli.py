@@ -25,7 +25,7 @@ def test_lab_command_writes_results(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--schemes", "xpos"], "--schemes: unknown 'xpos'"),
+    (["--schemes", "no_such_scheme"], "--schemes: unknown 'no_such_scheme'"),
     (["--schemes", ","], "--schemes needs at least one scheme"),
     (["--train-len", "4"], "--train-len must be at least 8"),
     (["--eval-lens", "8,x"], "--eval-lens must be whole numbers"),

@@ -462,7 +462,7 @@ def properties(req: PropertiesRequest) -> PropertiesResponse:
                                 l_train=req.l_train, heads=req.heads, scaling=req.scaling, factor=req.factor,
                                 params=tuple(sorted((n, v) for sid, n, v in req.scheme_params if sid == s)))
         params[s] = sch.parameters_added(setup)
-        rows.append((sch.display_title(setup), sch.where, sch.parameters_text(setup), sch.relation,
+        rows.append((sch.display_title(setup), sch.where_text(setup), sch.parameters_text(setup), sch.relation,
                      sch.past_training(setup), sch.used_by_text(setup)))
     return PropertiesResponse(req, PROPERTY_COLUMNS, tuple(rows), params)
 

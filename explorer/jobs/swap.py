@@ -165,8 +165,9 @@ def forward(tokens: list[str], st: SwapState) -> AttentionRun:
     k = (x @ wk).reshape(n, h, dh).transpose(1, 0, 2)
     v = (x @ wv).reshape(n, h, dh).transpose(1, 0, 2)
     if terms.rotate is not None:
+        rotate_k = terms.rotate_k or terms.rotate  # xPos scales keys by the inverse of the queries' factor
         q = np.stack([terms.rotate(q[a]) for a in range(h)])
-        k = np.stack([terms.rotate(k[a]) for a in range(h)])
+        k = np.stack([rotate_k(k[a]) for a in range(h)])
     bias = terms.bias
     if terms.score is not None:  # a relative key term (Shaw, Transformer-XL): it depends on q and k
         bias = terms.score(q, k) + (0.0 if bias is None else bias)

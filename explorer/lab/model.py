@@ -56,8 +56,8 @@ class Block(nn.Module):
         b, n, d = x.shape
         hd = d // self.heads
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
-        if rope is not None:
-            q, k = rope_rotate(q, *rope), rope_rotate(k, *rope)
+        if rope is not None:  # (cos, sin), or (cos_q, sin_q, cos_k, sin_k) when keys turn differently (xPos)
+            q, k = rope_rotate(q, *rope[:2]), rope_rotate(k, *rope[-2:])
         # A relative key term of the scheme (Shaw's a^K, Transformer-XL's (b)–(d)): added to the scaled scores.
         extra = None if position is None else position.score_extra(layer, q, k)
         if extra is not None:
@@ -115,5 +115,6 @@ class TinyTransformer(nn.Module):
         rope = self.position.rotary(n, self.d_model // self.heads, dev, x.dtype)
         bias = self.position.bias(n, dev, x.dtype)
         for i, blk in enumerate(self.blocks):
-            x = blk(x, rope, self.position.layer_bias(i, n, dev, x.dtype, bias), self.position, i)
+            layer_rope, layer_bias = self.position.layer(i, rope, bias)  # a hybrid leaves RoPE out of some blocks
+            x = blk(x, layer_rope, self.position.layer_bias(i, n, dev, x.dtype, layer_bias), self.position, i)
         return self.head(self.ln(x))

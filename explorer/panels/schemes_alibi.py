@@ -276,6 +276,7 @@ class PropertiesView(QWidget):
         font.setPointSize(11)
         self.table.setFont(font)
         outer.addWidget(self.table, 1)
+        self._theme = None
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -297,8 +298,9 @@ class PropertiesView(QWidget):
                     f = item.font()
                     f.setBold(True)
                     item.setFont(f)
-                    item.setForeground(QBrush(QColor(scheme_colour(schemes[i]))))
+                    item.setData(Qt.ItemDataRole.UserRole, schemes[i])
                 self.table.setItem(i, j, item)
+        self._colour_names()
         self.table.resizeRowsToContents()
         self.info.setText(
             f"Parameters for the head dim d = {q.head_dim} and L_train = {q.l_train:,} set on the left. "
@@ -327,7 +329,22 @@ class PropertiesView(QWidget):
     def plot_widgets(self) -> list:
         return []
 
+    def _colour_names(self) -> None:
+        """Each scheme's name in its colour as the theme draws its curves (a dark green stays readable on a
+        dark background)."""
+        theme = self._theme
+        for i in range(self.table.rowCount()):
+            item = self.table.item(i, 0)
+            if item is None:
+                continue
+            c = QColor(scheme_colour(item.data(Qt.ItemDataRole.UserRole)))
+            if theme is not None:
+                c = QColor(*theme.map_colour((c.red(), c.green(), c.blue(), 255)))
+            item.setForeground(QBrush(c))
+
     def apply_theme(self, theme) -> None:
+        self._theme = theme
+        self._colour_names()
         theme_info_label(self.info, theme)
         f = self.table.font()
         f.setPointSizeF(11 * theme.font_scale)

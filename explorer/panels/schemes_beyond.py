@@ -181,15 +181,21 @@ class BeyondView(QWidget):
             pw, curve, marks = self._extra(s, spec)
             pi = pw.getPlotItem()
             pi.setTitle(spec.title)
-            pi.setLogMode(x=spec.log_x, y=False)  # the curve takes data values; lines take view values
+            pi.setLogMode(x=spec.log_x, y=spec.log_y)  # the curve takes data values; lines take view values
             use_si_log_ticks(pi)
             keep = spec.x > 0 if spec.log_x else np.ones(spec.x.size, dtype=bool)  # no 0 on a log axis
+            if spec.log_y:
+                keep &= spec.y > 0
             x, y = spec.x[keep], spec.y[keep]
             if spec.step:  # hold each value until the next x: buckets are steps, not slopes
                 xs, ys = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
             else:
                 xs, ys = x, y
             curve.setData(xs, ys)
+            if spec.x_range is not None:  # e.g. every pair, also those whose θ = 0 is not drawn
+                pi.setXRange(*spec.x_range, padding=0.02)
+            else:
+                pi.enableAutoRange(x=True)
             while len(marks) < len(spec.marks):
                 line = beyond_line(0, 90, "")
                 pi.addItem(line, ignoreBounds=True)

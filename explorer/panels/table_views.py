@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 
 from ..jobs.table import TableResponse
 from ..widgets.plots import SEQUENTIAL, Heatmap, make_plot
@@ -202,9 +203,8 @@ class NormsTab(View):
         self.edge = pg.InfiniteLine(angle=90, pen=pg.mkPen(LIMIT_COLOUR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
                                     label="M: no row past here", labelOpts={"position": 0.9, "color": LIMIT_COLOUR})
         self.plot.addItem(self.edge)
-        self.probe = QLabel(self)
+        self.probe = readout_label(self)  # sized with the theme, like the readout above it
         self.probe.setObjectName("tableProbe")
-        self.probe.setWordWrap(True)
         self.layout().addWidget(self.probe)
 
     def show_result(self, r: TableResponse) -> None:
@@ -218,6 +218,6 @@ class NormsTab(View):
         said = f"; config.json says {cfg:,}" if cfg is not None and r.info.kind == "file" else ""
         self.readout.setText(f"M = {m:,} rows: positions 0 … {m - 1:,}{said}. "
                              f"Mean |P[p]| = {float(np.mean(a['norm'])):.4g}")
-        self.probe.setText(r.note)
+        text = html.escape(r.note)
         refused = r.note.startswith("refused")
-        self.probe.setStyleSheet(f"color: {LIMIT_COLOUR}; font-weight: bold;" if refused else "")
+        self.probe.setText(f"<b style='color:{LIMIT_COLOUR}'>{text}</b>" if refused else text)

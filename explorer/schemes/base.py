@@ -135,6 +135,8 @@ class PlotSpec:
     marks: tuple = ()  # (x, label)
     log_x: bool = False
     step: bool = False  # draw as steps (bucket indices)
+    log_y: bool = False  # a log y axis (values ≤ 0 are left out: a frequency set to 0 is not drawn)
+    x_range: tuple[float, float] | None = None  # the x axis's span (None: fit the data)
 
 
 @dataclass(frozen=True)
@@ -142,13 +144,15 @@ class SwapTerms:
     """What one scheme does to the Token-swap panel's attention layer for n tokens.
 
     ``added`` (n, d) is added to the embeddings (× α); ``rotate(x)`` rotates one head's (n, d_h) queries or
-    keys by their positions; ``bias`` (H, n, n) is added to the scores before the mask; ``score`` and
-    ``value`` are terms that depend on the queries, keys or weights themselves.
+    keys by their positions; ``rotate_k(x)``, when given, is what keys get instead (xPos scales queries and
+    keys oppositely); ``bias`` (H, n, n) is added to the scores before the mask; ``score`` and ``value`` are
+    terms that depend on the queries, keys or weights themselves.
     """
 
     added: np.ndarray | None = None
     rotate: Callable[[np.ndarray], np.ndarray] | None = None
     bias: np.ndarray | None = None
+    rotate_k: Callable[[np.ndarray], np.ndarray] | None = None
     #: ``score(q, k)`` (H, n, d_h) each → (H, n, n) added to the scaled scores (a relative key term).
     score: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     #: ``value(weights)`` (H, n, n) → (H, n, d_h) added to the outputs (Shaw's relative values).
@@ -166,8 +170,8 @@ class Scheme:
     #: Marker in the Lab's plots (a pyqtgraph symbol name).
     symbol: ClassVar[str] = "o"
     #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn.  Colour and line style
-    #: together are the scheme's look (a variant, or a later scheme that shares an Okabe–Ito colour, is drawn
-    #: in another style).
+    #: together are the scheme's look: a variant is dashed or dotted in a shade of its scheme's colour, and a
+    #: later scheme that shares an Okabe–Ito colour is drawn in another style.
     line: ClassVar[str] = "solid"
     #: Position in every list (registry order).
     order: ClassVar[int] = 100
@@ -321,6 +325,10 @@ class Scheme:
         """The properties table's "past L_train" cell for this configuration."""
         return ""
 
+    def where_text(self, req: Any) -> str:
+        """The properties table's "where position enters" cell for this configuration."""
+        return self.where
+
     def used_by_text(self, req: Any) -> str:
         """The properties table's "used by" cell for this configuration."""
         return self.used_by
@@ -385,14 +393,17 @@ def lab_position_class():
         """Where position enters the Lab's transformer; the default adds nothing anywhere (NoPE).
 
         ``add(x)`` (batch, n, d) → x with positions added; ``rotary(n, head_dim, device, dtype)`` → (cos, sin)
-        tables of the angles, or ``None``; ``bias(n, device, dtype)`` → (heads, n, n) added to the scaled
+        tables of the angles (n, head_dim/2), or (cos_q, sin_q, cos_k, sin_k) when keys turn differently
+        from queries (xPos), or ``None``; ``bias(n, device, dtype)`` → (heads, n, n) added to the scaled
         scores (with −inf above the diagonal: the causal mask), or ``None`` for plain causal attention;
-        ``check_length(n)`` raises :class:`NoEncoding` when there is no encoding for a
-        position < n.  Subclasses keep their tensors per length in ``self.cached``.
+        ``layer(index, rotary, bias)`` → the (rotary, bias) block ``index`` (0-based) uses — every block the
+        same by default (a NoPE/RoPE hybrid drops the rotation in some); ``check_length(n)`` raises
+        :class:`NoEncoding` when there is no encoding for a position < n.  Subclasses keep their tensors per
+        length in ``self.cached``.
 
         Per layer (defaults change nothing): ``setup_layers(layers)`` is called once after construction
         (make per-layer parameters there); ``layer_bias(layer, n, device, dtype, shared)`` → the bias of that
-        layer (default: ``shared``, the result of ``bias``); ``score_extra(layer, q, k)`` → (batch, heads, n, n)
+        layer (default: ``shared``, what ``layer`` gave); ``score_extra(layer, q, k)`` → (batch, heads, n, n)
         added to the scaled scores, or ``None`` (a relative key term: Shaw, Transformer-XL);
         ``value_extra(layer, weights)`` → (batch, heads, n, d_head) added to the attention's output, or
         ``None``; a module that uses it sets ``needs_weights = True`` so the weights are computed explicitly.
@@ -420,6 +431,9 @@ def lab_position_class():
 
         def bias(self, n: int, device, dtype):
             return None
+
+        def layer(self, index: int, rotary, bias):
+            return rotary, bias
 
         def check_length(self, n: int) -> None:
             return None

@@ -156,7 +156,7 @@ class WavesPanel(Panel):
         return f"waves_d{st.d_model}_base{base}_N{st.n_positions}_{st.variant}"
 
     def formula_inputs(self, st: WavesState) -> tuple:
-        return st.d_model, st.pair, st.position, st.base, st.variant
+        return st.d_model, st.pair, st.position, st.base, st.variant, st.n_positions, st.offset
 
     def formula_text(self, st: WavesState) -> str:
         return formula_html(st)
