@@ -65,12 +65,12 @@ def test_distance_view_marks_k_draws_kerple_beside_alibi_and_the_four_terms(qtbo
 
 
 def test_fire_says_whose_weights_it_draws(qtbot, panel):
-    assert full_title(panel.matrix_view.plots["fire"].getPlotItem()) == "FIRE (seeded, untrained)"
+    assert full_title(panel.matrix_view.plots["fire"].getPlotItem()) == "FIRE (seeded)"
     w = fire.seeded_weights(4, 7, 16)
     fake = type("Run", (), {"schemes": (SchemeResult("fire", "done", 1, (1.0,), 0.1, weights=fire.pack(w)),)})
     trained.remember(fake)  # what the Lab panel does when a run finishes: the Schemes panel redraws at once
     _wait(qtbot, panel)
-    assert full_title(panel.matrix_view.plots["fire"].getPlotItem()) == "FIRE (trained in the Lab)"
+    assert full_title(panel.matrix_view.plots["fire"].getPlotItem()) == "FIRE (Lab-trained)"
     m = panel.matrix_view.responses["fire"].matrix
     want = fire.fire_bias(64, w)[0]
     np.testing.assert_allclose(m[np.isfinite(want)], want[np.isfinite(want)], atol=1e-12)

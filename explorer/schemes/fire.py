@@ -138,7 +138,7 @@ class Fire(Scheme):
             f"seeded initialisation (seed {req.seed}; train FIRE in the Lab to see learned weights)"
 
     def matrix_title(self, req) -> str:
-        return "FIRE (trained in the Lab)" if getattr(req, "trained", ()) else "FIRE (seeded, untrained)"
+        return "FIRE (Lab-trained)" if getattr(req, "trained", ()) else "FIRE (seeded)"  # fits at 1280 × 720 F5
 
     def parameters_added(self, req) -> int:
         h = int(getattr(req, "heads", 1))
