@@ -470,6 +470,13 @@ def num_html(x: float) -> str:
     return f"{float(mant):.3g}·10<sup>{int(exp)}</sup>"
 
 
+def mirror_blind(name: str, why: str) -> tuple[str, str]:
+    """Token swap's (headline, explanation) for a distance-only scheme that cannot see a mirroring swap."""
+    return (f"{name} cannot see this swap — it mirrors the sentence",
+            f"{why} This swap keeps every distance (it mirrors the sentence), so the outputs are just relabelled. "
+            "Swap two other tokens, or turn on the causal mask.")
+
+
 def content_vectors(head_dim: int, content: str, seed: int) -> np.ndarray:
     """The seeded content vectors c ~ N(0, I_d): one for ``"same"``, 16 for ``"average"``."""
     count = 1 if content == "same" else AVERAGE_VECTORS

@@ -34,6 +34,7 @@ from .base import (
     band_queries,
     future_mask,
     lab_position_class,
+    mirror_blind,
 )
 
 #: Width of f_θ's hidden layer (the paper's 32) and its starting c (0.1).
@@ -225,10 +226,8 @@ class Fire(Scheme):
     def swap_invisible(self, st, keeps_distances):
         if not keeps_distances:
             return None
-        return ("FIRE cannot see this swap — it mirrors the sentence",
-                "Here L is the sentence's length, so every query divides by the same ψ(L) and, without the causal "
-                "mask, the bias depends on |i−j| only. This swap keeps every distance (it mirrors the sentence), "
-                "so the outputs are just relabelled. Swap two other tokens, or turn on the causal mask.")
+        return mirror_blind("FIRE", "Here L is the sentence's length, so every query divides by the same ψ(L) "
+                            "and, without the causal mask, the bias depends on |i−j| only.")
 
     def swap_formula(self, st, dh: int) -> dict:
         return {"extra": " + f<sub>θ</sub>(ψ(i − j)/ψ(max(L, i)))",

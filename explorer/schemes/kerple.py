@@ -17,7 +17,18 @@ import numpy as np
 
 from ..encodings.blocks import relative_block_means
 from ..encodings.errors import check_size
-from .base import Curve, Parameter, PlotSpec, Scheme, Source, SwapTerms, future_mask, lab_position_class, num_html
+from .base import (
+    Curve,
+    Parameter,
+    PlotSpec,
+    Scheme,
+    Source,
+    SwapTerms,
+    future_mask,
+    lab_position_class,
+    mirror_blind,
+    num_html,
+)
 
 #: The authors' lower clamp on r₁ and r₂ (both must stay positive).
 EPS = 1e-2
@@ -118,10 +129,7 @@ class Kerple(Scheme):
     def swap_invisible(self, st, keeps_distances):
         if not keeps_distances:
             return None
-        return ("Kerple cannot see this swap — it mirrors the sentence",
-                "Without the causal mask Kerple adds a function of |i−j| only. This swap keeps every distance "
-                "(it mirrors the sentence), so the outputs are just relabelled. Swap two other tokens, or "
-                "turn on the causal mask.")
+        return mirror_blind("Kerple", "Without the causal mask Kerple adds a function of |i−j| only.")
 
     def swap_formula(self, st, dh: int) -> dict:
         r1, r2 = swap_rates(st.heads, st.seed)
