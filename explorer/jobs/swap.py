@@ -170,8 +170,12 @@ def forward(tokens: list[str], st: SwapState, table: np.ndarray | None = None) -
         rotate_k = terms.rotate_k or terms.rotate  # xPos scales keys by the inverse of the queries' factor
         q = np.stack([terms.rotate(q[a]) for a in range(h)])
         k = np.stack([rotate_k(k[a]) for a in range(h)])
-    res = attention(q, k, v, causal=st.causal, bias=terms.bias, mask_after_softmax=st.mask_after_softmax)
-    outputs = res.outputs.transpose(1, 0, 2).reshape(n, d)
+    bias = terms.bias
+    if terms.score is not None:  # a relative key term (Shaw, Transformer-XL): it depends on q and k
+        bias = terms.score(q, k) + (0.0 if bias is None else bias)
+    res = attention(q, k, v, causal=st.causal, bias=bias, mask_after_softmax=st.mask_after_softmax)
+    out = res.outputs if terms.value is None else res.outputs + terms.value(res.weights)
+    outputs = out.transpose(1, 0, 2).reshape(n, d)
     return AttentionRun(tokens=list(tokens), weights=res.weights, outputs=outputs,
                         row_sums=res.weights.sum(-1))
 

@@ -43,6 +43,7 @@ from ..jobs.schemes import (
     build_requests,
     shared_levels,
 )
+from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
@@ -84,6 +85,7 @@ class SchemesPanel(Panel):
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
         self._theme = None  # the last theme applied (views built later get it too)
+        self._closing = False
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
@@ -102,6 +104,7 @@ class SchemesPanel(Panel):
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
         self.set_state(self.state)
+        trained.subscribe(self._on_trained_changed)
 
     # -- controls ------------------------------------------------------------------------------------
     def _build_controls(self) -> QWidget:
@@ -364,7 +367,16 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st)
+        return build_requests(st, trained=trained.latest())
+
+    def _on_trained_changed(self) -> None:
+        """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
+        if not self._closing and any(registry.get(s).uses_lab_weights for s in self.state.schemes):
+            self.request_update()
+
+    def shutdown(self) -> None:
+        self._closing = True  # a Lab run finishing now must not send requests to a stopping service
+        super().shutdown()
 
     def show_result(self, r) -> None:
         st = self.state
@@ -433,8 +445,18 @@ class SchemesPanel(Panel):
         return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
                 f"{single} {BAND_TEXT}. Hatched: "
                 f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}"
+                f"{self._terms_text(st)}"
                 " Below: RoFormer's long-term-decay bound (1/(d/2))·Σ<sub>j</sub> |S<sub>j</sub>(Δ)|, "
                 "S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3).")
+
+    def _terms_text(self, st: SchemesState) -> str:
+        """Which shown schemes have their score's terms drawn apart (Transformer-XL's (a)–(d)), beside the bound."""
+        shown = [registry.get(s).title for s, r in self.distance_view.responses.items()
+                 if s in st.schemes and r.terms]
+        if not shown:
+            return ""
+        return (f" Bottom right: the score of {', '.join(shown)} split into the terms of its formula (formula strip),"
+                " each drawn apart; ΔS is their sum less the plain content score qᵀk/√d.")
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
