@@ -141,7 +141,7 @@ def _check_out(path: str | None) -> None:
         raise UsageError(f"--out: {exc}") from None
 
 
-def table(result, metric: str = "accuracy") -> str:
+def table(result, metric: str = "accuracy", note: bool = True) -> str:
     """A score table as text: one row per scheme, one column per test length; ``metric`` is "accuracy"
     (per token) or "exact" (the whole answer right)."""
     from ..lab import SCHEME_LABELS, fmt_percent
@@ -161,7 +161,9 @@ def table(result, metric: str = "accuracy") -> str:
             else:
                 cells.append(fmt_percent(getattr(r, metric)) if r.ran else "cannot run")
         lines.append(SCHEME_LABELS[s.scheme].ljust(name_w) + "".join(c.rjust(width) for c in cells))
-    if cfg.scored_by_exact_match:
+    if not note:
+        pass
+    elif cfg.scored_by_exact_match:
         lines.append(f"(* = training length: trained on prompts of 1 … {cfg.train_len} symbols; tested on "
                      f"{cfg.eval_batch} prompts of each length; chance per token {fmt_percent(result.chance)})")
     else:
@@ -177,7 +179,7 @@ def grid(results) -> str:
 
     mults = sorted({n / r.config.train_len for r in results for n in r.config.eval_lens})
     heads = ["L" if m == 1 else f"{m:g}×L" for m in mults]
-    lines = ["task".ljust(28) + "scheme".ljust(14) + "".join(h.rjust(8) for h in heads)]
+    lines = ["task".ljust(34) + "scheme".ljust(14) + "".join(h.rjust(8) for h in heads)]
     for r in results:
         cfg = r.config
         what = f"{cfg.task_title} ({'exact' if cfg.scored_by_exact_match else 'acc.'})"
@@ -188,7 +190,7 @@ def grid(results) -> str:
                 res = s.at(n) if n is not None else None
                 v = score(r, s, n) if res is not None and res.ran else None
                 cells.append("" if res is None else "no run" if not res.ran else f"{100 * v:.0f}%")
-            lines.append(what[:27].ljust(28) + SCHEME_LABELS[s.scheme][:13].ljust(14)
+            lines.append(what[:33].ljust(34) + SCHEME_LABELS[s.scheme][:13].ljust(14)
                          + "".join(c.rjust(8) for c in cells))
             what = ""
     lines.append("(no run = the scheme cannot run at that length)")
@@ -230,7 +232,7 @@ def _run(args) -> int:
         results.append(result)
         if not args.json:
             if cfg.scored_by_exact_match:
-                print(table(result, "exact"))
+                print(table(result, "exact", note=False))
             print(table(result))
             print(headline(result))
             plural = "s" if result.threads > 1 else ""

@@ -33,6 +33,7 @@ from .summary import (
     moving_average,
     rule_facts,
     score,
+    task_facts,
 )
 from .task import (
     TASK_DEFAULTS,
@@ -88,6 +89,7 @@ __all__ = [
     "fmt_percent",
     "metric_name",
     "score",
+    "task_facts",
     "headline",
     "last_symbol_baseline",
     "moving_average",

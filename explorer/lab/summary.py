@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,16 @@ def rule_facts(vocab: int, noise: float, seed: int, eval_batch: int, max_len: in
                      order_sensitive_fraction=task.order_sensitive_fraction())
 
 
+def task_facts(cfg) -> RuleFacts:
+    """A config's reference numbers before any training: :func:`rule_facts` for the rule; for a sequence
+    task, chance per answer token, no last-symbol baseline (NaN), a loss floor of 0 (one right answer)."""
+    if cfg.task == "rule":
+        return rule_facts(cfg.vocab, cfg.noise, cfg.seed, cfg.eval_batch, cfg.max_eval_len)
+    symbols = 10 if cfg.task == "addition" else cfg.vocab
+    return RuleFacts(chance=1.0 / symbols, last_symbol_baseline=math.nan, loss_floor=0.0,
+                     order_sensitive_fraction=math.nan)
+
+
 def fmt_percent(v: float | None) -> str:
     return "—" if v is None else f"{100.0 * v:.1f} %"
 
@@ -61,8 +72,8 @@ def fmt_percent(v: float | None) -> str:
 LEARNED = 0.5
 #: A scheme "holds" its score at a length while it keeps this share of its score at the training length.
 HOLD_SHARE = 0.9
-#: Below this a score is shown as "0 %" (it rounds to 0 % at the table's one decimal … and below).
-ZERO = 0.005
+#: Below this (and above 0) a score is shown as "<1 %": "0 %" is kept for exactly none right.
+SMALL = 0.005
 
 
 def score(result: LabResult, scheme_result, length: int) -> float | None:
@@ -83,7 +94,11 @@ def _times(n: int, train_len: int) -> str:
 
 
 def _pct(v: float) -> str:
-    return "0 %" if v < ZERO else f"{100 * v:.0f} %"
+    if 0.0 < v < SMALL:
+        return "<1 %"
+    if 0.0 < 1.0 - v < SMALL:
+        return ">99 %"
+    return f"{100 * v:.0f} %"
 
 
 @dataclass(frozen=True)
@@ -95,7 +110,7 @@ class SchemeFinding:
     held_to: int | None  # the longest length up to which every tested length kept HOLD_SHARE of at_train
     first_drop: int | None  # the first length past held_to, or None if it held to the end
     drop_score: float | None
-    zero_at: int | None  # the first length where the score is below ZERO
+    zero_at: int | None  # the first length where the score is 0 (none right)
     cannot_run_from: int | None
     top_score: float | None  # the score at the longest length it ran
 
@@ -122,7 +137,7 @@ def findings(result: LabResult) -> list[SchemeFinding]:
                 else:
                     drop, drop_v = n, v
                     break
-        zero = next((n for n, v in ran if n > base_len and v < ZERO), None)
+        zero = next((n for n, v in ran if n > base_len and v <= 0.0), None)
         out.append(SchemeFinding(s.scheme, at_l, held, drop, drop_v, zero, min(blocked) if blocked else None,
                                  ran[-1][1] if ran else None))
     return out
@@ -139,7 +154,7 @@ def _phrase(f: SchemeFinding, cfg, metric: str) -> str:
             return f"{name} cannot run past {_times(f.held_to or L, L)}"
         return f"{name} holds {metric} to {_times(f.held_to or L, L)} ({_pct(f.top_score or 0.0)})"
     drop = f.drop_score or 0.0
-    if drop < ZERO:
+    if drop <= 0.0:
         return f"{name} falls to 0 % at {_times(f.first_drop, L)}"
     tail = f", 0 % at {_times(f.zero_at, L)}" if f.zero_at is not None else ""
     return f"{name} drops to {_pct(drop)} at {_times(f.first_drop, L)}{tail}"
