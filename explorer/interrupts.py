@@ -28,9 +28,11 @@ def _note(_signum, _frame) -> None:
 def deferred_sigint() -> Iterator[None]:
     """Within the block, Ctrl+C sets a flag that :func:`check` turns into ``KeyboardInterrupt``.
 
-    Outside the main thread (where handlers cannot be installed) the block runs unchanged.
+    Outside the main thread (where handlers cannot be installed) the block runs unchanged.  Nested
+    inside another such block it changes nothing either: a Ctrl+C noted by the outer block (say, while
+    the inner one's module was imported) stays noted until :func:`check` raises it.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is _note:
         yield
         return
     _requested.clear()

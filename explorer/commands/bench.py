@@ -28,6 +28,13 @@ def _run(args) -> int:
             check_output(args.out)  # before the suite runs, not after
         except OutputError as exc:
             raise UsageError(str(exc)) from None
-    from ..bench import main
+    from ..interrupts import check, deferred_sigint
 
-    return main(args)
+    # The suite's modules import Qt: a KeyboardInterrupt raised inside PySide6's first import (shiboken's
+    # signature bootstrap) aborted the process (SIGABRT "could not initialize", a SIGSEGV).  Ctrl+C is only
+    # noted until the imports are done, and raised where the suite looks.
+    with deferred_sigint():
+        from ..bench import main
+
+        check()
+        return main(args)
