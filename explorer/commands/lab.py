@@ -39,10 +39,12 @@ def _schemes(text: str) -> tuple[str, ...]:
     names = tuple(p for p in text.replace(" ", "").lower().split(",") if p)
     if names == ("all",):
         return known
+    if names == ("default",):
+        return registry.lab_default_ids()
     bad = [n for n in names if n not in known]
     if bad:
         raise UsageError(f"--schemes: unknown {', '.join(map(repr, bad))}; "
-                         f"choose from {', '.join(known)} or all")
+                         f"choose from {', '.join(known)}, all or default")
     if not names:
         raise UsageError("--schemes needs at least one scheme")
     return names
@@ -65,8 +67,9 @@ def add_parser(sub) -> None:
                    help="the task (default rule); all: every task in turn, then a tasks × schemes grid")
     p.add_argument("--answer", choices=("reversed", "in-order"), default="reversed",
                    help="addition: the sum written least significant digit first (reversed, default) or not")
-    p.add_argument("--schemes", default="all", metavar="LIST",
-                   help="comma-separated scheme ids (see pe-explorer schemes; default: all)")
+    p.add_argument("--schemes", default="default", metavar="LIST",
+                   help="comma-separated scheme ids (see pe-explorer schemes), all, or default: the ones the "
+                        "Lab panel ticks at first (the default)")
     defaults = ", ".join(f"{t} {TASK_DEFAULTS[t][0]}" for t in TASK_IDS)
     p.add_argument("--train-len", type=whole(), default=None, metavar="L",
                    help=f"training length (stream length, or symbols per prompt), 8 … 128 (default: {defaults})")
