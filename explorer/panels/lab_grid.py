@@ -181,6 +181,22 @@ class ResultsGrid(QTableWidget):
             item.setForeground(QColor(MUTED))
         return item
 
+    def prepare(self, schemes, lengths, train_len: int, task: str = "rule") -> None:
+        """Empty rows for one run of ``task`` (``schemes`` × ``lengths``), before any result."""
+        from ..lab import LabConfig
+
+        self.show_runs([(LabConfig(task=task, schemes=tuple(schemes), train_len=train_len,
+                                   eval_lens=tuple(lengths)), [])])
+
+    def show_schemes(self, result_schemes) -> None:
+        """Fill in finished schemes of the one run :meth:`prepare` (or the last :meth:`show_runs`) drew."""
+        if not self._runs:
+            return
+        cfg, old, found = self._runs[-1]
+        done = {s.scheme: s for s in old}
+        done.update({s.scheme: s for s in result_schemes})
+        self.show_runs([*self._runs[:-1], (cfg, list(done.values()), found)])
+
     # -- reading back --------------------------------------------------------------------------------
     def text_at(self, task: str, scheme: str, length: int) -> str:
         """What the cell shows for ``scheme`` on ``task`` at ``length`` (for tests and screen readers)."""
