@@ -179,6 +179,13 @@ def test_a_sequence_task_run_joins_the_grid(panel, qtbot, tmp_path):
     assert panel.result is rule and panel.state.train_len == 32
 
 
+def test_grid_cells_and_headings_never_overstate():
+    from explorer.panels.lab_grid import cell_text, multiple_text
+
+    assert [cell_text(v) for v in (1.0, 0.999, 0.994, 0.5, 0.004, 0.0)] == ["100", ">99", "99", "50", "<1", "0"]
+    assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1.25"]
+
+
 def test_pause_then_cancel_stops_within_a_second(panel, qtbot):
     panel.set_state(LONG)
     panel.start()

@@ -184,7 +184,7 @@ def test_headline_states_what_the_numbers_show():
                      "sinusoidal": [0.3, 0.0, 0.0, 0.0]})
     text = headline(r)
     assert text == ("Copy: NoPE drops to 20 % at 4×L; ALiBi drops to 50 % at 1.5×L, 0 % at 4×L; "
-                    "Learned cannot run past L; RoPE falls to 0 % at 1.5×L; Sinusoidal reaches only 30 % at L.")
+                    "RoPE falls to 0 % at 1.5×L; Learned cannot run past L; Sinusoidal reaches only 30 % at L.")
     f = {x.scheme: x for x in findings(r)}
     assert f["nope"].held_to == 16 and f["rope"].zero_at == 12 and f["learned"].cannot_run_from == 12
     held = _seq_result({"alibi": [0.9, 0.9, 0.88, 0.85]})

@@ -182,7 +182,10 @@ def headline(result: LabResult) -> str:
 
     def reach(f: SchemeFinding):
         top = max(cfg.eval_lens) + 1 if f.first_drop is None and f.cannot_run_from is None else (f.held_to or 0)
-        return (f.at_train is not None and f.at_train >= LEARNED, top, f.drop_score or 0.0, f.top_score or 0.0)
+        # A scheme that ran at the length where it dropped says more than one that could not run there.
+        ran_on = f.first_drop is not None or f.cannot_run_from is None
+        return (f.at_train is not None and f.at_train >= LEARNED, top, ran_on, f.drop_score or 0.0,
+                f.top_score or 0.0)
 
     ordered = sorted(found, key=reach, reverse=True)
     return lead + "; ".join(_phrase(f, cfg, metric) for f in ordered) + "." + tail

@@ -432,12 +432,17 @@ class PositionPlot:
             self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
             self.pi.setLabel("bottom", "position t in the test stream")
         else:
-            self.pi.setTitle(f"Accuracy by answer token (length {max_len}{extra})")
+            self.pi.setTitle(f"Accuracy by answer token, n = {max_len}{extra}")
             self.pi.setLabel("bottom", "answer token (1 = written first)")
         self.pi.setXRange(0, top, padding=0.02)
         # The longest answer seen in training (an L-symbol prompt's), or L itself for the rule.
         self.train_line.setValue(train_len)
         self.train_line.label.setFormat(f" L = {train_len}" if answer is None else " longest trained")
+        # Where the curves are not: past L the rule's stay high (label at the bottom, resting on the axis),
+        # the sequence tasks' fall low (label at the top, hanging from it).
+        label = self.train_line.label
+        label.anchors = [(0, 1), (0, 1)] if answer is None else [(0, 0), (0, 0)]
+        label.setPosition(0.03 if answer is None else 0.97)
         self.hint.setPos(max_len / 2, 60)
         self.hint.setVisible(True)
 
