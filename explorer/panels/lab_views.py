@@ -432,8 +432,9 @@ class PositionPlot:
             self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
             self.pi.setLabel("bottom", "position t in the test stream")
         else:
-            self.pi.setTitle(f"Accuracy by answer token, n = {max_len}{extra}")
-            self.pi.setLabel("bottom", "answer token (1 = written first)")
+            # The length on the axis: in the title it was cut at 1280 × 720 in presenter mode.
+            self.pi.setTitle("Accuracy by answer token" + (f" (mean of {self.window})" if self.window > 1 else ""))
+            self.pi.setLabel("bottom", f"answer token, n = {max_len} (1 = written first)")
         self.pi.setXRange(0, top, padding=0.02)
         # The longest answer seen in training (an L-symbol prompt's), or L itself for the rule.
         self.train_line.setValue(train_len)
