@@ -365,21 +365,27 @@ class LabResult:
 
     @classmethod
     def from_json(cls, text: str) -> LabResult:
-        # The one JSON reader for files (explorer.fileio): no NaN, no 400-digit numbers, no deep nesting.
-        try:
-            data = parse_json_text(text, what="Lab result")
-        except InputError as exc:
-            raise LabError(str(exc)) from None
-        return cls.from_dict(data)
+        return cls.from_dict(_parse(text))
 
     @classmethod
     def from_file(cls, path) -> LabResult:
         """Read a result file through the one reading path (a regular file, at most 64 MiB)."""
-        try:
-            text = read_text_file(path, limit=MAX_RESULT_BYTES, what="Lab result")
-        except InputError as exc:
-            raise LabError(f"cannot read {exc}") from None
-        return cls.from_json(text)
+        return cls.from_json(_read(path))
+
+
+def _parse(text: str):
+    # The one JSON reader for files (explorer.fileio): no NaN, no 400-digit numbers, no deep nesting.
+    try:
+        return parse_json_text(text, what="Lab result")
+    except InputError as exc:
+        raise LabError(str(exc)) from None
+
+
+def _read(path) -> str:
+    try:
+        return read_text_file(path, limit=MAX_RESULT_BYTES, what="Lab result")
+    except InputError as exc:
+        raise LabError(f"cannot read {exc}") from None
 
 
 GRID_FORMAT = "pe-explorer-lab-grid"
@@ -398,10 +404,7 @@ class LabGrid:
     @classmethod
     def from_json(cls, text: str) -> LabGrid:
         """A grid file, or a single run's file (a grid of one)."""
-        try:
-            data = parse_json_text(text, what="Lab result")
-        except InputError as exc:
-            raise LabError(str(exc)) from None
+        data = _parse(text)
         if isinstance(data, dict) and data.get("format") == GRID_FORMAT:
             if data.get("version") != 1:
                 raise LabError(f"unsupported Lab grid version {data.get('version')!r}; this app reads 1")
@@ -414,11 +417,7 @@ class LabGrid:
     @classmethod
     def from_file(cls, path) -> LabGrid:
         """Read a grid or single-run file through the one reading path (a regular file, at most 64 MiB)."""
-        try:
-            text = read_text_file(path, limit=MAX_RESULT_BYTES, what="Lab result")
-        except InputError as exc:
-            raise LabError(f"cannot read {exc}") from None
-        return cls.from_json(text)
+        return cls.from_json(_read(path))
 
 
 #: What each task is, in the JSON (for a reader without the app).
