@@ -77,6 +77,9 @@ class ActionsMixin:
         self.act_open_presets_folder = a(
             "actOpenPresetsFolder", "Open my presets &folder", self.open_presets_folder
         )
+        self.act_open_checkpoint = a("actOpenCheckpoint", "Open &checkpoint…", self.open_checkpoint_dialog,
+                                     tip="Show a real model's learned position table (.safetensors, .bin, .pt "
+                                         "or a Hugging Face folder) in the Learned table panel")
         self.act_quit = a("actQuit", "&Quit", self.close, _seq("Ctrl+Q"))
 
         self.act_undo = self.undo.stack.createUndoAction(self, "&Undo")
@@ -193,6 +196,8 @@ class ActionsMixin:
         file_menu = mb.addMenu("&File")
         for act in (self.act_open_preset, self.act_save_preset, self.act_save_preset_file):
             file_menu.addAction(act)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_open_checkpoint)
         file_menu.addSeparator()
         file_menu.addAction(self.act_export_panel)
         file_menu.addAction(self.act_export_window)

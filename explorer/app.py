@@ -296,6 +296,8 @@ def run_app(args) -> int:
             window.close()
             return 2
         window.show_panel(args.panel)
+    if getattr(args, "checkpoint", None):
+        window.open_checkpoint(args.checkpoint)
     window.show()
     window.after_first_frame(freeze_after_start)  # a 0-ms timer from here ran before the first paint
     if not args.screenshot:  # a screenshot saves nothing, so it keeps exiting at once

@@ -42,7 +42,10 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--screenshot", metavar="FILE.png", help="start, wait for every panel, save the window, exit")
-    parser.add_argument("--panel", help="the panel to bring to the front (waves, swap, schemes, lab)")
+    parser.add_argument("--panel", help="the panel to bring to the front (waves, swap, schemes, lab, table)")
+    parser.add_argument("--checkpoint", metavar="PATH",
+                        help="open the app on this checkpoint's learned position table (.safetensors, .bin/.pt, "
+                             "or a Hugging Face model folder / cache entry)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -114,6 +117,8 @@ def _main(argv: list[str], as_program: bool = False) -> int:
     if args.command is None:
         if args.screenshot is not None:
             _check_screenshot(parser, args.screenshot)
+        if args.checkpoint is not None and not os.path.exists(os.path.expanduser(args.checkpoint)):
+            parser.error(f"--checkpoint {args.checkpoint}: no such file or folder")
         from .app import run_app
 
         return run_app(args)

@@ -154,3 +154,22 @@ class LazyDocksMixin:
                 self.panels[panel_id]
             self._last_panel = panel_id
             self._on_panel_raised(panel_id)
+
+    # -- a checkpoint's learned table ----------------------------------------------------------------
+    #: The panel that shows learned position tables (checkpoints, the Lab's).
+    TABLE_PANEL = "table"
+
+    def open_checkpoint(self, path: str, tensor: str = "") -> None:
+        """Bring the Learned-table panel to the front showing the table in ``path`` (read by the compute
+        process with the same checks as always; a bad file is one line in the panel's banner)."""
+        self.show_panel(self.TABLE_PANEL)
+        self.panels[self.TABLE_PANEL].open_checkpoint(path, tensor)
+
+    def show_learned_table(self, table, label: str) -> None:
+        """Bring the Learned-table panel to the front showing ``table`` (positions × dims)."""
+        self.show_panel(self.TABLE_PANEL)
+        self.panels[self.TABLE_PANEL].show_table(table, label)
+
+    def open_checkpoint_dialog(self) -> None:
+        self.show_panel(self.TABLE_PANEL)
+        self.panels[self.TABLE_PANEL].open_dialog()

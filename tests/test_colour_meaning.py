@@ -21,7 +21,7 @@ from PySide6.QtCore import Qt
 from explorer.theme import PRINT
 from explorer.widgets.theming import theme_bus
 
-PANELS = ("waves", "swap", "schemes", "lab")
+PANELS = ("waves", "swap", "schemes", "lab", "table")
 
 
 def _meaning(text: str) -> str:

@@ -87,6 +87,8 @@ def test_presenter_restyles_hidden_panels_and_tabs(qtbot, hidden):
             "sentence": swap.sentence_edit.font().pointSizeF(),
             "lab formula": _sheet_pt(lab.formula),
             "swap readout": _sheet_pt(swap.readout),
+            "why table": waves.why.table.font().pointSizeF(),  # the "Why sinusoids?" tab, never shown here
+            "why caption": waves.why.caption.font().pointSizeF(),
         }
 
     normal = look()

@@ -214,8 +214,9 @@ def test_spectrum_counts_pairs_that_never_complete_a_cycle():
     lam = wavelengths(128, 10000.0)
     slow, unseen = spectrum_counts(lam, 256, 100)
     omega = frequencies(128, 10000.0)
-    assert slow == np.count_nonzero(256 * omega < 2 * np.pi)
-    assert unseen == np.count_nonzero(100 * omega < 2 * np.pi)
+    # Positions 0 … N−1 reach the angle (N − 1)·ω: a cycle needs (N − 1)·ω ≥ 2π.
+    assert slow == np.count_nonzero(255 * omega < 2 * np.pi)
+    assert unseen == np.count_nonzero(99 * omega < 2 * np.pi)
     assert 0 < slow < unseen < 64
     r = compute_curves(CurvesRequest(256, 128, 10000.0, "paper", l_train=100))
     assert (r.slow_pairs, r.unseen_pairs) == (slow, unseen)

@@ -93,6 +93,8 @@ class DataCommands:
     #: argparse ``type``s for numeric options: bounded before conversion, finite, optionally in [lo, hi].
     whole = staticmethod(whole)
     number = staticmethod(number)
+    #: Raised for a bad combination of options (one line, exit 2).
+    UsageError = UsageError
 
     @staticmethod
     def out(parser) -> None:

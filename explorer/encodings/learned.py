@@ -4,6 +4,10 @@ Used by GPT-2 and BERT.  It is seeded (``torch.Generator``) so every run — GUI
 tests — shows the same numbers.  An untrained table is random (N(0, 1), torch's default
 ``Embedding`` initialisation); what matters for the lesson is its *shape*: there is no row
 for a position ≥ max_positions, so it cannot say anything past the training length.
+
+To rebuild it outside the app: ``torch.manual_seed(seed); torch.nn.Embedding(M, d, dtype=torch.float64)``
+gives exactly these weights (the float64 dtype matters: float32 draws are a different stream).  The
+table uses a generator of its own so that building it never moves torch's global random state.
 """
 
 from __future__ import annotations

@@ -7,8 +7,11 @@ Variants
     ``ω_i = base^(-2i/d)``, i = 0 … d/2-1.
 ``halves``
     The same ω_i, columns ``[sin(p·ω_0) … sin(p·ω_{d/2-1}) | cos(p·ω_0) … cos(p·ω_{d/2-1})]``.
-``t2t`` (tensor2tensor ``get_timing_signal_1d``; fairseq ``SinusoidalPositionalEmbedding``)
+``t2t`` (tensor2tensor ``get_timing_signal_1d``)
     ``[sin | cos]`` halves with ``ω_i = base^(-i/(d/2-1))``, so the slowest frequency is exactly 1/base.
+    fairseq's ``SinusoidalPositionalEmbedding`` has these frequencies but other rows: token p gets row
+    p + padding_idx + 1, row padding_idx is zero, the base is fixed at 10000, the table is float32, and
+    d = 2 raises ZeroDivisionError (it divides by d/2 − 1; tensor2tensor and this module by max(d/2 − 1, 1)).
 
 In every variant pair i = 0 is the FASTEST (ω_0 = 1, wavelength 2π) and the
 wavelengths ``2π/ω_i`` grow geometrically with i.
@@ -48,6 +51,19 @@ def frequencies(d_model: int, base: float = 10000.0, variant: str = "paper") -> 
 def wavelengths(d_model: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:
     """Wavelength 2π/ω_i of each pair (in positions), shape ``(d_model/2,)``; increasing in i."""
     return 2.0 * np.pi / frequencies(d_model, base, variant)
+
+
+def completes_cycle(wavelength, n_positions: int) -> np.ndarray:
+    """For each wavelength λ: does a wave of that wavelength turn through a full cycle inside positions 0 … N−1?
+
+    Positions 0 … N−1 span N − 1 steps, so the largest angle a pair meets is (N − 1)·ω and the pair
+    completes a cycle iff (N − 1)·ω ≥ 2π, i.e. **λ ≤ N − 1** (not λ ≤ N: at d = 64, base 10⁴,
+    N = 63, λ₄₀ ≈ 62.8 > 62 has not come back to its start at position 62).  The one rule for every
+    count of "slow" pairs (Waves' spectrum and beyond-training readouts, Schemes' RoPE pairs that turn
+    fully inside L_train).  Boolean array shaped like ``wavelength``.
+    """
+    n = check_int("positions", n_positions, minimum=1)
+    return np.asarray(wavelength, dtype=np.float64) <= n - 1
 
 
 def column_pair(d_model: int, variant: str = "paper") -> tuple[np.ndarray, np.ndarray]:
@@ -114,7 +130,8 @@ def rotation(k: float, omega: float) -> np.ndarray:
 
 
 def rotation_error(k: int, d_model: int, positions, base: float = 10000.0, variant: str = "paper") -> float:
-    """max over p and pairs of |R(k)·PE(p) − PE(p+k)| — zero up to float64 rounding (~1e-15)."""
+    """max over p and pairs of |R(k)·PE(p) − PE(p+k)| — zero up to float64 rounding of the angles, which grows
+    like (N + k)·ω·ε (see :func:`rotation_rounding`): ~1e-16 only when every angle is exact."""
     d = check_even("d_model", d_model)
     p = as_positions(positions)
     shift = float(k)
@@ -126,6 +143,22 @@ def rotation_error(k: int, d_model: int, positions, base: float = 10000.0, varia
     rs = ck * s + sk * c
     rc = -sk * s + ck * c
     return float(max(np.abs(rs - np.sin(b)).max(), np.abs(rc - np.cos(b)).max()))
+
+
+def rotation_rounding(n_positions: int, k: float, omega: float) -> float:
+    """The float64 rounding scale of the rotation check over positions 0 … N−1: (N − 1 + |k|)·ω·ε.
+
+    R(k)·PE(p) = PE(p+k) is exact in real numbers, but the computer rounds the angle p·ω to within
+    about p·ω·ε (ε = 2.2e-16, float64's machine epsilon), so |R(k)·PE(p) − PE(p+k)| reaches roughly
+    the largest angle times ε: 4.3e-14 at N = 256, k = 8, pair 2 of d = 128 (measured 2.2e-14) and
+    2.5e-11 at N = 131 072, pair 1 (measured 1.1e-11).  Only pair 0 (ω = 1: whole-number angles,
+    nothing rounded) stays at sin/cos's own ~1e-16.  "≈ 10⁻¹⁶" for every pair is wrong.
+    """
+    n = check_int("positions", n_positions, minimum=1)
+    eps = float(np.finfo(np.float64).eps)
+    if float(omega) == 1.0 and float(k) == round(float(k)):
+        return eps  # whole-number angles: nothing to round but sin and cos themselves
+    return float((n - 1 + abs(float(k))) * abs(float(omega)) * eps)
 
 
 def dot_by_offset(offsets, d_model: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:

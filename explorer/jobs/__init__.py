@@ -40,5 +40,7 @@ def _load_all() -> None:
         misc,  # noqa: F401
         schemes,
         swap,
+        table,
         waves,
+        why,
     )

@@ -38,6 +38,7 @@ from ..encodings import (
     yarn_ramp,
 )
 from ..encodings.blocks import alibi_block_means, blocks, distance_grid, extent, sample_indices
+from ..encodings.sinusoidal import completes_cycle
 from ..schemes import NotShown, PlotSpec
 from ..schemes.alibi import WINDOW_SHARE, attention_blocks, profiles
 from ..schemes.learned import table as learned_table
@@ -357,7 +358,7 @@ def beyond(req: BeyondRequest) -> BeyondResponse:
     lam = 2 * np.pi / theta
     turns_train = (req.l_train - 1) * theta / (2 * np.pi)
     turns_eval = (req.l_eval - 1) * theta / (2 * np.pi)
-    full = turns_train >= 1.0
+    full = completes_cycle(lam, req.l_train)  # the one rule, shared with the Waves panel
     cover_train = np.minimum(1.0, turns_train)
     cover_eval = np.minimum(1.0, turns_eval)
     table = rows = cols = None

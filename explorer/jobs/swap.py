@@ -76,9 +76,17 @@ def swapped(tokens: list[str], i: int, j: int) -> list[str]:
     return out
 
 
-def swap_permutation(n: int, i: int, j: int) -> np.ndarray:
-    """``perm[t]`` = the new place of the token that was at place ``t`` (the transposition (i j))."""
+def swap_permutation(n: int, i: int, j: int, tokens: list[str] | None = None) -> np.ndarray:
+    """``perm[t]`` = the new place of the token that was at place ``t`` (the transposition (i j)).
+
+    When ``tokens[i] == tokens[j]`` the swap leaves the sentence as it was, so the relabelling is
+    the identity: mapping "after" back through (i j) would compare each of the two words with the
+    *other* place's output, which differs whenever position or the mask matters (0.80 for
+    "the dog saw the cat", swap 0 ↔ 3, causal), and call that the swap's effect.
+    """
     perm = np.arange(n)
+    if tokens is not None and tokens[i] == tokens[j]:
+        return perm
     perm[i], perm[j] = j, i
     return perm
 
@@ -243,7 +251,7 @@ def compute(request: SwapRequest) -> SwapResponse:
     i, j = st.swap_i, st.swap_j
     before = forward(tokens, st)
     after = forward(swapped(tokens, i, j), st)
-    perm = swap_permutation(n, i, j)
+    perm = swap_permutation(n, i, j, tokens)
     w_rel = after.weights[:, perm][:, :, perm]
     o_rel = after.outputs[perm]
     diff = o_rel - before.outputs

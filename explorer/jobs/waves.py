@@ -39,7 +39,15 @@ from ..encodings.extrema import (
     pe_values,
     similarity_by_offset,
 )
-from ..encodings.sinusoidal import column_pair, frequencies, pair_columns, rotation, sinusoidal
+from ..encodings.sinusoidal import (
+    column_pair,
+    completes_cycle,
+    frequencies,
+    pair_columns,
+    rotation,
+    rotation_rounding,
+    sinusoidal,
+)
 from ..state.waves import WavesState
 from . import job
 from .colours import lookup_table, overview_rgba
@@ -212,15 +220,17 @@ class CurvesResponse:
     sim_x: np.ndarray
     sim_y: np.ndarray
     sim_bin: int
-    slow_pairs: int  # pairs whose wavelength exceeds N: not one full cycle in the sequence
-    unseen_pairs: int  # pairs whose wavelength exceeds L_train: new angles past L_train
+    slow_pairs: int  # pairs whose wavelength exceeds N − 1: not one full cycle in positions 0 … N−1
+    unseen_pairs: int  # pairs whose wavelength exceeds L_train − 1: new angles past L_train
     bounds: tuple  # (2π, 2π·base): no wavelength lies outside
     info: dict = field(default_factory=dict)
 
 
 def spectrum_counts(wavelengths: np.ndarray, n_positions: int, l_train: int) -> tuple[int, int]:
-    """(pairs with λ > N, pairs with λ > L_train): a pair with λ > L completes no full cycle in 0 … L."""
-    return int(np.count_nonzero(wavelengths > n_positions)), int(np.count_nonzero(wavelengths > l_train))
+    """(pairs with λ > N − 1, pairs with λ > L_train − 1): the pairs that complete no full cycle in positions
+    0 … N−1 (resp. 0 … L_train−1), by :func:`~explorer.encodings.sinusoidal.completes_cycle`."""
+    return (int(np.count_nonzero(~completes_cycle(wavelengths, n_positions))),
+            int(np.count_nonzero(~completes_cycle(wavelengths, l_train))))
 
 
 @job(CurvesRequest)
@@ -261,7 +271,8 @@ def rotation_readout(omega: float, k: int, n_positions: int, check: bool = True)
 
     ``error`` = max over p = 0 … N-1 of |R(k)·PE_i(p) − PE_i(p+k)| (Vaswani et al. 2017, §3.5),
     with PE_i(p) = [sin(p·ω), cos(p·ω)]; ``angle_spread`` = max over p of the difference between
-    the measured angle from PE_i(p) to PE_i(p+k) and k·ω (mod 2π).  Both are float64 rounding.
+    the measured angle from PE_i(p) to PE_i(p+k) and k·ω (mod 2π).  Both are float64 rounding of the
+    angles, which grows like (N − 1 + |k|)·ω·ε: ``rounding`` is that scale (:func:`rotation_rounding`).
     Without ``check`` (a drag step: the scan over every position is most of the job's time at large N)
     both are None; the request made when the drag ends has them.
     """
@@ -269,7 +280,7 @@ def rotation_readout(omega: float, k: int, n_positions: int, check: bool = True)
     if not check:
         return {"omega": float(omega), "wavelength": TWO_PI / float(omega), "angle": float(k * omega),
                 "angle_mod": float(math.remainder(k * omega, TWO_PI)), "R": rot, "error": None,
-                "angle_spread": None}
+                "angle_spread": None, "rounding": None}
     p = np.arange(n_positions, dtype=np.float64)
     a, b = p * omega, (p + k) * omega
     s, c = np.sin(a), np.cos(a)
@@ -288,6 +299,7 @@ def rotation_readout(omega: float, k: int, n_positions: int, check: bool = True)
         "R": rot,
         "error": error,
         "angle_spread": spread,
+        "rounding": rotation_rounding(n_positions, k, omega),
     }
 
 
@@ -471,12 +483,14 @@ def compute_table(req: TableRequest) -> np.ndarray:
 
 # -- formula strip --------------------------------------------------------------------------------------
 def formula_numbers(state: WavesState) -> dict:
-    """The numbers the formula strip substitutes: ω_i, λ_i and PE at the picked p and pair."""
+    """The numbers the formula strip substitutes: ω_i, λ_i and PE at the picked p and pair, and the float64
+    rounding scale of R(k)·PE(p) = PE(p+k) over positions 0 … N−1 (:func:`rotation_rounding`)."""
     omega = float(frequencies(state.d_model, state.base, state.variant)[state.pair])
     sc, cc = pair_columns(state.pair, state.d_model, state.variant)
     vals = pe_values([state.position], [sc, cc], state.d_model, state.base, state.variant)[0]
     return {"omega": omega, "wavelength": TWO_PI / omega, "sin": float(vals[0]), "cos": float(vals[1]),
-            "sin_col": sc, "cos_col": cc, "angle": state.position * omega}
+            "sin_col": sc, "cos_col": cc, "angle": state.position * omega,
+            "rounding": rotation_rounding(state.n_positions, state.offset, omega)}
 
 
 # -- everything for one state (CLI, tests, benchmark) ----------------------------------------------------

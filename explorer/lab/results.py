@@ -236,6 +236,8 @@ class SchemeResult:
     #: Accuracy at each position t = 1 … (longest length it could run) − 1 (rule), or at each answer
     #: token of the longest instances it could run (sequence tasks), for the by-position plot.
     position_accuracy: tuple[float, ...] = ()
+    #: The position table the model trained (rows = positions), for schemes that have one (learned).
+    position_table: tuple[tuple[float, ...], ...] = ()
 
     def at(self, length: int) -> LengthResult | None:
         for r in self.lengths:
@@ -309,6 +311,8 @@ class LabResult:
                         for r in s.lengths
                     ],
                     "position_accuracy": [_num(v) for v in s.position_accuracy],
+                    **({"position_table": [[_num(v) for v in row] for row in s.position_table]}
+                       if s.position_table else {}),
                 }
                 for s in self.schemes
             ],
@@ -340,6 +344,7 @@ class LabResult:
                         for r in s["lengths"]
                     ),
                     position_accuracy=tuple(_flt(v) for v in s.get("position_accuracy", [])),
+                    position_table=_rows(s.get("position_table", [])),
                 )
                 for s in d["schemes"]
             )
@@ -428,6 +433,14 @@ TASK_TEXT = {
     "addition": "BOS a1..an + b1..bn SEP digits of a+b (n+1; least significant first if reverse_answer)",
     "sort": "BOS x1..xn SEP the x sorted ascending",
 }
+
+
+def _rows(rows) -> tuple[tuple[float, ...], ...]:
+    """A stored position table: a list of equally long lists of finite numbers."""
+    out = tuple(tuple(_flt(v) for v in row) for row in rows)
+    if len({len(r) for r in out}) > 1:
+        raise LabError("Lab result is malformed: position_table rows differ in length")
+    return out
 
 
 def _num(v):

@@ -263,8 +263,10 @@ def run_experiment(
                 lengths, per_pos = _evaluate_sequences(model, task, cfg, seq_eval, run_len(scheme), device,
                                                        control, on_chunk)
             done_cost += eval_costs[scheme]
+            trained = model.position.trained_table()  # the learned table, for its views (None: no table)
             res = SchemeResult(scheme, "done", cfg.steps, tuple(losses), train_s,
-                               time.perf_counter() - t_eval, lengths, per_pos)
+                               time.perf_counter() - t_eval, lengths, per_pos,
+                               position_table=() if trained is None else tuple(map(tuple, trained.tolist())))
             results.append(res)
             report("scheme done", scheme, idx, cfg.steps, len(losses), (), result=res, force=True)
             del model, opt

@@ -8,6 +8,7 @@ PANELS = (
     ("swap", "Token swap", "explorer.panels.swap:SwapPanel"),
     ("schemes", "Schemes", "explorer.panels.schemes:SchemesPanel"),
     ("lab", "Lab", "explorer.panels.lab:LabPanel"),
+    ("table", "Learned table", "explorer.panels.table:TablePanel"),
 )
 
 

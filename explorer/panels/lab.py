@@ -57,6 +57,7 @@ from .base import Panel
 from .lab_files import LabFiles
 from .lab_grid import ResultsGrid
 from .lab_run import LabRunControl, LabRunner, _eta
+from .lab_table import LearnedTableButton
 from .lab_text import formula_text, model_text, task_text
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, show_key
 
@@ -67,7 +68,7 @@ def _swatch(colour: str) -> QIcon:
     return QIcon(pm)
 
 
-class LabPanel(LabRunControl, LabFiles, Panel):
+class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
     panel_id = "lab"
     state_cls = LabState
 
@@ -224,6 +225,7 @@ class LabPanel(LabRunControl, LabFiles, Panel):
         files.addWidget(self.open_button)
         files.addWidget(self.save_button)
         col.addLayout(files)
+        self.add_table_button(col)
         self.open_button.clicked.connect(self._on_open_clicked)
         self.save_button.clicked.connect(self._on_save_clicked)
         self.model_label = QLabel()
@@ -418,6 +420,7 @@ class LabPanel(LabRunControl, LabFiles, Panel):
         self.status.setText(f"{what}\nElapsed {_eta(p.elapsed_s)} · ETA {_eta(p.eta_s)} · {p.device.upper()}")
 
     def _show_results(self, schemes) -> None:
+        self.enable_table_button(schemes)
         cfg = self._run_config
         self.length_view.show_schemes(schemes, cfg.train_len)
         self.position_view.show_schemes(schemes)

@@ -381,6 +381,10 @@ def lab_position_class():
         def check_length(self, n: int) -> None:
             return None
 
+        def trained_table(self):
+            """The position table this module learned, (positions, d) float64 numpy; None if it has none."""
+            return None
+
     return LabPosition
 
 

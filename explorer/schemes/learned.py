@@ -173,6 +173,9 @@ class Learned(Scheme):
             def add(self, x):
                 return x + self.table(torch.arange(x.shape[1], device=x.device))
 
+            def trained_table(self):
+                return self.table.weight.detach().to("cpu", torch.float64).numpy().copy()
+
             def check_length(self, n: int) -> None:
                 if n > self.train_len:
                     try:
@@ -184,15 +187,46 @@ class Learned(Scheme):
 
     # -- CLI --------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli) -> None:
-        p = subparsers.add_parser(self.id, help="rows of a seeded learned table, (N, D); N > M fails")
-        p.add_argument("--max-positions", type=cli.whole(), required=True, metavar="M")
-        p.add_argument("--positions", type=cli.whole(), required=True, metavar="N")
-        p.add_argument("--d-model", type=cli.whole(), required=True, metavar="D")
+        p = subparsers.add_parser(self.id, help="rows of a seeded learned table, or a checkpoint's table, (N, D); "
+                                                "N > M fails")
+        p.add_argument("--max-positions", type=cli.whole(), metavar="M", help="rows of the seeded table")
+        p.add_argument("--positions", type=cli.whole(), metavar="N",
+                       help="rows to write (positions 0 … N-1); with --checkpoint, all of them by default")
+        p.add_argument("--d-model", type=cli.whole(), metavar="D", help="width of the seeded table")
         p.add_argument("--seed", type=cli.whole(), default=0, metavar="S")
+        p.add_argument("--checkpoint", metavar="PATH",
+                       help="a .safetensors file, a .bin/.pt state dict, a Hugging Face model folder or cache entry: "
+                            "write its learned position table (float64) instead of a seeded one")
+        p.add_argument("--tensor", metavar="NAME", help="with --checkpoint: the 2-D tensor to write "
+                                                        "(default: wpe / position_embeddings / embed_positions)")
         cli.out(p)
-        p.set_defaults(func=lambda args: cli.write(
-            args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed),
-            shape=(args.positions, args.d_model)))
+        p.set_defaults(func=functools.partial(_data_command, cli=cli))
 
+
+def _data_command(args, cli) -> int:
+    """``pe-explorer data learned``: the seeded table's rows, or a checkpoint's table (one line on any problem)."""
+    if args.checkpoint is None:
+        missing = [o for o, v in (("--max-positions", args.max_positions), ("--positions", args.positions),
+                                  ("--d-model", args.d_model)) if v is None]
+        if missing:
+            raise cli.UsageError(f"data learned needs {', '.join(missing)} (or --checkpoint PATH)")
+        if args.tensor is not None:
+            raise cli.UsageError("--tensor names a tensor of --checkpoint; give --checkpoint PATH too")
+        return cli.write(args, lambda: learned_table(args.max_positions, args.positions, args.d_model, args.seed),
+                         shape=(args.positions, args.d_model))
+    extra = [o for o, v in (("--max-positions", args.max_positions), ("--d-model", args.d_model)) if v is not None]
+    if extra:
+        raise cli.UsageError(f"{' and '.join(extra)} describe the seeded table; a checkpoint's table has its own size")
+
+    def compute():
+        from ..encodings.checkpoint import load_table
+
+        t = load_table(args.checkpoint, args.tensor)
+        if args.positions is None:
+            return t.table
+        check_rows(np.array([args.positions - 1]) if args.positions else np.array([0]), t.positions)
+        return t.table[: args.positions]
+
+    return cli.write(args, compute)
 
 SCHEME = Learned()

@@ -147,7 +147,9 @@ class Sinusoidal(Scheme):
         p.add_argument("--positions", type=cli.whole(), required=True, metavar="N")
         p.add_argument("--d-model", type=cli.whole(), required=True, metavar="D")
         p.add_argument("--base", type=cli.number(), default=10000.0, metavar="B")
-        p.add_argument("--variant", choices=VARIANTS, default="paper")
+        p.add_argument("--variant", choices=VARIANTS, default="paper",
+                       help="column layout; t2t is tensor2tensor's (fairseq has its frequencies but shifts rows by "
+                            "padding_idx + 1, zeroes the padding row, fixes base 10000 and uses float32)")
         cli.out(p)
         p.set_defaults(func=lambda args: cli.write(
             args, lambda: sinusoidal(args.positions, args.d_model, args.base, args.variant),

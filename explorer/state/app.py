@@ -27,6 +27,8 @@ from .base import StateError, _short, from_dict, names, to_dict
 from .lab import LabState
 from .schemes import SchemesState
 from .swap import SwapState
+from .table import VIEWS as TABLE_VIEWS
+from .table import TableState
 from .waves import WavesState
 
 STATE_VERSION = 2
@@ -36,9 +38,11 @@ MIGRATIONS = {1: {"swap": swap_state.migrate_v1, "schemes": schemes_state.migrat
                   "lab": lab_state.migrate_v1}}
 
 #: panel id -> its state class.  Panel ids are also the CLI's ``--panel`` names.
-PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState, "lab": LabState}
+PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState, "lab": LabState,
+                "table": TableState}
 #: The views (tabs) of the panels that have several, by the ids a lecture scene may name.
-PANEL_VIEWS: dict[str, tuple[str, ...]] = {"waves": ("table", "relative", "beyond"), "schemes": schemes_state.VIEWS}
+PANEL_VIEWS: dict[str, tuple[str, ...]] = {"waves": ("table", "relative", "beyond", "why"),
+                                           "schemes": schemes_state.VIEWS, "table": TABLE_VIEWS}
 
 #: The top-level keys of a state file.
 STATE_KEYS = ("version", "panels")
@@ -52,6 +56,7 @@ class AppState:
     swap: SwapState = field(default_factory=SwapState)
     schemes: SchemesState = field(default_factory=SchemesState)
     lab: LabState = field(default_factory=LabState)
+    table: TableState = field(default_factory=TableState)
 
     # -- access ----------------------------------------------------------------------------------
     def get(self, panel_id: str):

@@ -23,7 +23,10 @@ from ...widgets.value_box import SpinBox, clip_text, feedback, route_undo
 VARIANT_TIPS = {
     "paper": "Vaswani et al. 2017: columns interleave sin, cos; ω_i = base^(−2i/d)",
     "halves": "Same ω_i as the paper; all sin columns first, then all cos columns",
-    "t2t": "tensor2tensor / fairseq: [sin | cos] halves, ω_i = base^(−i/(d/2−1)); slowest exactly 1/base",
+    "t2t": ("tensor2tensor: [sin | cos] halves, ω_i = base^(−i/(d/2−1)); slowest exactly 1/base.\n"
+            "fairseq's SinusoidalPositionalEmbedding has these frequencies but not these rows: token p gets "
+            "row p + padding_idx + 1, the padding row is zero, the base is fixed at 10000, it computes in "
+            "float32, and d = 2 fails (it divides by d/2 − 1)."),
 }
 
 

@@ -25,4 +25,5 @@ def formula_html(st: WavesState) -> str:
             f"λ<sub>{i}</sub> = 2π/ω<sub>{i}</sub> = "
             f"{nums['wavelength']:.6g}; PE[{p}, {nums['sin_col']}] = sin({nums['angle']:.6g}) = "
             f"{nums['sin']:+.5f}, PE[{p}, {nums['cos_col']}] = cos({nums['angle']:.6g}) = "
-            f"{nums['cos']:+.5f}")
+            f"{nums['cos']:+.5f}; R(k)·PE(p) = PE(p+k) exactly in ℝ, in float64 up to "
+            f"≈ (N−1+|k|)·ω<sub>{i}</sub>·ε = {nums['rounding']:.1e}")

@@ -32,6 +32,7 @@ from ...jobs.waves import (
     PickResponse,
     matrix_size,
 )
+from ...jobs.why import ScorecardResponse
 from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
@@ -40,6 +41,7 @@ from .export_data import exact_arrays
 from .formula import formula_html
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
+from .views_why import WhyView
 
 #: Shortest time between two requests of one key while a slider is held (about 30 frames a second).
 FRAME_S = 0.033
@@ -85,6 +87,7 @@ class WavesPanel(Panel):
         self._stale: set = set()
         self._stale_timer = QTimer(self, singleShot=True, interval=150)
         self._stale_timer.timeout.connect(self._draw_stale)
+        self._why_wanted = False  # the scorecard tab asks for its (costly, fixed) table once first shown
 
         self.controls = WavesControls(self)
         scroll = self.make_sidebar(self.controls)
@@ -92,6 +95,7 @@ class WavesPanel(Panel):
         self.heatmap, self.waves, self.spectrum = HeatmapView(), WavesView(), SpectrumView()
         self.vector, self.rotation, self.similarity = VectorView(), RotationView(), SimilarityView()
         self.matrix, self.beyond, self.token = MatrixView(), BeyondView(), TokenView()
+        self.why = WhyView()
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("wavesTabs")
         right = _splitter(Qt.Orientation.Vertical, [self.waves, self.spectrum], [560, 380], "wavesSpectrumSplit")
@@ -103,12 +107,14 @@ class WavesPanel(Panel):
                          "Relative position")
         self.tabs.addTab(_splitter(Qt.Orientation.Vertical, [self.beyond, self.token], [480, 440], "wavesBeyondSplit"),
                          "Beyond training and tokens")
+        self.tabs.addTab(self.why, "Why sinusoids?")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self._key_views = {
             "waves.heatmap": (self.heatmap,),
             "waves.curves": (self.waves, self.spectrum, self.similarity, self.beyond),
             "waves.views": (self.waves, self.vector, self.rotation, self.similarity, self.token),
             "waves.matrix": (self.matrix,),
+            "waves.why": (self.why,),
         }
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -137,7 +143,7 @@ class WavesPanel(Panel):
 
     def views(self) -> list:
         return [self.heatmap, self.waves, self.spectrum, self.vector, self.rotation, self.similarity,
-                self.matrix, self.beyond, self.token]
+                self.matrix, self.beyond, self.token, self.why]
 
     # -- hooks -----------------------------------------------------------------------------------------
     def main_slider(self) -> QAbstractSlider:
@@ -163,7 +169,7 @@ class WavesPanel(Panel):
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
-        data = exact_arrays(self, plot)
+        data = self.why.export_data(plot) or exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
 
     # -- state ------------------------------------------------------------------------------------------
@@ -262,7 +268,8 @@ class WavesPanel(Panel):
         px = tuple(0 if preview and not view.isVisible() else view.pixels() // div
                    for view in (self.waves, self.beyond, self.similarity))
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
-        return [
+        why = [self.why.request()] if self._why_wanted else []
+        return why + [
             HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
                            preview=preview, cmap=self.heatmap.cmap_name),
             CurvesRequest(*enc, pairs=lanes, l_train=st.l_train, waves_range=self._ranges["waves"],
@@ -344,7 +351,7 @@ class WavesPanel(Panel):
             return (self.waves, self.vector, self.rotation, self.similarity, self.token)
         if isinstance(r, MatrixResponse):
             return (self.matrix,)
-        return ()
+        return (self.why,) if isinstance(r, ScorecardResponse) else ()
 
     def _draw(self, view, r) -> None:
         if isinstance(r, CurvesResponse):
@@ -372,7 +379,10 @@ class WavesPanel(Panel):
 
     def _on_tab_changed(self, _index: int) -> None:
         self._draw_stale(only_visible=True)
-        if self._held or self._preview():
+        if self.tabs.currentWidget() is self.why and not self._why_wanted:
+            self._why_wanted = True
+            self.request_update()
+        elif self._held or self._preview():
             # What was held for the views now shown, and (while dragging) the curves they draw.
             self.request_update()
 

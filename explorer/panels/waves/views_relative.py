@@ -106,7 +106,9 @@ def _check_text(rot: dict, n: int) -> str:
         return f"(The check over all {n:,} positions runs when you let go.)"
     return (f"max over p = 0…{n - 1:,} of |R(k)·PE(p) − PE(p+k)| = <b>{sci(rot['error'])}</b>; "
             f"the angle measured from PE(p) to PE(p+k) at all {n:,} positions differs from k·ω by "
-            f"at most {sci(rot['angle_spread'])} rad: <b>the same rotation for every p</b>.")
+            f"at most {sci(rot['angle_spread'])} rad: <b>the same rotation for every p</b>. "
+            f"Exact in real numbers; float64 rounds the angle p·ω, so the error grows like "
+            f"(N−1+|k|)·ω·ε ≈ {sci(rot['rounding'])} (near 10⁻¹⁶ only for pair 0).")
 
 
 def _sub(i: int) -> str:
@@ -330,7 +332,7 @@ class BeyondView(Card):
                     f"N − 1 = {n - 1:,}; a learned table has <b>no rows</b> there (see the Schemes panel). ")
             u = r.unseen_pairs
             if u:
-                text += (f"<b>{u} of {h}</b> pairs have λ &gt; L_train: past position {lt:,} they reach "
+                text += (f"<b>{u} of {h}</b> pairs have λ &gt; L_train − 1: past position {lt - 1:,} they reach "
                          f"angles (and sin/cos combinations) the model never saw in training.")
             else:
                 text += "Every pair completed a full cycle within L_train, so no angle past it is new."

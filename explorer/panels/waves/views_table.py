@@ -396,8 +396,8 @@ class SpectrumView(Card):
         self.high = pg.InfiniteLine(angle=0, pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashDotLine),
                                     label="2π·base: upper bound",
                                     labelOpts={**opts, "anchors": [(0, 0), (0, 0)]})
-        self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N",
-                                      labelOpts={**opts, "position": 0.75})
+        self.n_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("k", width=2), label="N − 1",
+                                      labelOpts={**opts, "position": 0.6})
         dotted = pg.mkPen("#e66100", width=1.5, style=Qt.PenStyle.DotLine)
         self.train_line = pg.InfiniteLine(angle=0, pen=dotted,
                                           label="L_train", labelOpts={**opts, "position": 0.45,
@@ -443,11 +443,12 @@ class SpectrumView(Card):
         top = math.log10(max(hi, n, lt)) + 0.35
         self.low.setPos(math.log10(lo))
         self.high.setPos(math.log10(hi))
-        self.n_line.setPos(math.log10(max(n, 1)))
-        self.n_line.label.setFormat(f"N = {n:,}")
+        # The line a pair's λ must stay under to complete a cycle: positions 0 … N−1 span N − 1 steps.
+        self.n_line.setPos(math.log10(max(n - 1, 1)))
+        self.n_line.label.setFormat(f"N−1 = {n - 1:,}")
         self.train_line.setPos(math.log10(max(lt, 1)))
         self.train_line.label.setFormat(f"L_train = {lt:,}")
-        self.beyond_n.setRegion((math.log10(max(n, 1)), top))
+        self.beyond_n.setRegion((math.log10(max(n - 1, 1)), top))
         self.vb.setLimits(xMin=-1, xMax=lam.size)
         self.vb.setRange(xRange=(-0.5, lam.size - 0.5), yRange=(math.log10(lo) - 0.25, top), padding=0)
         last = lam.size - 1
@@ -456,10 +457,10 @@ class SpectrumView(Card):
         text = (f"λ<sub>i</sub> runs from 2π ≈ 6.28 (pair 0, <b>fastest</b>) up to λ<sub>{last}</sub> = "
                 f"{num(lam[-1], 4)} {end} = {num(hi, 4)}. ")
         if slow:
-            text += (f"<b>{slow} of {lam.size}</b> pairs (i ≥ {lam.size - slow}) have λ &gt; N = {n:,}: "
-                     "they never complete one cycle inside the sequence.")
+            text += (f"<b>{slow} of {lam.size}</b> pairs (i ≥ {lam.size - slow}) have λ &gt; N − 1 = {n - 1:,}: "
+                     f"they never complete one cycle inside positions 0 … {n - 1:,}.")
         else:
-            text += f"Every pair completes at least one cycle within N = {n:,} positions."
+            text += f"Every pair completes at least one cycle within positions 0 … {n - 1:,}."
         text += " Click a pair to pick it; Ctrl+click adds or removes it from the waves."
         self.readout.setText(text)
 

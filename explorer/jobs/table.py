@@ -1,0 +1,184 @@
+"""Learned-table jobs: load a table (seeded stand-in, checkpoint, or the Lab's) and compute one view of it.
+
+A request names its table by a :class:`TableSource` (small, comparable); the table itself is loaded in
+the compute process and kept for the next view (:func:`load`).  A checkpoint's source carries the
+file's size and modification time, so an edited file is read again.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..encodings import table_stats as ts
+from ..encodings.checkpoint import LoadedTable, load_table
+from ..encodings.errors import EncodingError
+from ..encodings.learned import LearnedTable, check_rows
+from . import job
+
+#: Largest matrix side drawn as an image (positions are taken with a stride past it).
+MAX_IMAGE_SIDE = 2048
+#: Largest heatmap drawn (positions × dims), in cells.
+MAX_IMAGE_CELLS = 2**22
+VIEWS = ("heatmap", "similarity", "pca", "spectrum", "norms")
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """Which table: ``random`` (rows, d, seed), ``file`` (path, tensor, stamp) or ``array`` (the Lab's)."""
+
+    kind: str = "random"
+    rows: int = 256
+    d_model: int = 64
+    seed: int = 0
+    path: str = ""
+    tensor: str = ""
+    stamp: tuple = ()
+    label: str = ""
+    shape: tuple = ()
+    data: bytes = field(default=b"", repr=False)
+
+    @classmethod
+    def checkpoint(cls, path: str, tensor: str = "") -> TableSource:
+        """A file source stamped with the file's size and time (an edited file is a new source)."""
+        try:
+            st = os.stat(path)
+            stamp: tuple = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = ()
+        return cls(kind="file", path=str(path), tensor=tensor, stamp=stamp)
+
+    @classmethod
+    def from_array(cls, table: np.ndarray, label: str) -> TableSource:
+        a = np.ascontiguousarray(table, dtype=np.float64)
+        if a.ndim != 2:
+            raise EncodingError(f"a position table is 2-D, got shape {a.shape}")
+        return cls(kind="array", label=label, shape=tuple(int(s) for s in a.shape), data=a.tobytes())
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What the panel says about the table (no arrays)."""
+
+    kind: str
+    name: str
+    source: str
+    dtype: str
+    positions: int
+    d_model: int
+    offset: int = 0
+    config_max: int | None = None
+    model: str = ""
+    tensors: tuple = ()
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    source: TableSource
+    view: str = "heatmap"
+    probe: int = 0
+    key: str = "table"
+
+
+@dataclass(frozen=True)
+class TableResponse:
+    info: TableInfo
+    view: str
+    arrays: dict
+    note: str = ""
+
+
+@functools.lru_cache(maxsize=4)
+def load(source: TableSource) -> LoadedTable:
+    """The table ``source`` names (kept for the next views of the same table)."""
+    if source.kind == "random":
+        t = LearnedTable(source.rows, source.d_model, source.seed).embedding.weight.detach().numpy().copy()
+        return LoadedTable(table=t, name=f"seeded random nn.Embedding (seed {source.seed})", source="",
+                           dtype="float64", config_max=source.rows)
+    if source.kind == "file":
+        return load_table(source.path, source.tensor or None)
+    if source.kind == "array":
+        n = int(np.prod(source.shape)) if source.shape else 0
+        if len(source.shape) != 2 or n * 8 != len(source.data):
+            raise EncodingError("the table's bytes do not match its shape")
+        t = np.frombuffer(source.data, dtype=np.float64).reshape(source.shape).copy()
+        return LoadedTable(table=t, name=source.label or "table", source="", dtype="float64",
+                           config_max=int(source.shape[0]))
+    raise EncodingError(f"unknown table source {source.kind!r}")
+
+
+def info_of(source: TableSource, t: LoadedTable) -> TableInfo:
+    if source.kind == "random":
+        text = (f"No checkpoint open: a seeded random table ({t.positions:,} × {t.d_model:,}, seed {source.seed}), "
+                "untrained")
+    elif source.kind == "array":
+        text = f"{t.name}: {t.positions:,} positions × {t.d_model:,}"
+    else:
+        text = t.describe()
+    return TableInfo(kind=source.kind, name=t.name, source=t.source, dtype=t.dtype, positions=t.positions,
+                     d_model=t.d_model, offset=t.offset, config_max=t.config_max, model=t.model,
+                     tensors=t.tensors, text=text)
+
+
+def limit(t: LoadedTable) -> int:
+    """M: the first position with no row (the table's rows after the offset)."""
+    return t.positions
+
+
+def probe_text(t: LoadedTable, p: int) -> str:
+    """'position 1,024 has no row: …' (the refusal, as the model would give it) or the row's norm."""
+    try:
+        check_rows(np.array([p]), limit(t))
+    except EncodingError as exc:
+        return f"refused: {exc}"
+    return f"position {p:,} → row {p + t.offset:,} of {t.name}, |P[{p:,}]| = {np.linalg.norm(t.table[p]):.4g}"
+
+
+def _stride(n: int, most: int) -> int:
+    return max(1, -(-n // most))
+
+
+def view_arrays(t: LoadedTable, view: str, probe: int = 0) -> tuple[dict, str]:
+    """The arrays of one view of ``t`` (full resolution up to the image limits) and a note."""
+    P = t.table
+    n, d = P.shape
+    if view == "heatmap":
+        s = _stride(n * d, MAX_IMAGE_CELLS)
+        shown = P[::s]
+        top = float(np.percentile(np.abs(P), 99.5)) or 1.0
+        return {"table": shown, "stride": np.array([s]), "levels": np.array([-top, top])}, ""
+    if view == "similarity":
+        s = _stride(n, MAX_IMAGE_SIDE)
+        U = ts.unit_rows(P[::s])
+        k, mean = ts.similarity_by_offset(P)
+        return {"cosine": U @ U.T, "stride": np.array([s]), "offset": k, "mean": mean}, ""
+    if view == "pca":
+        coords, share = ts.pca(P, 3)
+        return {"coords": coords, "share": share, "position": np.arange(n)}, ""
+    if view == "spectrum":
+        freqs, power = ts.column_power(P)
+        peak = np.argmax(power[1:], axis=0) if n > 1 else np.zeros(d, int)
+        order = np.argsort(peak, kind="stable")
+        total = power.sum(axis=0)
+        share = np.divide(power, total, out=np.zeros_like(power), where=total > 0)[:, order]
+        # log10 of each dim's share of its power: a trained table's few slow waves would leave a linear
+        # map one colour; floored at 10⁻⁶ (a share of 0 has no logarithm).
+        norm = np.log10(np.maximum(share, 1e-6))
+        sin = ts.sinusoidal_like(P)
+        return {"freq": freqs, "power": norm, "dims": order, "dominant": ts.dominant_frequencies(P),
+                "sinusoidal": ts.dominant_frequencies(sin)}, ""
+    if view == "norms":
+        return {"position": np.arange(n), "norm": ts.row_norms(P), "limit": np.array([limit(t)])}, \
+            probe_text(t, probe)
+    raise EncodingError(f"unknown view {view!r}; valid: {', '.join(VIEWS)}")
+
+
+@job(TableRequest)
+def table_job(req: TableRequest) -> TableResponse:
+    t = load(req.source)  # a failed read raises and is not kept: fixing the file and retrying works
+    arrays, note = view_arrays(t, req.view, req.probe)
+    return TableResponse(info=info_of(req.source, t), view=req.view, arrays=arrays, note=note)

@@ -1,0 +1,87 @@
+"""The Learned-table panel: the stand-in, a checkpoint opened in the GUI, bad files, every view drawn."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from checkpoint_files import gpt2_folder, helix, write_safetensors
+
+from explorer.panels.table import TablePanel
+from explorer.state import AppState
+from explorer.state.table import VIEWS, TableState
+
+
+@pytest.fixture
+def panel(qtbot, service):
+    p = TablePanel(service, TableState(rows=48, d_model=8))
+    qtbot.addWidget(p)
+    p.resize(1280, 700)
+    p.show()
+    qtbot.waitUntil(lambda: p.has_drawn, timeout=20000)
+    yield p
+    p.shutdown()
+
+
+def _shown(qtbot, p, kind):
+    qtbot.waitUntil(lambda: not p.waiting and p.info is not None and p.info.kind == kind
+                    and p.last_drawn_request.source == p.source(), timeout=20000)
+
+
+def test_stand_in_says_so_and_every_view_draws(qtbot, panel):
+    assert panel.source_label.text().startswith("No checkpoint open: a seeded random table (48 × 8, seed 0)")
+    assert not panel.close_button.isVisibleTo(panel)
+    for v in VIEWS:
+        panel.show_view(v)
+        qtbot.waitUntil(lambda v=v: f"table.{v}" in panel._drawn_keys and not panel.waiting, timeout=20000)
+    assert panel.views["norms"].probe.text().startswith("refused: position 1024 has no row")
+
+
+def test_open_a_gpt2_folder_pick_a_tensor_and_close(qtbot, panel, tmp_path):
+    panel.open_checkpoint(str(gpt2_folder(tmp_path / "gpt2", 64, 16)))
+    _shown(qtbot, panel, "file")
+    assert "wpe.weight: 64 positions × 16 (F32)" in panel.source_label.text()
+    img = panel.views["heatmap"].plot.image.image
+    np.testing.assert_allclose(img, helix(64, 16).astype(np.float32))
+    assert panel.tensor_combo.isVisibleTo(panel) and panel.tensor_combo.currentText() == "wpe.weight"
+    assert not panel.spins["rows"].isEnabled()
+    panel.show_view("norms")
+    panel.set_state(dataclasses.replace(panel.state, probe=63))
+    qtbot.waitUntil(lambda: panel.views["norms"].probe.text().startswith("position 63 → row 63"), timeout=20000)
+    panel.tensor_combo.setCurrentIndex(panel.tensor_combo.findText("wte.weight"))
+    panel.tensor_combo.activated.emit(panel.tensor_combo.currentIndex())
+    qtbot.waitUntil(lambda: panel.info.name == "wte.weight" and not panel.waiting, timeout=20000)
+    panel.close_checkpoint()
+    _shown(qtbot, panel, "random")
+
+
+def test_a_bad_file_is_one_line_and_the_table_stays(qtbot, panel, tmp_path):
+    good = write_safetensors(tmp_path / "good.safetensors", {"wpe.weight": helix(20, 4)})
+    panel.open_checkpoint(str(good))
+    _shown(qtbot, panel, "file")
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(good.read_bytes()[:-40])
+    panel.open_checkpoint(str(bad))
+    qtbot.waitUntil(lambda: panel.banner.isVisibleTo(panel), timeout=20000)
+    assert "truncated" in panel.banner.text() and "\n" not in panel.banner.text()
+    qtbot.waitUntil(lambda: panel.source().path == str(good), timeout=20000)
+
+
+def test_the_lab_table_and_the_3d_turn(qtbot, panel):
+    panel.show_view("pca")
+    panel.show_table(helix(30, 6), "Lab: learned (trained)")
+    _shown(qtbot, panel, "array")
+    pca = panel.views["pca"]
+    before = pca.dots3.getData()[0].copy()
+    panel.sliders["yaw"].setValue(90.0)
+    assert panel.state.yaw == 90.0
+    assert not np.allclose(pca.dots3.getData()[0], before)
+    rot = pca.projection()
+    np.testing.assert_allclose(rot @ rot.T, np.eye(3), atol=1e-12)
+
+
+def test_state_holds_no_path():
+    names = {f.name for f in dataclasses.fields(TableState)}
+    assert not names & {"path", "checkpoint", "file", "tensor"}
+    assert AppState.from_json(AppState().to_json()).get("table") == TableState()
