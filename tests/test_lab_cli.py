@@ -51,7 +51,7 @@ def test_lab_command_writes_results(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--schemes", "nosuch"], "--schemes: unknown 'nosuch'"),
+    (["--schemes", "no_such_scheme"], "--schemes: unknown 'no_such_scheme'"),
     (["--task", "parity"], "invalid choice"),
     (["--schemes", ","], "--schemes needs at least one scheme"),
     (["--train-len", "4"], "--train-len must be at least 8"),

@@ -86,4 +86,4 @@ def test_causal_prefix_invariance(scheme):
 
 def test_unknown_scheme():
     with pytest.raises(LabError, match="unknown scheme"):
-        TinyTransformer("xpos", vocab=4, d_model=8, heads=1, layers=1, train_len=4)
+        TinyTransformer("no_such_scheme", vocab=4, d_model=8, heads=1, layers=1, train_len=4)

@@ -137,7 +137,7 @@ def test_config_is_canonical_and_validated():
     with pytest.raises(LabError, match="at least one scheme"):
         LabConfig(schemes=())
     with pytest.raises(LabError, match="unknown scheme"):
-        LabConfig(schemes=("xpos",))
+        LabConfig(schemes=("no_such_scheme",))
     with pytest.raises(LabError, match=r"test length must be in \[2, 256\]"):
         LabConfig(train_len=32, eval_lens=(257,))
     with pytest.raises(LabError, match="divisible by 2 × heads"):

@@ -23,7 +23,7 @@ from explorer.state.swap import valid_d_model
     (dict(d_model=12, heads=4), "divisible by 2 × heads"),
     (dict(heads=2, head=2), "below the number of heads"),
     (dict(alpha=3.5), "at most 3"),
-    (dict(scheme="xpos"), "one of"),
+    (dict(scheme="no_such_scheme"), "one of"),
 ])
 def test_state_refuses_bad_values(kw, msg):
     with pytest.raises(StateError, match=msg):
@@ -128,7 +128,7 @@ BAD = [
     (["--sentence", "a b", "--swap", "0", "1", "--alpha", "4"], "alpha must be at most 3"),
     (["--sentence", "a b", "--swap", "0", "1", "--seed", "-1"], "seed must be at least 0"),
     (["--sentence", "a b", "--swap", "0", "1", "--mask-after-softmax"], "--causal"),
-    (["--sentence", "a b", "--swap", "0", "1", "--scheme", "xpos"], "invalid choice"),
+    (["--sentence", "a b", "--swap", "0", "1", "--scheme", "no_such_scheme"], "invalid choice"),
     (["--sentence", "a b", "--swap", "0"], "expected 2 arguments"),
     (["--sentence", "a b", "--swap", "0", "x"], "must be a whole number"),
     (["--swap", "0", "1"], "--sentence"),

@@ -236,6 +236,8 @@ class SchemeResult:
     #: Accuracy at each position t = 1 … (longest length it could run) − 1 (rule), or at each answer
     #: token of the longest instances it could run (sequence tasks), for the by-position plot.
     position_accuracy: tuple[float, ...] = ()
+    #: Trained numbers the Schemes panel can draw (``Scheme.lab_weights``; FIRE's MLP), kept for this session only.
+    weights: tuple = ()
     #: The position table the model trained (rows = positions), for schemes that have one (learned).
     position_table: tuple[tuple[float, ...], ...] = ()
 

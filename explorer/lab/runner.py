@@ -266,7 +266,8 @@ def run_experiment(
             trained = model.position.trained_table()  # the learned table, for its views (None: no table)
             res = SchemeResult(scheme, "done", cfg.steps, tuple(losses), train_s,
                                time.perf_counter() - t_eval, lengths, per_pos,
-                               position_table=() if trained is None else tuple(map(tuple, trained.tolist())))
+                               position_table=() if trained is None else tuple(map(tuple, trained.tolist())),
+                               weights=registry.get(scheme).lab_weights(model.position))
             results.append(res)
             report("scheme done", scheme, idx, cfg.steps, len(losses), (), result=res, force=True)
             del model, opt

@@ -16,7 +16,7 @@ import math
 import time
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -60,15 +60,28 @@ from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_table import LearnedTableButton
 from .lab_text import formula_text, model_text, task_text
 from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, show_key
+from .schemes_items import line_style
 
 
-def _swatch(colour: str) -> QIcon:
+def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
+    """A square of the scheme's colour; a scheme drawn dashed or dotted (it shares a colour) gets a line sample."""
     pm = QPixmap(14, 14)
-    pm.fill(QColor(colour))
+    if style == Qt.PenStyle.SolidLine:
+        pm.fill(QColor(colour))
+        return QIcon(pm)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    pen = QPen(QColor(colour), 3)
+    pen.setStyle(style)
+    p.setPen(pen)
+    for y in (3, 7, 11):
+        p.drawLine(0, y, 14, y)
+    p.end()
     return QIcon(pm)
 
 
 class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
+    no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"  # no program
     panel_id = "lab"
     state_cls = LabState
 
@@ -165,7 +178,7 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
         for s in registry.lab_ids():
             cb = QCheckBox(SCHEME_LABELS[s])
             cb.setObjectName(f"labScheme_{s}")
-            cb.setIcon(_swatch(SCHEME_COLOURS[s]))
+            cb.setIcon(_swatch(SCHEME_COLOURS[s], line_style(s)))
             cb.setToolTip(registry.get(s).lab_note)
             cb.toggled.connect(lambda on, s=s: self._change(**{f"scheme_{s}": on}))
             sl.addWidget(cb)

@@ -19,6 +19,7 @@ from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.log_ticks import thinned, use_si_log_ticks
 from ..widgets.plots import make_plot
 from ..widgets.theming import adopt_item
+from .schemes_items import line_style
 
 
 class _Record(dict):
@@ -48,6 +49,11 @@ def _pen(colour: str, width: float = 2.5, style=Qt.PenStyle.SolidLine, alpha: in
     pen = pg.mkPen(c, width=width)
     pen.setStyle(style)
     return pen
+
+
+def _scheme_pen(scheme: str, width: float, alpha: int = 255) -> pg.QtGui.QPen:
+    """``scheme``'s pen: its colour in its line style (a variant that shares a colour is dashed)."""
+    return _pen(SCHEME_COLOURS[scheme], width, line_style(scheme), alpha)
 
 
 class _Hint(pg.TextItem):
@@ -162,8 +168,12 @@ def scheme_colour(scheme: str, theme=None) -> QColor:
 
 def scheme_key(schemes, theme=None) -> str:
     """One line naming ``schemes`` in their curves' colours (the key shown when the plots' legends are not)."""
-    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>━━</span> "
-                           f"{SCHEME_LABELS[s]}" for s in schemes)
+    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>"
+                           f"{KEY_GLYPHS.get(registry.get(s).line, '━━')}</span> {SCHEME_LABELS[s]}" for s in schemes)
+
+
+#: The key's sample of each line style (a scheme that shares a colour is told apart by it).
+KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅", "dashdotdot": "━┉"}
 
 
 def show_key(key, views, theme=None) -> None:
@@ -230,9 +240,9 @@ class LossPlot:
         self.losses = {s: np.empty(0) for s in schemes}
         self._steps = max(1, int(steps))
         for s in schemes:
-            raw = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s], 1.0, alpha=70),
+            raw = pg.PlotDataItem(pen=_scheme_pen(s, 1.0, alpha=70),
                                   name=f"{SCHEME_LABELS[s]} (each step)")
-            smooth = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s], 3.0), name=SCHEME_LABELS[s])
+            smooth = pg.PlotDataItem(pen=_scheme_pen(s, 3.0), name=SCHEME_LABELS[s])
             for item in (raw, smooth):
                 item.setDownsampling(auto=True, method="peak")
                 item.setClipToView(True)
@@ -372,7 +382,8 @@ class LengthPlot:
             ran = [r for r in s.lengths if r.ran]
             if s.scheme not in self.curves:
                 c = SCHEME_COLOURS[s.scheme]
-                curve = pg.PlotDataItem(pen=_pen(c, 3.0), symbol=SCHEME_SYMBOLS[s.scheme], symbolSize=11,
+                curve = pg.PlotDataItem(pen=_scheme_pen(s.scheme, 3.0), symbol=SCHEME_SYMBOLS[s.scheme],
+                                        symbolSize=11,
                                         symbolBrush=pg.mkBrush(c), symbolPen=pg.mkPen("w", width=1),
                                         name=SCHEME_LABELS[s.scheme])
                 self.pi.addItem(curve)
@@ -452,7 +463,7 @@ class PositionPlot:
             if s.status != "done" or not s.position_accuracy:
                 continue
             if s.scheme not in self.curves:
-                curve = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s.scheme], 2.5), name=SCHEME_LABELS[s.scheme])
+                curve = pg.PlotDataItem(pen=_scheme_pen(s.scheme, 2.5), name=SCHEME_LABELS[s.scheme])
                 self.pi.addItem(curve)
                 self.legend.addItem(curve, SCHEME_LABELS[s.scheme])
                 self.legend.fitter.fit()

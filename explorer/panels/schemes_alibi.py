@@ -22,6 +22,7 @@ from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesRe
 from ..schemes import alibi
 from ..schemes.learned import model_tables_text
 from ..widgets.log_ticks import use_si_log_ticks
+from ..widgets.plot_data import set_image
 from ..widgets.plots import SEQUENTIAL, colormap
 from .schemes_items import (
     FutureMask,
@@ -195,7 +196,7 @@ class AlibiView(QWidget):
             logw = np.log10(r.attention)
         logw[np.isneginf(logw)] = ATTENTION_LOG_FLOOR - 1.0
         n = r.attention.shape[0]
-        self.att_img.setImage(logw.astype(np.float32), autoLevels=False)
+        set_image(self.att_img, logw, autoLevels=False)
         self.att_img.setRect(0, 0, n * r.attention_block, n * r.attention_block)
         self.att_mask.set_size(q.l_eval)
         self.att_mask.setVisible(q.causal)
@@ -208,7 +209,7 @@ class AlibiView(QWidget):
         img, rows, cols = mosaic(r.tiles)
         t = r.tiles.shape[1]
         gap = max(1, t // 12)
-        self.tile_img.setImage(img.astype(np.float32), autoLevels=False)
+        set_image(self.tile_img, img, autoLevels=False)
         self.tile_img.setRect(0, 0, img.shape[1], img.shape[0])
         self._ensure_tiles(h)
         for k in range(h):
@@ -276,6 +277,7 @@ class PropertiesView(QWidget):
         font.setPointSize(11)
         self.table.setFont(font)
         outer.addWidget(self.table, 1)
+        self._theme = None
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -297,8 +299,9 @@ class PropertiesView(QWidget):
                     f = item.font()
                     f.setBold(True)
                     item.setFont(f)
-                    item.setForeground(QBrush(QColor(scheme_colour(schemes[i]))))
+                    item.setData(Qt.ItemDataRole.UserRole, schemes[i])
                 self.table.setItem(i, j, item)
+        self._colour_names()
         self.table.resizeRowsToContents()
         self.info.setText(
             f"Parameters for the head dim d = {q.head_dim} and L_train = {q.l_train:,} set on the left. "
@@ -327,7 +330,22 @@ class PropertiesView(QWidget):
     def plot_widgets(self) -> list:
         return []
 
+    def _colour_names(self) -> None:
+        """Each scheme's name in its colour as the theme draws its curves (a dark green stays readable on a
+        dark background)."""
+        theme = self._theme
+        for i in range(self.table.rowCount()):
+            item = self.table.item(i, 0)
+            if item is None:
+                continue
+            c = QColor(scheme_colour(item.data(Qt.ItemDataRole.UserRole)))
+            if theme is not None:
+                c = QColor(*theme.map_colour((c.red(), c.green(), c.blue(), 255)))
+            item.setForeground(QBrush(c))
+
     def apply_theme(self, theme) -> None:
+        self._theme = theme
+        self._colour_names()
         theme_info_label(self.info, theme)
         f = self.table.font()
         f.setPointSizeF(11 * theme.font_scale)

@@ -1,0 +1,159 @@
+"""Maths the rotary variants share (partial RoPE, p-RoPE, xPos, the NoPE/RoPE hybrid): not a scheme itself.
+
+Every variant is RoPE with its own per-pair frequencies θ_k (0 for a pair that does not turn) and, for xPos,
+a per-pair scale ζ_k^(p/scale_base) on queries and its inverse on keys.  Pairs are interleaved,
+(x_{2k}, x_{2k+1}), as in :func:`explorer.encodings.apply_rope`; a model that pairs (i, i + r/2) instead
+(GPT-NeoX's ``rotate_half``) is the same up to a permutation of the dimensions.
+
+No Qt; torch only inside :func:`pair_tables`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..encodings.blocks import block_phasors, chunks
+from ..encodings.errors import EncodingError, check_finite_array
+from .base import Curve, PlotSpec, SwapTerms, content_vectors, lab_position_class, pair_energy
+from .rope import ROPE_BASE, RoPE, rope_curve
+
+
+def rotate_pairs(x, theta: np.ndarray, positions=None, scale: np.ndarray | None = None) -> np.ndarray:
+    """Rotate pair k of row p of ``x`` (n, d) by p·θ_k, times ``scale[p, k]`` when given (float64).
+
+    (a, b) → s·(a cos φ − b sin φ, a sin φ + b cos φ) with φ = p·θ_k; θ_k = 0 leaves the pair as it is.
+    """
+    arr = check_finite_array("input", x)
+    if arr.ndim != 2 or arr.shape[1] != 2 * np.size(theta):
+        raise EncodingError(f"input must be (positions × {2 * np.size(theta)}), got shape {arr.shape}")
+    pos = np.arange(arr.shape[0], dtype=np.float64) if positions is None else np.asarray(positions, float)
+    ang = np.multiply.outer(pos, np.asarray(theta, dtype=np.float64))
+    cos, sin = np.cos(ang), np.sin(ang)
+    if scale is not None:
+        cos, sin = cos * scale, sin * scale
+    a, b = arr[:, 0::2], arr[:, 1::2]
+    out = np.empty_like(arr)
+    out[:, 0::2] = a * cos - b * sin
+    out[:, 1::2] = a * sin + b * cos
+    return out
+
+
+def pair_tables(theta: np.ndarray, length: int, device=None, dtype=None, scale: np.ndarray | None = None):
+    """cos and sin of p·θ_k (× ``scale[p, k]``) for p = 0 … length − 1 as torch tensors, computed in float64."""
+    import torch
+
+    ang = np.multiply.outer(np.arange(length, dtype=np.float64), np.asarray(theta, dtype=np.float64))
+    cos, sin = np.cos(ang), np.sin(ang)
+    if scale is not None:
+        cos, sin = cos * scale, sin * scale
+    dtype = dtype or torch.float32
+    return (torch.tensor(cos, dtype=dtype, device=device), torch.tensor(sin, dtype=dtype, device=device))
+
+
+def rotary_bound(dist: np.ndarray, theta: np.ndarray, log_decay: np.ndarray | None = None) -> np.ndarray:
+    """RoFormer's long-term-decay bound (Su et al. 2021, §3.4.3) for any per-pair frequencies:
+    (1/(d/2))·Σ_j |S_j(Δ)|, S_j = Σ_{k<j} e^{iΔθ_k}·e^{Δ·log_decay_k} (xPos: log_decay = ln ζ_k / scale_base).
+
+    The Abel-summation argument behind it holds for any θ, so a pair that does not turn (θ = 0) adds 1 to
+    every partial sum after it.
+    """
+    r = np.asarray(dist, dtype=np.float64)
+    rate = 1j * np.asarray(theta, dtype=np.float64)
+    if log_decay is not None:
+        rate = rate + log_decay
+    out = np.empty(r.size)
+    for sl in chunks(r.size):
+        partial = np.cumsum(np.exp(np.multiply.outer(r[sl], rate)), axis=-1)
+        out[sl] = np.abs(partial).sum(axis=-1) / rate.size
+    return out
+
+
+class FrequencyRoPE(RoPE):
+    """RoPE with per-pair frequencies of its own, some of them 0 (a pair that does not turn carries content
+    and no position): partial RoPE and p-RoPE.  Subclasses give :meth:`theta`, their record and texts."""
+
+    line = "dash"
+    shown_by_default = False
+    lab_by_default = False
+    depends_on = ("head_dim", "base", "content", "seed", "params")
+
+    #: How titles name the parameter's value ("f" → "Partial RoPE (f = 0.25)").
+    value_symbol = ""
+
+    def display_title(self, req=None) -> str:
+        return self.title if req is None else f"{self.title} ({self.value_symbol} = {self.value(req):g})"
+
+    def theta(self, head_dim: int, base: float, value) -> np.ndarray:
+        """θ_k for k = 0 … d/2 − 1 at this scheme's parameter ``value`` (0 for pairs that do not turn)."""
+        raise NotImplementedError
+
+    def value(self, obj):
+        """The scheme's one parameter from a request (``params``) or the panel's state (``params_of``)."""
+        name = self.own_parameters()[0].name
+        if hasattr(obj, "params_of"):
+            return dict(obj.params_of(self.id))[name]
+        return self.param(obj, name)
+
+    def frequencies(self, req) -> tuple[np.ndarray, float]:
+        return self.theta(req.head_dim, req.base, self.value(req)), 1.0
+
+    def bound_scaling(self, req):
+        return None
+
+    def score_blocks(self, req, bl):
+        # A pair with θ = 0 adds h_k·1 − h_k = 0 to ΔS: only the turning pairs count (and the Dirichlet
+        # kernel's sin(nθ/2)/(n sin(θ/2)) has no value at θ = 0).
+        d = req.head_dim
+        h = pair_energy(content_vectors(d, req.content, req.seed))
+        th = self.frequencies(req)[0]
+        on = th > 0
+        z = block_phasors(bl, th[on])
+        return (np.real((z * h[on]) @ z.conj().T) - h[on].sum()) / math.sqrt(d)
+
+    def distance_values(self, req, dist):
+        d = req.head_dim
+        h = pair_energy(content_vectors(d, req.content, req.seed))
+        th = self.frequencies(req)[0]
+        on = th > 0
+        return Curve(dist, rope_curve(dist, h[on], th[on], 1.0, d), bound=rotary_bound(dist, th))
+
+    def past_training(self, req) -> str:
+        d, lt = req.head_dim, req.l_train
+        th = self.frequencies(req)[0]
+        on = th > 0
+        full = int(np.sum((lt - 1) * th[on] / (2 * np.pi) >= 1.0))
+        return (f"{int(on.sum())} of {d // 2} pairs turn: {full} of them fully inside L_train = {lt:,}, the "
+                f"other {int(on.sum()) - full} meet new angles past it; the {d // 2 - int(on.sum())} pairs that "
+                "never turn carry no position, so nothing about them is new at any length")
+
+    def beyond_plot(self, req):
+        d = req.head_dim
+        th = self.frequencies(req)[0]
+        k = int(np.sum(th > 0))
+        marks = ((k - 0.5, f"θ = 0 from pair {k}"),) if k < d // 2 else ()
+        return PlotSpec(f"{self.title}: θₖ of the {k} turning pairs (of {d // 2}); the rest do not turn",
+                        np.arange(d // 2, dtype=float), th, "pair k", "θₖ (rad per position)", marks=marks,
+                        log_y=True, x_range=(-0.5, d // 2 - 0.5))
+
+    # -- Token swap (base 10000, the parameter's default) --------------------------------------------
+    def swap_theta(self, dh: int) -> np.ndarray:
+        return self.theta(dh, ROPE_BASE, self.own_parameters()[0].default)
+
+    def swap_terms(self, n, d_model, heads, seed, causal):
+        return SwapTerms(rotate=functools.partial(rotate_pairs, theta=self.swap_theta(d_model // heads)))
+
+    # -- Lab ---------------------------------------------------------------------------------------------
+    def lab_module(self, d_model, heads, train_len):
+        theta = self.swap_theta(d_model // heads)
+
+        class PairPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
+            def rotary(self, n, head_dim, device, dtype):
+                return self.cached("pairs", n, device, lambda: pair_tables(theta, n, device, dtype))
+
+        return PairPosition(self, d_model, heads, train_len)
+
+    def add_data_commands(self, subparsers, cli) -> None:
+        """None of its own (``pe-explorer data rope`` is RoPE's)."""
