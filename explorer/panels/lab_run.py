@@ -159,7 +159,8 @@ class LabRunControl:
         self.show_lab_result(result, redraw_losses=False)
         if result.status == "done":
             self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"
-                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}).")
+                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}; "
+                                f"{_eta(result.cpu_seconds)} of CPU time).")
         else:
             n = sum(s.status == "done" for s in result.schemes)
             self.status.setText(f"Cancelled after {_eta(result.seconds)}: {n} of "
