@@ -47,6 +47,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--checkpoint", metavar="PATH",
                         help="open the app on this checkpoint's learned position table (.safetensors, .bin/.pt, "
                              "or a Hugging Face model folder / cache entry)")
+    parser.add_argument("--config", dest="model_config", metavar="F",
+                        help="open the Schemes panel on this model's RoPE (its config.json, or the model's folder)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -120,6 +122,14 @@ def _main(argv: list[str], as_program: bool = False) -> int:
             _check_screenshot(parser, args.screenshot)
         if args.checkpoint is not None and not os.path.exists(os.path.expanduser(args.checkpoint)):
             parser.error(f"--checkpoint {args.checkpoint}: no such file or folder")
+        if args.model_config is not None:  # read before the window opens: a bad config is one line, no window
+            from .encodings import EncodingError
+            from .encodings.rope_config import read_config
+
+            try:
+                read_config(os.path.expanduser(args.model_config))
+            except EncodingError as exc:
+                parser.error(f"--config: {exc}")
         from .app import run_app
 
         return run_app(args)

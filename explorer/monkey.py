@@ -74,6 +74,9 @@ class Monkey(WidgetEvents):
         self._excluded = set()
         if lab is not None:
             self._excluded = {id(lab.start_button), id(lab.open_button), id(lab.save_button)}
+        schemes = window.panels.get("schemes")
+        if schemes is not None:  # "Open model config…" is handed the same files as "Open preset…"
+            schemes.ask_config_path = self._pick_preset_file
         table = window.panels.get(window.TABLE_PANEL)
         if table is not None:  # "Open checkpoint…": hostile files, a folder, a missing file, never a dialog
             table.ask_checkpoint_path = self._pick_checkpoint

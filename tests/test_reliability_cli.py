@@ -42,6 +42,7 @@ BASE = {
     ("data", "alibi"): ["--heads", "2", "--positions", "4", "--out", "{out}.npy"],
     ("data", "t5-buckets"): ["--positions", "4", "--out", "{out}.npy"],
     ("data", "rope"): ["--input", "{x}", "--out", "{out}.npy"],
+    ("data", "rope-frequencies"): ["--head-dim", "8", "--out", "{out}.json"],
     ("data", "swap"): ["--sentence", "a b c", "--swap", "0", "1", "--out", "{out}.json"],
     ("bench",): ["--quick", "--out", "{out}.json"],
     ("export",): ["--panel", "waves", "--out", "{out}.png"],

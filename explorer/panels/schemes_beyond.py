@@ -15,6 +15,7 @@ from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plot_data import set_image
 from ..widgets.plots import DIVERGING, colormap
 from ..widgets.reflow import ReflowGrid
+from ..widgets.theming import adopt_item
 from .schemes_items import (
     HatchItem,
     beyond_line,
@@ -209,6 +210,7 @@ class BeyondView(QWidget):
                     if getattr(line, "label", None) is None:
                         line.label = pg.InfLineLabel(line, text, position=0.85 - 0.15 * k,
                                                      anchors=[(0, 0), (0, 0)], color=(40, 40, 40))
+                        adopt_item(line)  # the label came after addItem styled the line: dark needs it light
                     line.label.setFormat(text)
                 line.setVisible(k < len(spec.marks))
             pw.setVisible(s in self._shown)

@@ -42,6 +42,7 @@ from ..widgets.value_box import SpinBox
 from .base import Panel
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
+from .table_link import RealTableOption
 
 
 def _adds_to_input(scheme_id: str) -> bool:
@@ -93,7 +94,7 @@ def map_title(which: str, words: list[str], head_note: str, limit: int = 22) -> 
     return base + head_note
 
 
-class SwapPanel(Panel):
+class SwapPanel(RealTableOption, Panel):
     panel_id = "swap"
     state_cls = SwapState
 
@@ -195,6 +196,7 @@ class SwapPanel(Panel):
         self.alpha_note.setWordWrap(True)
         self.alpha_note.setObjectName("swapNote")
         form.addRow(self.alpha_note)
+        self.add_table_option(form, box)
         self.d_spin = SpinBox(box)
         self.d_spin.setRange(4, 256)
         self.d_spin.setToolTip("Width of embeddings and of Q, K, V: 4 … 256, a multiple of 2 × heads")
@@ -378,7 +380,7 @@ class SwapPanel(Panel):
         self.late_check.setEnabled(st.causal)
 
     def requests(self, st):
-        return [SwapRequest(st)]
+        return [SwapRequest(st, table=self.table_for_request())]
 
     def show_result(self, r: SwapResponse) -> None:
         self._last = r
