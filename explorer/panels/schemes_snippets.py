@@ -66,7 +66,7 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         if plot in (av.profiles, av.attention, av.tiles):
             return NoSnippet(NOT_YET)
     dv = views.get("distance")
-    if dv is not None and plot in (dv.top, dv.bottom):
+    if dv is not None and (plot in (dv.top, dv.bottom) or any(plot is pw for pw, _c in dv.term_plots.values())):
         return NoSnippet(NOT_YET)
     bv = views.get("beyond")
     if bv is not None and plot in (bv.waves, bv.cover):
@@ -74,5 +74,8 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
     if bv is not None and (plot in (bv.table, bv.scaled, bv.weight)
                            or any(plot is pw for pw, _c, _m in bv.extras.values())):
+        return NoSnippet(NOT_YET)
+    mv_ = views.get("model")
+    if mv_ is not None and plot in (mv_.freq, mv_.waves, mv_.score):
         return NoSnippet(NOT_YET)
     return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..encodings import alibi_bias, alibi_slopes
 from ..encodings.blocks import Blocks, alibi_block_means
-from .base import Curve, Parameter, Scheme, SnippetPart, Source, SwapTerms, lab_position_class, num_html
+from .base import Curve, Parameter, Scheme, SnippetPart, Source, SwapTerms, keeps, lab_position_class, num_html
 
 #: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
 WINDOW_SHARE = 0.9
@@ -159,9 +159,13 @@ class ALiBi(Scheme):
                 "setting), and the difference becomes large.")
 
     def score_snippet(self, req):
+        if not keeps(self, ALiBi, "score_blocks", "slope"):
+            return Scheme.score_snippet(self, req)
         return SnippetPart(SLOPES_SNIPPET + SCORE_SNIPPET)
 
     def swap_snippet(self, st):
+        if not keeps(self, ALiBi, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
         return SnippetPart(SWAP_SNIPPET, defines=("bias",))
 
     def swap_formula(self, st, dh: int) -> dict:

@@ -192,6 +192,15 @@ class SnippetPart:
     imports: tuple[str, ...] = ()
 
 
+def keeps(scheme: Any, owner: type, *names: str) -> bool:
+    """True while ``scheme`` computes each method in ``names`` as ``owner`` does.
+
+    A snippet hook describes its own class's formula; a subclass that overrides the computation (a RoPE
+    variant with its own scores) must not inherit it silently: the hook then answers the base default.
+    """
+    return all(getattr(type(scheme), n) is getattr(owner, n) for n in names)
+
+
 @dataclass(frozen=True)
 class NoSnippet:
     """Why a plot (or a scheme's part of it) has no Copy-as-Python snippet; shown as the disabled item's tooltip.

@@ -22,9 +22,11 @@ from .base import (
     Parameter,
     PlotSpec,
     Scheme,
+    SnippetPart,
     Source,
     SwapTerms,
     future_mask,
+    keeps,
     lab_position_class,
     mirror_blind,
     num_html,
@@ -121,6 +123,27 @@ class Kerple(Scheme):
         pos = np.arange(n, dtype=np.float64)
         dist = np.abs(pos[:, None] - pos[None, :])
         return SwapTerms(bias=-r1[:, None, None] * np.log1p(r2[:, None, None] * dist[None]))
+
+    # -- Copy as Python ---------------------------------------------------------------------------------------
+    def score_snippet(self, req):
+        if not keeps(self, Kerple, "score_blocks", "rates"):
+            return Scheme.score_snippet(self, req)
+        r1, r2 = self.rates(req)
+        return SnippetPart(
+            "delta = np.subtract.outer(pos, pos).astype(np.float64)  # i − j\n"
+            "delta_s = -r1 * np.log1p(r2 * np.abs(delta))  # −r₁·log(1 + r₂·|i − j|) (Chi et al. 2022)\n"
+            "if causal:\n    delta_s = np.where(delta < 0, np.nan, delta_s)  # no key after its query",
+            params=(("r1", r1, "the penalty's scale r₁"), ("r2", r2, "its rate r₂")))
+
+    def swap_snippet(self, st):
+        if not keeps(self, Kerple, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(
+            f"rng = np.random.default_rng([seed, 11])  # per-head rates as the authors initialise them, ≥ {EPS:g}\n"
+            f"r1 = np.maximum({EPS!r}, rng.uniform(0, 2, heads))\nr2 = np.maximum({EPS!r}, rng.uniform(0, 1, heads))\n"
+            "pos = np.arange(n, dtype=np.float64)\n"
+            "bias = -r1[:, None, None] * np.log1p(r2[:, None, None] * np.abs(pos[:, None] - pos[None, :])[None])",
+            defines=("bias",))
 
     def swap_reason(self, st) -> str:
         return ("Kerple adds −r₁·log(1 + r₂·|i−j|) to the scores, and the swap changed the distances between "

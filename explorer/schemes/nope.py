@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Scheme, SnippetPart, Source
+from .base import Scheme, SnippetPart, Source, keeps
 
 
 class NoPE(Scheme):
@@ -37,9 +37,13 @@ class NoPE(Scheme):
         return ""
 
     def score_snippet(self, req):
+        if not keeps(self, NoPE, "score_blocks"):
+            return Scheme.score_snippet(self, req)
         return SnippetPart("delta_s = np.zeros((L, L))  # nothing positional: ΔS = 0 everywhere")
 
     def swap_snippet(self, st):
+        if not keeps(self, NoPE, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
         return SnippetPart("")  # nothing positional: plain attention
 
     def swap_formula(self, st, dh: int) -> dict:

@@ -21,7 +21,9 @@ from .base import (
     Source,
     SwapTerms,
     content_vectors,
+    keeps,
     lab_position_class,
+    lit,
     num_html,
     pair_energy,
 )
@@ -57,10 +59,7 @@ offsets = np.arange(-(L - 1), L, dtype=np.float64)
 f = (att**2 * (np.cos(np.multiply.outer(offsets, theta)) @ h) - h.sum()) / np.sqrt(d)
 delta_s = f[np.subtract.outer(pos, pos) + L - 1]  # ΔS[i, j] = f(i − j)"""
 #: Copy as Python: the Token-swap layer's rotation of one head's queries or keys (interleaved, base 10000).
-SWAP_SNIPPET = """\
-theta = 10000.0 ** (-2.0 * np.arange(dh // 2) / dh)  # θ_i = 10000^(−2i/d_h) (Su et al. 2021)
-
-
+ROTATE_SNIPPET = """\
 def rotate(x):
     \"\"\"Rotate pair i = (x[2i], x[2i+1]) of row m by the angle m·θ_i.\"\"\"
     a = np.multiply.outer(np.arange(x.shape[0], dtype=np.float64), theta)
@@ -69,6 +68,8 @@ def rotate(x):
     out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
     out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
     return out"""
+SWAP_SNIPPET = ("theta = 10000.0 ** (-2.0 * np.arange(dh // 2) / dh)  # θ_i = 10000^(−2i/d_h) (Su et al. 2021)\n\n\n"
+                + ROTATE_SNIPPET)
 
 
 class RoPE(Scheme):
@@ -148,9 +149,19 @@ class RoPE(Scheme):
                 "between two tokens, and the swap changed the offsets of the swapped words.")
 
     def score_snippet(self, req):
-        return SnippetPart(ROPE_THETA + ROPE_SCORE)
+        if not keeps(self, RoPE, "score_blocks"):
+            return Scheme.score_snippet(self, req)  # a variant with scores of its own
+        if keeps(self, RoPE, "frequencies"):
+            return SnippetPart(ROPE_THETA + ROPE_SCORE)
+        theta, att = self.frequencies(req)  # a variant that only moves θ (scaled RoPE): its θ as the app has it
+        return SnippetPart(f"# θ_k and the attention factor of {self.display_title(req)}, as the app computes them\n"
+                           f"# (the formulas are in the guide's Positional schemes page).\n"
+                           f"theta = {lit(np.asarray(theta, dtype=np.float64))}\natt = {lit(float(att))}\n"
+                           + ROPE_SCORE)
 
     def swap_snippet(self, st):
+        if not keeps(self, RoPE, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
         return SnippetPart(SWAP_SNIPPET, defines=("rotate",))
 
     def swap_formula(self, st, dh: int) -> dict:

@@ -11,8 +11,8 @@ from ..encodings import (
     yarn_attention_factor,
     yarn_correction_range,
 )
-from .base import Parameter, SnippetPart, Source, lit, num_html
-from .rope import ROPE_SCORE, RoPE
+from .base import Parameter, Source, num_html
+from .rope import RoPE
 
 METHOD_TITLES = {"linear": "linear (position interpolation)", "ntk": "NTK-aware", "yarn": "YaRN",
                  "llama3": "llama3"}
@@ -100,13 +100,6 @@ class ScaledRoPE(RoPE):
 
     def bound_scaling(self, req):
         return scaling_of(req)
-
-    def score_snippet(self, req):
-        theta, att = self.frequencies(req)
-        return SnippetPart(
-            f"# θ'_k after {req.scaling} scaling by s = {req.factor:g}, as the app computes them from base, d and\n"
-            f"# L_train (the formulas are in the guide's Positional schemes page), and the attention factor.\n"
-            f"theta = {lit(np.asarray(theta, dtype=np.float64))}\natt = {lit(float(att))}\n" + ROPE_SCORE)
 
     def used_by_text(self, req) -> str:
         return USED_BY_METHOD[req.scaling]

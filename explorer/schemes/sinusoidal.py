@@ -20,6 +20,7 @@ from .base import (
     band,
     band_queries,
     content_vectors,
+    keeps,
     lab_position_class,
 )
 
@@ -142,9 +143,13 @@ class Sinusoidal(Scheme):
                 "each other's position vectors, so their queries, keys and values change.")
 
     def score_snippet(self, req):
+        if not keeps(self, Sinusoidal, "score_blocks"):
+            return Scheme.score_snippet(self, req)
         return SnippetPart(SCORE_SNIPPET)
 
     def swap_snippet(self, st):
+        if not keeps(self, Sinusoidal, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
         return SnippetPart(SWAP_SNIPPET, defines=("added",))
 
     def swap_formula(self, st, dh: int) -> dict:

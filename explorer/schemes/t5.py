@@ -28,6 +28,7 @@ from .base import (
     Source,
     SwapTerms,
     future_mask,
+    keeps,
     lab_position_class,
 )
 
@@ -224,11 +225,15 @@ class T5Bias(Scheme):
                 "offsets between the swapped words and the others, so it changed their buckets.")
 
     def score_snippet(self, req):
+        if not keeps(self, T5Bias, "score_blocks", "values", "buckets"):
+            return Scheme.score_snippet(self, req)
         return SnippetPart(BUCKET_SNIPPET + SCORE_SNIPPET, imports=("math",),
                            params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
                                    ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
 
     def swap_snippet(self, st):
+        if not keeps(self, T5Bias, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
         return SnippetPart(SWAP_SNIPPET, defines=("bias",), imports=("math",),
                            params=(("num_buckets", NUM_BUCKETS, "T5's buckets"),
                                    ("max_distance", MAX_DISTANCE, "distances past it share a bucket")))
