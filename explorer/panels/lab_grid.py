@@ -57,6 +57,9 @@ class ResultsGrid(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setWordWrap(False)
+        # "100" is a few pixels wider than a narrow column's text margins allow at 720p presenter: drawn whole
+        # into the margin (inside its cell) rather than cut to "1…".
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
         # Columns share the width: the grid never scrolls sideways (it did at 1280 × 720 in presenter mode).
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
