@@ -14,22 +14,10 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from ..lab import SCHEME_LABELS, fmt_percent
+from ..lab.summary import cell_text
 from .lab_views import scheme_colour
 
 MUTED = "#777777"
-
-
-def cell_text(v: float) -> str:
-    """A score for a narrow cell: whole percent, but never "100" for less than all nor "0" for more than none."""
-    if v >= 1.0:
-        return "100"
-    if v <= 0.0:
-        return "0"
-    if v >= 0.995:
-        return ">99"
-    if v < 0.005:
-        return "<1"
-    return f"{100 * v:.0f}"
 
 
 def multiple_text(m: float) -> str:
