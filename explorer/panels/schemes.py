@@ -47,16 +47,16 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
-from ..theme import mask_word
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
+from .schemes_info import distance_info, matrix_info
 from .schemes_model import ModelView, open_model_config
 from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
-from .schemes_views import BAND_TEXT, DistanceView, MatrixView
+from .schemes_views import DistanceView, MatrixView
 
 VIEW_TITLES = {
     "matrices": "1 · Score matrices",
@@ -71,10 +71,6 @@ VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": Beyo
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
 LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
-
-
-def _fmt_positions(n: int) -> str:
-    return f"{n:,}"
 
 
 class SchemesPanel(Panel):
@@ -402,61 +398,12 @@ class SchemesPanel(Panel):
         if "matrices" in self._views:
             k, clipped = shared_levels(self.matrix_view.extents(st.schemes))
             self.matrix_view.set_levels(k)
-            self.matrix_view.info.setText(self._matrix_info(st, k, clipped))
+            self.matrix_view.info.setText(matrix_info(st, k, clipped, self.matrix_view.responses,
+                                                      self._theme or current_theme()))
         if "distance" in self._views:
             kd, clipped_d = shared_levels(self.distance_view.extents(st.schemes))
             self.distance_view.set_range(kd, clipped_d, st)
-            self.distance_view.info.setText(self._distance_info(st))
-
-    def _content_text(self, st: SchemesState) -> str:
-        if st.content == "same":
-            return (f"content removed: the <b>same</b> query and key vector q = k = c at every position "
-                    f"(c ~ N(0, I<sub>{st.head_dim}</sub>), seed {st.seed})")
-        return (f"content removed: <b>averaged</b> over 16 random q = k = c ~ "
-                f"N(0, I<sub>{st.head_dim}</sub>) (seed {st.seed})")
-
-    def _matrix_info(self, st: SchemesState, k: float, clipped: tuple) -> str:
-        block = max((r.block for s, r in self.matrix_view.responses.items() if s in st.schemes), default=1)
-        cells = -(-st.l_eval // block)
-        res = (f"Cells: one per position pair ({cells} × {cells})" if block == 1 else
-               f"Cells: exact means over {block} × {block} blocks of positions ({cells} × {cells}; "
-               f"RoPE terms faster than {block} positions average out)")
-        clip = ""
-        if clipped:
-            worst = ", ".join(f"{registry.get(s).title} clipped (reaches {self._matrix_min(s):,.1f})" for s in clipped)
-            clip = f"; <span style='color:#c03000'>{worst}</span>"
-        masked = f"; {mask_word(self._theme or current_theme())}: the future, masked (causal)" if st.causal else ""
-        return (f"ΔS[i, j] = attention logit with position − without (units of q·k/√d); "
-                f"{self._content_text(st)}. "
-                f"<b>One colour scale for all columns: ±{k:.3g}</b> = the largest |ΔS| of the bounded schemes"
-                f"{clip}. {res}. Hatched: past L_train = {_fmt_positions(st.l_train)}"
-                f"{masked}.")
-
-    def _matrix_min(self, s: str) -> float:
-        m = self.matrix_view.responses[s].matrix
-        return float(np.nanmin(m)) if m is not None else 0.0
-
-    def _distance_info(self, st: SchemesState) -> str:
-        strides = [r.stride for s, r in self.distance_view.responses.items() if s in st.schemes]
-        step = "" if max(strides, default=1) == 1 else f" Every {max(strides)}th distance is drawn."
-        rel = [registry.get(s).title for s in st.schemes if registry.get(s).relative or
-               registry.get(s).kind == "none"]
-        single = (f" {', '.join(rel)} depend on i − j only (a single curve);" if rel else "")
-        return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
-                f"{single} {BAND_TEXT}. Hatched: "
-                f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}"
-                f"{self._terms_text(st)}"
-                " Below: RoFormer's long-term-decay bound (1/(d/2))·Σ<sub>j</sub> |S<sub>j</sub>(Δ)|, "
-                "S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3).")
-
-    def _terms_text(self, st: SchemesState) -> str:
-        """Which shown schemes have their score's terms drawn apart (Transformer-XL's (a)–(d)), beside the bound."""
-        shown = [registry.get(s).title for s, r in self.distance_view.responses.items()
-                 if s in st.schemes and r.terms]
-        if not shown:
-            return ""
-        return (f" Bottom right: the score of {', '.join(shown)} split into the terms of its formula (formula strip),"
-                " each drawn apart; ΔS is their sum less the plain content score qᵀk/√d.")
+            self.distance_view.info.setText(distance_info(st, self.distance_view.responses))
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
