@@ -77,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, exit_at_once)
     try:
         return _main(list(sys.argv[1:] if argv is None else argv), as_program)
+    except BrokenPipeError:
+        # The reader of our output left (``pe-explorer schemes | head``): stop quietly, as a shell tool dies of
+        # SIGPIPE; Python's flush of stdout at exit would raise again, so stdout goes to /dev/null first.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 128 + 13
     except KeyboardInterrupt:  # Ctrl+C in start-up (imports, parsing) or in a command
         print("interrupted", file=sys.stderr)
         _stop_workers()

@@ -74,6 +74,26 @@ def test_number_question_and_saved_lab_result(qtbot, main_window):
     assert "cannot run" in pane.reveal.text()
 
 
+def test_every_shipped_highlight_names_a_plot_its_scene_shows(qtbot, main_window):
+    from explorer.export.slide import named_plots
+
+    win = main_window
+    qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
+    pane = win.show_lesson()
+    ringed = []
+    for lesson in pane.lessons:
+        for step in lesson.steps:
+            if step.scene is None or not step.scene.highlight:
+                continue
+            assert win.set_lesson_scene(step, lesson)
+            qtbot.wait(30)
+            shown = {name for name, plot in named_plots(win.panels[step.scene.panel]) if plot.isVisible()}
+            assert step.scene.highlight in shown, (lesson.name, step.title, sorted(shown))
+            ringed.append(step.title)
+    assert len(ringed) >= 5
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
 def test_arrow_keys_step_through_but_leave_a_focused_slider_alone(qtbot, main_window):
     win = main_window
     qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)

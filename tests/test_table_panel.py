@@ -106,3 +106,19 @@ def test_cli_checkpoint_that_does_not_exist_is_one_line(tmp_path, capsys):
         cli.main(["--checkpoint", str(tmp_path / "missing.safetensors")])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "no such file or folder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_plot_exports_its_numbers(qtbot, panel, tmp_path):
+    from explorer.export.data import data_bytes
+
+    for v in VIEWS:
+        panel.show_view(v)
+        qtbot.waitUntil(lambda v=v: f"table.{v}" in panel._drawn_keys and not panel.waiting, timeout=20000)
+    for plot in panel.plots():
+        arrays = panel.export_data(plot)
+        assert arrays, plot.objectName()
+        for ext in (".npy", ".csv"):
+            assert data_bytes(arrays, ext)
+    norms = next(p for p in panel.plots() if p.objectName() == "tableNorms")
+    np.testing.assert_allclose(panel.export_data(norms)["norm"], np.linalg.norm(panel._last["heatmap"].arrays["table"],
+                                                                                axis=1))

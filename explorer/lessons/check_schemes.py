@@ -140,14 +140,15 @@ def alibi_linear_bias(scheme: str, heads: int, positions: int):
 
 
 @check("where_position_enters",
-       "Position enters in one of three places: added to the input before the first layer, rotating q "
-       "and k inside attention, or a bias on the scores. Each scheme's record agrees with what its "
-       "maths does to an attention layer.",
-       ("added", "rotated", "biased", "mismatches"))
+       "Position enters in one of a few places: added to the input before the first layer, rotating q and k "
+       "inside attention, a bias on the scores, or a relative term inside the score. Each scheme's record "
+       "agrees with what its maths does to an attention layer.",
+       ("added", "rotated", "biased", "other", "mismatches"))
 def where_position_enters():
     from .. import schemes as registry
+    from ..schemes.base import KINDS
 
-    groups: dict[str, list[str]] = {"input": [], "rotary": [], "bias": []}
+    groups: dict[str, list[str]] = {k: [] for k in KINDS if k != "none"}
     bad = []
     for s in registry.all_schemes():
         if s.kind in groups:
@@ -158,11 +159,14 @@ def where_position_enters():
         does = {"input": t.added is not None, "rotary": t.rotate is not None, "bias": t.bias is not None}
         if any(does[k] != (s.kind == k) for k in does):
             bad.append(s.id)
+    rest = [f"{', '.join(titles)} ({KINDS[k]})" for k, titles in groups.items()
+            if k not in ("input", "rotary", "bias") and titles]
     values = {"added": ", ".join(groups["input"]), "rotated": ", ".join(groups["rotary"]),
-              "biased": ", ".join(groups["bias"]), "mismatches": len(bad)}
-    return values, not bad and all(groups.values()), (
+              "biased": ", ".join(groups["bias"]), "other": "; ".join(rest) or "none", "mismatches": len(bad)}
+    ok = not bad and all(groups[k] for k in ("input", "rotary", "bias"))
+    return values, ok, (
         f"added to the input: {values['added']}; rotates q and k: {values['rotated']}; bias on the scores: "
-        f"{values['biased']}; records that disagree with their maths: {len(bad)}")
+        f"{values['biased']}; other: {values['other']}; records that disagree with their maths: {len(bad)}")
 
 
 @check("models_by_scheme",

@@ -33,7 +33,7 @@ from ..jobs.table import TableRequest, TableResponse, TableSource
 from ..state.table import VIEWS, TableState
 from ..widgets.value_box import SpinBox
 from .base import Panel
-from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab
+from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab, table_export
 
 VIEW_TITLES = {"heatmap": "Table", "similarity": "Similarity", "pca": "PCA (helix)", "spectrum": "Spectra",
                "norms": "Norms and M"}
@@ -58,6 +58,9 @@ class TablePanel(Panel):
     panel_id = "table"
     state_cls = TableState
     view_ids = VIEWS
+    #: Copy as Python: the table is a checkpoint's or drawn by torch's generator; numpy alone cannot rebuild it.
+    no_snippet = ("the table comes from a checkpoint or torch's random generator, which numpy cannot rebuild; "
+                  "Export → Save numbers gives the data")
 
     #: A checkpoint was opened or closed (the source now shown).
     sourceChanged = Signal(object)
@@ -68,6 +71,7 @@ class TablePanel(Panel):
         self._fallback: TableSource | None = None
         self._source_ok = True
         self.info = None
+        self._last: dict[str, TableResponse] = {}  # the newest response drawn per view, for data export
         self._build_header()
         row = QHBoxLayout()
         row.addWidget(self.make_sidebar(self._build_controls()))
@@ -187,17 +191,18 @@ class TablePanel(Panel):
             return  # a table shown before: its newer views are on their way
         self._source_ok = True
         self.info = r.info
+        self._last[r.view] = r
         self._show_info(r.info)
         self.views[r.view].show_result(r)
 
     def _on_error(self, failure) -> None:
         super()._on_error(failure)
         if not self._source_ok and failure.request.source == self._source:
-            # The file could not be read: keep showing what was shown before, with the one line above.
+            # The file could not be read: what was shown before stays on screen (the failed request drew
+            # nothing), with the one line above; nothing is asked again, so the line stays too.
             self._source = self._fallback
             self._source_ok = True
             self.sourceChanged.emit(self._source)
-            self.request_update()
 
     def _show_info(self, info) -> None:
         self.source_label.setText(info.text)
@@ -257,6 +262,16 @@ class TablePanel(Panel):
 
     def formula_inputs(self, state):
         return ()
+
+    def export_data(self, plot) -> dict:
+        """The exact numbers behind ``plot``, named (not read back from the drawn items)."""
+        views = {"tableHeatmap": "heatmap", "tableCosine": "similarity", "tableByOffset": "similarity",
+                 "tablePca2": "pca", "tablePca3": "pca", "tableSpectrum": "spectrum", "tablePeaks": "spectrum",
+                 "tableNorms": "norms"}
+        r = self._last.get(views.get(plot.objectName(), ""))
+        if r is None:
+            return {}
+        return table_export(plot.objectName(), r.arrays)
 
     def export_basename(self) -> str:
         info = self.info

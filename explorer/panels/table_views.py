@@ -221,3 +221,24 @@ class NormsTab(View):
         text = html.escape(r.note)
         refused = r.note.startswith("refused")
         self.probe.setText(f"<b style='color:{LIMIT_COLOUR}'>{text}</b>" if refused else text)
+
+
+def table_export(plot_name: str, a: dict) -> dict:
+    """name -> array behind the plot ``plot_name`` (ASCII names; full resolution where the job gave it)."""
+    if plot_name == "tableHeatmap":
+        return {"table": a["table"]}
+    if plot_name == "tableCosine":
+        return {"cosine": a["cosine"]}
+    if plot_name == "tableByOffset":
+        return {"offset k": a["offset"], "mean cosine": a["mean"]}
+    if plot_name in ("tablePca2", "tablePca3"):
+        c = a["coords"]
+        return {"position": a["position"], "PC1": c[:, 0], "PC2": c[:, 1], "PC3": c[:, 2]}
+    if plot_name == "tableSpectrum":
+        return {"log10 share of power": a["power"]}
+    if plot_name == "tablePeaks":
+        return {"dim rank": np.arange(a["dominant"].size), "this table": a["dominant"],
+                "sinusoidal": a["sinusoidal"]}
+    if plot_name == "tableNorms":
+        return {"position": a["position"], "norm": a["norm"]}
+    return {}

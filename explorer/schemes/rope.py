@@ -17,10 +17,13 @@ from .base import (
     Curve,
     Parameter,
     Scheme,
+    SnippetPart,
     Source,
     SwapTerms,
     content_vectors,
+    keeps,
     lab_position_class,
+    lit,
     num_html,
     pair_energy,
 )
@@ -45,6 +48,28 @@ def rope_tables(length: int, head_dim: int, device=None, dtype=None, base: float
     dtype = dtype or torch.float32
     return (torch.tensor(np.cos(ang), dtype=dtype, device=device),
             torch.tensor(np.sin(ang), dtype=dtype, device=device))
+
+
+#: Copy as Python: RoPE's ΔS with q = k = c at every position, a function of i − j alone.
+ROPE_THETA = "theta = base ** (-2.0 * np.arange(d // 2) / d)  # θ_k = base^(−2k/d); pair 0 is the fastest\natt = 1.0\n"
+ROPE_SCORE = """\
+h = np.mean(c[:, 0::2] ** 2 + c[:, 1::2] ** 2, axis=0)  # h_k: energy of pair k of c (mean over c)
+offsets = np.arange(-(L - 1), L, dtype=np.float64)
+# (R_i c)·(R_j c) = Σ_k h_k cos((i − j)θ_k): ΔS depends on the offset i − j only.
+f = (att**2 * (np.cos(np.multiply.outer(offsets, theta)) @ h) - h.sum()) / np.sqrt(d)
+delta_s = f[np.subtract.outer(pos, pos) + L - 1]  # ΔS[i, j] = f(i − j)"""
+#: Copy as Python: the Token-swap layer's rotation of one head's queries or keys (interleaved, base 10000).
+ROTATE_SNIPPET = """\
+def rotate(x):
+    \"\"\"Rotate pair i = (x[2i], x[2i+1]) of row m by the angle m·θ_i.\"\"\"
+    a = np.multiply.outer(np.arange(x.shape[0], dtype=np.float64), theta)
+    cos, sin = np.cos(a), np.sin(a)
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
+    return out"""
+SWAP_SNIPPET = ("theta = 10000.0 ** (-2.0 * np.arange(dh // 2) / dh)  # θ_i = 10000^(−2i/d_h) (Su et al. 2021)\n\n\n"
+                + ROTATE_SNIPPET)
 
 
 class RoPE(Scheme):
@@ -122,6 +147,22 @@ class RoPE(Scheme):
     def swap_reason(self, st) -> str:
         return ("RoPE rotates every query and key by its position, so q·k depends on the signed offset "
                 "between two tokens, and the swap changed the offsets of the swapped words.")
+
+    def score_snippet(self, req):
+        if not keeps(self, RoPE, "score_blocks"):
+            return Scheme.score_snippet(self, req)  # a variant with scores of its own
+        if keeps(self, RoPE, "frequencies"):
+            return SnippetPart(ROPE_THETA + ROPE_SCORE)
+        theta, att = self.frequencies(req)  # a variant that only moves θ (scaled RoPE): its θ as the app has it
+        return SnippetPart(f"# θ_k and the attention factor of {self.display_title(req)}, as the app computes them\n"
+                           f"# (the formulas are in the guide's Positional schemes page).\n"
+                           f"theta = {lit(np.asarray(theta, dtype=np.float64))}\natt = {lit(float(att))}\n"
+                           + ROPE_SCORE)
+
+    def swap_snippet(self, st):
+        if not keeps(self, RoPE, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(SWAP_SNIPPET, defines=("rotate",))
 
     def swap_formula(self, st, dh: int) -> dict:
         return {"score": f"(R<sub>i</sub>q<sub>i</sub>)ᵀ(R<sub>j</sub>k<sub>j</sub>)/√{dh}",

@@ -37,7 +37,7 @@ from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
-from .export_data import exact_arrays
+from .export_data import exact_arrays, snippet_for, strip_numbers, strip_snippet
 from .formula import formula_html
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
@@ -171,6 +171,9 @@ class WavesPanel(Panel):
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
         data = self.why.export_data(plot) or exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
+
+    # Copy as Python: the programs (and the strip's numbers) are chosen in export_data, as the exports are.
+    export_snippet, formula_snippet, formula_data = snippet_for, strip_snippet, strip_numbers
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:
