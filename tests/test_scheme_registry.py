@@ -108,9 +108,53 @@ def test_builtin_schemes_are_found_in_their_modules_with_their_traits():
     assert traits["rope"] == ("rotary", True, True)
     assert traits["scaled_rope"] == ("rotary", True, True)
     assert traits["alibi"] == ("bias", True, False)
-    # One look, one meaning: Okabe–Ito has eight colours, so a later scheme shares one in another line style.
+    # One look, one meaning: no two schemes share a colour and line style (colours: the test below).
     assert len({(s.colour, s.line) for s in registry.all_schemes()}) == len(ids)
     assert {s.line for s in registry.all_schemes()} <= {"solid", "dash", "dot", "dashdot", "dashdotdot"}
+
+
+def _cielab(hex_colour: str, theme) -> np.ndarray:
+    """CIELAB (D65) of a light-theme colour as ``theme`` draws it (dark themes clamp lightness, print darkens)."""
+    rgb = theme.map_colour((*(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)), 255))
+    c = np.asarray(rgb[:3], dtype=float) / 255.0
+    c = np.where(c > 0.04045, ((c + 0.055) / 1.055) ** 2.4, c / 12.92)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ c
+    f = np.cbrt(xyz / np.array([0.9505, 1.0, 1.089]))
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+@pytest.mark.parametrize("theme", ["light", "dark", "presenter-light", "presenter-dark", "print"])
+def test_every_two_schemes_differ_in_colour_in_every_theme(theme):
+    """Colour alone tells any two schemes apart (CIELAB ΔE > 15, a difference seen at a glance), after the
+    theme's mapping: a dash is lost on a projector at 720p, in the thin lines of a legend and in the Lab's
+    sidebar, where Learned and Shaw (both orange) or Sinusoidal and Transformer-XL (both blue) were one
+    colour.  All fifteen schemes fit, so the rule needs no "or another line style" escape; the line style
+    stays as a second cue."""
+    from explorer.theme import ALL_THEMES
+
+    th = ALL_THEMES[theme]
+    lab = {s.id: _cielab(s.colour, th) for s in registry.all_schemes()}
+    ids = list(lab)
+    close = [(a, b, round(float(np.linalg.norm(lab[a] - lab[b])), 1))
+             for i, a in enumerate(ids) for b in ids[i + 1:] if np.linalg.norm(lab[a] - lab[b]) <= 15]
+    assert not close, close
+
+
+@pytest.mark.parametrize("theme", ["light", "dark", "presenter-light", "presenter-dark", "print"])
+def test_a_schemes_score_terms_have_pens_of_their_own(theme):
+    """Transformer-XL's four terms were one blue in four dashes: each term now has a colour of its own."""
+    from explorer.theme import ALL_THEMES
+
+    th = ALL_THEMES[theme]
+    with_terms = [s for s in registry.all_schemes() if s.term_colours]
+    from explorer.schemes.transformer_xl import TERM_NAMES
+
+    assert len(registry.get("transformer_xl").term_colours) == len(TERM_NAMES)
+    for s in with_terms:
+        lab = [_cielab(c, th) for c in s.term_colours]
+        for i in range(len(lab)):
+            for j in range(i + 1, len(lab)):
+                assert np.linalg.norm(lab[i] - lab[j]) > 15, (s.id, s.term_colours[i], s.term_colours[j])
 
 
 def test_schemes_command_lists_the_registry_as_json():

@@ -389,9 +389,13 @@ class DistanceView(QWidget):
             self.lower.addWidget(pw, 1)
             self.term_plots[s] = (pw, [])
         pw, curves = self.term_plots[s]
+        colours = registry.get(s).term_colours
         while len(curves) < len(r.terms):
-            c = pg.PlotDataItem(pen=pen(s, 2.5, TERM_STYLES[len(curves) % len(TERM_STYLES)]),
-                                name=r.terms[len(curves)][0])
+            i = len(curves)
+            p = pen(s, 2.5, TERM_STYLES[i % len(TERM_STYLES)])
+            if colours:  # a pen of its own per term: line style alone is lost on a projector
+                p.setColor(pg.mkColor(colours[i % len(colours)]))
+            c = pg.PlotDataItem(pen=p, name=r.terms[i][0])
             c.setClipToView(True)
             pw.addItem(c)
             curves.append(c)

@@ -227,6 +227,9 @@ class Scheme:
     #: together are the scheme's look: a variant is dashed or dotted in a shade of its scheme's colour, and a
     #: later scheme that shares an Okabe–Ito colour is drawn in another style.
     line: ClassVar[str] = "solid"
+    #: Pens for the score's terms drawn apart (:meth:`score_terms`), in order; () draws them all in ``colour``
+    #: (told apart by line style only, which a projector at 720p loses).
+    term_colours: ClassVar[tuple[str, ...]] = ()
     #: Position in every list (registry order).
     order: ClassVar[int] = 100
     description: ClassVar[str] = ""

@@ -96,8 +96,8 @@ def unpack(packed: tuple) -> dict:
 class Fire(Scheme):
     id = "fire"
     title = "FIRE"
-    colour = "#56B4E9"  # T5's colour, dotted: a learned relative bias, now a function instead of a table
-    line = "dot"  # dotted, not dashed: Transformer-XL's dashed blue is close to it in the dark theme
+    colour = "#999933"  # an olive of its own (once T5's sky blue: alike at 720p); dotted as a second cue
+    line = "dot"  # dotted, not dashed: a second cue beside its colour
     symbol = "x"
     order = 72
     description = ("A small MLP of the log distance, normalised by the query's own position, added to the "

@@ -50,7 +50,7 @@ def swap_rates(heads: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 class Kerple(Scheme):
     id = "kerple"
     title = "Kerple (log)"
-    colour = "#D55E00"  # ALiBi's colour, dashed: the logarithmic sibling of its linear penalty
+    colour = "#A50026"  # a crimson of its own (once ALiBi's vermilion: alike at 720p); dashed as a second cue
     line = "dash"
     symbol = "t2"
     order = 62

@@ -69,7 +69,7 @@ def value_term(weights: np.ndarray, *, wv: np.ndarray, k: int) -> np.ndarray:
 class Shaw(Scheme):
     id = "shaw"
     title = "Shaw (relative)"
-    colour = "#E69F00"  # the learned table's colour, dashed: learned vectors, but for distances
+    colour = "#8C564B"  # a brown of its own (once the learned table's orange: alike at 720p); dashed as a second cue
     line = "dash"
     symbol = "t1"
     order = 32

@@ -31,6 +31,9 @@ from .base import Curve, Parameter, Scheme, Source, SwapTerms, content_vectors, 
 BASE = 10000.0
 #: The four terms (the paper's (a) content–content, (b) content–position, (c) global content, (d) global position).
 TERM_NAMES = ("(a) qᵀk", "(b) qᵀW_R R", "(c) uᵀk", "(d) vᵀW_R R")
+#: Their pens: the foreground's neutral, the scheme's purple, gold and magenta, ΔE > 15 apart in every theme
+#: (tests/test_colour_meaning.py); each term keeps its line style too.
+TERM_COLOURS = ("#202020", "#6A3D9A", "#B8860B", "#C51B7D")
 
 
 def relative_sinusoids(delta, width: int) -> np.ndarray:
@@ -69,8 +72,9 @@ def position_coefficients(x: np.ndarray, wr: np.ndarray) -> np.ndarray:
 class TransformerXL(Scheme):
     id = "transformer_xl"
     title = "Transformer-XL"
-    colour = "#0072B2"  # the sinusoidal colour, dashed: the same sinusoids, but of i − j inside the score
+    colour = "#6A3D9A"  # a purple of its own (once the sinusoidal blue: alike at 720p); dashed as a second cue
     line = "dash"
+    term_colours = TERM_COLOURS
     symbol = "t3"
     order = 22
     description = ("Sinusoids of the distance i − j, projected by W_R, inside the score, with global content "

@@ -32,6 +32,9 @@ CELL_COLOURS = {
     (True, True): ("#1e4a29", "#e3f4e6"), (True, False): ("#5a1f17", "#fde6e1"),
 }
 TABLE_PT = 12
+#: The growth plot's lowest log10 value: well below every curve (binary's ratio, the lowest, stays above 0.1),
+#: leaving a band at the bottom for the legend.
+LEGEND_FLOOR = -3.2
 #: Column and row names short enough for a 720-line projector (the full names are in each cell's tooltip).
 SHORT = {"integer": "raw p", "fraction": "p/N", "binary": "binary", "sinusoidal": "sin/cos"}
 SHORT_PROPERTY = {"bounded": "bounded", "consistent": "consistent", "unique": "unique", "smooth": "smooth",
@@ -63,7 +66,9 @@ class WhyView(Card):
         pi = style_plot(self.plot, "Growth with N", "N (positions, log)",
                         "‖PE‖ / ‖x‖ (log)")
         self.plot.setLogMode(x=True, y=True)
-        pi.addLegend(offset=(8, 8))
+        # Bottom left, in two columns, in a band kept free below every curve (see show_result's y range): raw p
+        # climbs from bottom left to top right, so a legend in the top-left corner covered its climb.
+        pi.addLegend(offset=(8, -8), colCount=2)
         self.curves = [self.plot.plot([], [], name=SHORT[k], pen=pg.mkPen(c, width=2.5), symbol="o", symbolSize=6,
                                       symbolBrush=c, symbolPen=None)
                        for k, c in zip(CANDIDATES, CANDIDATE_COLOURS, strict=True)]
@@ -107,10 +112,13 @@ class WhyView(Card):
             curve.setData(ns, ratio)
         top = max(float(np.max(g[1])) for g in r.growth.values())
         self.plot.getPlotItem().setRange(xRange=(math.log10(min(q.n_values)), math.log10(max(q.n_values))),
-                                         yRange=(-1.2, math.log10(max(top, 10.0)) + 0.3), padding=0.02)
+                                         yRange=(LEGEND_FLOOR, math.log10(max(top, 10.0)) + 0.3), padding=0.02)
         set_title(self.plot, "Growth with N")
-        self.caption.setText(f"Four candidate encodings, scored live at d = {q.d}, N up to {max(q.n_values):,}, "
-                             f"offset k = {q.offset}: ✓ passes, ✗ fails, with the number measured.")
+        # The sidebar's d_model and base do not reach this tab: say so in the caption, where a lecturer who has
+        # just moved d_model to 128 would otherwise read "d = 64" as a bug.
+        self.caption.setText(f"Four candidate encodings at this tab's own fixed sizes, not the sliders': d = {q.d}, "
+                             f"base {q.base:,.0f}, N up to {max(q.n_values):,}, offset k = {q.offset}. "
+                             f"✓ passes, ✗ fails, with the number measured.")
         self.readout.setText(
             f"Measured, not written: d = {q.d}, base {q.base:,.0f}, N = {min(q.n_values):,} … {max(q.n_values):,}, "
             f"offset k = {q.offset} fitted over {q.n_fit:,} positions (fixed sizes: the sliders do not change "
