@@ -164,3 +164,29 @@ def test_the_schemes_panel_follows_the_opened_checkpoint(qtbot, main_window, tmp
     qtbot.waitUntil(lambda: not panel.table_check.isEnabled()
                     and panel.matrix_view.responses[sid].request.table is None and not panel.waiting,
                     timeout=30000)
+
+
+def test_the_info_line_says_whose_rows_and_how_they_were_fitted():
+    from explorer.panels.schemes_info import table_text
+
+    src = TableSource.from_array(helix(M, 16), "Lab: helix")
+    st = SchemesState(head_dim=8)
+    r = jobs.run(MatrixRequest(scheme=TABLED[0], l_eval=64, head_dim=8, table=src, max_cells=64))
+    assert r.table_note == (f"{registry.get(TABLED[0]).title}: the rows of Lab: helix, M = {M}, "
+                            "its 16 dims on their first 8 principal directions")
+    assert r.table_note in table_text(st, {TABLED[0]: r})
+    same = jobs.run(DistanceRequest(scheme=TABLED[0], l_eval=64, head_dim=16,
+                                    table=TableSource.from_array(helix(M, 16), "x")))
+    assert same.table_note.endswith("its 16 dims as stored")
+    assert jobs.run(MatrixRequest(scheme=TABLED[0], l_eval=64, head_dim=8)).table_note == ""
+
+
+def test_the_formula_strip_says_the_plots_use_the_real_table():
+    from explorer.panels.schemes_formula import formula_html
+
+    st = SchemesState(view="beyond")
+    src = TableSource.from_array(helix(M, 8), "Lab: helix")
+    assert "real table (Lab: helix)" in formula_html(st, src)
+    assert "real table" not in formula_html(st)
+    without = dataclasses.replace(st, schemes=tuple(s for s in st.schemes if s not in TABLED))
+    assert "real table" not in formula_html(without, src)

@@ -102,6 +102,7 @@ class MatrixResponse:
     marks: tuple = ()  # (Δ, label): diagonals i − j = Δ the scheme marks (Shaw's clipping distance)
     title: str = ""  # the plot's title when the scheme gives one for this request ("": its title)
     missing: str = ""  # text over the cells past what the scheme can encode ("no row for p ≥ M")
+    table_note: str = ""  # whose rows it drew, when a real table (see :func:`table_note`)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class DistanceResponse:
     note: str = ""
     marks: tuple = ()  # (Δ, label): vertical marks the scheme asks for (bucket edges, …)
     terms: tuple = ()  # (name, values at ``distance``): the score's parts drawn apart (Transformer-XL)
+    table_note: str = ""  # whose rows it drew, when a real table (see :func:`table_note`)
 
 
 @dataclass(frozen=True)
@@ -360,6 +362,16 @@ def resolved(req):
     return dataclasses.replace(req, table=real_table(src, req.head_dim))
 
 
+def table_note(full) -> str:
+    """'Learned: the rows of GPT-2 (checkpoint), M = 1,024, its 768 dims on their first 64 principal directions'
+    for a resolved request with a real table ("" without one)."""
+    real = getattr(full, "table", None)
+    if not isinstance(real, RealRows):
+        return ""
+    how = real.width_text(full.head_dim) or f"its {real.width:,} dims as stored"
+    return f"{registry.get(full.scheme).title}: the rows of {real.name}, M = {real.positions:,}, {how}"
+
+
 # -- view 1: position-only score matrices ---------------------------------------------------------
 def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     """ΔS of one scheme as block means over ≤ ``max_cells`` × ``max_cells`` cells (the scheme's own formula).
@@ -372,9 +384,10 @@ def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     try:
         m = sch.score_blocks(full, bl)
     except NotShown as exc:
-        return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc), title=sch.matrix_title(full))
+        return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc), title=sch.matrix_title(full),
+                              table_note=table_note(full))
     return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(full)),
-                          title=sch.matrix_title(full), missing=sch.missing_note(full))
+                          title=sch.matrix_title(full), missing=sch.missing_note(full), table_note=table_note(full))
 
 
 @job(MatrixRequest)
@@ -407,11 +420,12 @@ def distance_scores(req: DistanceRequest) -> DistanceResponse:
     ``BAND_QUERIES`` query positions.  Rotary schemes also give RoFormer's bound (1/(d/2))·Σ_j |S_j(Δ)|.
     """
     sch = registry.get(req.scheme)
-    c = sch.distance_curve(resolved(req), req.max_points)
+    full = resolved(req)
+    c = sch.distance_curve(full, req.max_points)
     ext = max([extent(c.mean)] + [extent(b) for b in (c.lo, c.hi) if b is not None])
     relative = sch.relative or sch.kind == "none"  # NoPE's ΔS = 0 is a function of i − j too
     return DistanceResponse(req, c.distance, c.mean, c.lo, c.hi, c.band_distance, relative, c.bound,
-                            c.stride, ext, c.note, tuple(c.marks), tuple(c.terms))
+                            c.stride, ext, c.note, tuple(c.marks), tuple(c.terms), table_note(full))
 
 
 @job(DistanceRequest)

@@ -409,7 +409,7 @@ class SchemesPanel(RealTableOption, Panel):
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
-        return formula_html(state)
+        return formula_html(state, self.table_for_request())
 
     def export_basename(self) -> str:
         """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
