@@ -28,6 +28,7 @@ from explorer.schemes.base import content_vectors
 from explorer.snippets import NoSnippet
 from explorer.state import SchemesState
 from explorer.state.base import to_dict
+from explorer.widgets.titles import full_title
 
 TABLED = [s for s in registry.ids() if registry.get(s).uses_table]
 M = 40  # rows of the test tables
@@ -160,10 +161,16 @@ def test_the_schemes_panel_follows_the_opened_checkpoint(qtbot, main_window, tmp
                     and not panel.waiting, timeout=30000)
     assert panel.matrix_view.responses[sid].title.endswith("GPT-2 (checkpoint)")
     assert str(tmp_path) not in json.dumps(to_dict(panel.state))  # a session never names the file
+    panel.set_state(dataclasses.replace(panel.state, view="beyond", l_train=16, l_eval=128))
+    bv = panel.beyond_view
+    qtbot.waitUntil(lambda: bv.response is not None and bv.response.request.table is not None
+                    and bv.response.request.l_eval == 128 and not panel.waiting, timeout=30000)
+    assert "GPT-2 (checkpoint)" in bv.info.text() and "no row for p ≥ M = 64" in bv.info.text()
+    assert "real table" in panel.formula.text()
     table.close_checkpoint()
-    qtbot.waitUntil(lambda: not panel.table_check.isEnabled()
-                    and panel.matrix_view.responses[sid].request.table is None and not panel.waiting,
-                    timeout=30000)
+    qtbot.waitUntil(lambda: not panel.table_check.isEnabled() and bv.response.request.table is None
+                    and not panel.waiting, timeout=30000)
+    assert "seeded random" in full_title(bv.table.getPlotItem())
 
 
 def test_the_info_line_says_whose_rows_and_how_they_were_fitted():

@@ -264,7 +264,7 @@ class BeyondView(QWidget):
         step = "" if r.table_rows is None or r.table_rows.size == le else (
             f" (every ≈{le / r.table_rows.size:.0f}th row shown)")
         real = q.table is not None  # a real table's rows (the panel's "Real learned rows")
-        how = f" ({r.table_note})" if real and r.table is not None and r.table_note else ""
+        how = f", {r.table_note}" if real and r.table is not None and r.table_note else ""
         seen_idx, new_idx = k[full], k[(r.cover_eval > r.cover_train)]
         if le > lt:
             new = (f"<span style='color:{NEW}'>Pairs {_span(new_idx)} ({r.n_new} of {r.theta.size}) meet "
@@ -275,9 +275,9 @@ class BeyondView(QWidget):
             self._texts["learned"] = f"<b>Learned</b>: L_eval = {le:,} ≤ L_train: every position has its row."
         if real:
             self._texts["learned"] = (
-                f"<b>Learned</b> ({r.table_title}{how}): rows 0 … {m - 1:,} only{step}; there is no row for "
+                f"<b>Learned · {r.table_title}</b>{how}: rows 0 … {m - 1:,} only{step}; there is no row for "
                 f"p ≥ M = {m:,}." if le > m else
-                f"<b>Learned</b> ({r.table_title}{how}): L_eval = {le:,} ≤ M = {m:,}: every position has its row.")
+                f"<b>Learned · {r.table_title}</b>{how}: L_eval = {le:,} ≤ M = {m:,}: every position has its row.")
         self._texts["rope"] = (
             f"<b>RoPE</b> (d = {q.head_dim}, base {q.base:g}): pairs {_span(seen_idx)} turn fully inside "
             f"L_train = {lt:,} (wavelength ≤ {lt - 1:,}): every angle they meet later was seen in training. "
