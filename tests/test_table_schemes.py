@@ -193,7 +193,7 @@ def test_the_formula_strip_says_the_plots_use_the_real_table():
 
     st = SchemesState(view="beyond")
     src = TableSource.from_array(helix(M, 8), "Lab: helix")
-    assert "real table (Lab: helix)" in formula_html(st, src)
+    assert "drawn here from the real table" in formula_html(st, src)
     assert "real table" not in formula_html(st)
     without = dataclasses.replace(st, schemes=tuple(s for s in st.schemes if s not in TABLED))
     assert "real table" not in formula_html(without, src)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from .. import schemes as registry
 from ..schemes import alibi, rope, scaled_rope
 
@@ -33,6 +31,5 @@ def _line(sch, st, table) -> str:
     seeded table's and the plots show the real one (``table``: the request's TableSource, or None)."""
     line = sch.formula_line(st)
     if line and table is not None and sch.uses_table:
-        whose = table.label or os.path.basename(table.path.rstrip("/")) or "the Learned table panel's"
-        line += f" — <i>drawn here from a real table ({whose}): its own rows and M</i>"
+        line += " — <i>drawn here from the real table the Learned table panel shows: its own rows and M</i>"
     return line
