@@ -219,16 +219,13 @@ class Scheme:
     #: Stable id used in states, presets, requests, files and the CLI.
     id: ClassVar[str] = ""
     title: ClassVar[str] = ""
-    #: Okabe–Ito colour (distinguishable with colour-vision deficiencies), the same in every view.
+    #: Its colour in every view: ΔE > 15 from every other scheme's in every theme (tests/test_scheme_registry.py).
     colour: ClassVar[str] = "#202020"
     #: Marker in the Lab's plots (a pyqtgraph symbol name).
     symbol: ClassVar[str] = "o"
-    #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn.  Colour and line style
-    #: together are the scheme's look: a variant is dashed or dotted in a shade of its scheme's colour, and a
-    #: later scheme that shares an Okabe–Ito colour is drawn in another style.
+    #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn, a second cue beside the colour.
     line: ClassVar[str] = "solid"
-    #: Pens for the score's terms drawn apart (:meth:`score_terms`), in order; () draws them all in ``colour``
-    #: (told apart by line style only, which a projector at 720p loses).
+    #: Pens of its score's terms (:meth:`score_terms`) in order; (): all in ``colour``, apart by dash only.
     term_colours: ClassVar[tuple[str, ...]] = ()
     #: Position in every list (registry order).
     order: ClassVar[int] = 100
