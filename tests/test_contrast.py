@@ -249,3 +249,53 @@ def test_lesson_boxes_are_readable(qtbot, dark):
         assert contrast(inside, QColor(bg)) < 1.05, kind  # the box really is drawn in its colour
         text = [(x, y) for x in range(g.x() + 8, g.right() - 8) for y in range(g.y() + 6, g.bottom() - 6)]
         assert _best(img, text, QColor(bg)) >= 4.5, kind
+
+
+@pytest.mark.parametrize(("base", "presenter"), THEMES)
+@pytest.mark.parametrize("colour", ["#555", "#8c564b"], ids=["spectrum-grey", "why-binary-brown"])
+def test_markers_follow_the_theme(qtbot, base, presenter, colour):
+    """A marker's fill is mapped like its line: the Waves spectrum's grey dots and "Why sinusoids?"'s brown
+    binary markers were drawn unmapped, dark on black (< 3:1)."""
+    from explorer.widgets.styling import style_tree
+
+    theme = screen_theme(base, presenter=presenter)
+    pw = pg.PlotWidget(background=theme.background)
+    qtbot.addWidget(pw)
+    pw.plot([0.5], [0.5], pen=None, symbol="s", symbolSize=40, symbolBrush=colour, symbolPen=None)
+    style_tree(pw.getPlotItem(), theme)
+    pw.getPlotItem().hideAxis("left")
+    pw.getPlotItem().hideAxis("bottom")
+    pw.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    pw.resize(120, 120)
+    pw.show()
+    qtbot.waitExposed(pw)
+    img = pw.grab().toImage()
+    c = img.width() // 2, img.height() // 2
+    assert _best(img, [c, (c[0] + 3, c[1] + 3)], QColor(theme.background)) >= 3.0
+
+
+@pytest.mark.parametrize(("base", "presenter"), THEMES)
+def test_lab_table_grid_lines_stand_out(qtbot, base, presenter):
+    """The Lab's results table draws its grid at ≥ 3:1 against its cells: in the dark themes Fusion's grid (a
+    shade off the window colour) vanished and ">99>99>99" ran together."""
+    from PySide6.QtWidgets import QTableWidgetItem
+
+    from explorer.panels.lab_grid import ResultsGrid
+
+    theme = screen_theme(base, presenter=presenter)
+    grid = ResultsGrid(titles=False)
+    grid.setRowCount(2)
+    grid.setColumnCount(3)
+    for r in range(2):
+        for col in range(3):
+            grid.setItem(r, col, QTableWidgetItem(""))
+    root = _shown(qtbot, grid, theme, size=(300, 160))
+    grid.set_theme(theme)
+    grid.viewport().update()
+    qtbot.wait(20)
+    img = grid.viewport().grab().toImage()
+    y = grid.rowViewportPosition(0) + grid.rowHeight(0) // 2
+    x_line = grid.columnViewportPosition(1) - 1
+    cell = img.pixelColor(grid.columnViewportPosition(1) + grid.columnWidth(1) // 2, y)
+    assert _best(img, [(x_line + dx, y) for dx in (-1, 0, 1)], cell) >= 3.0
+    assert root is not None

@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QProxyStyle,
+    QSizePolicy,
+    QStyle,
+    QTableWidget,
+    QTableWidgetItem,
+)
 
 from ..lab import SCHEME_LABELS, fmt_percent
 from ..lab.summary import cell_text
+from ..theme import control_colours
 from .lab_views import scheme_colour
 
 MUTED = "#777777"
@@ -30,6 +39,20 @@ def multiple_text(m: float) -> str:
 
 def _score(cfg, r):
     return r.exact if cfg.scored_by_exact_match else r.accuracy
+
+
+class _GridLines(QProxyStyle):
+    """The application's style, with the table's grid lines in ``colour``."""
+
+    def __init__(self, colour: QColor) -> None:
+        super().__init__()
+        rgba = colour.rgba()
+        self._grid = rgba - (1 << 32) if rgba >= (1 << 31) else rgba  # styleHint returns a signed int
+
+    def styleHint(self, hint, option=None, widget=None, data=None):  # noqa: N802 - Qt override
+        if hint == QStyle.StyleHint.SH_Table_GridLineColor:
+            return self._grid
+        return super().styleHint(hint, option, widget, data)
 
 
 class ResultsGrid(QTableWidget):
@@ -55,6 +78,7 @@ class ResultsGrid(QTableWidget):
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._theme = None
+        self._grid_style: QProxyStyle | None = None
         self._runs: list = []
         #: (task, scheme) -> row; multiple -> column (for tests and screen readers).
         self._rows: dict[tuple[str, str], int] = {}
@@ -66,6 +90,12 @@ class ResultsGrid(QTableWidget):
         """Scheme names in their curves' colours as ``theme`` draws them (NoPE's grey was dim on black)."""
         self._theme = theme
         self._colour_headers()
+        # The style's grid is a shade off the dark base (">99>99>99" ran together): lines at ≥ 3:1 instead, the
+        # sliders' track colour (explorer.theme.control_colours; tests/test_contrast.py measures them).
+        # (Fusion draws the grid a shade darker than the window colour; a style sheet turned the dark table white.)
+        if theme is not None:
+            self._grid_style = _GridLines(QColor(control_colours(theme)["track"]))
+            self.setStyle(self._grid_style)
 
     def _colour_headers(self) -> None:
         for row, s in self._scheme_rows:

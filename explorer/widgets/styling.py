@@ -324,6 +324,33 @@ def _style_data_item(item, theme: Theme, line: float, pen_scale: float, sig) -> 
             _style_pen_item(
                 item, "symbolPen", pg.mkPen(opts["symbolPen"]), item.setSymbolPen, theme, line / pen_scale, sig
             )
+        _style_symbol_brush(item, opts.get("symbolBrush"), theme)
+
+
+@functools.cache
+def _no_brush():
+    from PySide6.QtCore import Qt
+
+    return Qt.BrushStyle.NoBrush
+
+
+def _style_symbol_brush(item, current, theme: Theme) -> None:
+    """A marker's fill in ``theme``'s colours, like its pen: unmapped, a dark marker (the Waves spectrum's grey,
+    "Why sinusoids?"'s brown) vanished on a dark background.  A list (one brush per point) is left as it is."""
+    pg, QColor, *_ = _qt()
+    if current is None or isinstance(current, list) or getattr(current, "ndim", 0):
+        return
+    brush = pg.mkBrush(current)
+    c = brush.color()
+    if brush.style() == _no_brush() or c.alpha() == 0:
+        return
+    memo = _memo(item)
+    if memo.applied.get("symbolBrush") != c.rgba():  # the panel set a new fill: that is the base now
+        memo.base["symbolBrush"] = (c.red(), c.green(), c.blue(), c.alpha())
+    mapped = QColor(*theme.map_colour(memo.base["symbolBrush"]))
+    if mapped.rgba() != c.rgba():
+        item.setSymbolBrush(pg.mkBrush(mapped))
+    memo.applied["symbolBrush"] = mapped.rgba()
 
 
 def _style_colormap(item, theme: Theme, getter, setter) -> None:

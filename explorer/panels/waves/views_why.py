@@ -34,7 +34,7 @@ CELL_COLOURS = {
 TABLE_PT = 12
 #: The growth plot's lowest log10 value: well below every curve (binary's ratio, the lowest, stays above 0.1),
 #: leaving a band at the bottom for the legend.
-LEGEND_FLOOR = -3.2
+LEGEND_FLOOR = -7.0
 #: Column and row names short enough for a 720-line projector (the full names are in each cell's tooltip).
 SHORT = {"integer": "raw p", "fraction": "p/N", "binary": "binary", "sinusoidal": "sin/cos"}
 SHORT_PROPERTY = {"bounded": "bounded", "consistent": "consistent", "unique": "unique", "smooth": "smooth",
@@ -66,9 +66,9 @@ class WhyView(Card):
         pi = style_plot(self.plot, "Growth with N", "N (positions, log)",
                         "‖PE‖ / ‖x‖ (log)")
         self.plot.setLogMode(x=True, y=True)
-        # Bottom left, in two columns, in a band kept free below every curve (see show_result's y range): raw p
+        # Bottom left, in a band kept free below every curve (see show_result's y range): raw p
         # climbs from bottom left to top right, so a legend in the top-left corner covered its climb.
-        pi.addLegend(offset=(8, -8), colCount=2)
+        pi.addLegend(offset=(6, -6))
         self.curves = [self.plot.plot([], [], name=SHORT[k], pen=pg.mkPen(c, width=2.5), symbol="o", symbolSize=6,
                                       symbolBrush=c, symbolPen=None)
                        for k, c in zip(CANDIDATES, CANDIDATE_COLOURS, strict=True)]
@@ -116,9 +116,8 @@ class WhyView(Card):
         set_title(self.plot, "Growth with N")
         # The sidebar's d_model and base do not reach this tab: say so in the caption, where a lecturer who has
         # just moved d_model to 128 would otherwise read "d = 64" as a bug.
-        self.caption.setText(f"Four candidate encodings at this tab's own fixed sizes, not the sliders': d = {q.d}, "
-                             f"base {q.base:,.0f}, N up to {max(q.n_values):,}, offset k = {q.offset}. "
-                             f"✓ passes, ✗ fails, with the number measured.")
+        self.caption.setText(f"This tab's own fixed sizes, not the sliders': d = {q.d}, base {q.base:,.0f}, "
+                             f"N ≤ {max(q.n_values):,}, k = {q.offset}. ✓ passes, ✗ fails (number measured).")
         self.readout.setText(
             f"Measured, not written: d = {q.d}, base {q.base:,.0f}, N = {min(q.n_values):,} … {max(q.n_values):,}, "
             f"offset k = {q.offset} fitted over {q.n_fit:,} positions (fixed sizes: the sliders do not change "
