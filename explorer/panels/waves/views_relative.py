@@ -136,9 +136,11 @@ class SimilarityView(Card):
         self.k_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(PK_COLOUR, width=2, style=Qt.PenStyle.DashLine))
         for item in (self.curve, self.dots, self.k_line):
             self.plot.addItem(item)
-        self.plot.addLegend(offset=(-10, 10), brush=(255, 255, 255, 215)).setLabelTextSize("10pt")
+        # One row, bottom left, in a band below the curve (set_full_range): at 720p a two-row legend at the top
+        # right covered half the curve, and Δ = 0's peak.
+        self.plot.addLegend(offset=(6, -4), brush=(255, 255, 255, 215), colCount=2).setLabelTextSize("10pt")
         self.plot.getPlotItem().legend.addItem(self.curve, "Σᵢ cos(Δ·ωᵢ)")
-        self.plot.getPlotItem().legend.addItem(self.dots, "PE(p)·PE(q), direct")
+        self.plot.getPlotItem().legend.addItem(self.dots, "PE(p)·PE(q)")  # the formula's curve vs the direct dots
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
         self._curve_text = self._pick_text = ""
@@ -146,7 +148,7 @@ class SimilarityView(Card):
     def set_full_range(self, n: int, d: int) -> None:
         span = max(n - 1, 1)
         self.vb.setLimits(xMin=-span, xMax=span, minXRange=min(2 * span, 8))
-        self.vb.setRange(xRange=(-span, span), yRange=(-0.35 * d / 2 - 1, d / 2 * 1.08 + 1), padding=0)
+        self.vb.setRange(xRange=(-span, span), yRange=(-0.8 * d / 2 - 1, d / 2 * 1.08 + 1), padding=0)
 
     def visible(self) -> tuple[int, int]:
         (x0, x1), _ = self.vb.viewRange()

@@ -16,6 +16,7 @@ from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from ...widgets.pointer import pointer_for
+from ...widgets.theming import current_theme, theme_bus
 from ...widgets.titles import declutter
 from .common import (
     P_COLOUR,
@@ -505,11 +506,25 @@ class VectorView(Card):
         self.overlay = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(PK_COLOUR, width=2))
         self.plot.addItem(self.bars)
         self.plot.addItem(self.overlay)
-        self.plot.addLegend(offset=(-10, 10), brush=(255, 255, 255, 215)).setLabelTextSize("10pt")
-        self.plot.getPlotItem().legend.addItem(self.bars, "PE(p)")
-        self.plot.getPlotItem().legend.addItem(self.overlay, "PE(p+k)")
+        # The key sits in the header, beside the check box: at 720p the plot is ~70 px tall and a legend inside
+        # it covered the bars and was cut ("PE(p+k)"); ticks at −1, 0, 1 only (five labels ran together).
+        self.key = QLabel(self)
+        self.key.setObjectName("vectorKey")
+        self.header.insertWidget(0, self.key)
+        self.plot.getPlotItem().getAxis("left").setTicks([[(v, f"{v:g}") for v in (-1, 0, 1)], []])
+        theme_bus().themeChanged.connect(self._on_theme_changed)
+        self._on_theme_changed(current_theme())
         self.overlay_box.toggled.connect(self.overlayToggled)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+
+    def _on_theme_changed(self, theme) -> None:
+        """The key's swatches in the colours the theme draws the bars and the overlay in."""
+        def hexc(c: str) -> str:
+            q = pg.mkColor(c)
+            return "#{:02x}{:02x}{:02x}".format(*theme.map_colour((q.red(), q.green(), q.blue(), 255))[:3])
+
+        self.key.setText(f'<span style="color:{hexc(P_COLOUR)}">■</span> PE(p) &nbsp; '
+                         f'<span style="color:{hexc(PK_COLOUR)}">━</span> PE(p+k)')
 
     def show_state(self, st: WavesState) -> None:
         first = st.d_model != self._range_d
