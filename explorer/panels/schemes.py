@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.schemes import (
@@ -44,6 +43,7 @@ from ..jobs.schemes import (
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
 from ..theme import mask_word
+from ..widgets.superqt_lite import QDoubleSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel

@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QLabeledDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.reflow import ReflowGrid
+from ..widgets.superqt_lite import QLabeledDoubleSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from ..widgets.value_box import SpinBox
 from .base import Panel
