@@ -162,7 +162,12 @@ class HeatmapView(Card):
             text = (f"<b>Overview</b> (min/max-preserving): each cell spans {span}. Colour: the middle of "
                     "the block's range; <b>grey</b>: how far its values spread (full grey = the pair runs "
                     "through [−1, 1] inside the block). Hover for min and max; scroll to zoom in.")
-            if r.approx_columns:
+            if r.request.preview and (r.approx_columns or r.skipped_columns):
+                parts = [f"{r.approx_columns} fast columns drawn as [−1, 1]"] if r.approx_columns else []
+                if r.skipped_columns:
+                    parts.append(f"{r.skipped_columns:,} columns left out of their cells")
+                text += f" While you drag: {', '.join(parts)}; letting go draws every column exactly."
+            elif r.approx_columns:
                 text += (f" {r.approx_columns} very fast columns (≥ 8 cycles per block) are drawn as their "
                          "full range [−1, 1].")
         else:
