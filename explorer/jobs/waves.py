@@ -35,9 +35,9 @@ from ..encodings.extrema import (
     TWO_PI,
     _wave_table,
     column_extrema,
-    preview_extrema,
     envelope,
     pe_values,
+    preview_extrema,
     similarity_by_offset,
 )
 from ..encodings.sinusoidal import (
