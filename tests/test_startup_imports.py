@@ -29,10 +29,10 @@ def test_the_window_path_leaves_out_superqts_package_pygments_qtpys_star_imports
         "print(json.dumps({'pygments': 'pygments' in m, 'collapsible': 'superqt.collapsible' in m,"
         " 'combobox': 'superqt.combobox' in m, 'metadata': 'importlib.metadata' in m,"
         " 'qtpy_widgets': type(m.get('qtpy.QtWidgets')).__name__, 'sliders': 'superqt.sliders._labeled' in m,"
-        " 'torch': 'torch' in m}))"
+        " 'torch': 'torch' in m, 'exporters': 'pyqtgraph.exporters' in m}))"
     )
     assert got == {"pygments": False, "collapsible": False, "combobox": False, "metadata": False,
-                   "qtpy_widgets": "_QtpyProxy", "sliders": True, "torch": False}
+                   "qtpy_widgets": "_QtpyProxy", "sliders": True, "torch": False, "exporters": False}
 
 
 def test_superqt_and_qtpy_still_work_whole_after_the_light_import():
@@ -68,3 +68,17 @@ def test_every_superqt_import_in_the_app_goes_through_superqt_lite():
             if re.match(r"\s*(from superqt(\.utils)? import|import superqt\s*$|import superqt\.utils\b)", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert offenders == []
+
+
+def test_opening_the_app_parses_its_options_without_importing_the_commands():
+    got = _run(
+        "import json, sys\n"
+        "from explorer.cli import app_args\n"
+        "a = app_args(['--panel', 'swap', '--reset-layout', '--screenshot=x.png'])\n"
+        "others = [app_args(v) for v in (['data', 'sinusoidal'], ['-h'], ['--bogus'], ['--panel'], ['bench'])]\n"
+        "print(json.dumps({'panel': a.panel, 'shot': a.screenshot, 'command': a.command, 'reset': a.reset_layout,"
+        " 'others': [o is None for o in others],"
+        " 'commands_imported': sorted(n for n in sys.modules if n.startswith('explorer.commands'))}))"
+    )
+    assert got == {"panel": "swap", "shot": "x.png", "command": None, "reset": True, "others": [True] * 5,
+                   "commands_imported": []}

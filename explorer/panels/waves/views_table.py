@@ -22,6 +22,7 @@ from .common import (
     PK_COLOUR,
     Card,
     grow_curves,
+    lane_pen,
     num,
     pair_colour,
     set_title,
@@ -311,7 +312,7 @@ class WavesView(Card):
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                c.setPen(pg.mkPen(pair_colour(j), width=3 if lanes[j] == pair else 2))
+                c.setPen(lane_pen(pair_colour(j), 3 if lanes[j] == pair else 2))
         self.vb.setYRange(-self.LANE * (len(lanes) - 1) - 1.3, 1.3, padding=0)
         set_title(self.plot, "Waves: pair 0 is the FASTEST")
 
