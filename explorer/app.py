@@ -262,6 +262,19 @@ def _finish(window, rc: int) -> int:
     return rc
 
 
+def open_model_view(window, path: str) -> None:
+    """``--config``: the Schemes panel in front, on its "A model's RoPE" view of the config at ``path``."""
+    from .panels.schemes_model import open_model_config
+
+    spec, error = open_model_config(path)
+    window.show_panel("schemes")
+    panel = window.panels["schemes"]
+    if error:  # checked before the window opened; the file may have changed since
+        panel.banner.show_error(error)
+        return
+    panel.set_state(panel.state.clamped(view="model", model=spec))
+
+
 def run_app(args) -> int:
     """Open the main window (``args`` from :mod:`explorer.cli`)."""
     # Ctrl+C, SIGTERM, SIGHUP: at once while starting (nothing to save yet), then like closing the window.
@@ -298,6 +311,8 @@ def run_app(args) -> int:
         window.show_panel(args.panel)
     if getattr(args, "checkpoint", None):
         window.open_checkpoint(args.checkpoint)
+    if getattr(args, "model_config", None):
+        open_model_view(window, os.path.expanduser(args.model_config))
     window.show()
     window.after_first_frame(freeze_after_start)  # a 0-ms timer from here ran before the first paint
     if not args.screenshot:  # a screenshot saves nothing, so it keeps exiting at once

@@ -20,6 +20,7 @@ COMMANDS = (
     "explorer.commands.export",
     "explorer.commands.lab",
     "explorer.commands.schemes",
+    "explorer.commands.lesson",
 )
 
 
@@ -79,6 +80,8 @@ def _add_app_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", metavar="PATH",
                         help="open the app on this checkpoint's learned position table (.safetensors, .bin/.pt, "
                              "or a Hugging Face model folder / cache entry)")
+    parser.add_argument("--config", dest="model_config", metavar="F",
+                        help="open the Schemes panel on this model's RoPE (its config.json, or the model's folder)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
 
 
@@ -103,6 +106,14 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, exit_at_once)
     try:
         return _main(list(sys.argv[1:] if argv is None else argv), as_program)
+    except BrokenPipeError:
+        # The reader of our output left (``pe-explorer schemes | head``): stop quietly, as a shell tool dies of
+        # SIGPIPE; Python's flush of stdout at exit would raise again, so stdout goes to /dev/null first.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 128 + 13
     except KeyboardInterrupt:  # Ctrl+C in start-up (imports, parsing) or in a command
         print("interrupted", file=sys.stderr)
         _stop_workers()
@@ -151,6 +162,14 @@ def _main(argv: list[str], as_program: bool = False) -> int:
             _check_screenshot(parser, args.screenshot)
         if args.checkpoint is not None and not os.path.exists(os.path.expanduser(args.checkpoint)):
             parser.error(f"--checkpoint {args.checkpoint}: no such file or folder")
+        if args.model_config is not None:  # read before the window opens: a bad config is one line, no window
+            from .encodings import EncodingError
+            from .encodings.rope_config import read_config
+
+            try:
+                read_config(os.path.expanduser(args.model_config))
+            except EncodingError as exc:
+                parser.error(f"--config: {exc}")
         from .app import run_app
 
         return run_app(args)

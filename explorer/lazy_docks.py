@@ -124,6 +124,7 @@ class LazyDocksMixin:
         if old is not None and old is not panel:
             old.deleteLater()
         panel.drawn.connect(self._check_all_drawn)
+        self._link_table(panel_id, panel)
         self._keyboard_sliders(panel)
         undo = getattr(self, "undo", None)
         if undo is not None:
@@ -173,3 +174,16 @@ class LazyDocksMixin:
     def open_checkpoint_dialog(self) -> None:
         self.show_panel(self.TABLE_PANEL)
         self.panels[self.TABLE_PANEL].open_dialog()
+
+    def _link_table(self, panel_id: str, panel) -> None:
+        """Panels with a "Real learned rows" option follow the table the Learned-table panel shows."""
+        if panel_id == self.TABLE_PANEL:
+            panel.sourceChanged.connect(self._on_table_source_changed)
+            self._on_table_source_changed(panel.source())
+        elif hasattr(panel, "set_table_source") and self.panels.is_built(self.TABLE_PANEL):
+            panel.set_table_source(self.panels[self.TABLE_PANEL].source())
+
+    def _on_table_source_changed(self, source) -> None:
+        for p in self.panels.built().values():
+            if hasattr(p, "set_table_source"):
+                p.set_table_source(source)

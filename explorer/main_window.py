@@ -31,6 +31,7 @@ from .actions import ActionsMixin
 from .export.controller import ExportController
 from .help import HelpMixin
 from .lazy_docks import LazyDocksMixin
+from .lesson_dock import LessonDockMixin
 from .look import LookMixin
 from .panels import PANELS, load_panel_class  # noqa: F401 - load_panel_class kept importable here
 from .panels.base import Panel
@@ -43,7 +44,7 @@ from .welcome import WelcomeMixin
 from .widgets.superqt_lite import signals_blocked
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 
 
 def _needs_key_steps(slider) -> bool:
@@ -108,7 +109,8 @@ class _FirstFrame(QObject):
         self._then()
 
 
-class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin, QMainWindow):
+class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
+                 QMainWindow):
     """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`.
 
     A panel is built when its dock is first on screen or when ``panels[pid]`` asks for it
@@ -176,6 +178,8 @@ class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixi
         self._build_toolbar()
         self._build_scene_bar()
         self._build_side_actions()
+        self._make_lesson_dock()  # the dock now (hidden), its pane when it is first shown
+        self._add_lesson_menus()
         self._default_layout()
         self._default_state = self.saveState(LAYOUT_VERSION)
         QApplication.instance().focusChanged.connect(self._on_focus_changed)
@@ -210,6 +214,7 @@ class MainWindow(LazyDocksMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixi
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)
+        self._lesson_placed_by_hand = False  # the Lesson dock is placed by the window again
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()

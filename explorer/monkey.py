@@ -74,6 +74,12 @@ class Monkey(WidgetEvents):
         self._excluded = set()
         if lab is not None:
             self._excluded = {id(lab.start_button), id(lab.open_button), id(lab.save_button)}
+        schemes = window.panels.get("schemes")
+        if schemes is not None:  # "Open model config…" is handed the same files as "Open preset…"
+            schemes.ask_config_path = self._pick_preset_file
+        table = window.panels.get(window.TABLE_PANEL)
+        if table is not None:  # "Open checkpoint…": hostile files, a folder, a missing file, never a dialog
+            table.ask_checkpoint_path = self._pick_checkpoint
         # (weight, action); an action returns a short description of what it did, or None if it
         # found nothing to act on.
         self.actions = [
@@ -127,6 +133,9 @@ class Monkey(WidgetEvents):
         choices = [str(p) for p in saved] + [str(broken), str(self.folder / "missing.json")]
         choices += [str(p) for p in self.hostile] * 2  # hostile files, when given, come up often
         return self.rng.choice(choices)
+
+    def _pick_checkpoint(self) -> str:
+        return self.rng.choice([str(p) for p in self.hostile] + [str(self.folder), str(self.folder / "none.bin")])
 
     # -- what is on screen -------------------------------------------------------------------------
     def preset(self):

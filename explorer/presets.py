@@ -136,7 +136,7 @@ def _checked_layout(layout, panel: str | None) -> dict | None:
             if key == "splitters":
                 ok = _finite_numbers(value, 2, 8) and all(v > 0 for v in value)
             else:
-                ok = (isinstance(value, dict) and value and set(value) <= {"x", "y"}
+                ok = (isinstance(value, dict) and bool(value) and set(value) <= {"x", "y"}
                       and all(_finite_numbers(v, 2, 2) and v[0] < v[1] for v in value.values()))
             if not ok:
                 raise PresetError(f"'layout.{key}.{shown}' must be {rule}")
@@ -192,20 +192,29 @@ def parse_preset(
     )
 
 
-def load_preset(path: str | Path, *, builtin: bool = False) -> Preset:
-    """Read, parse and validate a preset file; raise :class:`PresetError` naming the file."""
+def read_named_file(path: str | Path, *, limit: int, what: str, error: type[Exception], parse) -> Any:
+    """Read the text file ``path`` (at most ``limit`` bytes) and return ``parse(text, path)``.
+
+    Every problem — a missing, huge, unreadable or empty file, or what ``parse`` raises as ``error`` —
+    raises ``error`` with one line naming the file (presets and lessons share this)."""
     p = Path(path)
     where = p.name or str(p)
     try:
-        text = read_text_file(p, limit=MAX_PRESET_BYTES, what="preset")
+        text = read_text_file(p, limit=limit, what=what)
     except InputError as exc:
-        raise PresetError(str(exc)) from None
+        raise error(str(exc)) from None
     if not text.strip():
-        raise PresetError(f"{where}: the file is empty")
+        raise error(f"{where}: the file is empty")
     try:
-        return parse_preset(text, name=preset_name(p), path=p, builtin=builtin)
-    except PresetError as exc:
-        raise PresetError(f"{where}: {exc}") from None
+        return parse(text, p)
+    except error as exc:
+        raise error(f"{where}: {exc}") from None
+
+
+def load_preset(path: str | Path, *, builtin: bool = False) -> Preset:
+    """Read, parse and validate a preset file; raise :class:`PresetError` naming the file."""
+    return read_named_file(path, limit=MAX_PRESET_BYTES, what="preset", error=PresetError,
+                           parse=lambda text, p: parse_preset(text, name=preset_name(p), path=p, builtin=builtin))
 
 
 def _json_files(folder: Path) -> list[Path]:

@@ -89,6 +89,18 @@ def test_jobs_run_in_the_child_and_errors_come_back(qtbot, proc_service):
     assert middle.status == "superseded" and first.status == "done" and r.request.sleep_s == 0.02
 
 
+def test_a_lesson_check_runs_in_the_child(qtbot, proc_service):
+    """A lesson step's check (issue 17) pickles to the child, which learns its job by unpickling the request;
+    torch's learned table is refused there, not in the UI process."""
+    from explorer.lessons.checks import CheckRequest
+
+    h, r = _wait_result(qtbot, proc_service, CheckRequest("learned_table_refuses", (("d_model", 8), ("rows", 16))),
+                        timeout=120000)
+    assert h.status == "done" and r.value.passed and "index out of range" in r.value.values["refusal"]
+    h, f = _wait_result(qtbot, proc_service, CheckRequest("fastest_pair", (("d_model", 3),), key="lesson.bad"))
+    assert h.status == "failed" and "even" in f.message
+
+
 def test_a_killed_child_is_reported_and_started_again(qtbot, proc_service):
     running = proc_service.submit(ProbeRequest(sleep_s=60))
     qtbot.waitUntil(lambda: running.status == "running" and proc_service.child.pid is not None, timeout=30000)

@@ -226,3 +226,26 @@ def test_masked_cells_never_look_like_zero(qtbot, name):
     assert abs(_lab(zero)[0] - _lab(masked)[0]) >= 15, (name, zero.name(), masked.name())
     if mask_colour(theme)[3] == 255:
         assert masked.name() == QColor(theme.background).name()  # blank: the paper
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_lesson_boxes_are_readable(qtbot, dark):
+    """The Lesson pane's boxes (right, wrong, a text's mistake, a failed check): text ≥ 7:1 on its box, the
+    border ≥ 3:1 against the window (issue 17), measured on rendered pixels."""
+    from PySide6.QtWidgets import QLabel
+
+    from explorer.lesson_pane import BOXES, box_sheet
+
+    theme = screen_theme("dark" if dark else "light")
+    for kind, (bg, border, fg) in BOXES[dark].items():
+        assert contrast(QColor(fg), QColor(bg)) >= 7.0, kind
+        assert contrast(QColor(border), QColor(theme.panel_background)) >= 3.0, kind
+        label = QLabel("Not quite — the answer: 54,410")
+        label.setStyleSheet(box_sheet(dark, kind))
+        root = _shown(qtbot, label, theme, size=(320, 60))
+        img = root.grab().toImage()
+        g = label.geometry()
+        inside = img.pixelColor(g.x() + 4, g.center().y())
+        assert contrast(inside, QColor(bg)) < 1.05, kind  # the box really is drawn in its colour
+        text = [(x, y) for x in range(g.x() + 8, g.right() - 8) for y in range(g.y() + 6, g.bottom() - 6)]
+        assert _best(img, text, QColor(bg)) >= 4.5, kind

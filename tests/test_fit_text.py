@@ -188,7 +188,7 @@ def test_lab_table_headers_and_key_use_the_themes_colours(qtbot):
     qtbot.addWidget(panel)
     panel.table.prepare(["nope", "rope"], [8, 16], 8)
     panel.apply_theme(DARK)
-    header = panel.table.horizontalHeaderItem(0).foreground().color()
+    header = panel.table.verticalHeaderItem(0).foreground().color()  # schemes are the rows
     r, g, b, _a = DARK.map_colour(QColor(SCHEME_COLOURS["nope"]).getRgb())
     assert header == QColor(r, g, b) and header.lightness() > QColor(SCHEME_COLOURS["nope"]).lightness()
     service.stop()

@@ -10,6 +10,32 @@ from explorer.cli import main  # noqa: E402
 from explorer.lab import LabResult  # noqa: E402
 
 
+def test_task_all_prints_a_grid_and_json(tmp_path, capsys):
+    """--task all: every task in turn (tiny here), one grid file; --json prints the same JSON."""
+    from explorer.lab import TASK_IDS, LabGrid
+
+    out = tmp_path / "grid.json"
+    rc = main(["lab", "--task", "all", "--schemes", "learned,alibi", "--train-len", "8", "--eval-lens", "8,16",
+               "--steps", "10", "--out", str(out), "--quiet", "--json"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    grid = LabGrid.from_json(printed)
+    assert [r.config.task for r in grid.results] == list(TASK_IDS)
+    assert out.read_text().strip() == printed.strip()
+    copy = grid.results[1]
+    assert copy.config.scored_by_exact_match and copy.scheme("learned").at(16).status == "cannot run"
+    assert copy.scheme("alibi").at(16).exact is not None
+
+
+def test_a_sequence_task_prints_exact_match_and_what_it_found(capsys):
+    rc = main(["lab", "--task", "addition", "--answer", "in-order", "--schemes", "rope", "--eval-lens", "8,16",
+               "--steps", "10", "--quiet"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "Addition (answer in order) — exact match" in text and "accuracy per token" in text
+    assert "Addition (answer in order): " in text and "of CPU time" in text
+
+
 def test_lab_command_writes_results(tmp_path, capsys):
     out = tmp_path / "results.json"
     rc = main(["lab", "--schemes", "rope,learned", "--train-len", "8", "--eval-lens", "8,16", "--steps", "10",
@@ -26,6 +52,7 @@ def test_lab_command_writes_results(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--schemes", "no_such_scheme"], "--schemes: unknown 'no_such_scheme'"),
+    (["--task", "parity"], "invalid choice"),
     (["--schemes", ","], "--schemes needs at least one scheme"),
     (["--train-len", "4"], "--train-len must be at least 8"),
     (["--eval-lens", "8,x"], "--eval-lens must be whole numbers"),

@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from explorer.lab import LabResult  # noqa: E402
+from explorer.lab import LabResult, headline  # noqa: E402
+from explorer.panels.lab_grid import cell_text  # noqa: E402
 from explorer.state.lab import LabState  # noqa: E402
 from explorer.widgets.value_box import feedback  # noqa: E402
 
@@ -51,8 +52,11 @@ def test_initial_view_is_drawn_labelled_and_needs_no_service(panel):
     assert len(panel.plots()) == 3
     assert panel.start_button.isEnabled() and not panel.cancel_button.isEnabled()
     assert not panel.save_button.isEnabled()
-    # Empty but labelled: the table has a row per test length and a column per scheme, the hints show.
-    assert panel.table.rowCount() == 7 and panel.table.columnCount() == 5
+    # Empty but labelled: the table has a row per scheme and a column per test length (it never scrolls
+    # sideways), the grid a title row more; the hints show.
+    assert panel.table.rowCount() == 5 and panel.table.columnCount() == 7
+    assert panel.grid.rowCount() == 6 and panel.grid.title_rows() == [
+        "Next-symbol rule · accuracy (%) at n × L, L = 32"]
     for hint in (panel.loss_view.hint, panel.length_view.hint):  # asked for; shown where they fit
         assert hint._wanted and hint.isVisible() == hint.fits()
     assert not _lab_threads()
@@ -92,11 +96,13 @@ def test_tiny_run_draws_losses_and_every_scheme_by_length(panel, qtbot, tmp_path
         assert panel.loss_view.losses[s.scheme].size == 20
         x, y = panel.loss_view.smooth[s.scheme].getData()
         assert len(y) == 20
-    assert panel.table.text_at("learned", 16) == "cannot run"
+    assert panel.table.text_at("rule", "learned", 16) == "cannot run"
     for scheme in ("nope", "rope", "alibi"):
         for n in (8, 16):
-            assert panel.table.text_at(scheme, n).endswith("%")
-    assert panel.table.text_at("learned", 8).endswith("%")
+            v = r.scheme(scheme).at(n).accuracy
+            assert panel.table.text_at("rule", scheme, n) == cell_text(v) == panel.grid.text_at("rule", scheme, n)
+    assert panel.table.text_at("rule", "learned", 8) == cell_text(r.scheme("learned").at(8).accuracy)
+    assert panel.grid.title_rows()[0].startswith(headline(r).split(";")[0].rstrip("."))
     # The learned curve stops at L_train and is labelled, not drawn at 0.
     lx, ly = panel.length_view.curves["learned"].getOriginalDataset()
     assert list(lx) == [8] and len(panel.length_view.notes) == 1
@@ -125,11 +131,59 @@ def test_tiny_run_draws_losses_and_every_scheme_by_length(panel, qtbot, tmp_path
     try:
         other.load_results(str(path))
         assert other.state == TINY  # its settings come along: Start repeats the run
-        assert other.table.text_at("learned", 16) == "cannot run"
-        assert other.table.text_at("rope", 16) == panel.table.text_at("rope", 16)
+        assert other.table.text_at("rule", "learned", 16) == "cannot run"
+        assert other.table.text_at("rule", "rope", 16) == panel.table.text_at("rule", "rope", 16)
         assert other.loss_view.losses["alibi"].size == 20
     finally:
         other.shutdown()
+
+
+def test_a_sequence_task_run_joins_the_grid(panel, qtbot, tmp_path):
+    """Choose copy: its own L and steps, its reason on screen, exact match drawn; the grid keeps the rule too."""
+    from explorer.lab import TASK_WHY, LabConfig, LengthResult, SchemeResult
+
+    rule_cfg = LabConfig(schemes=("rope",), train_len=8, eval_lens=(8, 16), steps=3)
+    lengths = (LengthResult(8, "ok", 0.5, 1.0), LengthResult(16, "ok", 0.25, 1.5))
+    rope = SchemeResult("rope", "done", 3, (2.0, 1.9, 1.8), 0.1, 0.0, lengths, (0.5,) * 15)
+    rule = LabResult(rule_cfg, "done", (rope,), "cpu", "x", 1, 0.1, 0.125, 0.4, 0.8, 0.9)
+    panel.show_lab_result(rule)
+    panel.task_combo.setCurrentIndex(panel.task_combo.findData("copy"))
+    st = panel.state
+    assert (st.task, st.train_len, st.steps) == ("copy", 8, 1500)
+    assert panel.task_why.text() == TASK_WHY["copy"] and not panel.reverse_check.isVisibleTo(panel)
+    assert "exact match" in panel.length_view.pi.titleLabel.text.lower()
+    assert "Copy" in panel.task_label.text() and "x<sub>n</sub>" in panel.formula_text(st)
+    panel.set_state(st.clamped(schemes=("learned", "alibi"), eval_lens=(8, 16), steps=30))
+    with qtbot.waitSignal(panel.runner.finished, timeout=120_000):
+        panel.start()
+    qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=5000)
+    r = panel.result
+    assert r.config.task == "copy" and r.status == "done"
+    assert panel.grid.text_at("copy", "learned", 16) == "cannot run"
+    assert panel.grid.text_at("copy", "alibi", 16) == cell_text(r.scheme("alibi").at(16).exact)
+    assert panel.grid.text_at("rule", "rope", 16) == cell_text(0.25)  # the earlier task stays
+    assert [t.split(" · ")[0].split(":")[0] for t in panel.grid.title_rows()] == ["Next-symbol rule", "Copy"]
+    assert panel.headline.notes() == headline(r)
+    data = panel.export_data(panel.length_view.plot)
+    assert data["ALiBi exact match (%)"][1] == pytest.approx(100 * r.scheme("alibi").at(16).exact)
+    assert np.isnan(data["Learned per-token accuracy (%)"][1])
+    assert panel.export_data(panel.position_view.plot)["answer token"].size == 16
+    # Both tasks saved as one grid file, and read back.
+    path = tmp_path / "grid.json"
+    panel.save_results(str(path))
+    from explorer.lab import LabGrid
+
+    assert [x.config.task for x in LabGrid.from_file(path).results] == ["rule", "copy"]
+    # Back to the rule: its last run is shown again.
+    panel.task_combo.setCurrentIndex(panel.task_combo.findData("rule"))
+    assert panel.result is rule and panel.state.train_len == 32
+
+
+def test_grid_cells_and_headings_never_overstate():
+    from explorer.panels.lab_grid import cell_text, multiple_text
+
+    assert [cell_text(v) for v in (1.0, 0.999, 0.994, 0.5, 0.004, 0.0)] == ["100", ">99", "99", "50", "<1", "0"]
+    assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1.25"]
 
 
 def test_pause_then_cancel_stops_within_a_second(panel, qtbot):

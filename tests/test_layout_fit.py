@@ -344,3 +344,46 @@ def test_every_scene_in_order_and_back_fits_the_screen(window, size, presenter):
         assert shown, f"{where}: no plot on screen"
     win.leave_scene()
     assert not problems, "\n".join(dict.fromkeys(problems))
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_lesson_pane_fits_beside_the_panels(window, size, presenter):
+    """The Lesson pane with a step revealed (issue 17): docked beside the panels where they still fit, floating
+    over the window's right edge where they would not; nothing clipped in the pane or in the panel beside it."""
+    win = window
+    win.screen_limit = QSize(*size)
+    win.set_presenter(presenter)
+    win.apply_look()
+    win.fit_to_screen()
+    pane = win.show_lesson()
+    pane.set_lesson(pane.lessons[1], 2)  # the longest wavelength: a number question, a wrong claim, a reveal
+    pane.number.setText("62832")
+    got = []
+    pane.revealed.connect(got.append)
+    pane.show_me()
+    deadline = time.monotonic() + 30
+    while not (got and win.service.idle()) and time.monotonic() < deadline:
+        _settle(20)
+    _settle(60)
+    mode = "presenter" if presenter else "normal"
+    where = f"{size[0]}x{size[1]} {mode} lesson"
+    assert got and pane.reveal.isVisible() and "54,410" in pane.reveal.text(), where
+    assert pane.verdict.isVisible() and pane.wrong.isVisible(), where
+    outer = win.frameGeometry()
+    assert outer.width() <= size[0] and outer.height() <= size[1], (where, outer.getRect())
+    problems = []
+    if not win.lesson_dock.isFloating():
+        problems += _problems(win, pane, f"{where} pane")
+        assert pane.width() >= pane.minimumSizeHint().width(), where
+    else:
+        g = win.lesson_dock.geometry()
+        assert g.width() <= size[0] and g.height() <= size[1], (where, g.getRect())
+    for pid in win.panels:
+        win.show_panel(pid)
+        _settle(30)
+        problems += _problems(win, win.panels[pid], f"{where} {pid}")
+    win.lesson_dock.hide()
+    win.leave_scene()
+    _settle(30)
+    assert not problems, "\n".join(dict.fromkeys(problems))

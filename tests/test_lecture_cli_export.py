@@ -182,7 +182,7 @@ def test_malformed_preset_exits_2(capsys, tmp_path, name, text, expected):
     "args,expected",
     [
         (["--panel", "lab", "--out", "x.png"], "argument --panel: invalid choice: 'lab'"),
-        (["--panel", "waves"], "one of the arguments --out --list-plots is required"),
+        (["--panel", "waves"], "one of the arguments --out --list-plots --python is required"),
         (
             ["--panel", "waves", "--width", "wide", "--out", "x.png"],
             "argument --width: must be a whole number, got 'wide'",

@@ -118,3 +118,32 @@ def test_formula_strip_text_has_no_size_of_its_own(hidden):
     win, _ = hidden
     for panel in win.panels.values():
         assert "font-size" not in panel.formula.text(), panel
+
+
+def test_presenter_restyles_the_lesson_pane_docked_floating_and_hidden(qtbot, main_window):
+    """The Lesson pane (issue 17): its text, title and coloured boxes grow with F5 and shrink back — docked,
+    floating (a window of its own: the window's font does not reach it by itself) and while hidden."""
+    win = main_window
+    pane = win.show_lesson()
+    pane.set_lesson(pane.lessons[1], 2)
+    pane.number.setText("1")
+    with qtbot.waitSignal(pane.revealed, timeout=30000):
+        pane.show_me()
+
+    def look():
+        return {name: getattr(pane, name).font().pointSizeF() for name in ("text", "title", "verdict", "wrong",
+                                                                            "reveal", "computed", "counter")}
+
+    normal = look()
+    assert normal["title"] > normal["text"]
+    for floating, hidden in ((False, False), (True, False), (False, True)):
+        win.lesson_dock.setFloating(floating)
+        win.lesson_dock.setVisible(not hidden)
+        win.set_presenter(True)
+        big = look()
+        for key, value in normal.items():
+            assert big[key] == pytest.approx(value * SCALE, rel=0.02), (key, floating, hidden)
+        win.set_presenter(False)
+        assert look() == normal, (floating, hidden)
+    win.lesson_dock.setFloating(False)
+    qtbot.waitUntil(win.service.idle, timeout=60000)

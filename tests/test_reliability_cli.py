@@ -42,6 +42,7 @@ BASE = {
     ("data", "alibi"): ["--heads", "2", "--positions", "4", "--out", "{out}.npy"],
     ("data", "t5-buckets"): ["--positions", "4", "--out", "{out}.npy"],
     ("data", "rope"): ["--input", "{x}", "--out", "{out}.npy"],
+    ("data", "rope-frequencies"): ["--head-dim", "8", "--out", "{out}.json"],
     ("data", "swap"): ["--sentence", "a b c", "--swap", "0", "1", "--out", "{out}.json"],
     ("bench",): ["--quick", "--out", "{out}.json"],
     ("export",): ["--panel", "waves", "--out", "{out}.png"],
@@ -268,3 +269,24 @@ def test_an_object_array_is_never_unpickled(tmp_path, capsys):
     np.save(f, np.array([[{"a": 1}, None]], dtype=object), allow_pickle=True)
     code, err = _rope(f, tmp_path / "r.npy", capsys)
     assert code == 2 and "numeric array" in err and "object" in err, err
+
+
+@pytest.mark.parametrize("argv", [["schemes"], ["lesson", "--list"], ["schemes", "--json"]])
+def test_a_reader_that_leaves_early_gets_no_traceback(argv, tmp_path):
+    """``pe-explorer schemes | head -1``: the reader closes the pipe after one line; the command stops quietly
+    (SIGPIPE's status, 141) instead of printing a BrokenPipeError traceback."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PE_EXPLORER_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        rc = proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        proc.stderr.close()
+    assert "Traceback" not in err and "Error" not in err, err
+    assert rc in (0, 141), (rc, err)

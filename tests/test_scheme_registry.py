@@ -108,7 +108,9 @@ def test_builtin_schemes_are_found_in_their_modules_with_their_traits():
     assert traits["rope"] == ("rotary", True, True)
     assert traits["scaled_rope"] == ("rotary", True, True)
     assert traits["alibi"] == ("bias", True, False)
-    assert len({s.colour for s in registry.all_schemes()}) == len(ids)  # one colour, one meaning
+    # One look, one meaning: Okabe–Ito has eight colours, so a later scheme shares one in another line style.
+    assert len({(s.colour, s.line) for s in registry.all_schemes()}) == len(ids)
+    assert {s.line for s in registry.all_schemes()} <= {"solid", "dash", "dot", "dashdot", "dashdotdot"}
 
 
 def test_schemes_command_lists_the_registry_as_json():

@@ -35,7 +35,7 @@ def test_stand_in_says_so_and_every_view_draws(qtbot, panel):
     for v in VIEWS:
         panel.show_view(v)
         qtbot.waitUntil(lambda v=v: f"table.{v}" in panel._drawn_keys and not panel.waiting, timeout=20000)
-    assert panel.views["norms"].probe.text().startswith("refused: position 1024 has no row")
+    assert "refused: position 1024 has no row" in panel.views["norms"].probe.text()
 
 
 def test_open_a_gpt2_folder_pick_a_tensor_and_close(qtbot, panel, tmp_path):
@@ -49,6 +49,7 @@ def test_open_a_gpt2_folder_pick_a_tensor_and_close(qtbot, panel, tmp_path):
     panel.show_view("norms")
     panel.set_state(dataclasses.replace(panel.state, probe=63))
     qtbot.waitUntil(lambda: panel.views["norms"].probe.text().startswith("position 63 → row 63"), timeout=20000)
+    assert "refused" not in panel.views["norms"].probe.text()
     panel.tensor_combo.setCurrentIndex(panel.tensor_combo.findText("wte.weight"))
     panel.tensor_combo.activated.emit(panel.tensor_combo.currentIndex())
     qtbot.waitUntil(lambda: panel.info.name == "wte.weight" and not panel.waiting, timeout=20000)
@@ -85,3 +86,39 @@ def test_state_holds_no_path():
     names = {f.name for f in dataclasses.fields(TableState)}
     assert not names & {"path", "checkpoint", "file", "tensor"}
     assert AppState.from_json(AppState().to_json()).get("table") == TableState()
+
+
+def test_file_menu_opens_a_checkpoint_in_the_window(qtbot, main_window, tmp_path):
+    f = gpt2_folder(tmp_path / "gpt2", 32, 8)
+    assert main_window.act_open_checkpoint in main_window.file_menu.actions()
+    table = main_window.panels["table"]
+    table.ask_checkpoint_path = lambda: str(f)  # what the file dialog would answer
+    main_window.act_open_checkpoint.trigger()
+    qtbot.waitUntil(lambda: table.info is not None and table.info.kind == "file" and not table.waiting,
+                    timeout=30000)
+    assert main_window.docks["table"].isVisible() and "32 positions × 8" in table.source_label.text()
+
+
+def test_cli_checkpoint_that_does_not_exist_is_one_line(tmp_path, capsys):
+    from explorer import cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--checkpoint", str(tmp_path / "missing.safetensors")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "no such file or folder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_plot_exports_its_numbers(qtbot, panel, tmp_path):
+    from explorer.export.data import data_bytes
+
+    for v in VIEWS:
+        panel.show_view(v)
+        qtbot.waitUntil(lambda v=v: f"table.{v}" in panel._drawn_keys and not panel.waiting, timeout=20000)
+    for plot in panel.plots():
+        arrays = panel.export_data(plot)
+        assert arrays, plot.objectName()
+        for ext in (".npy", ".csv"):
+            assert data_bytes(arrays, ext)
+    norms = next(p for p in panel.plots() if p.objectName() == "tableNorms")
+    np.testing.assert_allclose(panel.export_data(norms)["norm"], np.linalg.norm(panel._last["heatmap"].arrays["table"],
+                                                                                axis=1))

@@ -5,6 +5,7 @@ Every test here failed on main before its fix (see the commit that added it).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import math
@@ -102,6 +103,12 @@ def test_the_app_says_the_rotation_error_grows():
     st = WavesState(n_positions=256, d_model=128, pair=2, offset=8)
     assert formula_numbers(st)["rounding"] == pytest.approx(4.38e-14, rel=1e-2)
     assert "= 4.4e-14" in formula_html(st)
+    # The strip is redrawn when N or k changes (its rounding scale depends on both).
+    from explorer.panels.waves.panel import WavesPanel
+
+    keys = {WavesPanel.formula_inputs(None, dataclasses.replace(st, **c)) for c in ({}, {"n_positions": 512},
+                                                                                   {"offset": 9})}
+    assert len(keys) == 3
     for doc in ("docs/panels/waves.md", "docs/maths.md"):
         text = _text(doc)
         assert "≈ 10⁻¹⁶, float64 rounding" not in text

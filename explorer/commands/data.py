@@ -87,6 +87,20 @@ def _write(args, compute, meta=None, shape=None) -> int:
     return 0
 
 
+def _write_json(args, compute) -> int:
+    from ..fileio import atomic_write_text
+
+    if Path(args.out).suffix.lower() != ".json":
+        raise UsageError(f"--out must end in .json; got {args.out!r}")
+    _check_out(args.out)
+    try:
+        doc = compute()
+        atomic_write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False))
+    except (EncodingError, OutputError, OSError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
 class DataCommands:
     """What a scheme's ``data`` subcommands share with the others (see ``Scheme.add_data_commands``)."""
 
@@ -106,6 +120,12 @@ class DataCommands:
         """Check ``args.out`` (format; with ``shape``, the result's size and dimensions; the path), compute,
         write atomically; a bad value is one line and exit 2."""
         return _write(args, compute, meta, shape)
+
+    @staticmethod
+    def write_json(args, compute) -> int:
+        """Check that ``args.out`` is a writable .json path, compute a JSON-able dict, write it atomically; a bad
+        value is one line and exit 2."""
+        return _write_json(args, compute)
 
     @staticmethod
     def load_matrix(path: str, out: str | None = None) -> np.ndarray:

@@ -4,6 +4,7 @@
     pe-explorer export --panel schemes --preset stretching_rope --set scaling=ntk --out ntk.svg
     pe-explorer export --panel swap --list-plots
     pe-explorer export --panel swap --plot before-map --slide 1080 --theme presenter --out before.png
+    pe-explorer export --panel waves --plot spectrum --python            # the plot's numpy program
 
 Parameters start from the defaults, or from ``--preset`` (a built-in scene's name, one of the
 user's presets, or a .json file), then every ``--set key=value`` is applied — all together, so
@@ -95,6 +96,8 @@ def add_parser(sub) -> None:
     what.add_argument(
         "--list-plots", action="store_true", help="print the panel's plot names in on-screen order and exit"
     )
+    what.add_argument("--python", action="store_true",
+                      help="with --plot: print the plot's Copy-as-Python program (numpy only) and exit")
     p.set_defaults(func=run)
 
 
@@ -177,6 +180,9 @@ def _check_out(path: str) -> str:
 
 
 def run(args) -> int:
+    python = bool(getattr(args, "python", False))
+    if python and (args.plot is None or args.slide is not None or args.width is not None):
+        raise UsageError("--python prints one plot's program: give --plot NAME (and no --slide, --width)")
     if args.out is not None:
         _check_out(args.out)
     if args.slide is not None and args.width is not None:
@@ -194,6 +200,7 @@ def run(args) -> int:
         plot=args.plot,
         slide=args.slide,
         list_plots=args.list_plots,
+        python=python,
         theme_name=args.theme,
         timeout_s=args.timeout,
     )
@@ -227,6 +234,7 @@ def _render(
     plot: str | int | None = None,
     slide: int | None = None,
     list_plots: bool = False,
+    python: bool = False,
     theme_name: str = "light",
     timeout_s: float = 120.0,
 ) -> int:
@@ -272,7 +280,7 @@ def _render(
         bus.set_look(theme, 1.0)  # the panel's own apply_theme, and its views built while drawing
         try:
             _write(panel, panel_id, out, look, width=width, plot=plot, slide=slide, list_plots=list_plots,
-                   timeout_s=timeout_s)
+                   python=python, timeout_s=timeout_s)
         except ex.ExportError as exc:
             raise UsageError(str(exc)) from None
         check_interrupt()  # pressed while the image was being made: still honoured
@@ -286,7 +294,8 @@ def _render(
     return 0
 
 
-def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, timeout_s: float) -> None:
+def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, timeout_s: float,
+           python: bool = False) -> None:
     """List the plots, or write the panel, one plot or a slide of either."""
     from .. import export as ex
     from ..export import slide as sl
@@ -308,7 +317,9 @@ def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, t
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         sl.tab_to(panel, view, wait)
-        if slide is not None:
+        if python:
+            _print_python(panel, view, str(plot))
+        elif slide is not None:
             sl.export_slide(view, out, slide, screen=look, wait=wait)
         else:
             ex.export_view_to_file(view, out, width=width, screen=look)
@@ -318,3 +329,12 @@ def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, t
         ex.export_widget_to_file(
             panel, out, width=width or LAYOUT_WIDTH, screen=look, title=f"PE Explorer — {panel_id}"
         )
+
+
+def _print_python(panel, view, name: str) -> None:
+    """Print the plot's Copy-as-Python program (redirect it to a .py file); one line if it has none."""
+    made = panel.export_snippet(view)
+    code = getattr(made, "code", None)
+    if code is None:
+        raise UsageError(f"--plot {name}: no Python program: {made.reason}")
+    print(code, end="")

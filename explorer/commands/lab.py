@@ -1,9 +1,10 @@
 """``pe-explorer lab``: the Lab's train-short-test-long experiment, headless.
 
-Trains one tiny transformer per scheme on the two-back language at ``--train-len`` and tests it at
-``--eval-lens`` (up to 8 × the training length); prints a table, and writes every number (settings,
-loss per step, accuracy and loss per length, accuracy per position) to ``--out`` as JSON — the same
-file the Lab panel's "Open results…" shows.
+Trains one tiny transformer per scheme on ``--task`` (the two-back rule, copy, reverse, addition or
+sorting; ``all`` runs each in turn) at ``--train-len`` and tests it at ``--eval-lens`` (up to 8 × the
+training length); prints a table per task and what the run found, and writes every number (settings,
+loss per step, exact match, accuracy and loss per length, accuracy per position) to ``--out`` as JSON —
+the same file the Lab panel's "Open results…" shows.  ``--json`` prints that JSON instead of the tables.
 """
 
 from __future__ import annotations
@@ -38,32 +39,45 @@ def _schemes(text: str) -> tuple[str, ...]:
     names = tuple(p for p in text.replace(" ", "").lower().split(",") if p)
     if names == ("all",):
         return known
+    if names == ("default",):
+        return registry.lab_default_ids()
     bad = [n for n in names if n not in known]
     if bad:
         raise UsageError(f"--schemes: unknown {', '.join(map(repr, bad))}; "
-                         f"choose from {', '.join(known)} or all")
+                         f"choose from {', '.join(known)}, all or default")
     if not names:
         raise UsageError("--schemes needs at least one scheme")
     return names
 
 
 def add_parser(sub) -> None:
+    from ..lab.task import TASK_DEFAULTS, TASK_IDS
+
     p = sub.add_parser(
         "lab",
-        help="train short, test long: one tiny transformer per scheme, accuracy at longer lengths",
-        description="Train a tiny causal transformer (2 layers, d = 64, 4 heads) per positional scheme on "
-        "the two-back language x[t+1] = T[x[t-1], x[t]] (1 symbol in 5 random) at the training length, then "
-        "measure next-symbol accuracy on streams up to 8 × that length. The learned table cannot run past "
-        "its last row: such lengths are reported as \"cannot run\".",
+        help="train short, test long: one tiny transformer per scheme, scored at longer lengths",
+        description="Train a tiny causal transformer (2 layers, d = 64, 4 heads) per positional scheme on a "
+        "task at the training length, then test it up to 8 × that length. Tasks: rule (the two-back language "
+        "x[t+1] = T[x[t-1], x[t]], 1 symbol in 5 random; next-symbol accuracy), copy, reverse, addition and "
+        "sort (trained on prompts of 1 … L symbols, tested on prompts of each test length; exact match = the "
+        "whole answer right, and per-token accuracy), or all of them in turn. The learned table cannot run "
+        "past its last row: such lengths are reported as \"cannot run\".",
     )
-    p.add_argument("--schemes", default="all", metavar="LIST",
-                   help="comma-separated scheme ids (see pe-explorer schemes; default: all)")
-    p.add_argument("--train-len", type=whole(), default=32, metavar="L",
-                   help="training length, 8 … 128 (default 32)")
+    p.add_argument("--task", choices=(*TASK_IDS, "all"), default="rule",
+                   help="the task (default rule); all: every task in turn, then a tasks × schemes grid")
+    p.add_argument("--answer", choices=("reversed", "in-order"), default="reversed",
+                   help="addition: the sum written least significant digit first (reversed, default) or not")
+    p.add_argument("--schemes", default="default", metavar="LIST",
+                   help="comma-separated scheme ids (see pe-explorer schemes), all, or default: the ones the "
+                        "Lab panel ticks at first (the default)")
+    defaults = ", ".join(f"{t} {TASK_DEFAULTS[t][0]}" for t in TASK_IDS)
+    p.add_argument("--train-len", type=whole(), default=None, metavar="L",
+                   help=f"training length (stream length, or symbols per prompt), 8 … 128 (default: {defaults})")
     p.add_argument("--eval-lens", default=None, metavar="LIST",
                    help="comma-separated test lengths, each ≤ 8 × L (default: L × 1, 1.5, 2, 3, 4, 6, 8)")
-    p.add_argument("--steps", type=whole(), default=600, metavar="N",
-                   help="training steps per scheme, 10 … 20000 (default 600)")
+    steps = ", ".join(f"{t} {TASK_DEFAULTS[t][1]}" for t in TASK_IDS)
+    p.add_argument("--steps", type=whole(), default=None, metavar="N",
+                   help=f"training steps per scheme, 10 … 20000 (default: {steps})")
     p.add_argument("--seed", type=whole(), default=0, metavar="S",
                    help="seed for the rule, the data and the weights (default 0)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
@@ -71,23 +85,36 @@ def add_parser(sub) -> None:
     p.add_argument("--threads", type=whole(), default=1, metavar="T",
                    help="torch CPU threads (default 1: fastest for a model this small)")
     p.add_argument("--out", metavar="F.json", help="write the full results as JSON")
+    p.add_argument("--json", action="store_true", help="print the full results as JSON instead of the tables")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=_run)
 
 
-def _config(args):
+def _configs(args) -> list:
+    """One config per task asked for (``--task all``: every task, each at its own default L and steps)."""
+    from ..lab.task import TASK_IDS
+
+    tasks = TASK_IDS if args.task == "all" else (args.task,)
+    return [_config(args, t) for t in tasks]
+
+
+def _config(args, task: str):
     from ..lab import LabConfig, LabError
+    from ..lab.task import TASK_DEFAULTS
     from ..state import StateError
     from ..state.lab import LabState, standard_lengths
 
     chosen = _schemes(args.schemes)
     lens = _int_list(args.eval_lens) if args.eval_lens is not None else None
+    train_len = TASK_DEFAULTS[task][0] if args.train_len is None else args.train_len
     try:
         st = LabState(
+            task=task,
+            reverse_answer=args.answer == "reversed",
             schemes=chosen,
-            train_len=args.train_len,
-            eval_lens=lens if lens is not None else standard_lengths(min(max(args.train_len, 1), 1024)),
-            steps=args.steps,
+            train_len=train_len,
+            eval_lens=lens if lens is not None else standard_lengths(min(max(train_len, 1), 1024)),
+            steps=TASK_DEFAULTS[task][1] if args.steps is None else args.steps,
             seed=args.seed,
         )
         return LabConfig.from_state(st, device=args.device)
@@ -117,14 +144,17 @@ def _check_out(path: str | None) -> None:
         raise UsageError(f"--out: {exc}") from None
 
 
-def table(result) -> str:
-    """The accuracy table as text: one row per scheme, one column per test length."""
+def table(result, metric: str = "accuracy", note: bool = True) -> str:
+    """A score table as text: one row per scheme, one column per test length; ``metric`` is "accuracy"
+    (per token) or "exact" (the whole answer right)."""
     from ..lab import SCHEME_LABELS, fmt_percent
 
     cfg = result.config
     heads = [f"{n}{'*' if n == cfg.train_len else ''}" for n in cfg.eval_lens]
     width = max(11, *(len(h) + 2 for h in heads))
-    lines = ["scheme".ljust(12) + "".join(h.rjust(width) for h in heads)]
+    name_w = max(12, *(len(SCHEME_LABELS[s.scheme]) + 2 for s in result.schemes)) if result.schemes else 12
+    what = "exact match" if metric == "exact" else "accuracy per token" if cfg.scored_by_exact_match else "accuracy"
+    lines = [f"{cfg.task_title} — {what}", "scheme".ljust(name_w) + "".join(h.rjust(width) for h in heads)]
     for s in result.schemes:
         cells = []
         for n in cfg.eval_lens:
@@ -132,21 +162,51 @@ def table(result) -> str:
             if s.status != "done" or r is None:
                 cells.append("cancelled")
             else:
-                cells.append(fmt_percent(r.accuracy) if r.ran else "cannot run")
-        lines.append(SCHEME_LABELS[s.scheme].ljust(12) + "".join(c.rjust(width) for c in cells))
-    lines.append(f"(* = training length; chance {fmt_percent(result.chance)}, knowing only the last "
-                 f"symbol {fmt_percent(result.last_symbol_baseline)}; best possible loss "
-                 f"{result.loss_floor:.3f} nats)")
+                cells.append(fmt_percent(getattr(r, metric)) if r.ran else "cannot run")
+        lines.append(SCHEME_LABELS[s.scheme].ljust(name_w) + "".join(c.rjust(width) for c in cells))
+    if not note:
+        pass
+    elif cfg.scored_by_exact_match:
+        lines.append(f"(* = training length: trained on prompts of 1 … {cfg.train_len} symbols; tested on "
+                     f"{cfg.eval_batch} prompts of each length; chance per token {fmt_percent(result.chance)})")
+    else:
+        lines.append(f"(* = training length; chance {fmt_percent(result.chance)}, knowing only the last "
+                     f"symbol {fmt_percent(result.last_symbol_baseline)}; best possible loss "
+                     f"{result.loss_floor:.3f} nats)")
+    return "\n".join(lines)
+
+
+def grid(results) -> str:
+    """Tasks × schemes: each task's score at L and at each multiple of L it was tested at, as text."""
+    from ..lab import SCHEME_LABELS, score
+
+    mults = sorted({n / r.config.train_len for r in results for n in r.config.eval_lens})
+    heads = ["L" if m == 1 else f"{m:g}×L" for m in mults]
+    lines = ["task".ljust(34) + "scheme".ljust(14) + "".join(h.rjust(8) for h in heads)]
+    for r in results:
+        cfg = r.config
+        what = f"{cfg.task_title} ({'exact' if cfg.scored_by_exact_match else 'acc.'})"
+        for s in r.schemes:
+            cells = []
+            for m in mults:
+                n = next((n for n in cfg.eval_lens if n / cfg.train_len == m), None)
+                res = s.at(n) if n is not None else None
+                v = score(r, s, n) if res is not None and res.ran else None
+                cells.append("" if res is None else "no run" if not res.ran else f"{100 * v:.0f}%")
+            lines.append(what[:33].ljust(34) + SCHEME_LABELS[s.scheme][:13].ljust(14)
+                         + "".join(c.rjust(8) for c in cells))
+            what = ""
+    lines.append("(no run = the scheme cannot run at that length)")
     return "\n".join(lines)
 
 
 def _run(args) -> int:
-    cfg = _config(args)
+    configs = _configs(args)
     _check_out(args.out)
     if not 1 <= args.threads <= 256:
         raise UsageError(f"--threads must be between 1 and 256, got {args.threads}")
     from ..fileio import OutputError, atomic_write_text
-    from ..lab import LabError, headline, run_experiment
+    from ..lab import LabError, LabGrid, headline, run_experiment
 
     last = [0.0]
 
@@ -164,17 +224,31 @@ def _run(args) -> int:
             print(f"  {p.scheme} ({p.scheme_index + 1}/{p.n_schemes}): step {p.step}/{p.steps}, "
                   f"{100 * p.fraction:.0f} % done, ETA {eta}", file=sys.stderr, flush=True)
 
-    try:
-        result = run_experiment(cfg, on_progress=progress, threads=args.threads)
-    except LabError as exc:
-        raise UsageError(str(exc)) from None
-    print(table(result))
-    print(headline(result))
-    plural = "s" if result.threads > 1 else ""
-    print(f"{result.seconds:.1f} s on {result.device} ({result.threads} thread{plural})")
+    results = []
+    for cfg in configs:
+        if not args.quiet and len(configs) > 1:
+            print(f"{cfg.task_title}: L = {cfg.train_len}, {cfg.steps} steps", file=sys.stderr, flush=True)
+        try:
+            result = run_experiment(cfg, on_progress=progress, threads=args.threads)
+        except LabError as exc:
+            raise UsageError(str(exc)) from None
+        results.append(result)
+        if not args.json:
+            if cfg.scored_by_exact_match:
+                print(table(result, "exact", note=False))
+            print(table(result))
+            print(headline(result))
+            plural = "s" if result.threads > 1 else ""
+            print(f"{result.seconds:.1f} s on {result.device} ({result.threads} thread{plural}), "
+                  f"{result.cpu_seconds:.1f} s of CPU time\n")
+    text = results[0].to_json() if len(results) == 1 else LabGrid(tuple(results)).to_json()
+    if args.json:
+        print(text)
+    elif len(results) > 1:
+        print(grid(results))
     if args.out:
         try:
-            atomic_write_text(args.out, result.to_json())
+            atomic_write_text(args.out, text)
         except OutputError as exc:
             raise UsageError(str(exc)) from None
     return 0

@@ -8,8 +8,8 @@ every 2π positions).  The means are closed forms:
   e^{iθ(a+(n−1)/2)}·sin(nθ/2)/(n sin(θ/2)) (:func:`block_phasors`);
 * a score bilinear in per-position vectors has block means equal to the same bilinear form of the block
   means of those vectors (:func:`additive_block_means`);
-* a score that depends on the offset j − i alone, f(j − i), has block sums given by second-order prefix
-  sums of f (:func:`relative_block_means`);
+* a score that depends on the offset j − i alone, f(j − i), has block sums Σ_δ w(δ)·f(δ) with integer
+  weights w, the cells at each offset (:func:`relative_block_means`);
 * ALiBi's linear bias has arithmetic block means (:func:`alibi_block_means`).
 
 No Qt; float64 throughout.
@@ -96,11 +96,12 @@ def alibi_block_means(slope: float, bl: Blocks, causal: bool) -> np.ndarray:
 def relative_block_means(values: np.ndarray, bl: Blocks, causal: bool) -> np.ndarray:
     """Exact block means of a score f(j − i) that depends on the offset alone.
 
-    ``values[L − 1 + δ]`` is f(δ) for δ = j − i = −(L − 1) … L − 1 (L = ``bl.length``).  The sum of f over
-    queries I = [a, a + n) and keys J = [c, c + m) is Σ_{i∈I} (F(c+m−1−i) − F(c−1−i)) with F the prefix
-    sum of f, and Σ_{i∈I} F(x − i) = G(x − a) − G(x − a − n) with G the prefix sum of F: four look-ups a
-    block.  Causal: only keys j ≤ i count (f(δ > 0) = 0 and the cells counted the same way); a block
-    wholly in the future is NaN.
+    ``values[L − 1 + δ]`` is f(δ) for δ = j − i = −(L − 1) … L − 1 (L = ``bl.length``).  Queries I = [a, a + n)
+    and keys J = [c, c + m) meet at the offsets δ = (c − a) + s, s = −(n − 1) … m − 1, the offset δ in
+    w(s) = min(n, m − s) − max(0, −s) cells; so the block sum is Σ_s w(s)·f(c − a + s), and it depends only on
+    c − a and the two block sizes.  The weights are exact integers and each sum has at most n + m − 1 terms, so
+    the mean is as accurate as summing the cells (second-order prefix sums, used before, lost digits as the
+    sums grew like L²: 2·10⁻¹¹ at L = 2048).  Causal: only keys j ≤ i count; a block wholly in the future is NaN.
     """
     length = bl.length
     f = np.asarray(values, dtype=np.float64)
@@ -110,24 +111,21 @@ def relative_block_means(values: np.ndarray, bl: Blocks, causal: bool) -> np.nda
     if causal:
         f = np.where(np.arange(f.size) > length - 1, 0.0, f)
         ones[length:] = 0.0
-
-    def block_sums(g: np.ndarray) -> np.ndarray:
-        # F(y) = Σ_{δ ≤ y} g(δ) = P[y + L] for y = −L … L − 1 (every y a block needs), and
-        # Σ_{y=lo}^{hi} F(y) = Q[hi + L + 1] − Q[lo + L] with Q the prefix sum of P.
-        p = np.concatenate([[0.0], np.cumsum(g)])
-        q = np.concatenate([[0.0], np.cumsum(p)])
-        a = bl.starts[:, None]
-        n = bl.counts[:, None]
-        c = bl.starts[None, :]
-        m = bl.counts[None, :]
-
-        def s(x):  # Σ_{i=a}^{a+n−1} F(x − i)
-            return q[x - a + length + 1] - q[x - a - n + 1 + length]
-
-        return s(c + m - 1) - s(c - 1)
-
-    sums = block_sums(f)
-    counts = block_sums(ones)
+    sums = np.empty((bl.n, bl.n))
+    counts = np.empty((bl.n, bl.n))
+    gap = bl.starts[None, :] - bl.starts[:, None]  # c − a for every (query block, key block)
+    rows_n, cols_m = np.broadcast_arrays(bl.counts[:, None], bl.counts[None, :])
+    for n in np.unique(bl.counts):
+        for m in np.unique(bl.counts):
+            sel = (rows_n == n) & (cols_m == m)
+            s = np.arange(-(n - 1), m, dtype=np.int64)
+            w = (np.minimum(n, m - s) - np.maximum(0, -s)).astype(np.float64)
+            if not sel.any():
+                continue
+            gaps, back = np.unique(gap[sel], return_inverse=True)  # about 2·(blocks) distinct gaps
+            idx = gaps[:, None] + s[None, :] + length - 1
+            sums[sel] = (f[idx] @ w)[back]
+            counts[sel] = (ones[idx] @ w)[back]
     with np.errstate(invalid="ignore", divide="ignore"):
         out = sums / counts
     out[counts <= 0.5] = np.nan

@@ -24,6 +24,14 @@ Scaling (factor s ≥ 1, trained context ``L_orig``) — exactly as Hugging Face
             extrapolation (θ_i); cos and sin are multiplied by the attention factor 0.1·ln s + 1.
 ``llama3``  rope_type "llama3" (Llama 3.1): wavelengths above L_orig/low_freq_factor are divided by
             s, those below L_orig/high_freq_factor kept, and a smooth blend in between.
+``dynamic`` rope_type "dynamic" (dynamic NTK, emozilla 2023): at a current length L > L_max the base
+            becomes base·(s·L/L_max − (s − 1))^(d/(d−2)); at L ≤ L_max plain RoPE.
+``longrope`` rope_type "longrope" (Ding et al. 2024, Phi-3): θ_i / f_i with a searched factor per pair,
+            ``short_factor`` while L ≤ L_orig, ``long_factor`` past it; cos and sin × √(1 + ln s / ln L_orig).
+
+YaRN also takes transformers' ``attention_factor`` (given outright), ``mscale`` and ``mscale_all_dim``
+(DeepSeek: the factor is (0.1·mscale·ln s + 1)/(0.1·mscale_all_dim·ln s + 1), 1 when both are 1) and
+``truncate`` (gpt-oss: ``false`` keeps the correction range unrounded).
 """
 
 from __future__ import annotations
@@ -46,11 +54,19 @@ from .errors import (
 )
 
 CONVENTIONS = ("interleaved", "halves")
-SCALINGS = ("none", "linear", "ntk", "yarn", "llama3")
+SCALINGS = ("none", "linear", "ntk", "yarn", "llama3", "dynamic", "longrope")
 
 #: Largest context-scaling factor s accepted (real models use 2 … 64; past 1e6 the scaled
 #: frequencies underflow towards 0 for large bases).
 MAX_FACTOR = 1e6
+#: Largest YaRN β (rotations) and mscale accepted: real configs use 1 … 32 and 0.7 … 1.
+MAX_BETA = 1e6
+MAX_MSCALE = 1e3
+#: Largest LongRoPE per-pair factor and attention factor (Phi-3's long factors reach ~65).
+MAX_PAIR_FACTOR = 1e6
+MAX_ATTENTION_FACTOR = 1e3
+#: Longest current length ``seq_len`` (dynamic NTK, LongRoPE) and trained context.
+MAX_SEQ_LEN = 2**40
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
@@ -78,26 +94,55 @@ class RopeScaling:
     beta_slow: float = 1.0
     low_freq_factor: float = 1.0
     high_freq_factor: float = 4.0
+    #: YaRN: transformers' ``mscale`` / ``mscale_all_dim`` (None or 0: unused), ``attention_factor`` (None:
+    #: computed; LongRoPE too) and ``truncate`` (round the correction range outwards).
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    attention_factor: float | None = None
+    truncate: bool = True
+    #: LongRoPE: one factor per pair, for lengths ≤ L_orig (short) and past it (long).
+    short_factor: tuple = ()
+    long_factor: tuple = ()
+    #: The current sequence length (dynamic NTK and LongRoPE depend on it; None: at start-up, as HF's init).
+    seq_len: int | None = None
 
     def __post_init__(self) -> None:
         check_choice("scaling", self.kind, SCALINGS)
         check_real("factor", self.factor, at_least=1.0, at_most=MAX_FACTOR)
-        check_int("original_max_positions", self.original_max_positions, minimum=1)
-        check_real("beta_fast", self.beta_fast, greater_than=0.0)
-        check_real("beta_slow", self.beta_slow, greater_than=0.0)
-        lo = check_real("low_freq_factor", self.low_freq_factor, greater_than=0.0)
-        hi = check_real("high_freq_factor", self.high_freq_factor, greater_than=0.0)
+        check_int("original_max_positions", self.original_max_positions, minimum=1, maximum=MAX_SEQ_LEN)
+        check_real("beta_fast", self.beta_fast, greater_than=0.0, at_most=MAX_BETA)
+        check_real("beta_slow", self.beta_slow, greater_than=0.0, at_most=MAX_BETA)
+        lo = check_real("low_freq_factor", self.low_freq_factor, greater_than=0.0, at_most=MAX_FACTOR)
+        hi = check_real("high_freq_factor", self.high_freq_factor, greater_than=0.0, at_most=MAX_FACTOR)
         if self.kind == "llama3" and not hi > lo:
             raise EncodingError(
                 f"high_freq_factor ({hi:g}) must be greater than low_freq_factor ({lo:g}) for llama3"
             )
+        for name in ("mscale", "mscale_all_dim"):
+            if getattr(self, name) is not None:
+                check_real(name, getattr(self, name), at_least=0.0, at_most=MAX_MSCALE)
+        if self.attention_factor is not None:
+            check_real("attention_factor", self.attention_factor, greater_than=0.0, at_most=MAX_ATTENTION_FACTOR)
+        if not isinstance(self.truncate, bool):
+            raise EncodingError(f"truncate must be true or false, got {self.truncate!r}")
+        for name in ("short_factor", "long_factor"):
+            values = getattr(self, name)
+            if not isinstance(values, tuple):
+                raise EncodingError(f"{name} must be a list of numbers, got {type(values).__name__}")
+            for v in values:
+                check_real(name, v, greater_than=0.0, at_most=MAX_PAIR_FACTOR)
+        if self.kind == "longrope" and not (self.short_factor and self.long_factor):
+            raise EncodingError("longrope needs short_factor and long_factor (one number per pair): "
+                                "give them in a model config (--config)")
+        if self.seq_len is not None:
+            check_int("seq_len", self.seq_len, minimum=1, maximum=MAX_SEQ_LEN)
 
 
 def yarn_correction_range(head_dim: int, base: float, scaling: RopeScaling) -> tuple[float, float]:
     """YaRN's pair-index range [low, high] over which the ramp runs (HF ``find_correction_range``).
 
     ``find_correction_dim(r) = d·ln(L_orig / (2π r)) / (2 ln base)`` for r = β_fast (low) and β_slow
-    (high), floored/ceiled ("truncate", HF's default) and clamped to [0, d − 1].
+    (high), floored/ceiled when ``truncate`` (HF's default; gpt-oss sets it false) and clamped to [0, d − 1].
     """
     d = check_even("head_dim", head_dim)
     b = check_base(base)
@@ -105,8 +150,9 @@ def yarn_correction_range(head_dim: int, base: float, scaling: RopeScaling) -> t
     def dim_for(rotations: float) -> float:
         return d * math.log(scaling.original_max_positions / (rotations * 2 * math.pi)) / (2 * math.log(b))
 
-    low = math.floor(dim_for(scaling.beta_fast))
-    high = math.ceil(dim_for(scaling.beta_slow))
+    low, high = dim_for(scaling.beta_fast), dim_for(scaling.beta_slow)
+    if scaling.truncate:
+        low, high = math.floor(low), math.ceil(high)
     return float(max(low, 0)), float(min(high, d - 1))
 
 
@@ -123,10 +169,49 @@ def yarn_ramp(head_dim: int, base: float, scaling: RopeScaling) -> np.ndarray:
     return np.clip((i - low) / (high - low), 0.0, 1.0)
 
 
-def yarn_attention_factor(factor: float) -> float:
-    """YaRN's attention (m)scale 0.1·ln(s) + 1 (1 for s ≤ 1)."""
+def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
+    """YaRN's attention (m)scale 0.1·mscale·ln(s) + 1 (1 for s ≤ 1; HF ``yarn_get_mscale``)."""
     s = check_real("factor", factor, at_least=1.0)
-    return 1.0 if s <= 1 else 0.1 * math.log(s) + 1.0
+    return 1.0 if s <= 1 else 0.1 * mscale * math.log(s) + 1.0
+
+
+def attention_factor_of(scaling: RopeScaling) -> float:
+    """The factor that multiplies cos and sin, as transformers computes it.
+
+    YaRN: ``attention_factor`` when given; else, when ``mscale`` and ``mscale_all_dim`` are both non-zero,
+    (0.1·mscale·ln s + 1)/(0.1·mscale_all_dim·ln s + 1) (DeepSeek-V3: 1.0); else 0.1·ln s + 1.
+    LongRoPE: ``attention_factor`` when given; else √(1 + ln s / ln L_orig) (1 for s ≤ 1).  Others: 1.
+    """
+    s = scaling.factor
+    if scaling.kind == "yarn":
+        if scaling.attention_factor is not None:
+            return float(scaling.attention_factor)
+        if scaling.mscale and scaling.mscale_all_dim:
+            return yarn_attention_factor(s, scaling.mscale) / yarn_attention_factor(s, scaling.mscale_all_dim)
+        return yarn_attention_factor(s)
+    if scaling.kind == "longrope":
+        if scaling.attention_factor is not None:
+            return float(scaling.attention_factor)
+        if s <= 1.0:
+            return 1.0
+        return math.sqrt(1 + math.log(s) / math.log(scaling.original_max_positions))
+    return 1.0
+
+
+def _ntk_base(b: float, d: int, exponent_base: float, what: str) -> float:
+    """base·x^(d/(d−2)), refused in one line when d = 2 or it passes the largest base."""
+    if d == 2:
+        raise EncodingError(f"{what} needs head_dim ≥ 4 (its exponent d/(d−2) is infinite for d = 2)")
+    try:
+        new_base = b * exponent_base ** (d / (d - 2))
+    except OverflowError:
+        new_base = math.inf
+    if not math.isfinite(new_base) or new_base > MAX_BASE:
+        raise EncodingError(
+            f"{what}: the scaled base {new_base:.3g} exceeds the largest base {MAX_BASE:g}; "
+            "use a smaller base or factor, or a larger head_dim"
+        )
+    return new_base
 
 
 def scaled_inv_freq(
@@ -138,32 +223,36 @@ def scaled_inv_freq(
     -------
     inv_freq : ndarray, shape (head_dim/2,)
     attention_factor : float
-        1 except for YaRN (0.1·ln s + 1).
+        1 except for YaRN and LongRoPE (see :func:`attention_factor_of`).
     """
     scaling = scaling or RopeScaling()
     d = check_even("head_dim", head_dim)
     b = check_base(base)
     s = scaling.factor
-    if scaling.kind == "none" or (s == 1.0 and scaling.kind != "yarn"):
+    if scaling.kind == "none" or (s == 1.0 and scaling.kind not in ("yarn", "longrope")):
         return inv_freq(d, b), 1.0
     if scaling.kind == "linear":
         return inv_freq(d, b) / s, 1.0
     if scaling.kind == "ntk":
-        if d == 2:
-            raise EncodingError("NTK scaling needs head_dim ≥ 4 (its exponent d/(d−2) is infinite for d = 2)")
-        new_base = b * s ** (d / (d - 2))
-        if not math.isfinite(new_base) or new_base > MAX_BASE:
-            raise EncodingError(
-                f"NTK scaling: base·s^(d/(d−2)) = {new_base:.3g} exceeds the largest base {MAX_BASE:g}; "
-                "use a smaller base or factor, or a larger head_dim"
-            )
-        return inv_freq(d, new_base), 1.0
+        return inv_freq(d, _ntk_base(b, d, s, "NTK scaling")), 1.0
+    if scaling.kind == "dynamic":
+        lmax = scaling.original_max_positions
+        seq = max(scaling.seq_len or lmax, lmax)
+        return inv_freq(d, _ntk_base(b, d, s * seq / lmax - (s - 1), "dynamic NTK scaling")), 1.0
+    if scaling.kind == "longrope":
+        long = scaling.seq_len is not None and scaling.seq_len > scaling.original_max_positions
+        name = "long_factor" if long else "short_factor"
+        ext = np.asarray(scaling.long_factor if long else scaling.short_factor, dtype=np.float64)
+        if ext.size != d // 2:
+            raise EncodingError(f"longrope: {name} has {ext.size} numbers; the rotary dim {d} needs {d // 2} "
+                                "(one per pair)")
+        return 1.0 / (ext * b ** (np.arange(0, d, 2, dtype=np.float64) / d)), attention_factor_of(scaling)
     if scaling.kind == "yarn":
         theta = inv_freq(d, b)
         ramp = yarn_ramp(d, b, scaling)
         extrapolation_weight = 1.0 - ramp
         freq = (theta / s) * (1.0 - extrapolation_weight) + theta * extrapolation_weight
-        return freq, yarn_attention_factor(s)
+        return freq, attention_factor_of(scaling)
     # llama3
     theta = inv_freq(d, b)
     L = float(scaling.original_max_positions)
@@ -198,11 +287,14 @@ def apply_rope(
     convention: str = "interleaved",
     scaling: RopeScaling | None = None,
     offset: float = 0.0,
+    rotary_dim: int | None = None,
 ) -> np.ndarray:
     """Rotate each row of ``x`` (shape (N, d)) as position ``offset + positions[n]``.
 
     ``positions`` defaults to 0 … N-1.  Returns a new float64 array of the same shape; for
-    YaRN cos and sin carry the attention factor, so norms grow by that factor.
+    YaRN and LongRoPE cos and sin carry the attention factor, so norms grow by that factor.
+    ``rotary_dim`` (default d): only the first ``rotary_dim`` columns rotate, the rest pass through
+    unchanged (``partial_rotary_factor``: GPT-NeoX, Phi-2; transformers' ``apply_rotary_pos_emb``).
 
     Formula (interleaved): for pair i = (x_{2i}, x_{2i+1}) and angle a = m·θ_i,
     ``(x_{2i} cos a − x_{2i+1} sin a, x_{2i} sin a + x_{2i+1} cos a)``; the ``halves`` convention
@@ -212,26 +304,31 @@ def apply_rope(
     arr = check_finite_array("input", x)
     if arr.ndim != 2:
         raise EncodingError(f"input must be a 2-D array (positions × dimensions), got shape {arr.shape}")
-    n, d = arr.shape
+    n, width = arr.shape
     if n < 1:
         raise EncodingError("input has no rows")
-    check_even("input width (head_dim)", d)
+    if rotary_dim is None:
+        d = check_even("input width (head_dim)", width)
+    else:
+        d = check_even("rotary_dim", rotary_dim)
+        if d > width:
+            raise EncodingError(f"rotary_dim {d} is wider than the input's {width} columns")
     off = check_real("offset", offset, at_least=0.0)
     pos = np.arange(n, dtype=np.float64) if positions is None else as_positions(positions)
     if pos.size != n:
         raise EncodingError(f"got {pos.size} positions for {n} rows")
     ang, att = rope_angles(pos + off, d, base, scaling)
     cos, sin = np.cos(ang) * att, np.sin(ang) * att
-    out = np.empty_like(arr)
+    out = arr.copy()  # columns past rotary_dim pass through
     if convention == "interleaved":
-        a, b = arr[:, 0::2], arr[:, 1::2]
-        out[:, 0::2] = a * cos - b * sin
-        out[:, 1::2] = a * sin + b * cos
+        a, b = arr[:, 0:d:2], arr[:, 1:d:2]
+        out[:, 0:d:2] = a * cos - b * sin
+        out[:, 1:d:2] = a * sin + b * cos
     else:
         h = d // 2
-        a, b = arr[:, :h], arr[:, h:]
+        a, b = arr[:, :h], arr[:, h:d]
         out[:, :h] = a * cos - b * sin
-        out[:, h:] = a * sin + b * cos
+        out[:, h:d] = a * sin + b * cos
     return out
 
 

@@ -100,3 +100,23 @@ def sinusoidal_like(table, base: float = 10000.0) -> np.ndarray:
 def row_norms(table) -> np.ndarray:
     """``|P[p]|`` for every position p."""
     return np.linalg.norm(_check(table), axis=1)
+
+
+def fit_width(table, n: int, d: int) -> np.ndarray:
+    """Rows 0 … n−1 of ``table`` in d dimensions: as they are when the table is d wide, else their
+    coordinates on the table's first d principal directions (zeros past the table's own width).
+
+    Raises :class:`EncodingError` (from :func:`explorer.encodings.learned.check_rows`) when the table has
+    fewer than n rows: there is no row for those positions.
+    """
+    from .learned import check_rows
+
+    P = _check(table)
+    check_rows(np.array([max(int(n) - 1, 0)]), P.shape[0])
+    if P.shape[1] == d:
+        return P[:n].copy()
+    _, _, vt = np.linalg.svd(P - P.mean(axis=0), full_matrices=False)
+    k = min(d, vt.shape[0])
+    out = np.zeros((int(n), int(d)))
+    out[:, :k] = P[:n] @ vt[:k].T
+    return out

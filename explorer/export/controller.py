@@ -10,6 +10,7 @@ in pixels, SVG, copy to the clipboard, and the numbers behind the plot as CSV or
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -206,6 +207,7 @@ class ExportController(QObject):
 
     def _fill(self, menu: QMenu, panel, view) -> None:
         title = ex.plot_title(view) or ex.plot_name(panel, view)
+        menu.setToolTipsVisible(True)  # a disabled "Copy as Python" says why
         for s in ex.SCALES:
             act = menu.addAction(f"Save as PNG, {s}×…")
             act.triggered.connect(lambda _=False, s=s: self.save_plot(panel, view, scale=s))
@@ -214,6 +216,7 @@ class ExportController(QObject):
         )
         menu.addAction("Save as SVG…").triggered.connect(lambda: self.save_plot(panel, view, ext=".svg"))
         menu.addAction("Copy image").triggered.connect(lambda: self.copy_plot(view))
+        add_python_action(menu, lambda: plot_snippet(panel, view), self._notify)
         self.add_slide_actions(menu, panel, view)
         menu.addSeparator()
         menu.addAction("Save numbers as CSV…").triggered.connect(
@@ -372,6 +375,41 @@ class ExportController(QObject):
             )
         finally:
             bar.close()
+
+
+def plot_snippet(panel, view):
+    """The plot's Copy-as-Python snippet (a NoSnippet outside a panel, or when making it fails)."""
+    from ..snippets import NoSnippet
+
+    if panel is None:
+        return NoSnippet("this plot is not part of a panel")
+    try:
+        return panel.export_snippet(view)
+    except Exception as exc:  # noqa: BLE001 - a menu must open whatever a snippet generator does
+        return NoSnippet(f"no snippet: {exc}")
+
+
+def add_python_action(menu: QMenu, make, notify: Callable[[str], None]) -> QAction:
+    """"Copy as Python" in ``menu``: copies ``make()``'s program to the clipboard, or is disabled with the
+    reason there is none as its tooltip (the snippet is made when the menu opens: it is short text)."""
+    snippet = make()
+    act = menu.addAction("Copy as Python")
+    code = getattr(snippet, "code", None)
+    if code is None:
+        act.setEnabled(False)
+        act.setToolTip(f"No Python snippet: {snippet.reason}")
+        return act
+    act.setToolTip("A numpy program that reproduces the numbers behind this plot, for a notebook")
+    act.setData(code)
+    act.triggered.connect(functools.partial(_copy_text, code, notify))
+    return act
+
+
+def _copy_text(text: str, notify: Callable[[str], None], *_args) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    QGuiApplication.clipboard().setText(text)
+    notify(f"Copied a {len(text.splitlines())}-line Python snippet to the clipboard")
 
 
 def effective_range(state, name: str) -> tuple[float, float]:

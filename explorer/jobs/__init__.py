@@ -38,6 +38,7 @@ def _load_all() -> None:
     # Importing the modules registers their jobs; cheap after the first call.
     from . import (  # noqa: F401
         misc,  # noqa: F401
+        model_rope,
         schemes,
         swap,
         table,

@@ -45,6 +45,7 @@ from ..schemes.learned import table as learned_table
 from ..schemes.learned import too_large as learned_too_large
 from ..schemes.scaled_rope import METHOD_TITLES, interpolation_weight, scaling_of
 from . import job
+from .model_rope import ModelRopeRequest
 
 #: Cells per axis of the score matrices: about one screen pixel per cell in a 2 × 3 grid on a 1440-wide
 #: window, so the display never has to thin the cells out again (the cells are exact block means).
@@ -79,6 +80,7 @@ class MatrixRequest:
     heads: int = 1
     alibi_head: int = 0
     params: tuple = ()  # the scheme's own parameters, (name, value) pairs
+    trained: tuple = ()  # the Lab's trained weights of this scheme (``uses_lab_weights`` schemes), or ()
     max_cells: int = MATRIX_CELLS
     key: str = "schemes.matrix"
 
@@ -91,6 +93,8 @@ class MatrixResponse:
     cells: int  # n
     extent: float  # max |finite ΔS| (0 when none)
     note: str = ""  # why there is no matrix, when there is none
+    marks: tuple = ()  # (Δ, label): diagonals i − j = Δ the scheme marks (Shaw's clipping distance)
+    title: str = ""  # the plot's title when the scheme gives one for this request ("": its title)
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,7 @@ class DistanceRequest:
     heads: int = 1
     alibi_head: int = 0
     params: tuple = ()
+    trained: tuple = ()
     max_points: int = CURVE_POINTS
     key: str = "schemes.distance"
 
@@ -128,6 +133,7 @@ class DistanceResponse:
     extent: float
     note: str = ""
     marks: tuple = ()  # (Δ, label): vertical marks the scheme asks for (bucket edges, …)
+    terms: tuple = ()  # (name, values at ``distance``): the score's parts drawn apart (Transformer-XL)
 
 
 @dataclass(frozen=True)
@@ -246,48 +252,59 @@ class PropertiesResponse:
 
 
 # -- requests from the panel's state --------------------------------------------------------------
-def _scheme_params(st, scheme: str, *, matrix: bool) -> dict:
+def _scheme_params(st, scheme: str, *, matrix: bool, trained: dict | None = None) -> dict:
     """The request fields of ``scheme``: only those its scores depend on (the rest keep their defaults, so
     a change of an unrelated control leaves the request equal and nothing is recomputed)."""
     fields = registry.get(scheme).fields_for("matrices" if matrix else "distance")
-    out = {"scheme": scheme, "l_eval": st.l_eval, **{n: getattr(st, n) for n in fields if n != "params"}}
+    out = {"scheme": scheme, "l_eval": st.l_eval,
+           **{n: getattr(st, n) for n in fields if n not in ("params", "trained")}}
     if "params" in fields:
         out["params"] = st.params_of(scheme)
+    if "trained" in fields:
+        out["trained"] = (trained or {}).get(scheme, ())
     return out
 
 
-def build_requests(st, view: str | None = None) -> list:
-    """The requests of ``view`` (default: the state's current view), one key per plot."""
+def build_requests(st, view: str | None = None, trained: dict | None = None) -> list:
+    """The requests of ``view`` (default: the state's current view), one key per plot.
+
+    ``trained``: scheme id → the Lab's trained weights of that scheme in this session (see
+    :attr:`~explorer.schemes.Scheme.uses_lab_weights`); schemes without them draw their seeded start.
+    """
     view = view or st.view
     if view == "matrices":
-        return [MatrixRequest(key=f"schemes.matrix.{s}", **_scheme_params(st, s, matrix=True))
+        return [MatrixRequest(key=f"schemes.matrix.{s}", **_scheme_params(st, s, matrix=True, trained=trained))
                 for s in st.schemes]
     if view == "distance":
-        return [DistanceRequest(key=f"schemes.distance.{s}", **_scheme_params(st, s, matrix=False))
+        return [DistanceRequest(key=f"schemes.distance.{s}", **_scheme_params(st, s, matrix=False, trained=trained))
                 for s in st.schemes]
     if view == "beyond":
-        extras = tuple((s, _setup(st, s)) for s in st.schemes
+        extras = tuple((s, _setup(st, s, trained)) for s in st.schemes
                        if type(registry.get(s)).beyond_plot is not registry.Scheme.beyond_plot)
         return [BeyondRequest(st.head_dim, st.base, st.l_train, st.l_eval, st.seed, extras),
                 ScaledRequest(st.head_dim, st.base, st.l_train, st.scaling, st.factor)]
     if view == "alibi":
         return [AlibiRequest(st.heads, st.alibi_head, st.l_eval, st.causal)]
+    if view == "model":
+        return [ModelRopeRequest(st.model)]
     if view == "properties":
         return [PropertiesRequest(st.schemes, st.head_dim, st.base, st.l_train, st.l_eval, st.heads,
                                   st.scaling, st.factor, st.scheme_params)]
     raise EncodingError(f"unknown view {view!r}")
 
 
-def _setup(st, scheme: str) -> DistanceRequest:
+def _setup(st, scheme: str, trained: dict | None = None) -> DistanceRequest:
     """The shared fields of ``st`` that ``scheme``'s beyond-training plot reads (every one, unless the scheme
     names them): a change of any other control leaves the request equal."""
-    fields = registry.get(scheme).beyond_depends_on
+    sch = registry.get(scheme)
+    fields = sch.beyond_depends_on
     if fields is not None:
         return DistanceRequest(scheme=scheme, l_eval=st.l_eval, **{n: getattr(st, n) for n in fields})
     return DistanceRequest(scheme=scheme, l_eval=st.l_eval, head_dim=st.head_dim, base=st.base,
                            l_train=st.l_train, content=st.content, seed=st.seed, causal=st.causal,
                            scaling=st.scaling, factor=st.factor, heads=st.heads, alibi_head=st.alibi_head,
-                           params=st.params_of(scheme))
+                           params=st.params_of(scheme),
+                           trained=(trained or {}).get(scheme, ()) if sch.uses_lab_weights else ())
 
 
 # -- view 1: position-only score matrices ---------------------------------------------------------
@@ -297,11 +314,13 @@ def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     Exact for every cell; a cell with no value (a masked future, a learned position ≥ L_train) is NaN.
     """
     bl = blocks(req.l_eval, req.max_cells)
+    sch = registry.get(req.scheme)
     try:
-        m = registry.get(req.scheme).score_blocks(req, bl)
+        m = sch.score_blocks(req, bl)
     except NotShown as exc:
         return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc))
-    return MatrixResponse(req, m, bl.size, bl.n, extent(m))
+    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(req)),
+                          title=sch.matrix_title(req))
 
 
 @job(MatrixRequest)
@@ -338,7 +357,7 @@ def distance_scores(req: DistanceRequest) -> DistanceResponse:
     ext = max([extent(c.mean)] + [extent(b) for b in (c.lo, c.hi) if b is not None])
     relative = sch.relative or sch.kind == "none"  # NoPE's ΔS = 0 is a function of i − j too
     return DistanceResponse(req, c.distance, c.mean, c.lo, c.hi, c.band_distance, relative, c.bound,
-                            c.stride, ext, c.note, tuple(c.marks))
+                            c.stride, ext, c.note, tuple(c.marks), tuple(c.terms))
 
 
 @job(DistanceRequest)

@@ -106,6 +106,8 @@ def keeps_distances(perm: np.ndarray) -> bool:
 class SwapRequest:
     state: SwapState
     key: str = "swap"
+    #: A real position table for schemes that take one (:attr:`Scheme.uses_table`); None: their own.
+    table: Any = None
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ class SwapResponse:
     explanation: str
 
 
-def forward(tokens: list[str], st: SwapState) -> AttentionRun:
+def forward(tokens: list[str], st: SwapState, table: np.ndarray | None = None) -> AttentionRun:
     """Attention over ``tokens`` with the scheme, heads and mask of ``st``.
 
     ``X = E + α·P`` (schemes added to the input) or ``X = E``; ``Q, K, V = X W_Q, X W_K, X W_V`` split into
@@ -156,7 +158,7 @@ def forward(tokens: list[str], st: SwapState) -> AttentionRun:
     """
     n, d, h = len(tokens), st.d_model, st.heads
     x = embed(tokens, d)
-    terms = registry.get(st.scheme).swap_terms(n, d, h, st.seed, st.causal)
+    terms = registry.get(st.scheme).swap_terms_with_table(table, n, d, h, st.seed, st.causal)
     if terms.added is not None:
         x = x + st.alpha * terms.added
     wq, wk, wv = projections(d, st.seed)
@@ -168,8 +170,12 @@ def forward(tokens: list[str], st: SwapState) -> AttentionRun:
         rotate_k = terms.rotate_k or terms.rotate  # xPos scales keys by the inverse of the queries' factor
         q = np.stack([terms.rotate(q[a]) for a in range(h)])
         k = np.stack([rotate_k(k[a]) for a in range(h)])
-    res = attention(q, k, v, causal=st.causal, bias=terms.bias, mask_after_softmax=st.mask_after_softmax)
-    outputs = res.outputs.transpose(1, 0, 2).reshape(n, d)
+    bias = terms.bias
+    if terms.score is not None:  # a relative key term (Shaw, Transformer-XL): it depends on q and k
+        bias = terms.score(q, k) + (0.0 if bias is None else bias)
+    res = attention(q, k, v, causal=st.causal, bias=bias, mask_after_softmax=st.mask_after_softmax)
+    out = res.outputs if terms.value is None else res.outputs + terms.value(res.weights)
+    outputs = out.transpose(1, 0, 2).reshape(n, d)
     return AttentionRun(tokens=list(tokens), weights=res.weights, outputs=outputs,
                         row_sums=res.weights.sum(-1))
 
@@ -234,7 +240,7 @@ def explain(st: SwapState, r: dict) -> tuple[str, str, str]:
         why = (f"{name} adds nothing positional, yet " + _CAUSAL_LEAK + ".") if st.causal else (
             "Something other than position broke the identity.")
     else:
-        why = sch.swap_reason(st)
+        why = sch.swap_reason_with_table(st, r["table"]) if r.get("table") else sch.swap_reason(st)
         if st.causal:
             why += (" The causal mask alone would already leak order "
                     "(Haviv et al. 2022; Kazemnejad et al. 2023).")
@@ -250,8 +256,14 @@ def compute(request: SwapRequest) -> SwapResponse:
     tokens = st.tokens
     n = len(tokens)
     i, j = st.swap_i, st.swap_j
-    before = forward(tokens, st)
-    after = forward(swapped(tokens, i, j), st)
+    table, table_name = None, ""
+    if request.table is not None and registry.get(st.scheme).uses_table:
+        from .table import load
+
+        loaded = load(request.table)
+        table, table_name = loaded.table, loaded.name
+    before = forward(tokens, st, table)
+    after = forward(swapped(tokens, i, j), st, table)
     perm = swap_permutation(n, i, j, tokens)
     w_rel = after.weights[:, perm][:, :, perm]
     o_rel = after.outputs[perm]
@@ -265,6 +277,7 @@ def compute(request: SwapRequest) -> SwapResponse:
         "min_row_sum": float(min(before.row_sums.min(), after.row_sums.min())),
         "n": n,
         "identical": n > 1 and tokens[i] == tokens[j],
+        "table": table_name,
     }
     verdict, headline, explanation = explain(st, measured)
     return SwapResponse(

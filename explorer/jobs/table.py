@@ -44,6 +44,7 @@ class TableSource:
     @classmethod
     def checkpoint(cls, path: str, tensor: str = "") -> TableSource:
         """A file source stamped with the file's size and time (an edited file is a new source)."""
+        path = os.path.abspath(os.path.expanduser(str(path)))  # the compute process reads the same file
         try:
             st = os.stat(path)
             stamp: tuple = (st.st_size, st.st_mtime_ns)

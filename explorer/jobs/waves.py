@@ -120,20 +120,22 @@ class HeatmapRequest:
     preview: bool = False
     #: Colour map of the overview's RGBA image (the theme's diverging map; pyqtgraph's name).
     cmap: str = "CET-D1A"
+    #: For an export: float64 values, every column's block extrema computed (no budget, no RGBA image).
+    exact: bool = False
     key: str = "waves.heatmap"
 
 
 @dataclass(frozen=True)
 class HeatmapResponse:
     request: HeatmapRequest
-    image: np.ndarray  # float32: the table at full resolution; in an overview each block's mid-range
+    image: np.ndarray  # float32 (exact: float64): the table at full resolution; in an overview each block's mid-range
     rect: tuple  # (x, y, width, height) in (column, position) units
     overview: bool  # False: one image cell per table cell
     row_bin: int  # positions per block (1 at full resolution)
     col_bin: int  # columns per block
     rows: tuple  # (r0, r1) shown
     cols: tuple  # (c0, c1) shown
-    mins: np.ndarray  # (blocks, column blocks) float32; equal to maxs at full resolution
+    mins: np.ndarray  # (blocks, column blocks) float32 (float64 if exact); equal to maxs at full resolution
     maxs: np.ndarray
     approx_columns: int  # columns drawn as the continuous range [-1, 1] (see column_extrema)
     #: The image as uint8 RGBA in ``request.cmap`` (in an overview the mid-range colour mixed with grey
@@ -158,22 +160,30 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     om, cs = omega[pair[cols]], is_cos[cols]
     nr, nc = r1 - r0, c1 - c0
     if nr <= max_rows and nc <= max_cols:
-        vals = _wave_table(np.arange(r0, r1), om, cs).astype(np.float32)
+        vals = _wave_table(np.arange(r0, r1), om, cs)
+        if req.exact:
+            return HeatmapResponse(req, vals, (c0, r0, nc, nr), False, 1, 1, (r0, r1), (c0, c1), vals, vals, 0)
+        vals = vals.astype(np.float32)
         rgba = overview_rgba(vals, vals, lookup_table(req.cmap))  # spread 0: the map's colour of each value
         return HeatmapResponse(req, vals, (c0, r0, nc, nr), False, 1, 1, (r0, r1), (c0, c1), vals, vals, 0,
                                rgba=rgba)
     row_bin = -(-nr // max_rows)
     col_bin = -(-nc // max_cols) if nc > max_cols else 1
     skipped = 0
-    if req.preview:  # sized to a frame at every d; letting go asks for the exact overview
+    preview = req.preview and not req.exact
+    if preview:  # sized to a frame at every d; letting go asks for the exact overview
         mins, maxs, approx, left_out = preview_extrema(om, cs, pair[cols], r0, r1, row_bin, col_bin,
                                                        PREVIEW_HEATMAP_EVALS)
         skipped = int(left_out.sum())
     else:
-        mins, maxs, approx = column_extrema(om, cs, r0, r1, row_bin, EXACT_BUDGET)
-    if col_bin > 1 and not req.preview:  # (a drag step's overview comes reduced to cells)
+        mins, maxs, approx = column_extrema(om, cs, r0, r1, row_bin, None if req.exact else EXACT_BUDGET)
+    if col_bin > 1 and not preview:  # (a drag step's overview comes reduced to cells)
         mins = _reduce_columns(mins, col_bin, np.min, np.inf)
         maxs = _reduce_columns(maxs, col_bin, np.max, -np.inf)
+    if req.exact:
+        rect = (c0, r0, mins.shape[1] * col_bin, mins.shape[0] * row_bin)
+        return HeatmapResponse(req, (mins + maxs) / 2, rect, True, row_bin, col_bin, (r0, r1), (c0, c1), mins,
+                               maxs, 0)
     mins, maxs = mins.astype(np.float32), maxs.astype(np.float32)
     image = (mins + maxs) / np.float32(2)
     rect = (c0, r0, mins.shape[1] * col_bin, mins.shape[0] * row_bin)
@@ -217,6 +227,8 @@ class CurvesRequest:
     sim_range: tuple = (-255, 255)  # offsets [lo, hi] visible in the similarity view
     sim_px: int = 600
     preview: bool = False
+    #: For an export: float64 curves (the display gets float32, half the bytes to send and draw).
+    exact: bool = False
     key: str = "waves.curves"
 
 
@@ -225,7 +237,7 @@ class CurvesResponse:
     request: CurvesRequest
     omega: np.ndarray  # (d/2,) float64
     wavelengths: np.ndarray  # (d/2,) float64, increasing: pair 0 is the fastest
-    waves: dict  # pair -> (x, y) float32 over waves_range
+    waves: dict  # pair -> (x, y) float32 (float64 if exact) over waves_range
     waves_bin: int  # positions per drawn block in the waves view (1 = every position)
     beyond: dict  # pair -> (x, y) float32 over [0, N)
     beyond_bin: int
@@ -250,7 +262,8 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     n, d = req.n_positions, req.d_model
     omega = frequencies(d, req.base, req.variant)
     lam = TWO_PI / omega
-    budget = PREVIEW_BUDGET if req.preview else EXACT_BUDGET
+    budget = None if req.exact else PREVIEW_BUDGET if req.preview else EXACT_BUDGET
+    out_type = np.float64 if req.exact else np.float32
     x0, x1 = max(0, int(req.waves_range[0])), min(n, int(req.waves_range[1]))
     x1 = max(x1, x0 + 1)
     waves, beyond = {}, {}
@@ -258,21 +271,21 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     for i in req.pairs:
         if req.waves_px > 0:
             x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
-            waves[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+            waves[int(i)] = (x.astype(out_type), y.astype(out_type))
         if req.beyond_px > 0:
             x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
-            beyond[int(i)] = (x.astype(np.float32), y.astype(np.float32))
+            beyond[int(i)] = (x.astype(out_type), y.astype(out_type))
     lo = max(-(n - 1), int(req.sim_range[0]))
     hi = min(n - 1, int(req.sim_range[1]))
     hi = max(hi, lo)
     if req.sim_px > 0:
-        sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px))
+        sx, sy, sbin = similarity_by_offset(omega, lo, hi, max(8, req.sim_px), direct=req.exact)
     else:
         sx, sy, sbin = np.zeros(0), np.zeros(0), 0
     slow, unseen = spectrum_counts(lam, n, req.l_train)
     return CurvesResponse(
         request=req, omega=omega, wavelengths=lam, waves=waves, waves_bin=wbin, beyond=beyond,
-        beyond_bin=bbin, sim_x=sx.astype(np.float64), sim_y=sy.astype(np.float32), sim_bin=sbin,
+        beyond_bin=bbin, sim_x=sx.astype(np.float64), sim_y=sy.astype(out_type), sim_bin=sbin,
         slow_pairs=slow, unseen_pairs=unseen, bounds=(TWO_PI, TWO_PI * req.base),
     )
 
@@ -427,13 +440,15 @@ class MatrixRequest:
     base: float
     variant: str
     size: int = 256
+    #: For an export: the float64 matrix (the display gets float32).
+    exact: bool = False
     key: str = "waves.matrix"
 
 
 @dataclass(frozen=True)
 class MatrixResponse:
     request: MatrixRequest
-    matrix: np.ndarray  # (size, size) float32: PE(p)·PE(q) for p, q in 0 … size-1
+    matrix: np.ndarray  # (size, size) float32 (float64 if exact): PE(p)·PE(q) for p, q in 0 … size-1
     size: int
     asymmetry: float  # max |M − Mᵀ|
     toeplitz_spread: float  # max |M[p, q] − M[0, q − p]| (or M[p − q, 0]): depends only on q − p
@@ -453,7 +468,7 @@ def _matrix_cached(req: MatrixRequest) -> MatrixResponse:
     formula = f[-off + size - 1]
     return MatrixResponse(
         request=req,
-        matrix=m.astype(np.float32),
+        matrix=m if req.exact else m.astype(np.float32),
         size=size,
         asymmetry=float(np.max(np.abs(m - m.T))),
         toeplitz_spread=float(np.max(np.abs(m - toeplitz))),

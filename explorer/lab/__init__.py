@@ -1,6 +1,6 @@
 """The Lab: train short, test long — a tiny transformer per positional scheme, on a laptop CPU (no Qt).
 
-* :mod:`.task` — the synthetic two-back language (numpy);
+* :mod:`.task` — the tasks: the two-back rule, copy, reverse, addition and sorting (numpy);
 * :mod:`.model` — the tiny causal transformer with a pluggable scheme (torch, imported lazily);
 * :mod:`.runner` — training, testing, progress, pause and cancel;
 * :mod:`.results` — the run's config and results, as JSON.
@@ -15,6 +15,7 @@ from .results import (
     CannotRun,
     LabConfig,
     LabError,
+    LabGrid,
     LabResult,
     LengthResult,
     RuleFacts,
@@ -22,8 +23,30 @@ from .results import (
     default_eval_lengths,
 )
 from .runner import LabControl, Progress, run_experiment
-from .summary import centred_average, fmt_percent, headline, moving_average, rule_facts
-from .task import RuleTask, last_symbol_baseline
+from .summary import (
+    SchemeFinding,
+    centred_average,
+    findings,
+    fmt_percent,
+    headline,
+    metric_name,
+    moving_average,
+    rule_facts,
+    score,
+    task_facts,
+)
+from .task import (
+    TASK_DEFAULTS,
+    TASK_IDS,
+    TASK_TITLES,
+    TASK_WHY,
+    RuleTask,
+    SequenceTask,
+    add_digits,
+    exact_match,
+    last_symbol_baseline,
+    make_task,
+)
 
 
 def __getattr__(name: str):
@@ -44,15 +67,29 @@ __all__ = [
     "LabConfig",
     "LabControl",
     "LabError",
+    "LabGrid",
     "LabResult",
     "LengthResult",
     "Progress",
     "RuleFacts",
     "RuleTask",
+    "SchemeFinding",
     "SchemeResult",
+    "SequenceTask",
+    "TASK_DEFAULTS",
+    "TASK_IDS",
+    "TASK_TITLES",
+    "TASK_WHY",
+    "add_digits",
+    "exact_match",
+    "make_task",
     "centred_average",
     "default_eval_lengths",
+    "findings",
     "fmt_percent",
+    "metric_name",
+    "score",
+    "task_facts",
     "headline",
     "last_symbol_baseline",
     "moving_average",

@@ -4,8 +4,10 @@ Pre-LayerNorm decoder blocks (attention, then a 4×-wide GELU MLP, each with a r
 LayerNorm and a linear read-out.  Position enters where the scheme's Lab module puts it (see
 :meth:`explorer.schemes.Scheme.lab_module`): added to the token embedding (sinusoidal, learned), rotating
 each head's q and k (RoPE, interleaved pairs, the same maths as :func:`explorer.encodings.apply_rope` in
-float32 torch), a bias on the scaled scores (ALiBi, T5), or nowhere (NoPE: only the causal mask;
-Kazemnejad et al. 2023; Haviv et al. 2022 show a causal model can still infer position from it).
+float32 torch), a bias on the scaled scores (ALiBi, T5, Kerple; per layer: FIRE), a term of the queries
+and keys inside the score (Shaw, Transformer-XL; Shaw also adds to the values, so its attention weights
+are computed explicitly), or nowhere (NoPE: only the causal mask; Kazemnejad et al. 2023; Haviv et al.
+2022 show a causal model can still infer position from it).
 A scheme with no encoding for some position (the learned table past its last row) raises
 :class:`~explorer.lab.results.CannotRun`.
 """
@@ -32,6 +34,11 @@ def rope_rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.
     return torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
 
 
+def _causal_mask(n: int, device, dtype) -> torch.Tensor:
+    """(n, n): 0 on and below the diagonal, −inf above (a key after its query)."""
+    return torch.full((n, n), float("-inf"), device=device, dtype=dtype).triu(1)
+
+
 class Block(nn.Module):
     """Pre-LN decoder block: x + Attn(LN(x)), then x + MLP(LN(x))."""
 
@@ -44,13 +51,26 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(d_model)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
-    def forward(self, x: torch.Tensor, rope=None, bias: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, rope=None, bias: torch.Tensor | None = None, position=None,
+                layer: int = 0) -> torch.Tensor:
         b, n, d = x.shape
         hd = d // self.heads
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
         if rope is not None:  # (cos, sin), or (cos_q, sin_q, cos_k, sin_k) when keys turn differently (xPos)
             q, k = rope_rotate(q, *rope[:2]), rope_rotate(k, *rope[-2:])
-        if bias is None:
+        # A relative key term of the scheme (Shaw's a^K, Transformer-XL's (b)–(d)): added to the scaled scores.
+        extra = None if position is None else position.score_extra(layer, q, k)
+        if extra is not None:
+            bias = extra + (bias if bias is not None else _causal_mask(n, x.device, x.dtype))
+        if position is not None and position.needs_weights:
+            scores = q @ k.transpose(-1, -2) / hd**0.5 + (bias if bias is not None
+                                                           else _causal_mask(n, x.device, x.dtype))
+            w = torch.softmax(scores, dim=-1)
+            y = w @ v
+            add = position.value_extra(layer, w)
+            if add is not None:
+                y = y + add
+        elif bias is None:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
             # bias already holds −inf above the diagonal (causal) — SDPA adds it to q·k/√d_head.
@@ -74,6 +94,7 @@ class TinyTransformer(nn.Module):
         self.embed = nn.Embedding(vocab, d_model)
         # The scheme's own module (a learned table, T5's bucket biases …): trained with the rest.
         self.position = registry.get(scheme).lab_module(d_model, heads, train_len)
+        self.position.setup_layers(layers)  # per-layer parameters (Kerple, FIRE, Shaw …); most have none
         self.blocks = nn.ModuleList(Block(d_model, heads) for _ in range(layers))
         self.ln = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab)
@@ -94,5 +115,6 @@ class TinyTransformer(nn.Module):
         rope = self.position.rotary(n, self.d_model // self.heads, dev, x.dtype)
         bias = self.position.bias(n, dev, x.dtype)
         for i, blk in enumerate(self.blocks):
-            x = blk(x, *self.position.layer(i, rope, bias))  # a hybrid leaves RoPE out of some blocks
+            layer_rope, layer_bias = self.position.layer(i, rope, bias)  # a hybrid leaves RoPE out of some blocks
+            x = blk(x, layer_rope, self.position.layer_bias(i, n, dev, x.dtype, layer_bias), self.position, i)
         return self.head(self.ln(x))

@@ -17,6 +17,7 @@ from .. import schemes as registry
 from ..encodings.errors import EncodingError
 from ..fileio import InputError, parse_json_text, read_text_file
 from ..state.lab import MAX_EXTRAPOLATION, standard_lengths
+from .task import TASK_IDS, TASK_TITLES
 
 
 class _Labels(Mapping):
@@ -47,7 +48,9 @@ def __getattr__(name: str):
 RESULT_FORMAT = "pe-explorer-lab"
 #: A 20,000-step run of every scheme is a few MB of JSON; anything far larger is not ours.
 MAX_RESULT_BYTES = 64 << 20
-RESULT_VERSION = 1
+RESULT_VERSION = 2
+#: Versions this app reads: 1 (before the sequence tasks: always the rule) and 2.
+READABLE_VERSIONS = (1, 2)
 
 
 class LabError(EncodingError):
@@ -72,9 +75,13 @@ class LabConfig:
     """One experiment: which schemes, train length, test lengths, steps and seed, plus the model's size.
 
     The model defaults (2 layers, d = 64, 4 heads, vocabulary 8, noise 0.2, batch 32, AdamW with peak
-    learning rate 3e-3) are what the panel uses; the CLI and tests may change them.
+    learning rate 3e-3) are what the panel uses; the CLI and tests may change them.  ``task`` is one of
+    :data:`~explorer.lab.task.TASK_IDS`; ``train_len`` and ``eval_lens`` count the task's own length (the
+    rule's stream length; the symbols or digits of one prompt otherwise); ``vocab`` is the number of
+    symbols (addition always uses ten digits), ``noise`` the rule's only, ``reverse_answer`` addition's only.
     """
 
+    task: str = "rule"
     schemes: tuple[str, ...] = field(default_factory=registry.lab_default_ids)
     train_len: int = 32
     eval_lens: tuple[int, ...] = ()
@@ -89,8 +96,13 @@ class LabConfig:
     lr: float = 3e-3
     eval_batch: int = 128
     device: str = "auto"
+    reverse_answer: bool = True
 
     def __post_init__(self) -> None:
+        if self.task not in TASK_IDS:
+            raise LabError(f"unknown task {self.task!r}; valid: {', '.join(TASK_IDS)}")
+        if not isinstance(self.reverse_answer, bool):
+            raise LabError(f"reverse_answer must be true or false, got {self.reverse_answer!r}")
         schemes = tuple(self.schemes)
         object.__setattr__(self, "schemes", schemes)
         if not schemes:
@@ -130,11 +142,27 @@ class LabConfig:
     def max_eval_len(self) -> int:
         return max(self.eval_lens)
 
+    @property
+    def task_title(self) -> str:
+        """The task as named on screen ("Addition (answer reversed)")."""
+        title = TASK_TITLES[self.task]
+        if self.task == "addition":
+            title += " (answer reversed)" if self.reverse_answer else " (answer in order)"
+        return title
+
+    @property
+    def scored_by_exact_match(self) -> bool:
+        """True for the sequence tasks (the whole answer right); the rule is scored per symbol."""
+        return self.task != "rule"
+
     @classmethod
     def from_state(cls, state, **overrides) -> LabConfig:
         """The config a :class:`~explorer.state.lab.LabState` asks for (duck-typed: no import of state)."""
         kw = dict(schemes=state.schemes, train_len=state.train_len, eval_lens=state.eval_lens,
                   steps=state.steps, seed=state.seed)
+        for name in ("task", "reverse_answer"):  # states saved before the tasks have neither
+            if hasattr(state, name):
+                kw[name] = getattr(state, name)
         kw.update(overrides)
         return cls(**kw)
 
@@ -179,13 +207,15 @@ class RuleFacts:
 
 @dataclass(frozen=True)
 class LengthResult:
-    """A scheme at one test length: accuracy against the rule and cross-entropy, or "cannot run"."""
+    """A scheme at one test length: per-token accuracy (against the rule, or the answer's tokens),
+    cross-entropy, exact match (the whole answer right; ``None`` for the rule), or "cannot run"."""
 
     length: int
     status: str  # "ok" | "cannot run"
     accuracy: float | None = None
     loss: float | None = None
     reason: str = ""
+    exact: float | None = None
 
     @property
     def ran(self) -> bool:
@@ -203,8 +233,11 @@ class SchemeResult:
     train_seconds: float
     eval_seconds: float = 0.0
     lengths: tuple[LengthResult, ...] = ()
-    #: Accuracy at each position t = 1 … (longest length it could run) − 1, for the by-position plot.
+    #: Accuracy at each position t = 1 … (longest length it could run) − 1 (rule), or at each answer
+    #: token of the longest instances it could run (sequence tasks), for the by-position plot.
     position_accuracy: tuple[float, ...] = ()
+    #: Trained numbers the Schemes panel can draw (``Scheme.lab_weights``; FIRE's MLP), kept for this session only.
+    weights: tuple = ()
     #: The position table the model trained (rows = positions), for schemes that have one (learned).
     position_table: tuple[tuple[float, ...], ...] = ()
 
@@ -231,6 +264,9 @@ class LabResult:
     loss_floor: float
     order_sensitive_fraction: float
     table: tuple[tuple[int, ...], ...] = field(default=())
+    #: CPU time of the process during the run (training and testing; on a shared machine the wall-clock
+    #: ``seconds`` also count time spent waiting for a core).
+    cpu_seconds: float = 0.0
 
     @property
     def facts(self) -> RuleFacts:
@@ -248,13 +284,15 @@ class LabResult:
         return {
             "format": RESULT_FORMAT,
             "version": RESULT_VERSION,
-            "task": "two-back rule: x[t+1] = T[x[t-1], x[t]] with prob. 1 - noise, else uniform",
+            "task": self.config.task,
+            "task_text": TASK_TEXT[self.config.task],
             "status": self.status,
             "config": self.config.to_dict(),
             "device": self.device,
             "torch_version": self.torch_version,
             "threads": self.threads,
             "seconds": _num(self.seconds),
+            "cpu_seconds": _num(self.cpu_seconds),
             "chance": _num(self.chance),
             "last_symbol_baseline": _num(self.last_symbol_baseline),
             "loss_floor": _num(self.loss_floor),
@@ -270,7 +308,8 @@ class LabResult:
                     "losses": [_num(v) for v in s.losses],
                     "lengths": [
                         {"length": r.length, "status": r.status, "accuracy": _num(r.accuracy),
-                         "loss": _num(r.loss), **({"reason": r.reason} if r.reason else {})}
+                         "loss": _num(r.loss), **({"reason": r.reason} if r.reason else {}),
+                         **({"exact_match": _num(r.exact)} if r.exact is not None else {})}
                         for r in s.lengths
                     ],
                     "position_accuracy": [_num(v) for v in s.position_accuracy],
@@ -289,9 +328,9 @@ class LabResult:
         """Read a result written by :meth:`to_dict`; raise :class:`LabError` naming what is wrong."""
         if not isinstance(d, dict) or d.get("format") != RESULT_FORMAT:
             raise LabError("not a PE Explorer Lab result (no \"format\": \"pe-explorer-lab\")")
-        if d.get("version") != RESULT_VERSION:
+        if d.get("version") not in READABLE_VERSIONS:
             raise LabError(f"unsupported Lab result version {d.get('version')!r}; "
-                           f"this app reads {RESULT_VERSION}")
+                           f"this app reads {' and '.join(map(str, READABLE_VERSIONS))}")
         try:
             schemes = tuple(
                 SchemeResult(
@@ -303,7 +342,7 @@ class LabResult:
                     eval_seconds=_flt(s.get("eval_seconds", 0.0)),
                     lengths=tuple(
                         LengthResult(int(r["length"]), str(r["status"]), _opt(r.get("accuracy")),
-                                     _opt(r.get("loss")), str(r.get("reason", "")))
+                                     _opt(r.get("loss")), str(r.get("reason", "")), _opt(r.get("exact_match")))
                         for r in s["lengths"]
                     ),
                     position_accuracy=tuple(_flt(v) for v in s.get("position_accuracy", [])),
@@ -324,6 +363,7 @@ class LabResult:
                 loss_floor=_flt(d["loss_floor"]),
                 order_sensitive_fraction=_flt(d["order_sensitive_fraction"]),
                 table=tuple(tuple(int(v) for v in row) for row in d.get("table", [])),
+                cpu_seconds=_flt(d.get("cpu_seconds", math.nan)),
             )
         except LabError:
             raise
@@ -332,21 +372,69 @@ class LabResult:
 
     @classmethod
     def from_json(cls, text: str) -> LabResult:
-        # The one JSON reader for files (explorer.fileio): no NaN, no 400-digit numbers, no deep nesting.
-        try:
-            data = parse_json_text(text, what="Lab result")
-        except InputError as exc:
-            raise LabError(str(exc)) from None
-        return cls.from_dict(data)
+        return cls.from_dict(_parse(text))
 
     @classmethod
     def from_file(cls, path) -> LabResult:
         """Read a result file through the one reading path (a regular file, at most 64 MiB)."""
-        try:
-            text = read_text_file(path, limit=MAX_RESULT_BYTES, what="Lab result")
-        except InputError as exc:
-            raise LabError(f"cannot read {exc}") from None
-        return cls.from_json(text)
+        return cls.from_json(_read(path))
+
+
+def _parse(text: str):
+    # The one JSON reader for files (explorer.fileio): no NaN, no 400-digit numbers, no deep nesting.
+    try:
+        return parse_json_text(text, what="Lab result")
+    except InputError as exc:
+        raise LabError(str(exc)) from None
+
+
+def _read(path) -> str:
+    try:
+        return read_text_file(path, limit=MAX_RESULT_BYTES, what="Lab result")
+    except InputError as exc:
+        raise LabError(f"cannot read {exc}") from None
+
+
+GRID_FORMAT = "pe-explorer-lab-grid"
+
+
+@dataclass(frozen=True)
+class LabGrid:
+    """Several runs, one per task (``pe-explorer lab --task all``): the tasks × schemes grid, as JSON."""
+
+    results: tuple[LabResult, ...]
+
+    def to_json(self) -> str:
+        return json.dumps({"format": GRID_FORMAT, "version": 1,
+                           "results": [r.to_dict() for r in self.results]}, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> LabGrid:
+        """A grid file, or a single run's file (a grid of one)."""
+        data = _parse(text)
+        if isinstance(data, dict) and data.get("format") == GRID_FORMAT:
+            if data.get("version") != 1:
+                raise LabError(f"unsupported Lab grid version {data.get('version')!r}; this app reads 1")
+            runs = data.get("results")
+            if not isinstance(runs, list) or not runs:
+                raise LabError("Lab grid is incomplete or malformed: no results")
+            return cls(tuple(LabResult.from_dict(r) for r in runs))
+        return cls((LabResult.from_dict(data),))
+
+    @classmethod
+    def from_file(cls, path) -> LabGrid:
+        """Read a grid or single-run file through the one reading path (a regular file, at most 64 MiB)."""
+        return cls.from_json(_read(path))
+
+
+#: What each task is, in the JSON (for a reader without the app).
+TASK_TEXT = {
+    "rule": "two-back rule: x[t+1] = T[x[t-1], x[t]] with prob. 1 - noise, else uniform",
+    "copy": "BOS x1..xn SEP x1..xn",
+    "reverse": "BOS x1..xn SEP xn..x1",
+    "addition": "BOS a1..an + b1..bn SEP digits of a+b (n+1; least significant first if reverse_answer)",
+    "sort": "BOS x1..xn SEP the x sorted ascending",
+}
 
 
 def _rows(rows) -> tuple[tuple[float, ...], ...]:

@@ -10,7 +10,12 @@ Fair comparison: every scheme sees the same rule table, the same training batche
 stream per run), the same initial weights where the architectures share them (torch's generator
 reseeded before each model is built) and the same test streams.
 
-Testing at several lengths from one pass: the model is causal, so its prediction at position t depends
+The sequence tasks (copy, reverse, addition, sort) train on instances of 1 … L symbols (right-padded;
+loss on the answer tokens only) and are tested on instances of exactly each test length, scored by
+exact match (the whole answer right) and per-token accuracy, with the true answer fed in (the same as
+greedy decoding for exact match: see :func:`~explorer.lab.task.exact_match`).
+
+Testing the rule at several lengths from one pass: the model is causal, so its prediction at position t depends
 only on tokens 0 … t.  Running it once on streams of the longest test length and averaging the first
 L − 1 scored positions gives exactly what running it on the length-L prefixes would (a test checks
 this), and also the accuracy at each position for the by-position plot.
@@ -36,7 +41,7 @@ from .results import (
     LengthResult,
     SchemeResult,
 )
-from .task import RuleTask, last_symbol_baseline
+from .task import RuleTask, SequenceTask, exact_match, last_symbol_baseline, make_task
 
 #: Warm-up share of the steps (linear), before the cosine decay of the learning rate.
 WARMUP = 0.1
@@ -148,24 +153,41 @@ def run_experiment(
     if threads is not None and device == "cpu":
         torch.set_num_threads(max(1, int(threads)))
     t_start = time.perf_counter()
+    cpu_start = time.process_time()
     paused0 = control.paused_seconds
-    task = RuleTask(cfg.vocab, cfg.noise, cfg.seed)
+    task = make_task(cfg.task, vocab=cfg.vocab, noise=cfg.noise, seed=cfg.seed,
+                     reverse_answer=cfg.reverse_answer)
     n_sch = len(cfg.schemes)
     l_max = cfg.max_eval_len
     l_tr = cfg.train_len
-
-    # The test streams: one more symbol than the longest length, so the last position has a next symbol.
-    x_eval = task.sample(cfg.eval_batch, l_max + 1, np.random.default_rng([cfg.seed, 2]))
-    rule_eval = task.targets(x_eval[:, :l_max])  # (B, l_max − 1): target of position t = 1 … l_max − 1
-    next_eval = x_eval[:, 2:]  # the symbol that actually came next, same positions
-    baseline = last_symbol_baseline(x_eval[:, :l_max], rule_eval, cfg.vocab)
+    if isinstance(task, RuleTask):
+        # The test streams: one more symbol than the longest length, so the last position has a next symbol.
+        x_eval = task.sample(cfg.eval_batch, l_max + 1, np.random.default_rng([cfg.seed, 2]))
+        rule_eval = task.targets(x_eval[:, :l_max])  # (B, l_max − 1): target of position t = 1 … l_max − 1
+        next_eval = x_eval[:, 2:]  # the symbol that actually came next, same positions
+        baseline = last_symbol_baseline(x_eval[:, :l_max], rule_eval, cfg.vocab)
+        tokens, model_len = cfg.vocab, l_tr
+    else:
+        # The same test instances for every scheme: one seeded stream per length.
+        seq_eval = {n: task.instances(cfg.eval_batch, n, np.random.default_rng([cfg.seed, 2, n]))
+                    for n in cfg.eval_lens}
+        baseline = math.nan
+        tokens, model_len = task.n_tokens, task.input_len(l_tr)  # the learned table: one row per input token
 
     def run_len(scheme: str) -> int:
-        most = registry.get(scheme).max_positions(l_tr)  # a learned table has no row past L_train
-        return l_max if most is None else min(l_max, most)
+        most = registry.get(scheme).max_positions(model_len)  # a learned table has no row past L_train
+        if isinstance(task, RuleTask):
+            return l_max if most is None else min(l_max, most)
+        return max((n for n in cfg.eval_lens if most is None or task.input_len(n) <= most), default=0)
 
-    train_cost = cfg.steps * _cost(3 * cfg.batch * l_tr, l_tr, cfg.d_model)
-    eval_costs = {s: _cost(cfg.eval_batch * run_len(s), run_len(s), cfg.d_model) for s in cfg.schemes}
+    if isinstance(task, RuleTask):
+        train_cost = cfg.steps * _cost(3 * cfg.batch * l_tr, l_tr, cfg.d_model)
+        eval_costs = {s: _cost(cfg.eval_batch * run_len(s), run_len(s), cfg.d_model) for s in cfg.schemes}
+    else:
+        m_tr = task.input_len(l_tr)
+        train_cost = cfg.steps * _cost(3 * cfg.batch * m_tr, m_tr, cfg.d_model)
+        eval_costs = {s: sum(_cost(cfg.eval_batch * task.input_len(n), task.input_len(n), cfg.d_model)
+                             for n in cfg.eval_lens if n <= run_len(s)) for s in cfg.schemes}
     total = n_sch * train_cost + sum(eval_costs.values())
     done_cost = 0.0
     last_report = -math.inf
@@ -200,8 +222,8 @@ def run_experiment(
                 # restored afterwards so nothing else in the app sees a changed random state.
                 with torch.random.fork_rng(devices=[]):
                     torch.manual_seed(cfg.seed)
-                    model = TinyTransformer(scheme, vocab=cfg.vocab, d_model=cfg.d_model, heads=cfg.heads,
-                                            layers=cfg.layers, train_len=l_tr).to(device)
+                    model = TinyTransformer(scheme, vocab=tokens, d_model=cfg.d_model, heads=cfg.heads,
+                                            layers=cfg.layers, train_len=model_len).to(device)
                 opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0)
                 sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps))
                 rng = np.random.default_rng([cfg.seed, 1])
@@ -209,11 +231,7 @@ def run_experiment(
                 step_cost = train_cost / cfg.steps
                 for step in range(cfg.steps):
                     control.checkpoint()
-                    batch = torch.from_numpy(task.sample(cfg.batch, l_tr + 1, rng)).to(device)
-                    logits = model(batch[:, :-1])
-                    # Position 0 has one symbol only: no rule can predict what follows, so it is not scored.
-                    loss = torch.nn.functional.cross_entropy(
-                        logits[:, 1:].reshape(-1, cfg.vocab), batch[:, 2:].reshape(-1))
+                    loss = _training_loss(model, task, cfg, rng, device)
                     opt.zero_grad(set_to_none=True)
                     loss.backward()
                     torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
@@ -238,13 +256,18 @@ def run_experiment(
             def on_chunk(share, scheme=scheme, idx=idx, n_done=n_done):
                 report("eval", scheme, idx, cfg.steps, n_done, (), extra_cost=share * eval_costs[scheme])
 
-            lengths, per_pos = _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, run_len(scheme),
-                                         device, control, on_chunk)
+            if isinstance(task, RuleTask):
+                lengths, per_pos = _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, run_len(scheme),
+                                             device, control, on_chunk)
+            else:
+                lengths, per_pos = _evaluate_sequences(model, task, cfg, seq_eval, run_len(scheme), device,
+                                                       control, on_chunk)
             done_cost += eval_costs[scheme]
             trained = model.position.trained_table()  # the learned table, for its views (None: no table)
             res = SchemeResult(scheme, "done", cfg.steps, tuple(losses), train_s,
                                time.perf_counter() - t_eval, lengths, per_pos,
-                               position_table=() if trained is None else tuple(map(tuple, trained.tolist())))
+                               position_table=() if trained is None else tuple(map(tuple, trained.tolist())),
+                               weights=registry.get(scheme).lab_weights(model.position))
             results.append(res)
             report("scheme done", scheme, idx, cfg.steps, len(losses), (), result=res, force=True)
             del model, opt
@@ -261,11 +284,13 @@ def run_experiment(
         torch_version=str(torch.__version__),  # a plain str: a TorchVersion would import torch where it is unpickled
         threads=torch.get_num_threads() if threads is None else max(1, int(threads)),
         seconds=active_elapsed(),
-        chance=1.0 / cfg.vocab,
+        chance=1.0 / (cfg.vocab if isinstance(task, RuleTask) else task.symbols),
         last_symbol_baseline=baseline,
-        loss_floor=task.loss_floor(),
-        order_sensitive_fraction=task.order_sensitive_fraction(),
-        table=tuple(tuple(int(v) for v in row) for row in task.table),
+        # The sequence tasks have one right answer: nothing stops a model reaching zero loss.
+        loss_floor=task.loss_floor() if isinstance(task, RuleTask) else 0.0,
+        order_sensitive_fraction=task.order_sensitive_fraction() if isinstance(task, RuleTask) else math.nan,
+        table=tuple(tuple(int(v) for v in row) for row in task.table) if isinstance(task, RuleTask) else (),
+        cpu_seconds=time.process_time() - cpu_start,
     )
     if on_progress is not None:
         last = cfg.schemes[-1] if not results else results[-1].scheme
@@ -283,6 +308,67 @@ def run_as_long_job(config: LabConfig, experiment: Callable, control: LabControl
     pickles and the training runs in a child process of its own (torch never loads in the UI process).
     """
     return experiment(config, control, report)
+
+
+def _training_loss(model, task, cfg, rng, device):
+    """Cross-entropy of one training batch: every scored rule position, or every answer token."""
+    import torch
+
+    if isinstance(task, RuleTask):
+        batch = torch.from_numpy(task.sample(cfg.batch, cfg.train_len + 1, rng)).to(device)
+        logits = model(batch[:, :-1])
+        # Position 0 has one symbol only: no rule can predict what follows, so it is not scored.
+        return torch.nn.functional.cross_entropy(logits[:, 1:].reshape(-1, cfg.vocab), batch[:, 2:].reshape(-1))
+    inp, tgt, mask = task.training_batch(cfg.batch, cfg.train_len, rng)
+    logits = model(torch.from_numpy(inp).to(device))
+    m = torch.from_numpy(mask).to(device)
+    return torch.nn.functional.cross_entropy(logits[m], torch.from_numpy(tgt).to(device)[m])
+
+
+def _evaluate_sequences(model, task: SequenceTask, cfg, seq_eval, n_run, device, control, on_chunk):
+    """Exact match, per-token accuracy and loss at each test length ≤ ``n_run``; "cannot run" past it.
+
+    Returns the per-length results and the accuracy at each answer token of the longest length run.
+    """
+    import torch
+
+    todo = [n for n in cfg.eval_lens if n <= n_run]
+    weights = {n: task.input_len(n) ** 2 for n in todo}
+    total, done = float(sum(weights.values())) or 1.0, 0.0
+    out: list[LengthResult] = []
+    per_pos: tuple[float, ...] = ()
+    model.eval()
+    with torch.no_grad():
+        for n in cfg.eval_lens:
+            if n not in weights:
+                try:
+                    model.check_length(task.input_len(n))
+                    reason = f"not evaluated past length {n_run}"  # pragma: no cover - only learned stops early
+                except CannotRun as exc:
+                    reason = str(exc)
+                out.append(LengthResult(n, "cannot run", None, None, reason))
+                continue
+            toks, ans = seq_eval[n]
+            m = task.input_len(n)
+            cols = torch.from_numpy(task.prompt_positions(n)).to(device)
+            b_all = toks.shape[0]
+            chunk = max(1, min(b_all, EVAL_CHUNK_ELEMENTS // (cfg.heads * m * m)))
+            pred = np.zeros(ans.shape, dtype=np.int64)
+            ce = np.zeros(ans.shape, dtype=np.float64)
+            for lo in range(0, b_all, chunk):
+                control.checkpoint()
+                hi = min(b_all, lo + chunk)
+                x = torch.from_numpy(toks[lo:hi]).to(device)
+                logits = model(x[:, :-1])[:, cols]  # the outputs that predict the answer's tokens
+                pred[lo:hi] = logits.argmax(-1).cpu().numpy()
+                ce[lo:hi] = torch.nn.functional.cross_entropy(
+                    logits.transpose(1, 2).float(), x[:, cols + 1], reduction="none").cpu().numpy()
+                on_chunk(min(1.0, (done + weights[n] * hi / b_all) / total))
+            done += weights[n]
+            right = pred == ans
+            out.append(LengthResult(n, "ok", float(right.mean()), float(ce.mean()), exact=exact_match(pred, ans)))
+            per_pos = tuple(float(v) for v in right.mean(axis=0))  # the longest length run, in the end
+    return tuple(out), per_pos
 
 
 def _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, n_run, device, control, on_chunk):

@@ -1,6 +1,14 @@
-"""The Lab's synthetic task: next-symbol prediction in a noisy "two-back" formal language (numpy, no Qt).
+"""The Lab's tasks: the next-symbol rule, and four sequence tasks of the length-generalisation literature.
 
-The language
+* ``rule`` (:class:`RuleTask`): next-symbol prediction in a noisy "two-back" formal language (below);
+* ``copy``, ``reverse``, ``addition``, ``sort`` (:class:`SequenceTask`): a prompt of n symbols, then the
+  answer, as in Kazemnejad et al. 2023 ("The Impact of Positional Encoding on Length Generalization in
+  Transformers", NeurIPS): decoder-only models trained on short instances and tested on longer ones,
+  scored by exact match (the whole answer right) and per-token accuracy.
+
+numpy only, no torch and no Qt.
+
+The rule's language
 ------------
 A fixed random table ``T`` (V × V, entries in 0 … V−1) decides each symbol from the two before it,
 *in order*::
@@ -36,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..encodings.errors import EncodingError, check_int, check_real
+from ..state.lab import TASK_DEFAULTS, TASK_IDS  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -116,3 +125,191 @@ def last_symbol_baseline(x: np.ndarray, targets: np.ndarray, vocab: int) -> floa
     counts = np.zeros((vocab, vocab), dtype=np.int64)
     np.add.at(counts, (cur, tgt), 1)
     return float(counts.max(axis=1).sum() / cur.size)
+
+
+# -- the sequence tasks -------------------------------------------------------------------------------
+# TASK_IDS (menu order; ``rule`` is the language above) and TASK_DEFAULTS (L and steps) live with the
+# panel's state, which validates them.
+
+#: One line each, shown on screen: why the task tests position.
+TASK_WHY = {
+    "rule": "Each symbol follows from the two before it, in order: the model must look exactly one "
+            "and two steps back, at any length.",
+    "copy": "Answer symbol i repeats prompt symbol i, n + 1 places back: the model must find the place "
+            "that matches, at distances it never saw in training.",
+    "reverse": "Answer symbol i is prompt symbol n + 1 − i: the model must find the mirror place around "
+               "the separator, at distances it never saw in training.",
+    "addition": "Each answer digit needs the two digits of the same place value, n + 1 apart, and the "
+                "carry: the model must line digits up by position.",
+    "sort": "Answer symbol i is the i-th smallest: content decides what comes next, position only where "
+            "the answer is and how much of it is written — the control task.",
+}
+
+TASK_TITLES = {"rule": "Next-symbol rule", "copy": "Copy", "reverse": "Reverse", "addition": "Addition",
+               "sort": "Sorting"}
+
+
+@dataclass(frozen=True)
+class SequenceTask:
+    """A prompt of n symbols (digits for addition), a separator, then an answer of fixed length.
+
+    Token layout (``BOS`` first, so that a model without positions has a fixed place to start counting)::
+
+        copy, reverse, sort:  BOS x_1 … x_n SEP y_1 … y_n               (2n + 2 tokens)
+        addition:             BOS a_1 … a_n PLUS b_1 … b_n SEP s_1 … s_{n+1}  (3n + 4 tokens)
+
+    Symbols are 0 … V−1 (V = ``vocab``; addition always uses the ten digits); ``BOS``, ``SEP`` (``=``),
+    ``PLUS`` and ``PAD`` follow.  For addition, a and b are n-digit numbers written most significant
+    digit first (leading zeros allowed) and the sum has n + 1 digits, written least significant first
+    when ``reverse_answer`` (the carry then flows in the order the digits are written) or most
+    significant first otherwise.  The answer length is fixed by n, so nothing needs an end token, and
+    scoring with the true answer fed in (teacher forcing) gives exactly what greedy decoding would: the
+    whole answer is right under one iff it is right under the other (see :func:`exact_match`).
+    """
+
+    kind: str = "copy"
+    vocab: int = 8
+    reverse_answer: bool = True
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in TASK_IDS or self.kind == "rule":
+            raise EncodingError(f"unknown sequence task {self.kind!r}; valid: {', '.join(TASK_IDS[1:])}")
+        check_int("vocab", self.vocab, minimum=2, maximum=256)
+        check_int("seed", self.seed, minimum=0, maximum=2**63 - 1)
+
+    # -- tokens --------------------------------------------------------------------------------------
+    @property
+    def symbols(self) -> int:
+        """How many answer symbols there are: 10 digits for addition, else ``vocab``."""
+        return 10 if self.kind == "addition" else self.vocab
+
+    @property
+    def bos(self) -> int:
+        return self.symbols
+
+    @property
+    def sep(self) -> int:
+        return self.symbols + 1
+
+    @property
+    def plus(self) -> int:
+        return self.symbols + 2
+
+    @property
+    def pad(self) -> int:
+        return self.symbols + 3
+
+    @property
+    def n_tokens(self) -> int:
+        """The model's vocabulary: the symbols and BOS, SEP, PLUS, PAD."""
+        return self.symbols + 4
+
+    def prompt_len(self, n: int) -> int:
+        """Tokens up to and including the separator."""
+        return 2 * n + 3 if self.kind == "addition" else n + 2
+
+    def answer_len(self, n: int) -> int:
+        return n + 1 if self.kind == "addition" else n
+
+    def seq_len(self, n: int) -> int:
+        """Tokens of a whole instance of length n (prompt and answer)."""
+        return self.prompt_len(n) + self.answer_len(n)
+
+    def input_len(self, n: int) -> int:
+        """Tokens the model reads for an instance of length n: all but the last (it predicts each next one)."""
+        return self.seq_len(n) - 1
+
+    # -- instances -----------------------------------------------------------------------------------
+    def answers(self, prompt_symbols: np.ndarray, second: np.ndarray | None = None) -> np.ndarray:
+        """The correct answer to each row of ``prompt_symbols`` (batch, n) (and ``second`` for addition)."""
+        x = np.asarray(prompt_symbols)
+        if self.kind == "copy":
+            return x.copy()
+        if self.kind == "reverse":
+            return x[:, ::-1].copy()
+        if self.kind == "sort":
+            return np.sort(x, axis=1)
+        if second is None:
+            raise EncodingError("addition needs two numbers")
+        return add_digits(x, np.asarray(second), reverse_answer=self.reverse_answer)
+
+    def instances(self, batch: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``batch`` instances of length ``n``: (tokens (batch, seq_len(n)), answers (batch, answer_len(n)))."""
+        b = check_int("batch", batch, minimum=1)
+        n = check_int("length", n, minimum=1)
+        x = rng.integers(0, self.symbols, size=(b, n), dtype=np.int64)
+        parts = [np.full((b, 1), self.bos, dtype=np.int64), x]
+        if self.kind == "addition":
+            y = rng.integers(0, 10, size=(b, n), dtype=np.int64)
+            ans = self.answers(x, y)
+            parts += [np.full((b, 1), self.plus, dtype=np.int64), y]
+        else:
+            ans = self.answers(x)
+        parts += [np.full((b, 1), self.sep, dtype=np.int64), ans]
+        return np.concatenate(parts, axis=1), ans
+
+    def training_batch(self, batch: int, max_n: int, rng: np.random.Generator):
+        """A training batch of instances of 1 … ``max_n`` symbols (uniform), right-padded.
+
+        Returns (inputs (batch, input_len(max_n)), targets (same shape), mask (same shape, True where the
+        target is an answer token)).  Padding comes after each instance, so a causal model never sees it
+        while predicting that instance's tokens; it carries no loss.
+        """
+        b = check_int("batch", batch, minimum=1)
+        top = check_int("max_n", max_n, minimum=1)
+        width = self.seq_len(top)
+        seq = np.full((b, width), self.pad, dtype=np.int64)
+        mask = np.zeros((b, width - 1), dtype=bool)
+        ns = rng.integers(1, top + 1, size=b)
+        for n in np.unique(ns):
+            rows = np.flatnonzero(ns == n)
+            toks, _ans = self.instances(rows.size, int(n), rng)
+            seq[rows, : toks.shape[1]] = toks
+            p = self.prompt_len(int(n))
+            mask[rows, p - 1: p - 1 + self.answer_len(int(n))] = True
+        return seq[:, :-1], seq[:, 1:], mask
+
+    def prompt_positions(self, n: int) -> np.ndarray:
+        """Indices of the model's outputs that predict the answer tokens of a length-n instance."""
+        p = self.prompt_len(n)
+        return np.arange(p - 1, p - 1 + self.answer_len(n))
+
+
+def add_digits(a: np.ndarray, b: np.ndarray, *, reverse_answer: bool) -> np.ndarray:
+    """The digits of a + b for rows of n digits each (most significant first): n + 1 digits.
+
+    Added column by column with a carry (no integer overflow at any n); least significant first when
+    ``reverse_answer``.
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    if a.shape != b.shape or a.ndim != 2:
+        raise EncodingError(f"addition needs two (batch, n) digit arrays of one shape; got {a.shape}, {b.shape}")
+    rows, n = a.shape
+    out = np.zeros((rows, n + 1), dtype=np.int64)  # least significant first
+    carry = np.zeros(rows, dtype=np.int64)
+    for i in range(n):
+        s = a[:, n - 1 - i] + b[:, n - 1 - i] + carry
+        out[:, i], carry = s % 10, s // 10
+    out[:, n] = carry
+    return out if reverse_answer else out[:, ::-1].copy()
+
+
+def exact_match(predicted: np.ndarray, answers: np.ndarray) -> float:
+    """Share of rows whose whole predicted answer equals the true one (batch, answer_len) → [0, 1].
+
+    With teacher forcing, row r is all right iff greedy decoding would have written the true answer:
+    each step of greedy decoding reads the same prefix the teacher-forced pass read, as long as every
+    earlier step was right.
+    """
+    p, a = np.asarray(predicted), np.asarray(answers)
+    if p.shape != a.shape or p.ndim != 2 or p.shape[0] == 0:
+        raise EncodingError(f"need predictions and answers of one shape (batch, length); got {p.shape}, {a.shape}")
+    return float(np.mean(np.all(p == a, axis=1)))
+
+
+def make_task(kind: str, *, vocab: int = 8, noise: float = 0.2, seed: int = 0, reverse_answer: bool = True):
+    """The task ``kind`` (one of :data:`TASK_IDS`) with these settings."""
+    if kind == "rule":
+        return RuleTask(vocab, noise, seed)
+    return SequenceTask(kind, vocab, reverse_answer, seed)

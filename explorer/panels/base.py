@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
+from ..snippets import NoSnippet, Snippet
 from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.formula_strip import FormulaStrip
 from ..widgets.frames import FrameScheduler
@@ -75,6 +76,7 @@ class Panel(QWidget):
         self.formula.setTextFormat(Qt.TextFormat.RichText)
         self.formula.setWordWrap(True)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.formula.snippet = self.formula_snippet  # its "Copy as Python"
         outer.addWidget(self.formula)
         # Every panel follows the look, shown or hidden (its plots follow it by themselves).
         theme_bus().themeChanged.connect(self._on_theme_changed)
@@ -276,6 +278,28 @@ class Panel(QWidget):
         from ..widgets.plot_data import plot_arrays
 
         return plot_arrays(plot)
+
+    #: Why none of the panel's plots (nor its formula) can have a Copy-as-Python program, if that is so.
+    no_snippet: ClassVar[str] = ""
+
+    def export_snippet(self, plot) -> Snippet | NoSnippet:
+        """Copy as Python for ``plot``: a numpy program whose ``result`` equals :meth:`export_data` (see
+        :mod:`explorer.snippets`), or a :class:`NoSnippet` saying why there is none (the menu item is then
+        disabled with that tooltip).  Panels override it; the default is :attr:`no_snippet`, else an
+        undeclared "not yet", which the tests refuse: every plot has a snippet or a stated reason."""
+        if self.no_snippet:
+            return NoSnippet(self.no_snippet)
+        return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
+
+    def formula_snippet(self) -> Snippet | NoSnippet:
+        """Copy as Python for the formula strip: a program whose ``result`` equals :meth:`formula_data`."""
+        if self.no_snippet:
+            return NoSnippet(self.no_snippet)
+        return NoSnippet("no Copy-as-Python snippet for this formula yet", declared=False)
+
+    def formula_data(self) -> dict:
+        """The numbers the formula strip's snippet reproduces (name -> array)."""
+        return {}
 
     def _on_theme_changed(self, theme) -> None:
         self.apply_theme(theme)

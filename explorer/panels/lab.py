@@ -1,10 +1,12 @@
-"""Lab panel: train short, test long — run the experiment of Press et al. 2022 in a minute on a laptop.
+"""Lab panel: train short, test long — the experiments of Press et al. 2022 and Kazemnejad et al. 2023 in
+minutes on a laptop.
 
-One tiny transformer per ticked scheme learns the two-back language (see :mod:`explorer.lab.task`) at
-training length L, then is tested on streams up to 8 × L.  Training runs as a long job of the compute
-service (:class:`~explorer.panels.lab_run.LabRunner`), on a service-owned worker that is not the
-interactive one, so every other panel keeps updating; progress reaches the UI thread through the job's
-callbacks.  The panel draws what it is sent.
+One tiny transformer per ticked scheme learns the chosen task (the two-back language, copy, reverse,
+addition or sorting; see :mod:`explorer.lab.task`) at training length L, then is tested up to 8 × L.
+Every task run in this session stays in the results grid (tasks × schemes × lengths).  Training runs
+as a long job of the compute service (:class:`~explorer.panels.lab_run.LabRunner`), on a service-owned
+worker that is not the interactive one, so every other panel keeps updating; progress reaches the UI
+thread through the job's callbacks.  The panel draws what it is sent.
 """
 
 from __future__ import annotations
@@ -13,12 +15,11 @@ import dataclasses
 import math
 import time
 
-import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
+    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -27,22 +28,25 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from .. import schemes as registry
-from ..fileio import OutputError, atomic_write_text
 from ..lab import (
     SCHEME_LABELS,
+    TASK_IDS,
+    TASK_TITLES,
+    TASK_WHY,
     LabConfig,
     LabError,
     LabResult,
     Progress,
-    fmt_percent,
+    SequenceTask,
     headline,
-    rule_facts,
     run_experiment,
+    task_facts,
 )
 from ..state import StateError
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
@@ -50,25 +54,34 @@ from ..widgets.notes import NotesLabel
 from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
+from .lab_files import LabFiles
+from .lab_grid import ResultsGrid
 from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_table import LearnedTableButton
-from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, ResultsTable, show_key
+from .lab_text import formula_text, model_text, task_text
+from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, show_key
+from .schemes_items import line_style
 
 
-def _swatch(colour: str) -> QIcon:
+def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
+    """A square of the scheme's colour; a scheme drawn dashed or dotted (it shares a colour) gets a line sample."""
     pm = QPixmap(14, 14)
-    pm.fill(QColor(colour))
+    if style == Qt.PenStyle.SolidLine:
+        pm.fill(QColor(colour))
+        return QIcon(pm)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    pen = QPen(QColor(colour), 3)
+    pen.setStyle(style)
+    p.setPen(pen)
+    for y in (3, 7, 11):
+        p.drawLine(0, y, 14, y)
+    p.end()
     return QIcon(pm)
 
 
-def _padded(values, n: int) -> np.ndarray:
-    out = np.full(n, np.nan)
-    v = np.asarray(values, dtype=np.float64)[:n]
-    out[: v.size] = v
-    return out
-
-
-class LabPanel(LearnedTableButton, LabRunControl, Panel):
+class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
+    no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"  # no program
     panel_id = "lab"
     state_cls = LabState
 
@@ -76,6 +89,8 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         super().__init__(service, state, parent)
         self.runner = LabRunner(service, self)
         self.result: LabResult | None = None
+        #: The last finished (or opened) run of each task: the results grid.
+        self.results: dict[str, LabResult] = {}
         self._partial: list = []
         self._run_config: LabConfig | None = None
         self._t_start = 0.0
@@ -105,12 +120,18 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self.loss_view = LossPlot()
         self.length_view = LengthPlot()
         self.position_view = PositionPlot()
-        self.table = ResultsTable()
-        # Two columns where they fit at a readable size, one (scrolling) where not.
+        # This run's task beside the plots (schemes × lengths: it never scrolls sideways); every task run so
+        # far on a tab of its own, large enough to read from the back of a lecture hall.
+        self.table = ResultsGrid(titles=False)
+        self.grid = ResultsGrid()
         grid = ReflowGrid((260, 190), max_cols=2)
         grid.setObjectName("labGrid")
         grid.set_cells([self.loss_view.plot, self.length_view.plot, self.position_view.plot, self.table])
-        right.addWidget(grid, 1)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("labTabs")
+        self.tabs.addTab(grid, "This run")
+        self.tabs.addTab(self.grid, "Results grid: tasks × schemes")
+        right.addWidget(self.tabs, 1)
         row.addLayout(right, 1)
         self.body.addLayout(row)
         for view in (self.loss_view, self.length_view, self.position_view):
@@ -132,13 +153,32 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         box.setMinimumWidth(300)
         col = QVBoxLayout(box)
         col.setContentsMargins(0, 0, 6, 0)
+        self.task_box = QGroupBox("Task")
+        tl = QVBoxLayout(self.task_box)
+        self.task_combo = QComboBox()
+        self.task_combo.setObjectName("labTaskChoice")
+        for t in TASK_IDS:
+            self.task_combo.addItem(TASK_TITLES[t], t)
+        self.task_combo.setToolTip("What the models learn; each task has its own default L and steps")
+        self.task_combo.currentIndexChanged.connect(self._on_task_chosen)
+        self.task_why = QLabel()
+        self.task_why.setObjectName("labTaskWhy")
+        self.task_why.setWordWrap(True)
+        self.reverse_check = QCheckBox("Answer reversed")
+        self.reverse_check.setObjectName("labReverseAnswer")
+        self.reverse_check.setToolTip("Write the sum least significant digit first, so the carry flows in "
+                                      "the order the digits are written")
+        self.reverse_check.toggled.connect(self._on_reverse_toggled)
+        for w in (self.task_combo, self.task_why, self.reverse_check):
+            tl.addWidget(w)
+        col.addWidget(self.task_box)
         self.scheme_box = QGroupBox("Schemes to train")
         sl = QVBoxLayout(self.scheme_box)
         self.scheme_checks: dict[str, QCheckBox] = {}
         for s in registry.lab_ids():
             cb = QCheckBox(SCHEME_LABELS[s])
             cb.setObjectName(f"labScheme_{s}")
-            cb.setIcon(_swatch(SCHEME_COLOURS[s]))
+            cb.setIcon(_swatch(SCHEME_COLOURS[s], line_style(s)))
             cb.setToolTip(registry.get(s).lab_note)
             cb.toggled.connect(lambda on, s=s: self._change(**{f"scheme_{s}": on}))
             sl.addWidget(cb)
@@ -186,7 +226,7 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self.progress.setTextVisible(True)
         self.progress.setFormat("%p %")
         col.addWidget(self.progress)
-        self.status = QLabel("Ready. The default run takes about a minute on a laptop CPU.")
+        self.status = QLabel("Ready. A default run takes one to three minutes on a laptop CPU.")
         self.status.setObjectName("labStatus")
         self.status.setWordWrap(True)
         col.addWidget(self.status)
@@ -207,6 +247,12 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         col.addWidget(self.model_label)
         col.addStretch(1)
         return box
+
+    def _on_task_chosen(self, index: int) -> None:
+        self._change(task=self.task_combo.itemData(index))
+
+    def _on_reverse_toggled(self, on: bool) -> None:
+        self._change(reverse_answer=on)
 
     def _change(self, **changes) -> None:
         try:
@@ -241,6 +287,10 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self.eval_edit.setModified(False)
 
     def sync_widgets(self, st: LabState) -> None:
+        self.task_combo.setCurrentIndex(TASK_IDS.index(st.task))
+        self.task_why.setText(TASK_WHY[st.task])
+        self.reverse_check.setChecked(st.reverse_answer)
+        self.reverse_check.setVisible(st.task == "addition")
         for s, cb in self.scheme_checks.items():
             cb.setChecked(st.trains(s))
         self.train_len_spin.setValue(st.train_len)
@@ -248,7 +298,16 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self.steps_spin.setValue(st.steps)
         self.seed_spin.setValue(st.seed)
         self.formula.setText(self.formula_text(st))
-        if not self.runner.running and self.result is None:
+        if self.runner.running:
+            return
+        if self.result is not None and self.result.config.task != st.task:
+            # Another task: its last run if there is one, else its empty, labelled views.
+            stored = self.results.get(st.task)
+            if stored is not None:
+                self.show_lab_result(stored)
+                return
+            self.result = None
+        if self.result is None:
             self._show_empty(st)
 
     # -- the Panel contract: no service requests; the runner does the work --------------------------
@@ -264,46 +323,7 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         return self._initial_drawn
 
     def formula_text(self, st) -> str:
-        cfg = self._config(st)
-        top = cfg.max_eval_len
-        return (
-            f"x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (1 time in {round(1 / cfg.noise)}: random) · "
-            "accuracy(L): top guess = T[x<sub>t−1</sub>, x<sub>t</sub>] at t = 1 … L−1 · "
-            f"trained at L = {cfg.train_len} for {cfg.steps} steps, tested up to {top} "
-            f"= {top / cfg.train_len:g} × L · {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, "
-            f"seed {cfg.seed}"
-        )
-
-    def export_basename(self) -> str:
-        st = self.state
-        return f"lab_twoback_L{st.train_len}_s{st.seed}"
-
-    def export_data(self, plot) -> dict:
-        """Exact numbers behind each plot, from the result (not the screen): NaN where a scheme cannot run."""
-        done = [s for s in self._partial if s.status == "done"]
-        if plot is self.loss_view.plot:
-            n = max((v.size for v in self.loss_view.losses.values()), default=0)
-            out = {"step": np.arange(1, n + 1, dtype=np.float64)}
-            for s, v in self.loss_view.losses.items():
-                if v.size:
-                    out[f"{SCHEME_LABELS[s]} loss"] = _padded(v, n)
-                    out[f"{SCHEME_LABELS[s]} trailing mean"] = _padded(self.loss_view.smoothed(s), n)
-            return out
-        if plot is self.length_view.plot and self._run_config is not None:
-            lens = self._run_config.eval_lens
-            out = {"test length": np.asarray(lens, dtype=np.float64)}
-            for s in done:
-                out[f"{SCHEME_LABELS[s.scheme]} accuracy (%)"] = np.array(
-                    [100 * r.accuracy if (r := s.at(n)) is not None and r.ran else np.nan for n in lens])
-            return out
-        if plot is self.position_view.plot and self._run_config is not None:
-            n = self._run_config.max_eval_len - 1
-            out = {"position": np.arange(1, n + 1, dtype=np.float64)}
-            for s in done:
-                acc = 100 * np.asarray(s.position_accuracy)
-                out[f"{SCHEME_LABELS[s.scheme]} accuracy (%)"] = _padded(acc, n)
-            return out
-        return super().export_data(plot)
+        return formula_text(self._config(st))
 
     # -- views -----------------------------------------------------------------------------------
     def _config(self, st: LabState | None = None) -> LabConfig:
@@ -315,26 +335,35 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self._set_headline("")
 
     def _prepare_views(self, cfg: LabConfig, facts=None) -> None:
-        facts = facts or rule_facts(cfg.vocab, cfg.noise, cfg.seed, cfg.eval_batch, cfg.max_eval_len)
-        self.loss_view.prepare(cfg.schemes, cfg.steps, facts.loss_floor, 1.25 * math.log(cfg.vocab))
-        self.length_view.prepare(list(cfg.eval_lens), cfg.train_len, facts.chance, facts.last_symbol_baseline)
-        self.position_view.prepare(cfg.max_eval_len, cfg.train_len)
-        self.table.prepare(cfg.schemes, cfg.eval_lens, cfg.train_len)
-        self.task_label.setText(self._task_text(cfg, facts))
-        self.model_label.setText(
-            f"Model: {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, causal; AdamW, peak learning "
-            f"rate {cfg.lr:g}, batches of {cfg.batch}; tested on {cfg.eval_batch} streams per length.")
+        facts = facts or task_facts(cfg)
+        if cfg.scored_by_exact_match:
+            seq = SequenceTask(cfg.task, cfg.vocab, cfg.reverse_answer)
+            tokens = seq.n_tokens
+            self.position_view.prepare(cfg.max_eval_len, seq.answer_len(cfg.train_len),
+                                       answer=seq.answer_len(cfg.max_eval_len))
+        else:
+            tokens = cfg.vocab
+            self.position_view.prepare(cfg.max_eval_len, cfg.train_len)
+        self.loss_view.prepare(cfg.schemes, cfg.steps, facts.loss_floor, 1.25 * math.log(tokens))
+        self.length_view.prepare(list(cfg.eval_lens), cfg.train_len, facts.chance, facts.last_symbol_baseline,
+                                 "exact" if cfg.scored_by_exact_match else "accuracy")
+        self._show_grid(cfg, [])
+        self.task_label.setText(task_text(cfg, facts))
+        self.model_label.setText(model_text(cfg))
 
-    def _task_text(self, cfg: LabConfig, facts) -> str:
-        return (
-            "<b>Task: predict the next symbol.</b> Each symbol is set by the two before it, "
-            "<i>in order</i>: x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] "
-            f"(a random {cfg.vocab} × {cfg.vocab} table; 1 symbol in {round(1 / cfg.noise)} is noise, "
-            "so streams never repeat). Swapping the two changes the answer for "
-            f"<b>{fmt_percent(facts.order_sensitive_fraction)}</b> of pairs. The rule is the same at "
-            "every position, so “look one back” works at any length — “at position 17, look at 16” "
-            f"does not. <b>Train at L = {cfg.train_len}, test up to {cfg.max_eval_len}.</b>"
-        )
+    def finished_runs(self) -> list[LabResult]:
+        """The grid's finished runs, in task order."""
+        return [self.results[t] for t in TASK_IDS if t in self.results]
+
+    def _show_grid(self, cfg: LabConfig, schemes) -> None:
+        """The grid: every task's last run, with ``cfg``'s task showing ``schemes`` (the run in progress)."""
+        runs = [(r.config, list(r.schemes), headline(r)) for r in self.finished_runs() if r.config.task != cfg.task]
+        mine = self.results.get(cfg.task)
+        runs.append((cfg, list(schemes), headline(mine) if mine is not None and mine.config == cfg and
+                     list(mine.schemes) == list(schemes) else ""))
+        runs.sort(key=lambda run: TASK_IDS.index(run[0].task))
+        self.grid.show_runs(runs)
+        self.table.show_runs([(cfg, list(schemes))])
 
     def _set_headline(self, text: str) -> None:
         self.headline.set_notes(text)
@@ -350,15 +379,17 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self.headline.setStyleSheet(
             f"QLabel#labHeadline {{ font-size: {13 * scale:g}pt; font-weight: 600;{fg} }}")
         self.key.setStyleSheet(f"QLabel#labKey {{ font-size: {12 * scale:g}pt;{fg} }}")
-        f = self.table.font()
-        f.setPointSizeF(12 * scale)
-        self.table.setFont(f)
+        for table in (self.table, self.grid):
+            f = table.font()
+            f.setPointSizeF(12 * scale)
+            table.setFont(f)
 
     def apply_theme(self, theme) -> None:
         self._theme = theme
         self._apply_fonts(theme.font_scale, theme.foreground)
         if hasattr(self, "loss_view"):  # built (the base class may restyle before the views exist)
             self.table.set_theme(theme)
+            self.grid.set_theme(theme)
             self._update_key()
 
     # -- running (pause, cancel and a run's end: LabRunControl) -------------------------------------
@@ -406,12 +437,14 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         cfg = self._run_config
         self.length_view.show_schemes(schemes, cfg.train_len)
         self.position_view.show_schemes(schemes)
-        self.table.show_schemes(schemes)
+        self._show_grid(cfg, schemes)
         self.drawn.emit("lab")
 
     def show_lab_result(self, result: LabResult, *, redraw_losses: bool = True) -> None:
         """Draw a whole result (a finished run, or one opened from a file)."""
         self.result = result
+        if result.status == "done" or result.config.task not in self.results:
+            self.results[result.config.task] = result
         self._run_config = result.config
         if redraw_losses:
             self._prepare_views(result.config, result.facts)
@@ -422,48 +455,3 @@ class LabPanel(LearnedTableButton, LabRunControl, Panel):
         self._set_headline(headline(result))
         self.progress.setValue(1000 if result.status == "done" else self.progress.value())
         self._set_running(False)
-
-    # -- files ------------------------------------------------------------------------------------
-    def save_results(self, path: str) -> None:
-        """Write the current result as JSON (atomically); raise OutputError/LabError."""
-        if self.result is None:
-            raise LabError("nothing to save yet: run the experiment first")
-        atomic_write_text(path, self.result.to_json())
-
-    def load_results(self, path: str) -> LabResult:
-        """Read a result file and show it; raise LabError (with the reason) if it cannot be read."""
-        result = LabResult.from_file(path)
-        self.result = result
-        # Show its settings too, so Start repeats it and the formula strip matches (when the panel's
-        # limits allow them: a file may come from a CLI run with other sizes).
-        cfg = result.config
-        try:
-            self.set_state(LabState(schemes=tuple(s for s in cfg.schemes if s in registry.lab_ids()),
-                                    train_len=cfg.train_len, eval_lens=cfg.eval_lens, steps=cfg.steps,
-                                    seed=cfg.seed))
-        except StateError:
-            pass
-        self.show_lab_result(result)
-        self.status.setText(f"Showing {path}")
-        return result
-
-    def _on_save_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save Lab results", f"{self.export_basename()}.json",
-                                              "Lab results (*.json)")
-        if not path:
-            return
-        try:
-            self.save_results(path)
-        except (OutputError, LabError) as exc:
-            self.banner.show_error(str(exc))
-        else:
-            self.status.setText(f"Saved {path}")
-
-    def _on_open_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open Lab results", "", "Lab results (*.json)")
-        if not path:
-            return
-        try:
-            self.load_results(path)
-        except LabError as exc:
-            self.banner.show_error(str(exc))

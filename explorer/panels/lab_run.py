@@ -14,7 +14,7 @@ from functools import partial
 
 from PySide6.QtCore import QObject, Signal
 
-from ..lab import LabConfig, LabControl, LabResult
+from ..lab import LabConfig, LabControl, LabResult, trained
 from ..lab.runner import run_as_long_job
 from ..service import ComputeService, LongHandle
 
@@ -155,10 +155,12 @@ class LabRunControl:
 
     def _on_runner_finished(self, result: LabResult) -> None:
         # The service has joined the worker before this arrives: Start may be enabled again at once.
+        trained.remember(result)  # FIRE's trained MLP, for the Schemes panel
         self.show_lab_result(result, redraw_losses=False)
         if result.status == "done":
             self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"
-                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}).")
+                                f" ({result.threads} thread{'s' if result.threads != 1 else ''}; "
+                                f"{_eta(result.cpu_seconds)} of CPU time).")
         else:
             n = sum(s.status == "done" for s in result.schemes)
             self.status.setText(f"Cancelled after {_eta(result.seconds)}: {n} of "

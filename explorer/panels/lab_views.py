@@ -1,4 +1,5 @@
-"""The Lab panel's views: live loss curves, accuracy against test length, accuracy by position, a table.
+"""The Lab panel's views: live loss curves, the score against test length, accuracy by position
+(the results grid is in :mod:`.lab_grid`).
 
 They only draw what they are given (a :class:`~explorer.lab.LabResult` or the losses so far); every
 number comes from :mod:`explorer.lab`.
@@ -11,14 +12,14 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.log_ticks import thinned, use_si_log_ticks
 from ..widgets.plots import make_plot
 from ..widgets.theming import adopt_item
+from .schemes_items import line_style
 
 
 class _Record(dict):
@@ -48,6 +49,11 @@ def _pen(colour: str, width: float = 2.5, style=Qt.PenStyle.SolidLine, alpha: in
     pen = pg.mkPen(c, width=width)
     pen.setStyle(style)
     return pen
+
+
+def _scheme_pen(scheme: str, width: float, alpha: int = 255) -> pg.QtGui.QPen:
+    """``scheme``'s pen: its colour in its line style (a variant that shares a colour is dashed)."""
+    return _pen(SCHEME_COLOURS[scheme], width, line_style(scheme), alpha)
 
 
 class _Hint(pg.TextItem):
@@ -162,8 +168,12 @@ def scheme_colour(scheme: str, theme=None) -> QColor:
 
 def scheme_key(schemes, theme=None) -> str:
     """One line naming ``schemes`` in their curves' colours (the key shown when the plots' legends are not)."""
-    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>━━</span> "
-                           f"{SCHEME_LABELS[s]}" for s in schemes)
+    return " &nbsp; ".join(f"<span style='color:{scheme_colour(s, theme).name()}; font-weight:700'>"
+                           f"{KEY_GLYPHS.get(registry.get(s).line, '━━')}</span> {SCHEME_LABELS[s]}" for s in schemes)
+
+
+#: The key's sample of each line style (a scheme that shares a colour is told apart by it).
+KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅", "dashdotdot": "━┉"}
 
 
 def show_key(key, views, theme=None) -> None:
@@ -230,9 +240,9 @@ class LossPlot:
         self.losses = {s: np.empty(0) for s in schemes}
         self._steps = max(1, int(steps))
         for s in schemes:
-            raw = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s], 1.0, alpha=70),
+            raw = pg.PlotDataItem(pen=_scheme_pen(s, 1.0, alpha=70),
                                   name=f"{SCHEME_LABELS[s]} (each step)")
-            smooth = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s], 3.0), name=SCHEME_LABELS[s])
+            smooth = pg.PlotDataItem(pen=_scheme_pen(s, 3.0), name=SCHEME_LABELS[s])
             for item in (raw, smooth):
                 item.setDownsampling(auto=True, method="peak")
                 item.setClipToView(True)
@@ -251,7 +261,8 @@ class LossPlot:
 
     def set_floor(self, floor: float) -> None:
         self.floor.setValue(floor)
-        self.floor.label.setFormat(f"best possible {floor:.2f} (the noise)")
+        # The rule's floor is the noise's entropy; a task with one right answer can reach 0.
+        self.floor.label.setFormat(f"best possible {floor:.2f} (the noise)" if floor > 0 else "best possible 0")
 
     def append(self, scheme: str, first_step: int, losses) -> None:
         """Add the losses of steps ``first_step`` … (0-based) to ``scheme``'s curves."""
@@ -280,7 +291,8 @@ class LossPlot:
 
 
 class LengthPlot:
-    """Accuracy against the rule at each test length (log-scale x), L_train marked, baselines dashed."""
+    """The task's score at each test length (log-scale x), L_train marked, baselines dashed: accuracy against
+    the rule, or exact match (the whole answer right) for the sequence tasks."""
 
     def __init__(self, parent=None) -> None:
         self.plot = make_plot("Accuracy against test length", x="test length L (log scale)", y="accuracy (%)",
@@ -311,6 +323,8 @@ class LengthPlot:
         self.curves: dict[str, pg.PlotDataItem] = {}
         #: scheme -> its "cannot run" label (only the learned table has one).
         self.notes: dict[str, pg.TextItem] = {}
+        #: The LengthResult field drawn: "accuracy" (the rule) or "exact" (the sequence tasks).
+        self.metric = "accuracy"
 
     def _fit_ticks(self, *_args) -> None:
         """The test lengths as tick labels, as many as fit side by side (L_train's first, then the ends)."""
@@ -324,7 +338,14 @@ class LengthPlot:
             self._shown_ticks = shown
             axis.setTicks([shown])
 
-    def prepare(self, lengths, train_len: int, chance: float, baseline: float) -> None:
+    def prepare(self, lengths, train_len: int, chance: float, baseline: float, metric: str = "accuracy") -> None:
+        """Empty axes for a run; ``metric`` "exact" draws exact match (no chance or baseline line: a
+        whole answer is right by chance almost never)."""
+        if metric != self.metric:
+            self.metric = metric
+            exact = metric == "exact"
+            self.pi.setTitle("Exact match against test length" if exact else "Accuracy against test length")
+            self.pi.setLabel("left", "exact match (%)" if exact else "accuracy (%)")
         for item in self.curves.values():
             self.pi.removeItem(item)
             self.legend.removeItem(item)
@@ -342,10 +363,14 @@ class LengthPlot:
         self._keep = (f"L = {train_len}",)
         self._fit_ticks()
         self.train_line.setValue(math.log10(train_len))
+        rule = metric == "accuracy"
         self.chance_line.setValue(100 * chance)
         self.chance_line.label.setFormat(f"chance {fmt_percent(chance)}")
-        self.baseline_line.setValue(100 * baseline)
-        self.baseline_line.label.setFormat(f"knowing only the last symbol {fmt_percent(baseline)}")
+        self.chance_line.setVisible(rule)
+        self.baseline_line.setVisible(rule and math.isfinite(baseline))
+        if math.isfinite(baseline):
+            self.baseline_line.setValue(100 * baseline)
+            self.baseline_line.label.setFormat(f"knowing only the last symbol {fmt_percent(baseline)}")
         self.hint.setPos((lo + hi) / 2, 60)
         self.hint.setVisible(True)
 
@@ -357,20 +382,21 @@ class LengthPlot:
             ran = [r for r in s.lengths if r.ran]
             if s.scheme not in self.curves:
                 c = SCHEME_COLOURS[s.scheme]
-                curve = pg.PlotDataItem(pen=_pen(c, 3.0), symbol=SCHEME_SYMBOLS[s.scheme], symbolSize=11,
+                curve = pg.PlotDataItem(pen=_scheme_pen(s.scheme, 3.0), symbol=SCHEME_SYMBOLS[s.scheme],
+                                        symbolSize=11,
                                         symbolBrush=pg.mkBrush(c), symbolPen=pg.mkPen("w", width=1),
                                         name=SCHEME_LABELS[s.scheme])
                 self.pi.addItem(curve)
                 self.legend.addItem(curve, SCHEME_LABELS[s.scheme])
                 self.legend.fitter.fit()
                 self.curves[s.scheme] = curve
-            self.curves[s.scheme].setData([r.length for r in ran], [100 * r.accuracy for r in ran])
+            self.curves[s.scheme].setData([r.length for r in ran], [100 * getattr(r, self.metric) for r in ran])
             blocked = [r for r in s.lengths if not r.ran]
             if blocked and s.scheme not in self.notes:
                 first = min(r.length for r in blocked)
                 # Only where it fits under the baseline's label (the table says "cannot run" too).
                 note = _Hint(f"{SCHEME_LABELS[s.scheme]}: cannot run at L ≥ {first}\n"
-                             f"(its table has {train_len} rows)", color=SCHEME_COLOURS[s.scheme],
+                             "(no table row past the training length)", color=SCHEME_COLOURS[s.scheme],
                              anchor=(0, 1), room=(0.6, 0.2))
                 f = QFont()
                 f.setPointSizeF(11)
@@ -402,18 +428,33 @@ class PositionPlot:
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.window = 1
 
-    def prepare(self, max_len: int, train_len: int) -> None:
+    def prepare(self, max_len: int, train_len: int, answer: int | None = None) -> None:
+        """Empty axes for the positions of a length-``max_len`` stream, or, given ``answer`` (the answer's
+        tokens at the longest length), for the tokens of the answer (the sequence tasks)."""
         for item in self.curves.values():
             self.pi.removeItem(item)
             self.legend.removeItem(item)
         self.curves.clear()
         self.legend.setVisible(False)
-        self.window = max(1, max_len // 64)
+        top = max_len if answer is None else answer
+        self.window = max(1, top // 64)
         extra = f", mean of {self.window}" if self.window > 1 else ""
-        self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
-        self.pi.setXRange(0, max_len, padding=0.02)
+        if answer is None:
+            self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
+            self.pi.setLabel("bottom", "position t in the test stream")
+        else:
+            # The length on the axis: in the title it was cut at 1280 × 720 in presenter mode.
+            self.pi.setTitle("Accuracy by answer token" + (f" (mean of {self.window})" if self.window > 1 else ""))
+            self.pi.setLabel("bottom", f"answer token, n = {max_len} (1 = written first)")
+        self.pi.setXRange(0, top, padding=0.02)
+        # The longest answer seen in training (an L-symbol prompt's), or L itself for the rule.
         self.train_line.setValue(train_len)
-        self.train_line.label.setFormat(f" L = {train_len}")
+        self.train_line.label.setFormat(f" L = {train_len}" if answer is None else " longest trained")
+        # Where the curves are not: past L the rule's stay high (label at the bottom, resting on the axis),
+        # the sequence tasks' fall low (label at the top, hanging from it).
+        label = self.train_line.label
+        label.anchors = [(0, 1), (0, 1)] if answer is None else [(0, 0), (0, 0)]
+        label.setPosition(0.03 if answer is None else 0.97)
         self.hint.setPos(max_len / 2, 60)
         self.hint.setVisible(True)
 
@@ -422,7 +463,7 @@ class PositionPlot:
             if s.status != "done" or not s.position_accuracy:
                 continue
             if s.scheme not in self.curves:
-                curve = pg.PlotDataItem(pen=_pen(SCHEME_COLOURS[s.scheme], 2.5), name=SCHEME_LABELS[s.scheme])
+                curve = pg.PlotDataItem(pen=_scheme_pen(s.scheme, 2.5), name=SCHEME_LABELS[s.scheme])
                 self.pi.addItem(curve)
                 self.legend.addItem(curve, SCHEME_LABELS[s.scheme])
                 self.legend.fitter.fit()
@@ -432,104 +473,3 @@ class PositionPlot:
             self.curves[s.scheme].setData(t, 100 * centred_average(acc, self.window))
         self.hint.setVisible(not self.curves)
         self.legend.setVisible(bool(self.curves))
-
-
-class ResultsTable(QTableWidget):
-    """Test lengths (rows) × schemes (columns): accuracy, or "cannot run" — never a number where there is
-    none."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.setObjectName("labResultsTable")
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setWordWrap(False)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self._bold_headers()
-        self._schemes: list[str] = []
-        self._lengths: list[int] = []
-        self._theme = None
-
-    def set_theme(self, theme) -> None:
-        """Scheme names in their curves' colours as ``theme`` draws them (NoPE's grey was dim on black)."""
-        self._theme = theme
-        self._colour_headers()
-
-    def _colour_headers(self) -> None:
-        for c, s in enumerate(self._schemes):
-            item = self.horizontalHeaderItem(c)
-            if item is not None:
-                item.setForeground(scheme_colour(s, self._theme))
-
-    def prepare(self, schemes, lengths, train_len: int) -> None:
-        self._schemes, self._lengths = list(schemes), sorted(lengths)
-        self.clear()
-        self.setRowCount(len(self._lengths))
-        self.setColumnCount(len(self._schemes))
-        self.setHorizontalHeaderLabels([SCHEME_LABELS[s] for s in self._schemes])
-        self.setVerticalHeaderLabels([f"{n} (train)" if n == train_len else f"{n} ({n / train_len:g}×)"
-                                      for n in self._lengths])
-        self._colour_headers()
-        self._bold_headers()
-        for r in range(len(self._lengths)):
-            for c in range(len(self._schemes)):
-                self.setItem(r, c, self._cell(""))
-
-    def _bold_headers(self) -> None:
-        f = QFont(self.font())
-        f.setBold(True)
-        self.horizontalHeader().setFont(f)
-        # Scheme names are never cut ("usoi" for Sinusoidal): columns stretch but not below the name;
-        # a narrow table scrolls sideways instead.
-        fm = QFontMetrics(f)
-        names = [SCHEME_LABELS[s] for s in getattr(self, "_schemes", ())]
-        self.horizontalHeader().setMinimumSectionSize(max([fm.horizontalAdvance(n) + 16 for n in names] + [40]))
-
-    def setFont(self, font) -> None:  # noqa: N802 - Qt override: keep the scheme names bold at any size
-        super().setFont(font)
-        self._bold_headers()
-        # A cell with a font of its own (the italic "cannot run") does not follow the table's: size it here.
-        for r in range(self.rowCount()):
-            for c in range(self.columnCount()):
-                item = self.item(r, c)
-                if item is not None and item.font().italic():
-                    item.setFont(self._muted_font())
-
-    def _muted_font(self) -> QFont:
-        f = QFont(self.font())
-        f.setItalic(True)
-        return f
-
-    def _cell(self, text: str, tip: str = "", muted: bool = False) -> QTableWidgetItem:
-        item = QTableWidgetItem(text)
-        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-        if tip:
-            item.setToolTip(tip)
-        if muted:
-            item.setFont(self._muted_font())  # the table's size (an item's own font is the app's)
-            item.setForeground(QColor("#777777"))
-        return item
-
-    def show_schemes(self, result_schemes) -> None:
-        for s in result_schemes:
-            if s.scheme not in self._schemes:
-                continue
-            c = self._schemes.index(s.scheme)
-            for r, n in enumerate(self._lengths):
-                res = s.at(n)
-                if s.status != "done" or res is None:
-                    self.setItem(r, c, self._cell("cancelled" if s.status != "done" else "", muted=True))
-                elif res.ran:
-                    self.setItem(r, c, self._cell(fmt_percent(res.accuracy),
-                                                  f"accuracy {fmt_percent(res.accuracy)}, "
-                                                  f"cross-entropy {res.loss:.3f} nats"))
-                else:
-                    self.setItem(r, c, self._cell("cannot run", res.reason, muted=True))
-
-    def text_at(self, scheme: str, length: int) -> str:
-        """What the cell shows (for tests and screen readers)."""
-        item = self.item(self._lengths.index(length), self._schemes.index(scheme))
-        return item.text() if item is not None else ""

@@ -1,9 +1,9 @@
 """Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
 
-Five views (tabs), one set of shared, linked controls on the left.  Only the visible view is
-computed; each view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a
-request that equals the last one sent for its key is not sent again, so dragging s recomputes
-only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
+Six views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
+own config).  Only the visible view is computed; each view asks for one result per plot (keys
+``schemes.<view>[.<scheme>]``), and a request that equals the last one sent for its key is not sent again,
+so dragging s recomputes only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import schemes as registry
+from ..jobs.model_rope import ModelRopeResponse
 from ..jobs.schemes import (
     METHOD_TITLES,
     AlibiResponse,
@@ -40,9 +42,10 @@ from ..jobs.schemes import (
     build_requests,
     shared_levels,
 )
+from ..lab import trained
+from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
-from ..theme import mask_word
 from ..widgets.superqt_lite import QDoubleSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
@@ -50,7 +53,10 @@ from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
-from .schemes_views import BAND_TEXT, DistanceView, MatrixView
+from .schemes_info import distance_info, matrix_info
+from .schemes_model import ModelView, open_model_config
+from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
+from .schemes_views import DistanceView, MatrixView
 
 VIEW_TITLES = {
     "matrices": "1 · Score matrices",
@@ -58,16 +64,13 @@ VIEW_TITLES = {
     "beyond": "3 · Beyond training",
     "alibi": "4 · ALiBi",
     "properties": "5 · Properties",
+    "model": "6 · A model's RoPE",
 }
 VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
-                "properties": PropertiesView}
+                "properties": PropertiesView, "model": ModelView}
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
 LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
-
-
-def _fmt_positions(n: int) -> str:
-    return f"{n:,}"
 
 
 class SchemesPanel(Panel):
@@ -78,6 +81,7 @@ class SchemesPanel(Panel):
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
         self._theme = None  # the last theme applied (views built later get it too)
+        self._closing = False
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
@@ -96,6 +100,7 @@ class SchemesPanel(Panel):
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
         self.set_state(self.state)
+        trained.subscribe(self._on_trained_changed)
 
     # -- controls ------------------------------------------------------------------------------------
     def _build_controls(self) -> QWidget:
@@ -246,6 +251,9 @@ class SchemesPanel(Panel):
             w = VIEW_CLASSES[name]()
             self._pages[name].layout().addWidget(w)
             self._views[name] = w
+            if isinstance(w, ModelView):
+                w.modelPicked.connect(self._on_model_picked)
+                w.openRequested.connect(self._on_open_model)
             if getattr(w, "info", None) is not None:
                 self.explain.adopt(w.info, w)  # the explanation beside the plots, not over them
                 self._refresh_explain()
@@ -296,6 +304,20 @@ class SchemesPanel(Panel):
     def _on_factor_slider_changed(self, v: float) -> None:
         self._change(factor=round(2.0 ** float(v), 4))
 
+    def _on_model_picked(self, spec: str) -> None:
+        self._change(model=spec)
+
+    def ask_config_path(self) -> str:
+        """The config.json to open ("" if none; the GUI monkey answers this itself)."""
+        return QFileDialog.getOpenFileName(self, "Open model config", "", "Model config (*.json);;All files (*)")[0]
+
+    def _on_open_model(self) -> None:
+        spec, error = open_model_config(self.ask_config_path())
+        if error:
+            self.banner.show_error(error)
+        elif spec:
+            self._change(model=spec)
+
     def _on_tabs_changed(self, index: int) -> None:
         self._change(view=VIEWS[index])
 
@@ -341,7 +363,16 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st)
+        return build_requests(st, trained=trained.latest())
+
+    def _on_trained_changed(self) -> None:
+        """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
+        if not self._closing and any(registry.get(s).uses_lab_weights for s in self.state.schemes):
+            self.request_update()
+
+    def shutdown(self) -> None:
+        self._closing = True  # a Lab run finishing now must not send requests to a stopping service
+        super().shutdown()
 
     def show_result(self, r) -> None:
         st = self.state
@@ -357,6 +388,8 @@ class SchemesPanel(Panel):
             self.alibi_view.show_alibi(r)
         elif isinstance(r, PropertiesResponse):
             self.properties_view.show_properties(r)
+        elif isinstance(r, ModelRopeResponse):
+            self.view("model").show_model(r)
         self._update_scales()
 
     def _update_scales(self) -> None:
@@ -365,59 +398,22 @@ class SchemesPanel(Panel):
         if "matrices" in self._views:
             k, clipped = shared_levels(self.matrix_view.extents(st.schemes))
             self.matrix_view.set_levels(k)
-            self.matrix_view.info.setText(self._matrix_info(st, k, clipped))
+            self.matrix_view.info.setText(matrix_info(st, k, clipped, self.matrix_view.responses,
+                                                      self._theme or current_theme()))
         if "distance" in self._views:
             kd, clipped_d = shared_levels(self.distance_view.extents(st.schemes))
             self.distance_view.set_range(kd, clipped_d, st)
-            self.distance_view.info.setText(self._distance_info(st))
-
-    def _content_text(self, st: SchemesState) -> str:
-        if st.content == "same":
-            return (f"content removed: the <b>same</b> query and key vector q = k = c at every position "
-                    f"(c ~ N(0, I<sub>{st.head_dim}</sub>), seed {st.seed})")
-        return (f"content removed: <b>averaged</b> over 16 random q = k = c ~ "
-                f"N(0, I<sub>{st.head_dim}</sub>) (seed {st.seed})")
-
-    def _matrix_info(self, st: SchemesState, k: float, clipped: tuple) -> str:
-        block = max((r.block for s, r in self.matrix_view.responses.items() if s in st.schemes), default=1)
-        cells = -(-st.l_eval // block)
-        res = (f"Cells: one per position pair ({cells} × {cells})" if block == 1 else
-               f"Cells: exact means over {block} × {block} blocks of positions ({cells} × {cells}; "
-               f"RoPE terms faster than {block} positions average out)")
-        clip = ""
-        if clipped:
-            worst = ", ".join(f"{registry.get(s).title} clipped (reaches {self._matrix_min(s):,.1f})" for s in clipped)
-            clip = f"; <span style='color:#c03000'>{worst}</span>"
-        masked = f"; {mask_word(self._theme or current_theme())}: the future, masked (causal)" if st.causal else ""
-        return (f"ΔS[i, j] = attention logit with position − without (units of q·k/√d); "
-                f"{self._content_text(st)}. "
-                f"<b>One colour scale for all columns: ±{k:.3g}</b> = the largest |ΔS| of the bounded schemes"
-                f"{clip}. {res}. Hatched: past L_train = {_fmt_positions(st.l_train)}"
-                f"{masked}.")
-
-    def _matrix_min(self, s: str) -> float:
-        m = self.matrix_view.responses[s].matrix
-        return float(np.nanmin(m)) if m is not None else 0.0
-
-    def _distance_info(self, st: SchemesState) -> str:
-        strides = [r.stride for s, r in self.distance_view.responses.items() if s in st.schemes]
-        step = "" if max(strides, default=1) == 1 else f" Every {max(strides)}th distance is drawn."
-        rel = [registry.get(s).title for s in st.schemes if registry.get(s).relative or
-               registry.get(s).kind == "none"]
-        single = (f" {', '.join(rel)} depend on i − j only (a single curve);" if rel else "")
-        return (f"{self._content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
-                f"{single} {BAND_TEXT}. Hatched: "
-                f"distances never seen in training (Δ ≥ L_train = {_fmt_positions(st.l_train)}).{step}"
-                " Below: RoFormer's long-term-decay bound (1/(d/2))·Σ<sub>j</sub> |S<sub>j</sub>(Δ)|, "
-                "S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3).")
+            self.distance_view.info.setText(distance_info(st, self.distance_view.responses))
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
         return formula_html(state)
 
     def export_basename(self) -> str:
-        """e.g. ``schemes_yarn_s4_d64_L512_eval1024`` (method, s, head dim, L_train, L_eval)."""
+        """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
         st = self.state
+        if st.view == "model":
+            return f"schemes_model_{'opened' if st.model.lstrip().startswith('{') else st.model}"
         return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
 
     def apply_theme(self, theme) -> None:
@@ -439,12 +435,17 @@ class SchemesPanel(Panel):
             for s, pw in mv.plots.items():
                 r = mv.responses.get(s)
                 if plot is pw and r is not None and r.matrix is not None:
-                    title = registry.get(s).title
-                    name = (f"{title} ΔS [query, key]" if r.block == 1 else
-                            f"{title} ΔS block means [query block, key block], "
-                            f"{r.block} positions per block")
-                    return {name: r.matrix}
-        return super().export_data(plot)
+                    return {matrix_name(r): r.matrix}
+        av = self._views.get("alibi")
+        if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
+            return slopes
+        return beyond_data(self, plot) or super().export_data(plot)
+
+    def export_snippet(self, plot):
+        return snippet_for(self, plot)
+
+    def formula_snippet(self):
+        return NoSnippet("the strip holds one formula per scheme; right-click a score matrix for its program")
 
     def plots(self) -> list:
         """The plots of the visible view (export and theming act on what is on screen)."""

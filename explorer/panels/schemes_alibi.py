@@ -22,6 +22,7 @@ from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesRe
 from ..schemes import alibi
 from ..schemes.learned import model_tables_text
 from ..widgets.log_ticks import use_si_log_ticks
+from ..widgets.plot_data import set_image
 from ..widgets.plots import SEQUENTIAL, colormap
 from .schemes_items import (
     FutureMask,
@@ -195,7 +196,7 @@ class AlibiView(QWidget):
             logw = np.log10(r.attention)
         logw[np.isneginf(logw)] = ATTENTION_LOG_FLOOR - 1.0
         n = r.attention.shape[0]
-        self.att_img.setImage(logw.astype(np.float32), autoLevels=False)
+        set_image(self.att_img, logw, autoLevels=False)
         self.att_img.setRect(0, 0, n * r.attention_block, n * r.attention_block)
         self.att_mask.set_size(q.l_eval)
         self.att_mask.setVisible(q.causal)
@@ -208,7 +209,7 @@ class AlibiView(QWidget):
         img, rows, cols = mosaic(r.tiles)
         t = r.tiles.shape[1]
         gap = max(1, t // 12)
-        self.tile_img.setImage(img.astype(np.float32), autoLevels=False)
+        set_image(self.tile_img, img, autoLevels=False)
         self.tile_img.setRect(0, 0, img.shape[1], img.shape[0])
         self._ensure_tiles(h)
         for k in range(h):

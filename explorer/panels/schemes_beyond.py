@@ -12,8 +12,10 @@ from PySide6.QtWidgets import QWidget
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
 from ..widgets.log_ticks import use_si_log_ticks
+from ..widgets.plot_data import set_image
 from ..widgets.plots import DIVERGING, colormap
 from ..widgets.reflow import ReflowGrid
+from ..widgets.theming import adopt_item
 from .schemes_items import (
     HatchItem,
     beyond_line,
@@ -150,6 +152,7 @@ class BeyondView(QWidget):
         #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
         self.extras: dict[str, tuple] = {}
         self._shown: tuple = ()
+        self.response: BeyondResponse | None = None
 
     def arrange(self, schemes: tuple) -> None:
         self._shown = schemes
@@ -207,6 +210,7 @@ class BeyondView(QWidget):
                     if getattr(line, "label", None) is None:
                         line.label = pg.InfLineLabel(line, text, position=0.85 - 0.15 * k,
                                                      anchors=[(0, 0), (0, 0)], color=(40, 40, 40))
+                        adopt_item(line)  # the label came after addItem styled the line: dark needs it light
                     line.label.setFormat(text)
                 line.setVisible(k < len(spec.marks))
             pw.setVisible(s in self._shown)
@@ -219,6 +223,7 @@ class BeyondView(QWidget):
         self.info.setText("<br>".join(t for t in parts if t))
 
     def show_beyond(self, r: BeyondResponse) -> None:
+        self.response = r  # what the plots show, for exports
         self.show_extras(r)
         q = r.request
         lt, le = q.l_train, q.l_eval
@@ -239,7 +244,7 @@ class BeyondView(QWidget):
             self.no_row.setText(r.table_note)
             self.no_row.setPos(q.head_dim / 2, le / 2)
         else:
-            self.table_img.setImage(r.table.astype(np.float32), autoLevels=False)
+            set_image(self.table_img, r.table, autoLevels=False)
             self.table_img.setRect(0, 0, q.head_dim, le)
             self.no_row.setText(f"no row\nfor p ≥ {lt:,}" if le > lt else "")
             self.no_row.setPos(q.head_dim / 2, (lt + le) / 2)

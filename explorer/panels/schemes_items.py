@@ -107,6 +107,21 @@ def make_plot(title: str = "", *, x: str = "", y: str = "") -> pg.PlotWidget:
     return _make_plot(title, x=x, y=y)
 
 
+#: A scheme's ``line`` (its record) as a Qt pen style: a variant of another scheme's colour is told apart by it.
+LINE_STYLES = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine,
+               "dashdot": Qt.PenStyle.DashDotLine, "dashdotdot": Qt.PenStyle.DashDotDotLine}
+#: Styles for a scheme's score terms drawn apart, in order (all in the scheme's colour): the second and fourth
+#: (Transformer-XL's wavy position terms) dashed and dotted, which stay apart where dash and dash-dot blur.
+TERM_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DashDotLine, Qt.PenStyle.DotLine,
+               Qt.PenStyle.DashDotDotLine)
+
+
+def line_style(scheme: str):
+    """The Qt pen style of ``scheme``'s curves (solid unless its record says otherwise)."""
+    return LINE_STYLES.get(registry.get(scheme).line if scheme in registry.ids() else "solid",
+                           Qt.PenStyle.SolidLine)
+
+
 def pen(scheme: str, width: float = 2.5, style=Qt.PenStyle.SolidLine) -> QPen:
     p = pg.mkPen(scheme_colour(scheme), width=width)
     p.setStyle(style)

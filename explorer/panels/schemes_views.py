@@ -14,20 +14,19 @@ from ..schemes.base import BAND_QUERIES
 from ..widgets.plots import DIVERGING, colormap
 from ..widgets.reflow import ReflowGrid
 from ..widgets.theming import theme_bus
+from ..widgets.titles import full_title
 from .schemes_items import (
+    TERM_STYLES,
     FutureMask,
     HatchItem,
     beyond_line,
     label,
+    line_style,
     make_plot,
     pen,
     theme_colour_bar,
     theme_info_label,
 )
-
-#: A scheme's ``line`` as a pen style: variants of one family share its hue and differ in dash.
-LINE_STYLES = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine,
-               "dashdot": Qt.PenStyle.DashDotLine, "dashdotdot": Qt.PenStyle.DashDotDotLine}
 
 
 def info_label() -> QLabel:
@@ -72,6 +71,7 @@ class MatrixView(QWidget):
         self.masks: dict[str, FutureMask] = {}
         self.lines: dict[str, tuple] = {}
         self.notes: dict[str, pg.TextItem] = {}
+        self.diagonals: dict[str, list] = {}  # scheme -> its marked diagonals i − j = Δ (Shaw's ±k)
         self.responses: dict[str, MatrixResponse] = {}
         self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colormap(DIVERGING), interactive=False,
                                     width=22, label="ΔS (logit units), one scale for all")
@@ -193,7 +193,29 @@ class MatrixView(QWidget):
             img.setImage(r.matrix.astype(np.float32), autoLevels=False, levels=self.cbar.levels())
             side = r.cells * r.block
             img.setRect(0, 0, side, side)
+        self._show_diagonals(s, r.marks if r.matrix is not None else (), st.l_eval)
+        title = r.title or registry.get(s).title
+        pi = self.plots[s].getPlotItem()
+        if full_title(pi) != title:  # a scheme may say more for this request (FIRE: whose weights)
+            pi.setTitle(title)
         self._place_note(s, st)
+
+    def _show_diagonals(self, s: str, marks: tuple, n: int) -> None:
+        """Dotted diagonals i − j = Δ in the scheme's colour where it marks them (Shaw's clipping distance)."""
+        lines = self.diagonals.setdefault(s, [])
+        pi = self.plots[s].getPlotItem()
+        while len(lines) < len(marks):
+            line = pg.PlotDataItem(pen=pen(s, 2.0, Qt.PenStyle.DotLine))
+            line.setZValue(22)
+            pi.addItem(line, ignoreBounds=True)
+            lines.append(line)
+        for k, line in enumerate(lines):
+            if k < len(marks):
+                d, text = marks[k]
+                j = np.array([max(0.0, -d), n - max(0.0, d)])
+                line.setData(j + 0.5, j + d + 0.5)  # through the centres of the cells with i − j = Δ
+                line.setToolTip(f"{registry.get(s).title}: {text}")
+            line.setVisible(k < len(marks))
 
     def set_levels(self, k: float) -> None:
         """The one shared scale ±k, applied through the colour bar to every image."""
@@ -230,9 +252,13 @@ class DistanceView(QWidget):
                              x="distance Δ = i − j (key before query)", y="ΔS (logit units)")
         self.bottom = make_plot("RoPE's long-term decay (RoFormer's bound, Su et al. 2021 §3.4.3)",
                                 x="distance Δ = i − j", y="bound")
-        self.bottom.setXLink(self.top)
+        # Not x-linked to the top: pyqtgraph links by screen position, and these sit side by side below it.
         outer.addWidget(self.top, 3)
-        outer.addWidget(self.bottom, 2)
+        # Below: RoFormer's bound and, beside it, any scheme's score terms (one row, so the top keeps its height).
+        self.lower = QHBoxLayout()
+        self.lower.setContentsMargins(0, 0, 0, 0)
+        self.lower.addWidget(self.bottom, 1)
+        outer.addLayout(self.lower, 2)
         self.legend = self.top.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.bands: dict[str, tuple] = {}
@@ -247,6 +273,8 @@ class DistanceView(QWidget):
         self.line_bottom = beyond_line(0, 90)
         self.top.addItem(self.line_top, ignoreBounds=True)
         self.bottom.addItem(self.line_bottom, ignoreBounds=True)
+        #: scheme -> (plot, its term curves): the score's parts drawn apart (a scheme's ``Curve.terms``).
+        self.term_plots: dict[str, tuple] = {}
         self.clip_note = label("", anchor=(0, 1), size=11)
         self.top.addItem(self.clip_note, ignoreBounds=True)
         self.clip_note.setVisible(False)
@@ -261,7 +289,7 @@ class DistanceView(QWidget):
         if s in self.curves:
             return
         sch = registry.get(s)
-        style = LINE_STYLES.get(sch.line, Qt.PenStyle.SolidLine)
+        style = line_style(s)
         c = pg.PlotDataItem(pen=pen(s, 2.5, style), name=sch.title)
         c.setDownsampling(auto=True, method="peak")  # peaks keep RoPE's fast oscillation honest
         c.setClipToView(True)
@@ -313,6 +341,8 @@ class DistanceView(QWidget):
             if s in self.bounds:
                 self.bottom_legend.addItem(self.bounds[s], registry.get(s).title)
         self.bottom.setVisible(any(s in schemes for s in self.bounds))
+        for s, (pw, _curves) in self.term_plots.items():
+            pw.setVisible(s in schemes)
 
     def set_geometry(self, st) -> None:
         if (st.l_eval, st.l_train) == self._geometry:  # keep the user's zoom while other controls move
@@ -325,7 +355,8 @@ class DistanceView(QWidget):
         for line in (self.line_top, self.line_bottom):
             line.setPos(lt)
             line.setVisible(n > lt)
-        self.top.setXRange(0, n, padding=0.01)
+        for pw in (self.top, self.bottom, *(p for p, _c in self.term_plots.values())):
+            pw.setXRange(0, n, padding=0.01)
 
     def show_distance(self, r: DistanceResponse) -> None:
         s = r.request.scheme
@@ -343,6 +374,31 @@ class DistanceView(QWidget):
                 hi.setData([], [])
         if s in self.bounds and r.bound is not None:
             self.bounds[s].setData(r.distance, r.bound)
+        if r.terms:
+            self._show_terms(s, r)
+
+    def _show_terms(self, s: str, r: DistanceResponse) -> None:
+        """A plot of the scheme's score terms against Δ (Transformer-XL's four), one line style each."""
+        if s not in self.term_plots:
+            title = registry.get(s).title
+            pw = make_plot(f"{title}: its score's terms", x="distance Δ = i − j", y="term (logit units)")
+            pw.setObjectName(f"scoreTerms_{s}")
+            pw.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="10pt", colCount=2)
+            if self._geometry:
+                pw.setXRange(0, self._geometry[0], padding=0.01)
+            self.lower.addWidget(pw, 1)
+            self.term_plots[s] = (pw, [])
+        pw, curves = self.term_plots[s]
+        while len(curves) < len(r.terms):
+            c = pg.PlotDataItem(pen=pen(s, 2.5, TERM_STYLES[len(curves) % len(TERM_STYLES)]),
+                                name=r.terms[len(curves)][0])
+            c.setClipToView(True)
+            pw.addItem(c)
+            curves.append(c)
+        for c, (name, values) in zip(curves, r.terms, strict=False):
+            c.setData(r.distance, values)
+            c.opts["name"] = name
+        pw.setVisible(s in self._shown)
 
     def _show_marks(self, s: str, marks: tuple) -> None:
         """Thin dotted lines in the scheme's colour where it asks for them (bucket edges, clipping …)."""
@@ -381,7 +437,7 @@ class DistanceView(QWidget):
         return {s: self.responses[s].extent for s in schemes if s in self.responses}
 
     def plot_widgets(self) -> list:
-        return [self.top, self.bottom]
+        return [self.top, self.bottom] + [pw for s, (pw, _c) in self.term_plots.items() if s in self._shown]
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)

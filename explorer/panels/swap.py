@@ -9,6 +9,7 @@ difference, and the computed verdict.  All numbers come from :mod:`explorer.jobs
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import numpy as np
@@ -29,8 +30,11 @@ from PySide6.QtWidgets import (
 
 from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
+from ..snippets import NoSnippet
+from ..snippets.swap import snippet as swap_snippet
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
 from ..widgets.superqt_lite import QLabeledDoubleSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
@@ -38,6 +42,7 @@ from ..widgets.value_box import SpinBox
 from .base import Panel
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
+from .table_link import RealTableOption
 
 
 def _adds_to_input(scheme_id: str) -> bool:
@@ -89,7 +94,7 @@ def map_title(which: str, words: list[str], head_note: str, limit: int = 22) -> 
     return base + head_note
 
 
-class SwapPanel(Panel):
+class SwapPanel(RealTableOption, Panel):
     panel_id = "swap"
     state_cls = SwapState
 
@@ -191,6 +196,7 @@ class SwapPanel(Panel):
         self.alpha_note.setWordWrap(True)
         self.alpha_note.setObjectName("swapNote")
         form.addRow(self.alpha_note)
+        self.add_table_option(form, box)
         self.d_spin = SpinBox(box)
         self.d_spin.setRange(4, 256)
         self.d_spin.setToolTip("Width of embeddings and of Q, K, V: 4 … 256, a multiple of 2 × heads")
@@ -374,7 +380,7 @@ class SwapPanel(Panel):
         self.late_check.setEnabled(st.causal)
 
     def requests(self, st):
-        return [SwapRequest(st)]
+        return [SwapRequest(st, table=self.table_for_request())]
 
     def show_result(self, r: SwapResponse) -> None:
         self._last = r
@@ -464,10 +470,18 @@ class SwapPanel(Panel):
         r = self._last
         if r is None:
             return super().export_data(plot)
-        plots = {"before": self.before_map, "after": self.after_map, "bars": self.bars,
-                 "out_before": self.out_before, "out_after": self.out_after, "out_diff": self.out_diff}
-        name = next((k for k, p in plots.items() if p is plot), None)
+        name = plot_name(self, plot)
         return export_arrays(r, name, self.state) if name else super().export_data(plot)
+
+    def export_snippet(self, plot):
+        name = plot_name(self, plot)
+        return super().export_snippet(plot) if name is None else plot_snippet(self, plot, name)
+
+    def formula_snippet(self):  # the strip's formula is the layer's weights: the "before" map's program
+        return self.export_snippet(self.before_map)
+
+    def formula_data(self) -> dict:
+        return self.export_data(self.before_map)
 
     def main_slider(self) -> QLabeledDoubleSlider:
         """The slider a benchmark drags: PE strength α."""
@@ -477,6 +491,23 @@ class SwapPanel(Panel):
     def last_response(self) -> SwapResponse | None:
         """The result on screen (None before the first)."""
         return self._last
+
+
+def plot_name(panel: SwapPanel, plot) -> str | None:
+    """Which of the panel's plots ``plot`` is (the keys of :func:`export_arrays`)."""
+    plots = {"before": panel.before_map, "after": panel.after_map, "bars": panel.bars,
+             "out_before": panel.out_before, "out_after": panel.out_after, "out_diff": panel.out_diff}
+    return next((k for k, p in plots.items() if p is plot), None)
+
+
+def plot_snippet(panel: SwapPanel, plot, name: str):
+    """Copy as Python: the layer before and after the swap, ``result`` as ``export_data`` gives it."""
+    if panel.last_response is None:
+        return NoSnippet("the plot has not drawn yet")
+    st = panel.last_response.request.state
+    shown = dataclasses.replace(st, head=min(panel.state.head, st.heads - 1),
+                                query=min(panel.state.query, len(st.tokens) - 1))
+    return swap_snippet(shown, name, f"Token swap — {plot_title(plot) or name}")
 
 
 def export_basename(st: SwapState) -> str:

@@ -33,19 +33,24 @@ from ..state.table import VIEWS, TableState
 from ..widgets.superqt_lite import QLabeledDoubleSlider
 from ..widgets.value_box import SpinBox
 from .base import Panel
-from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab
+from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab, table_export
 
 VIEW_TITLES = {"heatmap": "Table", "similarity": "Similarity", "pca": "PCA (helix)", "spectrum": "Spectra",
                "norms": "Norms and M"}
-EXPLAIN = (
-    "<b>A learned position table</b> has one trained row P[p] per position p = 0 … M − 1, added to the token "
-    "embedding (GPT-2, BERT, OPT). <b>Table</b>: the rows as colours. <b>Similarity</b>: cosine of every pair "
-    "of rows, and its average against the offset — trained tables make neighbours alike. <b>PCA</b>: the rows' "
-    "first three principal components; GPT-2's rows lie on a smooth helix. <b>Spectra</b>: how fast each "
-    "dimension waves along the positions, beside the sinusoidal table of the same size. <b>Norms and M</b>: "
-    "the length of each row, and the wall at M: there is no row for a position ≥ M, so the model cannot run "
-    "there at all."
-)
+#: "What am I looking at?", one entry per tab (shown with its tab).
+LEAD = ("<b>A learned position table</b> has one trained row P[p] per position p = 0 … M − 1, added to the "
+        "token embedding (GPT-2, BERT, OPT).")
+EXPLAIN = {
+    "heatmap": "<b>Table</b>: the rows as colours, positions down and dimensions across.",
+    "similarity": "<b>Similarity</b>: the cosine of every pair of rows, and its mean at each offset k. Training "
+                  "makes neighbouring positions alike; a random table is near 0 at every k ≠ 0.",
+    "pca": "<b>PCA</b>: the rows' first three principal components, flat and turned in 3-D. GPT-2's rows lie "
+           "on a smooth helix (Wang &amp; Chen 2020).",
+    "spectrum": "<b>Spectra</b>: how fast each dimension waves along the positions, beside the sinusoidal "
+                "table of the same size. A learned table keeps most dimensions slow.",
+    "norms": "<b>Norms and M</b>: the length of each row, and the wall at M. There is no row for a position "
+             "≥ M: asking for one is refused, so the model cannot run there at all.",
+}
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.bin *.pt *.pth);;All files (*)"
 
 
@@ -53,6 +58,9 @@ class TablePanel(Panel):
     panel_id = "table"
     state_cls = TableState
     view_ids = VIEWS
+    #: Copy as Python: the table is a checkpoint's or drawn by torch's generator; numpy alone cannot rebuild it.
+    no_snippet = ("the table comes from a checkpoint or torch's random generator, which numpy cannot rebuild; "
+                  "Export → Save numbers gives the data")
 
     #: A checkpoint was opened or closed (the source now shown).
     sourceChanged = Signal(object)
@@ -63,6 +71,7 @@ class TablePanel(Panel):
         self._fallback: TableSource | None = None
         self._source_ok = True
         self.info = None
+        self._last: dict[str, TableResponse] = {}  # the newest response drawn per view, for data export
         self._build_header()
         row = QHBoxLayout()
         row.addWidget(self.make_sidebar(self._build_controls()))
@@ -75,10 +84,13 @@ class TablePanel(Panel):
         self.tabs.currentChanged.connect(self._on_tabs_changed)
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
-        self.explanation = QLabel(EXPLAIN, self)
-        self.explanation.setWordWrap(True)
+        self.explanation = QLabel(LEAD, self)
         self.explanation.setObjectName("tableExplanation")
         self.explain.adopt(self.explanation)
+        for v in VIEWS:
+            label = QLabel(EXPLAIN[v], self)
+            label.setObjectName(f"tableExplain_{v}")
+            self.explain.adopt(label, self.views[v])
         self.set_state(self.state)
 
     # -- building ---------------------------------------------------------------------------------
@@ -179,17 +191,18 @@ class TablePanel(Panel):
             return  # a table shown before: its newer views are on their way
         self._source_ok = True
         self.info = r.info
+        self._last[r.view] = r
         self._show_info(r.info)
         self.views[r.view].show_result(r)
 
     def _on_error(self, failure) -> None:
         super()._on_error(failure)
         if not self._source_ok and failure.request.source == self._source:
-            # The file could not be read: keep showing what was shown before, with the one line above.
+            # The file could not be read: what was shown before stays on screen (the failed request drew
+            # nothing), with the one line above; nothing is asked again, so the line stays too.
             self._source = self._fallback
             self._source_ok = True
             self.sourceChanged.emit(self._source)
-            self.request_update()
 
     def _show_info(self, info) -> None:
         self.source_label.setText(info.text)
@@ -225,11 +238,16 @@ class TablePanel(Panel):
     def _on_tabs_changed(self, _index: int) -> None:
         self.request_update()
 
-    def open_dialog(self) -> None:
-        """Ask for a checkpoint file (the hub cache is where the dialog starts, when there is one)."""
-        start = str(Path.home() / ".cache" / "huggingface" / "hub")
-        path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", start if Path(start).is_dir() else "",
+    def ask_checkpoint_path(self) -> str:
+        """The file dialog (the hub cache is where it starts, when there is one); "" if cancelled."""
+        start = Path.home() / ".cache" / "huggingface" / "hub"
+        path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", str(start) if start.is_dir() else "",
                                               CHECKPOINT_FILTER)
+        return path
+
+    def open_dialog(self) -> None:
+        """Ask for a checkpoint and show its table (a bad file is one line in the banner)."""
+        path = self.ask_checkpoint_path()
         if path:
             self.open_checkpoint(path)
 
@@ -244,6 +262,16 @@ class TablePanel(Panel):
 
     def formula_inputs(self, state):
         return ()
+
+    def export_data(self, plot) -> dict:
+        """The exact numbers behind ``plot``, named (not read back from the drawn items)."""
+        views = {"tableHeatmap": "heatmap", "tableCosine": "similarity", "tableByOffset": "similarity",
+                 "tablePca2": "pca", "tablePca3": "pca", "tableSpectrum": "spectrum", "tablePeaks": "spectrum",
+                 "tableNorms": "norms"}
+        r = self._last.get(views.get(plot.objectName(), ""))
+        if r is None:
+            return {}
+        return table_export(plot.objectName(), r.arrays)
 
     def export_basename(self) -> str:
         info = self.info

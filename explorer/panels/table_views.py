@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 
 from ..jobs.table import TableResponse
 from ..widgets.plots import SEQUENTIAL, Heatmap, make_plot
@@ -202,9 +203,8 @@ class NormsTab(View):
         self.edge = pg.InfiniteLine(angle=90, pen=pg.mkPen(LIMIT_COLOUR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
                                     label="M: no row past here", labelOpts={"position": 0.9, "color": LIMIT_COLOUR})
         self.plot.addItem(self.edge)
-        self.probe = QLabel(self)
+        self.probe = readout_label(self)  # sized with the theme, like the readout above it
         self.probe.setObjectName("tableProbe")
-        self.probe.setWordWrap(True)
         self.layout().addWidget(self.probe)
 
     def show_result(self, r: TableResponse) -> None:
@@ -218,6 +218,27 @@ class NormsTab(View):
         said = f"; config.json says {cfg:,}" if cfg is not None and r.info.kind == "file" else ""
         self.readout.setText(f"M = {m:,} rows: positions 0 … {m - 1:,}{said}. "
                              f"Mean |P[p]| = {float(np.mean(a['norm'])):.4g}")
-        self.probe.setText(r.note)
+        text = html.escape(r.note)
         refused = r.note.startswith("refused")
-        self.probe.setStyleSheet(f"color: {LIMIT_COLOUR}; font-weight: bold;" if refused else "")
+        self.probe.setText(f"<b style='color:{LIMIT_COLOUR}'>{text}</b>" if refused else text)
+
+
+def table_export(plot_name: str, a: dict) -> dict:
+    """name -> array behind the plot ``plot_name`` (ASCII names; full resolution where the job gave it)."""
+    if plot_name == "tableHeatmap":
+        return {"table": a["table"]}
+    if plot_name == "tableCosine":
+        return {"cosine": a["cosine"]}
+    if plot_name == "tableByOffset":
+        return {"offset k": a["offset"], "mean cosine": a["mean"]}
+    if plot_name in ("tablePca2", "tablePca3"):
+        c = a["coords"]
+        return {"position": a["position"], "PC1": c[:, 0], "PC2": c[:, 1], "PC3": c[:, 2]}
+    if plot_name == "tableSpectrum":
+        return {"log10 share of power": a["power"]}
+    if plot_name == "tablePeaks":
+        return {"dim rank": np.arange(a["dominant"].size), "this table": a["dominant"],
+                "sinusoidal": a["sinusoidal"]}
+    if plot_name == "tableNorms":
+        return {"position": a["position"], "norm": a["norm"]}
+    return {}

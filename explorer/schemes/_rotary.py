@@ -17,8 +17,19 @@ import numpy as np
 
 from ..encodings.blocks import block_phasors, chunks
 from ..encodings.errors import EncodingError, check_finite_array
-from .base import Curve, PlotSpec, SwapTerms, content_vectors, lab_position_class, pair_energy
-from .rope import ROPE_BASE, RoPE, rope_curve
+from .base import (
+    Curve,
+    PlotSpec,
+    Scheme,
+    SnippetPart,
+    SwapTerms,
+    content_vectors,
+    keeps,
+    lab_position_class,
+    lit,
+    pair_energy,
+)
+from .rope import ROPE_BASE, ROPE_SCORE, ROTATE_SNIPPET, RoPE, rope_curve
 
 
 def rotate_pairs(x, theta: np.ndarray, positions=None, scale: np.ndarray | None = None) -> np.ndarray:
@@ -144,6 +155,20 @@ class FrequencyRoPE(RoPE):
 
     def swap_terms(self, n, d_model, heads, seed, causal):
         return SwapTerms(rotate=functools.partial(rotate_pairs, theta=self.swap_theta(d_model // heads)))
+
+    # -- Copy as Python: RoPE's programs with this scheme's θ (written out: a θ_k = 0 pair adds h_k − h_k = 0) ---
+    def score_snippet(self, req):
+        if not keeps(self, FrequencyRoPE, "score_blocks", "frequencies"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(f"theta = {lit(self.frequencies(req)[0])}  # θ_k of {self.display_title(req)} "
+                           "(0: the pair does not turn)\natt = 1.0\n" + ROPE_SCORE)
+
+    def swap_snippet(self, st):
+        if not keeps(self, FrequencyRoPE, "swap_terms", "swap_theta"):
+            return Scheme.swap_snippet(self, st)
+        dh = st.d_model // st.heads
+        return SnippetPart(f"theta = {lit(self.swap_theta(dh))}  # θ_k of {self.title} at d_h = {dh}, base 10000 "
+                           "(0: the pair does not turn)\n\n\n" + ROTATE_SNIPPET, defines=("rotate",))
 
     # -- Lab ---------------------------------------------------------------------------------------------
     def lab_module(self, d_model, heads, train_len):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..encodings import alibi_bias, alibi_slopes
 from ..encodings.blocks import Blocks, alibi_block_means
-from .base import Curve, Parameter, Scheme, Source, SwapTerms, lab_position_class, num_html
+from .base import Curve, Parameter, Scheme, SnippetPart, Source, SwapTerms, keeps, lab_position_class, num_html
 
 #: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
 WINDOW_SHARE = 0.9
@@ -63,6 +63,25 @@ def profiles(slopes: np.ndarray, n: int, dist: np.ndarray) -> tuple[np.ndarray, 
     prof = np.exp(-m * dist[None, :]) * -np.expm1(-m) / z
     k = np.ceil(-np.log1p(-WINDOW_SHARE * z[:, 0]) / slopes - 1e-9)
     return prof, np.minimum(k, n)
+
+
+#: Copy as Python: the head slopes (Press et al. 2022, ``get_slopes``) and the bias −m_h·|i − j|.
+SLOPES_SNIPPET = """\
+def power_of_two_slopes(h):
+    start = 2.0 ** (-8.0 / h)  # m_k = 2^(−8k/h), k = 1 … h
+    return [start ** (k + 1) for k in range(h)]
+
+
+lower = 1 << (heads.bit_length() - 1)  # the largest power of two ≤ heads, then every other slope of 2·lower
+slopes = np.array(power_of_two_slopes(lower) + power_of_two_slopes(2 * lower)[0::2][: heads - lower])"""
+SCORE_SNIPPET = """
+m = slopes[alibi_head]
+delta = np.subtract.outer(pos, pos).astype(np.float64)  # i − j
+# −m·(i − j), the future masked (NaN) when causal; −m·|i − j| otherwise
+delta_s = np.where(delta < 0, np.nan, -m * delta) if causal else -m * np.abs(delta)"""
+SWAP_SNIPPET = SLOPES_SNIPPET + """
+pos = np.arange(n, dtype=np.float64)
+bias = -slopes[:, None, None] * np.abs(pos[:, None] - pos[None, :])[None]  # −m_h·|i − j|"""
 
 
 class ALiBi(Scheme):
@@ -138,6 +157,16 @@ class ALiBi(Scheme):
                 "two tokens. This swap keeps every distance (it mirrors the sentence), so the outputs are "
                 "just relabelled. Swap two other tokens, or turn on the causal mask (ALiBi's real "
                 "setting), and the difference becomes large.")
+
+    def score_snippet(self, req):
+        if not keeps(self, ALiBi, "score_blocks", "slope"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(SLOPES_SNIPPET + SCORE_SNIPPET)
+
+    def swap_snippet(self, st):
+        if not keeps(self, ALiBi, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(SWAP_SNIPPET, defines=("bias",))
 
     def swap_formula(self, st, dh: int) -> dict:
         slopes = ", ".join(slope_text(m) for m in alibi_slopes(st.heads))

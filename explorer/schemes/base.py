@@ -7,17 +7,23 @@ Hooks, by layer (each has a default, so a scheme only writes what it has):
 
 Schemes panel (position-only scores, content removed — see :mod:`explorer.jobs.schemes`)
     :meth:`Scheme.score_blocks` — ΔS as exact block means over a :class:`~explorer.encodings.blocks.Blocks`
-    grid; :meth:`Scheme.distance_curve` — ΔS against Δ = i − j; :meth:`Scheme.beyond_plot` — an extra plot
-    for the "beyond training" view; :meth:`Scheme.past_training`, :meth:`Scheme.parameters_added` — cells of
-    the properties table.  ``depends_on`` names the request fields the scores depend on, so that moving any
-    other control leaves the request equal and nothing is recomputed.
+    grid (:meth:`Scheme.matrix_marks`: diagonals it marks on it); :meth:`Scheme.distance_curve` — ΔS against
+    Δ = i − j (:meth:`Scheme.score_terms`: the score's parts drawn apart; ``marks``: distances it marks);
+    :meth:`Scheme.beyond_plot` — an extra plot for the "beyond training" view; :meth:`Scheme.past_training`,
+    :meth:`Scheme.parameters_added` — cells of the properties table.  ``depends_on`` names the request fields
+    the scores depend on, so that moving any other control leaves the request equal and nothing is recomputed.
 Token swap
     :meth:`Scheme.swap_terms` — what the scheme does to one attention layer (a vector added to the input, a
-    rotation of q and k, a bias on the scores); :meth:`Scheme.swap_reason` and :meth:`Scheme.swap_formula`.
+    rotation of q and k, a bias on the scores, a term of the queries and keys); :meth:`Scheme.swap_reason`
+    and :meth:`Scheme.swap_formula`.
 Lab
     :meth:`Scheme.lab_module` — the torch module the tiny transformer trains with (see :class:`LabPosition`).
 CLI
     :meth:`Scheme.add_data_commands` — the scheme's own ``pe-explorer data`` subcommands.
+Copy as Python (:mod:`explorer.snippets`)
+    :meth:`Scheme.score_snippet` — numpy code for the Schemes panel's ΔS matrix; :meth:`Scheme.swap_snippet`
+    — numpy code for what the scheme does to the Token-swap layer.  The default is an honest
+    :class:`NoSnippet` ("no snippet for this scheme yet"): the menu item is then disabled and says so.
 
 No Qt here; torch only inside the Lab hook.
 """
@@ -40,6 +46,7 @@ KINDS = {
     "input": "added to the input",
     "rotary": "rotates q and k",
     "bias": "bias on the scores",
+    "score": "a relative term inside the score",
     "none": "none",
 }
 
@@ -116,6 +123,8 @@ class Curve:
     bound: np.ndarray | None = None  # RoFormer's long-term-decay bound (rotary schemes)
     marks: tuple = ()  # (Δ, label) vertical marks the scheme wants drawn (bucket edges, clipping …)
     note: str = ""
+    #: The score's terms drawn apart, (name, values at ``distance``) pairs (Transformer-XL's four); () for none.
+    terms: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -140,13 +149,68 @@ class SwapTerms:
 
     ``added`` (n, d) is added to the embeddings (× α); ``rotate(x)`` rotates one head's (n, d_h) queries or
     keys by their positions; ``rotate_k(x)``, when given, is what keys get instead (xPos scales queries and
-    keys oppositely); ``bias`` (H, n, n) is added to the scores before the mask.
+    keys oppositely); ``bias`` (H, n, n) is added to the scores before the mask; ``score`` and ``value`` are
+    terms that depend on the queries, keys or weights themselves.
     """
 
     added: np.ndarray | None = None
     rotate: Callable[[np.ndarray], np.ndarray] | None = None
     bias: np.ndarray | None = None
     rotate_k: Callable[[np.ndarray], np.ndarray] | None = None
+    #: ``score(q, k)`` (H, n, d_h) each → (H, n, n) added to the scaled scores (a relative key term).
+    score: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    #: ``value(weights)`` (H, n, n) → (H, n, d_h) added to the outputs (Shaw's relative values).
+    value: Callable[[np.ndarray], np.ndarray] | None = None
+
+
+def lit(value) -> str:
+    """``value`` as Python source a snippet can hold: floats round-trip exactly (``repr``), tuples stay tuples."""
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(lit(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(lit(v) for v in value) + "]"
+    if isinstance(value, np.ndarray):
+        return "np.array(" + lit(value.tolist()) + ")"
+    if isinstance(value, (np.integer, np.floating)):
+        return lit(value.item())
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class SnippetPart:
+    """A scheme's piece of a Copy-as-Python program: numpy code that defines the names in ``defines``.
+
+    ``params`` are extra ``(name, value, comment)`` lines for the program's top; ``imports`` extra standard
+    modules.  The code may use the names the snippet generator documents for that hook (see the hooks).
+    """
+
+    code: str
+    defines: tuple[str, ...] = ()
+    params: tuple[tuple[str, Any, str], ...] = ()
+    imports: tuple[str, ...] = ()
+
+
+def keeps(scheme: Any, owner: type, *names: str) -> bool:
+    """True while ``scheme`` computes each method in ``names`` as ``owner`` does.
+
+    A snippet hook describes its own class's formula; a subclass that overrides the computation (a RoPE
+    variant with its own scores) must not inherit it silently: the hook then answers the base default.
+    """
+    return all(getattr(type(scheme), n) is getattr(owner, n) for n in names)
+
+
+@dataclass(frozen=True)
+class NoSnippet:
+    """Why a plot (or a scheme's part of it) has no Copy-as-Python snippet; shown as the disabled item's tooltip.
+
+    ``declared`` is False only for the base classes' defaults: a plot someone added without saying whether it
+    can have a snippet (the tests fail on those, and accept a declared reason).
+    """
+
+    reason: str
+    declared: bool = True
 
 
 class Scheme:
@@ -159,8 +223,9 @@ class Scheme:
     colour: ClassVar[str] = "#202020"
     #: Marker in the Lab's plots (a pyqtgraph symbol name).
     symbol: ClassVar[str] = "o"
-    #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn (a variant of another
-    #: scheme is dashed or dotted, in a shade of that scheme's colour).
+    #: "solid", "dash", "dot", "dashdot" or "dashdotdot": how its curves are drawn.  Colour and line style
+    #: together are the scheme's look: a variant is dashed or dotted in a shade of its scheme's colour, and a
+    #: later scheme that shares an Okabe–Ito colour is drawn in another style.
     line: ClassVar[str] = "solid"
     #: Position in every list (registry order).
     order: ClassVar[int] = 100
@@ -194,6 +259,9 @@ class Scheme:
     lab_note: ClassVar[str] = ""
     #: Text over cells that have no value because positions are past what the scheme can encode.
     missing_text: ClassVar[str] = ""
+    #: The Schemes panel draws it from the Lab's trained weights when a finished Lab run of this session trained
+    #: it (requests then carry them as ``trained``, from :meth:`lab_weights`; list "trained" in ``depends_on``).
+    uses_lab_weights: ClassVar[bool] = False
 
     # -- identity ------------------------------------------------------------------------------
     def display_title(self, req: Any = None) -> str:
@@ -283,7 +351,21 @@ class Scheme:
         d = max(2, int(getattr(req, "head_dim", 2)))
         dist, stride = distance_grid(n, min(max_points, max(4096, CURVE_BUDGET // max(1, d // 2))))
         c = self.distance_values(req, dist)
-        return Curve(c.distance, c.mean, stride, c.lo, c.hi, c.band_distance, c.bound, c.marks, c.note)
+        terms = c.terms or tuple(self.score_terms(req, c.distance))
+        return Curve(c.distance, c.mean, stride, c.lo, c.hi, c.band_distance, c.bound, c.marks, c.note, terms)
+
+    def score_terms(self, req: Any, dist: np.ndarray) -> tuple:
+        """The score split into named terms at the distances ``dist``: (name, values) pairs, drawn apart beside
+        the distance curve (Transformer-XL's four); () for a scheme whose score is not such a sum."""
+        return ()
+
+    def matrix_title(self, req: Any) -> str:
+        """The score matrix's title for this request ("": the scheme's title), e.g. whose weights it draws."""
+        return ""
+
+    def matrix_marks(self, req: Any) -> tuple:
+        """(Δ, label) pairs: diagonals i − j = Δ the score matrix marks (Shaw's clipping distance; () for none)."""
+        return ()
 
     def formula_line(self, st: Any) -> str:
         """The Schemes panel's formula-strip line for this scheme with ``st``'s numbers ("" for none)."""
@@ -323,6 +405,19 @@ class Scheme:
         """Why this scheme makes the outputs depend on position (one or two sentences)."""
         return ""
 
+    #: True for a scheme that can take a real position table (a checkpoint's, the Lab's) in Token swap.
+    uses_table: ClassVar[bool] = False
+
+    def swap_terms_with_table(self, table: np.ndarray | None, n: int, d_model: int, heads: int, seed: int,
+                              causal: bool) -> SwapTerms:
+        """:meth:`swap_terms` with a real position table offered (rows = positions); only a scheme with
+        :attr:`uses_table` uses it, the others ignore it."""
+        return self.swap_terms(n, d_model, heads, seed, causal)
+
+    def swap_reason_with_table(self, st: Any, table_name: str) -> str:
+        """:meth:`swap_reason` when the rows came from the real table ``table_name``."""
+        return self.swap_reason(st)
+
     def swap_invisible(self, st: Any, keeps_distances: bool) -> tuple[str, str] | None:
         """(headline, explanation) when this scheme provably cannot see the swap, else ``None``."""
         return None
@@ -332,10 +427,34 @@ class Scheme:
         is), ``notes`` (further clauses).  Strings of rich text; missing keys keep the plain attention."""
         return {}
 
+    # -- Copy as Python ----------------------------------------------------------------------------
+    def score_snippet(self, req: Any) -> SnippetPart | NoSnippet:
+        """numpy code that sets ``delta_s`` (L, L): ΔS[i, j] at every query i and key j < L = ``req.l_eval``.
+
+        It may use ``L``, ``d`` (head_dim), ``base``, ``l_train``, ``seed``, ``causal``, ``heads``,
+        ``alibi_head``, ``c`` (the (count, d) content vectors) and ``np``; put the scheme's own parameters
+        in :attr:`SnippetPart.params`.  Future cells (j > i) may hold anything: the program blanks them when
+        causal, and averages blocks as the panel does.  Default: no snippet for this scheme yet.
+        """
+        return NoSnippet(f"no snippet for {self.title} yet")
+
+    def swap_snippet(self, st: Any) -> SnippetPart | NoSnippet:
+        """numpy code for the Token-swap layer, run with ``n`` (tokens), ``d_model``, ``heads``, ``dh`` (head
+        width), ``seed``, ``causal`` and ``alpha`` set; it defines any of ``added`` ((n, d_model), added to the
+        embeddings × α), ``rotate`` (a function of one head's (n, dh) q or k) and ``bias`` ((heads, n, n) on the
+        scores), named in :attr:`SnippetPart.defines` (nothing: plain attention).  Default: no snippet yet.
+        """
+        return NoSnippet(f"no snippet for {self.title} yet")
+
     # -- Lab -------------------------------------------------------------------------------------
     def lab_module(self, d_model: int, heads: int, train_len: int):
         """The torch module the Lab's tiny transformer trains with (see :class:`LabPosition`)."""
         return lab_position_class()(self, d_model, heads, train_len)
+
+    def lab_weights(self, module) -> tuple:
+        """The trained numbers of ``module`` (its :meth:`lab_module`) that the Schemes panel can draw, as a
+        hashable tuple, or () for none (only for ``uses_lab_weights`` schemes)."""
+        return ()
 
     # -- CLI -------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli: Any) -> None:
@@ -367,7 +486,16 @@ def lab_position_class():
         same by default (a NoPE/RoPE hybrid drops the rotation in some); ``check_length(n)`` raises
         :class:`NoEncoding` when there is no encoding for a position < n.  Subclasses keep their tensors per
         length in ``self.cached``.
+
+        Per layer (defaults change nothing): ``setup_layers(layers)`` is called once after construction
+        (make per-layer parameters there); ``layer_bias(layer, n, device, dtype, shared)`` → the bias of that
+        layer (default: ``shared``, what ``layer`` gave); ``score_extra(layer, q, k)`` → (batch, heads, n, n)
+        added to the scaled scores, or ``None`` (a relative key term: Shaw, Transformer-XL);
+        ``value_extra(layer, weights)`` → (batch, heads, n, d_head) added to the attention's output, or
+        ``None``; a module that uses it sets ``needs_weights = True`` so the weights are computed explicitly.
         """
+
+        needs_weights = False
 
         def __init__(self, scheme: Scheme, d_model: int, heads: int, train_len: int) -> None:
             super().__init__()
@@ -396,6 +524,18 @@ def lab_position_class():
         def check_length(self, n: int) -> None:
             return None
 
+        def setup_layers(self, layers: int) -> None:
+            return None
+
+        def layer_bias(self, layer: int, n: int, device, dtype, shared):
+            return shared
+
+        def score_extra(self, layer: int, q, k):
+            return None
+
+        def value_extra(self, layer: int, weights):
+            return None
+
         def trained_table(self):
             """The position table this module learned, (positions, d) float64 numpy; None if it has none."""
             return None
@@ -414,6 +554,13 @@ def num_html(x: float) -> str:
         return f"{x:,.0f}"
     mant, exp = f"{x:.3e}".split("e")
     return f"{float(mant):.3g}·10<sup>{int(exp)}</sup>"
+
+
+def mirror_blind(name: str, why: str) -> tuple[str, str]:
+    """Token swap's (headline, explanation) for a distance-only scheme that cannot see a mirroring swap."""
+    return (f"{name} cannot see this swap — it mirrors the sentence",
+            f"{why} This swap keeps every distance (it mirrors the sentence), so the outputs are just relabelled. "
+            "Swap two other tokens, or turn on the causal mask.")
 
 
 def content_vectors(head_dim: int, content: str, seed: int) -> np.ndarray:

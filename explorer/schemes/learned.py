@@ -8,10 +8,12 @@ import numpy as np
 
 from ..encodings.blocks import additive_block_means, distance_grid
 from ..encodings.learned import LearnedTable, check_rows, learned_table
+from ..encodings.table_stats import fit_width
 from .base import (
     BAND_POINTS,
     Curve,
     NoEncoding,
+    NoSnippet,
     NotShown,
     Parameter,
     Scheme,
@@ -152,9 +154,28 @@ class Learned(Scheme):
     def swap_terms(self, n, d_model, heads, seed, causal):
         return SwapTerms(added=_swap_table(d_model, seed).lookup(n))
 
+    uses_table = True
+
+    def swap_terms_with_table(self, table, n, d_model, heads, seed, causal):
+        if table is None:
+            return self.swap_terms(n, d_model, heads, seed, causal)
+        return SwapTerms(added=fit_width(table, n, d_model))
+
+    def swap_reason_with_table(self, st, table_name: str) -> str:
+        return (f"α × row p of a real trained table ({table_name}, its first d_model principal directions) is "
+                f"added to every embedding (α = {st.alpha:g}): the swapped words pick up each other's rows.")
+
     def swap_reason(self, st) -> str:
         return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
                 "untrained table): the swapped words pick up each other's rows.")
+
+    def score_snippet(self, req):
+        return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
+                         "Export → Save numbers gives the data")
+
+    def swap_snippet(self, st):
+        return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
+                         "Export → Save numbers gives the data")
 
     def swap_formula(self, st, dh: int) -> dict:
         return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "

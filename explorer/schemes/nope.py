@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Scheme, Source
+from .base import Scheme, SnippetPart, Source, keeps
 
 
 class NoPE(Scheme):
@@ -35,6 +35,16 @@ class NoPE(Scheme):
 
     def swap_reason(self, st) -> str:
         return ""
+
+    def score_snippet(self, req):
+        if not keeps(self, NoPE, "score_blocks"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart("delta_s = np.zeros((L, L))  # nothing positional: ΔS = 0 everywhere")
+
+    def swap_snippet(self, st):
+        if not keeps(self, NoPE, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart("")  # nothing positional: plain attention
 
     def swap_formula(self, st, dh: int) -> dict:
         return {"input": "Q, K, V = E·W<sub>Q</sub>, E·W<sub>K</sub>, E·W<sub>V</sub> "

@@ -14,11 +14,13 @@ from .base import (
     Parameter,
     PlotSpec,
     Scheme,
+    SnippetPart,
     Source,
     SwapTerms,
     band,
     band_queries,
     content_vectors,
+    keeps,
     lab_position_class,
 )
 
@@ -29,6 +31,24 @@ def _rows(pos: np.ndarray, omega: np.ndarray) -> np.ndarray:
     out[:, 0::2] = np.sin(ang)
     out[:, 1::2] = np.cos(ang)
     return out
+
+
+#: Copy as Python: ΔS with the table added to the content, ((c + P_i)·(c + P_j) − c·c)/√d averaged over c.
+SCORE_SNIPPET = """\
+omega = base ** (-2.0 * np.arange(d // 2) / d)  # ω_k = base^(−2k/d)
+angles = np.multiply.outer(pos.astype(np.float64), omega)
+P = np.empty((L, d))
+P[:, 0::2] = np.sin(angles)  # the paper's layout: sin in column 2k, cos in 2k + 1
+P[:, 1::2] = np.cos(angles)
+u = P @ c.mean(axis=0)  # c̄·P_i
+delta_s = (u[:, None] + u[None, :] + P @ P.T) / np.sqrt(d)  # (c̄·P_i + c̄·P_j + P_i·P_j)/√d"""
+#: Copy as Python: the Token-swap layer's added table (paper layout, base 10000, as ``swap_terms``).
+SWAP_SNIPPET = """\
+omega = 10000.0 ** (-2.0 * np.arange(d_model // 2) / d_model)  # ω_i = 10000^(−2i/d)
+angles = np.multiply.outer(np.arange(n, dtype=np.float64), omega)  # p·ω_i for p = 0 … n−1
+added = np.empty((n, d_model))
+added[:, 0::2] = np.sin(angles)  # PE[p, 2i] = sin(p·ω_i)
+added[:, 1::2] = np.cos(angles)  # PE[p, 2i+1] = cos(p·ω_i)"""
 
 
 class Sinusoidal(Scheme):
@@ -121,6 +141,16 @@ class Sinusoidal(Scheme):
     def swap_reason(self, st) -> str:
         return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
                 "each other's position vectors, so their queries, keys and values change.")
+
+    def score_snippet(self, req):
+        if not keeps(self, Sinusoidal, "score_blocks"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(SCORE_SNIPPET)
+
+    def swap_snippet(self, st):
+        if not keeps(self, Sinusoidal, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(SWAP_SNIPPET, defines=("added",))
 
     def swap_formula(self, st, dh: int) -> dict:
         return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "

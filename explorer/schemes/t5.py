@@ -19,7 +19,18 @@ import numpy as np
 
 from ..encodings.blocks import relative_block_means
 from ..encodings.errors import EncodingError, check_int, check_size
-from .base import Curve, Parameter, PlotSpec, Scheme, Source, SwapTerms, future_mask, lab_position_class
+from .base import (
+    Curve,
+    Parameter,
+    PlotSpec,
+    Scheme,
+    SnippetPart,
+    Source,
+    SwapTerms,
+    future_mask,
+    keeps,
+    lab_position_class,
+)
 
 NUM_BUCKETS = 32
 MAX_DISTANCE = 128
@@ -66,6 +77,40 @@ def bucket_edges(buckets: np.ndarray, distance: np.ndarray) -> list[tuple[float,
     """(distance, label) where the bucket index changes along ``distance`` (the first distance of each)."""
     change = np.flatnonzero(np.diff(buckets)) + 1
     return [(float(distance[k]), f"b{int(buckets[k])}") for k in change]
+
+
+#: Copy as Python: T5's ``_relative_position_bucket`` (the log in float32, as T5) and the seeded table.
+BUCKET_SNIPPET = """\
+def bucket(r, bidirectional):
+    \"\"\"T5's bucket of each relative position r = j − i (Raffel et al. 2020; HF modeling_t5.py).\"\"\"
+    r = np.asarray(r, dtype=np.int64)
+    nb, out = num_buckets, np.zeros(r.shape, dtype=np.int64)
+    if bidirectional:
+        nb //= 2
+        out += (r > 0).astype(np.int64) * nb
+        r = np.abs(r)
+    else:
+        r = -np.minimum(r, 0)
+    exact = nb // 2  # distances 0 … exact − 1 get a bucket each, the rest logarithmic ones
+    with np.errstate(divide="ignore"):
+        scaled = (np.log(r.astype(np.float32) / np.float32(exact))
+                  / np.float32(math.log(max_distance / exact)) * np.float32(nb - exact))
+    large = np.minimum(exact + np.where(r < exact, 0, scaled).astype(np.int64), nb - 1)
+    return out + np.where(r < exact, r, large)"""
+SCORE_SNIPPET = """
+
+
+table = np.random.default_rng([seed, 5]).standard_normal((heads, num_buckets))[alibi_head]  # b[bucket]
+rel = np.subtract.outer(pos, pos).T  # j − i
+delta_s = table[bucket(rel, not causal)]
+if causal:
+    delta_s = np.where(rel > 0, np.nan, delta_s)  # no key after its query"""
+SWAP_SNIPPET = BUCKET_SNIPPET + """
+
+
+table = np.random.default_rng([seed, 5]).standard_normal((heads, num_buckets))  # seeded, untrained b_h
+pos = np.arange(n)
+bias = table[:, bucket(pos[None, :] - pos[:, None], not causal)]  # b_h[bucket(j − i)]"""
 
 
 class T5Bias(Scheme):
@@ -178,6 +223,20 @@ class T5Bias(Scheme):
     def swap_reason(self, st) -> str:
         return ("T5 adds a scalar per head for the bucket of j − i to every score; the swap changed the "
                 "offsets between the swapped words and the others, so it changed their buckets.")
+
+    def score_snippet(self, req):
+        if not keeps(self, T5Bias, "score_blocks", "values", "buckets"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(BUCKET_SNIPPET + SCORE_SNIPPET, imports=("math",),
+                           params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
+                                   ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
+
+    def swap_snippet(self, st):
+        if not keeps(self, T5Bias, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(SWAP_SNIPPET, defines=("bias",), imports=("math",),
+                           params=(("num_buckets", NUM_BUCKETS, "T5's buckets"),
+                                   ("max_distance", MAX_DISTANCE, "distances past it share a bucket")))
 
     def swap_formula(self, st, dh: int) -> dict:
         mode = "causal" if st.causal else "bidirectional"

@@ -13,6 +13,13 @@ MAX_EXTRAPOLATION = 8
 #: The default test lengths as multiples of L_train.
 DEFAULT_MULTIPLES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 MAX_TRAIN_LEN = 128
+#: The Lab's tasks, in menu order (their generators: explorer.lab.task).
+TASK_IDS = ("rule", "copy", "reverse", "addition", "sort")
+#: Each task's default training length and steps: the rule's stream of 32 symbols; prompts of up to 8
+#: symbols (digits) for the others — what a default run of every default scheme trains in ≤ 3 minutes
+#: of a laptop CPU (docs/panels/lab.md has the measured times).
+TASK_DEFAULTS = {"rule": (32, 600), "copy": (8, 1500), "reverse": (8, 1500), "addition": (8, 1500),
+                 "sort": (8, 1500)}
 MAX_EVAL_LENS = 12
 
 
@@ -25,6 +32,10 @@ def standard_lengths(train_len: int) -> tuple[int, ...]:
 class LabState(PanelState):
     """One train-short-test-long experiment (the model's size is fixed: see explorer.lab.LabConfig)."""
 
+    task: str = param("rule", choices=TASK_IDS, label="task",
+                      help="rule (next symbol), copy, reverse, addition or sort")
+    reverse_answer: bool = param(True, label="addition: answer reversed",
+                                 help="addition writes the sum least significant digit first")
     schemes: tuple = param(registry.lab_default_ids, kind="ids", choices=registry.lab_ids, label="schemes to train")
     train_len: int = param(32, lo=8, hi=MAX_TRAIN_LEN, label="train length L",
                            help="length of every training stream; the learned table gets this many rows")
@@ -56,6 +67,15 @@ class LabState(PanelState):
         """Apply ``changes``; a new L_train rescales the standard test lengths, or drops those past 8 × L."""
         merged = {**dataclasses.asdict(self), **changes}
         merged["schemes"] = toggled_ids(merged, "scheme_", registry.lab_ids())
+        new_task = merged["task"]
+        if new_task != self.task and new_task in TASK_DEFAULTS:
+            # A new task brings its own L and steps, unless they were changed from the old task's.
+            old_l, old_steps = TASK_DEFAULTS.get(self.task, (None, None))
+            if "train_len" not in changes and self.train_len == old_l:
+                changes = {**changes, "train_len": TASK_DEFAULTS[new_task][0]}
+                merged["train_len"] = TASK_DEFAULTS[new_task][0]
+            if "steps" not in changes and self.steps == old_steps:
+                merged["steps"] = TASK_DEFAULTS[new_task][1]
         old_l, new_l = self.train_len, max(8, min(int(merged["train_len"]), MAX_TRAIN_LEN))
         merged["train_len"] = new_l
         lens = tuple(sorted({int(n) for n in merged["eval_lens"]}))

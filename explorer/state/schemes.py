@@ -12,10 +12,16 @@ from dataclasses import dataclass
 
 from .. import schemes as registry
 from ..encodings.errors import EncodingError
+from ..encodings.rope_config import resolve
 from .base import PanelState, StateError, param, toggled_ids
 
 #: The panel's views (one tab each); only the visible one is computed.
-VIEWS = ("matrices", "distance", "beyond", "alibi", "properties")
+VIEWS = ("matrices", "distance", "beyond", "alibi", "properties", "model")
+
+#: The model shown in the "A model's RoPE" view of a new panel (a shipped config id).
+DEFAULT_MODEL = "llama-3.1-8b"
+#: Longest ``model`` text (a config's rotary fields as JSON; Phi-3's with its factor lists is ~3 kB).
+MAX_MODEL_TEXT = 100_000
 
 #: L_eval may reach this many times L_train (the issue's "up to 16 × L_train").
 MAX_EXTENSION = 16
@@ -44,8 +50,15 @@ class SchemesState(PanelState):
     causal: bool = param(True, label="causal mask")
     view: str = param("matrices", choices=VIEWS, label="view")
     scheme_params: tuple = param((), kind="params", label="scheme parameters")
+    model: str = param(DEFAULT_MODEL, label="model (a shipped config id, or its rotary fields as JSON)")
 
     def check(self) -> None:
+        if len(self.model) > MAX_MODEL_TEXT:
+            raise StateError(f"model is {len(self.model):,} characters; at most {MAX_MODEL_TEXT:,}")
+        try:
+            resolve(self.model)
+        except EncodingError as exc:
+            raise StateError(f"model: {exc}") from None
         if self.l_eval > MAX_EXTENSION * self.l_train:
             raise StateError(
                 f"l_eval may be at most {MAX_EXTENSION} × l_train = {MAX_EXTENSION * self.l_train}, "

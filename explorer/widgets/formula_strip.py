@@ -1,5 +1,6 @@
 """The formula strip under a panel: its font steps down (to 70 % at most) so the formula keeps to two lines
-(or to its own lines, where it has several).
+(or to its own lines, where it has several).  Its right-click menu copies the selection, or the formula's
+numbers as a numpy program (**Copy as Python**, from the panel's ``formula_snippet``).
 
 At 1280 × 720 in presenter mode the Schemes strip took four lines of the screen's height; a slightly
 smaller font keeps it to two wherever that is enough, and never shrinks it below normal mode's size.
@@ -7,8 +8,8 @@ smaller font keeps it to two wherever that is enough, and never shrinks it below
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont, QTextDocument
-from PySide6.QtWidgets import QLabel
+from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
+from PySide6.QtWidgets import QLabel, QMenu
 
 MAX_LINES = 2
 SHRINK = 0.7  # the smallest share of the theme's size the strip may take
@@ -33,6 +34,41 @@ class FormulaStrip(QLabel):
         super().__init__(parent)
         self._sheet = None  # (function of point size -> style sheet, wanted pt, smallest pt)
         self._pt = 0.0
+        #: Returns the formula's Copy-as-Python snippet (``.code``) or why there is none (``.reason``).
+        self.snippet = None
+
+    def context_menu(self) -> QMenu:
+        """Copy (the selection, else the formula as plain text) and Copy as Python."""
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)
+        menu.addAction("Copy").triggered.connect(self._copy_text)
+        act = menu.addAction("Copy as Python")
+        made = self.snippet() if self.snippet is not None else None
+        code = getattr(made, "code", None)
+        if code is None:
+            act.setEnabled(False)
+            act.setToolTip(f"No Python snippet: {getattr(made, 'reason', 'none for this formula')}")
+        else:
+            act.setToolTip("A numpy program that reproduces this formula's numbers, for a notebook")
+            act.setData(code)
+            act.triggered.connect(self._copy_python)
+        return menu
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
+        menu = self.context_menu()
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+    def _copy_text(self) -> None:
+        doc = QTextDocument()
+        doc.setHtml(self.text())
+        QGuiApplication.clipboard().setText(self.selectedText() or doc.toPlainText())
+
+    def _copy_python(self) -> None:
+        made = self.snippet() if self.snippet is not None else None
+        code = getattr(made, "code", None)
+        if code is not None:
+            QGuiApplication.clipboard().setText(code)
 
     def set_look(self, sheet, point_size: float, floor_pt: float) -> None:
         """Style with ``sheet(pt)``, at ``point_size`` where two lines hold the text, smaller (not below

@@ -18,6 +18,23 @@ def plot_title(view) -> str:
     return re.sub(r"<[^>]+>", "", text).strip()
 
 
+def set_image(item, data, **options) -> None:
+    """Show ``data`` in ``item`` as float32 (half the bytes to draw) and keep the float64 array for export."""
+    exact = np.asarray(data, dtype=np.float64)
+    item.setImage(exact.astype(np.float32), **options)
+    item.__dict__["_pe_exact"] = exact
+
+
+def _image_data(item) -> np.ndarray:
+    """The array behind an image: the float64 one :func:`set_image` kept, if the image still shows it."""
+    exact = item.__dict__.get("_pe_exact")
+    shown = np.asarray(item.image)
+    if exact is not None and exact.shape == shown.shape and np.array_equal(exact.astype(shown.dtype), shown,
+                                                                             equal_nan=True):
+        return exact
+    return shown
+
+
 def _unique(name: str, taken: dict) -> str:
     out, n = name, 2
     while out in taken:
@@ -44,14 +61,17 @@ def plot_arrays(view) -> dict[str, np.ndarray]:
         if not item.isVisible():
             continue
         if isinstance(item, pg.PlotDataItem):
-            x, y = item.getData()
+            # The data as given, not getData()'s display copy: that is log10 on a log axis, and thinned by
+            # downsampling and clip-to-view.
+            data = item.getOriginalDataset()
+            x, y = (None, None) if data is None else data
             if x is None or y is None or len(y) == 0:
                 continue
             curves.append(
                 (item.name() or "", np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
             )
         elif isinstance(item, pg.ImageItem) and item.image is not None:
-            images.append(np.asarray(item.image))
+            images.append(_image_data(item))
         elif isinstance(item, pg.BarGraphItem):
             opts = item.opts
             x = opts.get("x") if opts.get("x") is not None else opts.get("x0")

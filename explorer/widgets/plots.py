@@ -76,7 +76,9 @@ class Heatmap(pg.PlotWidget):
 
     def set_matrix(self, data: np.ndarray, rect=None, levels=None) -> None:
         """Show ``data`` (NaN cells are drawn transparent); ``rect`` = (x, y, w, h) in data units."""
-        self.image.setImage(np.asarray(data, dtype=np.float32), autoLevels=False)
+        from .plot_data import set_image
+
+        set_image(self.image, data, autoLevels=False)  # drawn in float32, exported in float64
         if levels is not None:
             self.colorbar.setLevels(levels)
         if rect is not None:

@@ -34,7 +34,7 @@ from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
-from .export_data import exact_arrays
+from .export_data import exact_arrays, snippet_for, strip_numbers, strip_snippet
 from .formula import formula_html
 from .play import Player
 from .tabs import KEY_VIEWS, TABS, VIEW_ORDER, drawers_of, lazy_view, make_tab
@@ -167,7 +167,7 @@ class WavesPanel(Panel):
         return f"waves_d{st.d_model}_base{base}_N{st.n_positions}_{st.variant}"
 
     def formula_inputs(self, st: WavesState) -> tuple:
-        return st.d_model, st.pair, st.position, st.base, st.variant
+        return st.d_model, st.pair, st.position, st.base, st.variant, st.n_positions, st.offset
 
     def formula_text(self, st: WavesState) -> str:
         return formula_html(st)
@@ -183,6 +183,9 @@ class WavesPanel(Panel):
         why = self._built.get("why")
         data = (why.export_data(plot) if why is not None else None) or exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
+
+    # Copy as Python: the programs (and the strip's numbers) are chosen in export_data, as the exports are.
+    export_snippet, formula_snippet, formula_data = snippet_for, strip_snippet, strip_numbers
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:

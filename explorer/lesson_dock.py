@@ -1,0 +1,251 @@
+"""The Lesson dock of the main window: built when first shown, docked beside the panels or floating.
+
+:class:`LessonDockMixin` is the part of :class:`explorer.main_window.MainWindow` that owns it.  The dock is
+made at start-up (an empty placeholder: the saved layout needs it), the :class:`~explorer.lesson_pane.LessonPane`
+only when the dock is first on screen (View → Lesson, Ctrl+L), so start-up pays nothing for it.  Its
+visibility is part of the saved window layout.
+
+"Show me" sets a step's scene through :meth:`~explorer.session.SessionMixin.apply_preset` (one undoable change;
+the scene strip shows the step), opens a saved Lab result when the step names one, and rings the plot the
+step points at for a few seconds.  On a screen too narrow for the panels and the pane side by side (the panels
+keep the width they are tested to fit, :data:`PANEL_MIN_WIDTH`), the dock floats over the window's right edge
+instead; moved or docked by hand, it stays where it is put.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QWidget
+
+from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
+from .presets import Preset
+from .settings import home_folder
+
+log = logging.getLogger(__name__)
+
+#: The width every panel is known to fit (tests/test_layout_fit.py: the smallest screen width, normal and
+#: presenter mode): the dock stays beside the panels only while they keep at least this much.
+PANEL_MIN_WIDTH = {False: 1024, True: 1280}
+RING_MS = 2500
+
+
+class LessonDockMixin:
+    """The Lesson dock and its actions (needs the window's service, look, ``apply_preset`` and menus)."""
+
+    lesson_pane = None
+
+    def _make_lesson_dock(self) -> None:
+        dock = QDockWidget("Lesson", self)
+        dock.setObjectName("dock_lesson")
+        holder = QWidget(dock)
+        holder.setObjectName("placeholder_lesson")
+        dock.setWidget(holder)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        # The right-hand dock area takes the right corners: the pane runs the window's full height beside
+        # the panels (they fill the top area), not under them.
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.hide()
+        dock.visibilityChanged.connect(self._on_lesson_visible)
+        dock.topLevelChanged.connect(self._on_lesson_top_level)
+        self._lesson_placing = False
+        self._lesson_placed_by_hand = False
+        self.lesson_dock = dock
+        self._lesson_errors: list[str] = []
+        act = dock.toggleViewAction()
+        act.setObjectName("actLesson")
+        act.setText("&Lesson")
+        act.setShortcut(QKeySequence("Ctrl+L"))
+        act.setToolTip("Guided lessons: predict, then see every claim checked live")
+        self.act_lesson = act
+        self.addAction(act)
+        self.act_open_lesson = self._action("actOpenLesson", "Open &lesson…", self.open_lesson_file,
+                                            tip="Open a lesson file (docs/lessons.md describes the format)")
+        self.act_lesson_next = self._action("actLessonNext", "Next lesson step", self._lesson_next,
+                                            [QKeySequence("Alt+Right")])
+        self.act_lesson_back = self._action("actLessonBack", "Previous lesson step", self._lesson_back,
+                                            [QKeySequence("Alt+Left")])
+
+    def _add_lesson_menus(self) -> None:
+        self.view_menu.insertAction(self.view_menu.actions()[len(self.docks)], self.act_lesson)
+        self.file_menu.insertAction(self.act_save_preset, self.act_open_lesson)
+
+    # -- building --------------------------------------------------------------------------------
+    def _on_lesson_visible(self, visible: bool) -> None:
+        if visible:
+            self.ensure_lesson_pane()
+            self._place_lesson_dock()
+            QTimer.singleShot(0, self._place_lesson_dock)  # once the dock area has laid itself out
+
+    def ensure_lesson_pane(self):
+        """The pane, built on first use (styled for the current look)."""
+        if self.lesson_pane is not None:
+            return self.lesson_pane
+        from PySide6.QtGui import QPalette
+
+        from .lesson_pane import LessonPane
+        from .widgets.styling import style_widgets
+
+        try:
+            lessons = builtin_lessons()
+        except LessonError as exc:  # a broken shipped lesson is a bug: keep the pane usable and say so
+            lessons, self._lesson_errors = [], [str(exc)]
+            self._status(f"Lessons not loaded: {exc}", 15000)
+        pane = LessonPane(self.service, lessons, set_scene=self.set_lesson_scene, open_lesson=self.open_lesson_file,
+                          parent=self.lesson_dock)
+        old = self.lesson_dock.widget()
+        self.lesson_dock.setWidget(pane)
+        if old is not None and old is not pane:
+            old.deleteLater()
+        self.lesson_pane = pane
+        # Setting a scene relays the window out, which gave the dock area back its old share: place it again.
+        pane.revealed.connect(self._place_lesson_dock_soon)
+        pane.stepChanged.connect(self._place_lesson_dock_soon)
+        style_widgets(pane, self._theme, ui_pt=self._ui_pt, zoom=self._zoom, set_root_font=False)
+        pane.setPalette(QPalette())
+        self._on_lesson_look(self._theme)
+        self.themeChanged.connect(self._on_lesson_look)
+        return pane
+
+    def _on_lesson_look(self, theme) -> None:
+        if self.lesson_pane is not None:
+            # A floating dock is a window of its own: the window's font and palette do not reach it by themselves.
+            self.lesson_dock.setFont(self.font())
+            self.lesson_dock.setPalette(self.palette())
+            self.lesson_pane.apply_theme(theme)
+            self._place_lesson_dock()
+
+    def _on_lesson_top_level(self, _floating: bool) -> None:
+        if not self._lesson_placing:
+            self._lesson_placed_by_hand = True
+
+    def _place_lesson_dock_soon(self, *_args) -> None:
+        QTimer.singleShot(0, self._place_lesson_dock)
+
+    def _place_lesson_dock(self) -> None:
+        """Docked beside the panels when the window is wide enough, else floating over its right edge."""
+        dock = self.lesson_dock
+        if not dock.isVisible() or self.lesson_pane is None:
+            return
+        want = max(self.lesson_pane.minimumSizeHint().width(), min(self.width() // 4, 480))
+        if self._lesson_placed_by_hand:  # floated or docked by hand: it stays so, as wide as it was made
+            dock.setMaximumWidth(16777215)
+            return
+        narrow = self.width() - want < PANEL_MIN_WIDTH[bool(self.presenter)] * max(1.0, self._zoom)
+        self._lesson_placing = True
+        try:
+            self._set_lesson_floating(dock, narrow, want)
+        finally:
+            self._lesson_placing = False
+
+    def _set_lesson_floating(self, dock, narrow: bool, want: int) -> None:
+        if narrow and not dock.isFloating():
+            dock.setFloating(True)
+            self._lesson_auto_floated = True
+            want = max(want, min(self.width() // 3, 480))  # over the panels anyway: room to read
+            top_left = self.mapToGlobal(QPoint(max(0, self.width() - want - 8), 60))
+            dock.setGeometry(QRect(top_left.x(), top_left.y(), want, max(240, self.height() - 90)))
+        elif not narrow and dock.isFloating() and getattr(self, "_lesson_auto_floated", False):
+            dock.setFloating(False)
+            self._lesson_auto_floated = False
+        # Docked, it keeps its width (the window gave a dock with no central widget beside it any spare width
+        # at each relayout); floating, it may be as wide as the user likes.
+        dock.setMaximumWidth(want if not dock.isFloating() else 16777215)
+        if not dock.isFloating():
+            # Both sides of the split: with no central widget, resizing the pane alone leaves it wide.
+            beside = self.docks[self.current_panel_id()]
+            self.resizeDocks([beside, dock], [max(1, self.width() - want), want], Qt.Orientation.Horizontal)
+
+    # -- actions ---------------------------------------------------------------------------------
+    def show_lesson(self, lesson: Lesson | None = None, index: int = 0):
+        """Show the dock (building the pane) and, if given, ``lesson`` at step ``index``."""
+        self.lesson_dock.show()
+        self.lesson_dock.raise_()
+        pane = self.ensure_lesson_pane()
+        if lesson is not None:
+            pane.add_lesson(lesson) if lesson not in pane.lessons else pane.set_lesson(lesson, index)
+            if index:
+                pane.go(index)
+        self._place_lesson_dock()
+        QTimer.singleShot(0, self._place_lesson_dock)
+        return pane
+
+    def ask_lesson_path(self) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open lesson", str(home_folder()), "PE Explorer lesson (*.json)")
+        return path or None
+
+    def open_lesson_file(self, path: str | None = None) -> bool:
+        path = path or self.ask_lesson_path()
+        if not path:
+            return False
+        try:
+            lesson = load_lesson(path)
+        except LessonError as exc:
+            self.show_error("Lesson not opened", f"{exc}\n\nNothing was changed.")
+            return False
+        except Exception as exc:  # noqa: BLE001 - a reader bug must not take the window down with it
+            log.exception("reading %s", path)
+            self.show_error("Lesson not opened", f"{Path(path).name}: {type(exc).__name__}")
+            return False
+        self.show_lesson(lesson)
+        self._status(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps)")
+        return True
+
+    def _lesson_next(self) -> None:
+        if self.lesson_pane is not None and self.lesson_dock.isVisible():
+            self.lesson_pane.go_next()
+
+    def _lesson_back(self) -> None:
+        if self.lesson_pane is not None and self.lesson_dock.isVisible():
+            self.lesson_pane.go_back()
+
+    # -- scenes ----------------------------------------------------------------------------------
+    def set_lesson_scene(self, step: Step, lesson: Lesson) -> bool:
+        """Set ``step``'s scene: the panels' parameters, panel and view as one undoable change (the scene
+        strip shows the step), a saved Lab result if it names one, and a ring round its plot."""
+        scene = step.scene
+        if scene is None:
+            return False
+        preset = Preset(name=f"{lesson.name}:{step.title}", title=f"{lesson.title} — {step.title}",
+                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view)
+        if not self.apply_preset(preset):
+            return False
+        if scene.results and scene.panel is not None:
+            try:
+                self.panels[scene.panel].load_results(str(data_dir() / scene.results))
+            except Exception as exc:  # noqa: BLE001 - a result that cannot be shown: say so, keep the step
+                self._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
+        if scene.highlight and scene.panel is not None:
+            QTimer.singleShot(60, self._ring_highlight)
+            self._lesson_ring_target = (scene.panel, scene.highlight)
+        return True
+
+    def _ring_highlight(self) -> None:
+        from .export.slide import named_plots
+
+        panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))
+        if panel_id is None:
+            return
+        plot = dict(named_plots(self.panels[panel_id])).get(name)
+        if plot is None or not plot.isVisible():
+            self._status(f"Lesson: no plot named {name} on screen (see pe-explorer export --list-plots)")
+            return
+        ring = getattr(self, "_lesson_ring", None)
+        if ring is None:
+            ring = QFrame(self)
+            ring.setObjectName("lessonRing")
+            ring.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+            ring.setStyleSheet("#lessonRing { border: 4px solid #f59e0b; border-radius: 6px; "
+                               "background: transparent; }")
+            self._lesson_ring = ring
+        ring.setGeometry(QRect(plot.mapTo(self, QPoint(0, 0)), plot.size()).adjusted(-3, -3, 3, 3))
+        ring.show()
+        ring.raise_()
+        QTimer.singleShot(RING_MS, ring.hide)

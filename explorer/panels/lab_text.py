@@ -1,0 +1,64 @@
+"""The Lab panel's words: the task in "What am I looking at?", the formula strip, the model line (no Qt)."""
+
+from __future__ import annotations
+
+from ..lab import TASK_WHY, SequenceTask, fmt_percent
+
+#: Each sequence task's instance, as rich text: prompt = answer.
+FORMS = {
+    "copy": "x<sub>1</sub> … x<sub>n</sub> = x<sub>1</sub> … x<sub>n</sub>",
+    "reverse": "x<sub>1</sub> … x<sub>n</sub> = x<sub>n</sub> … x<sub>1</sub>",
+    "sort": "x<sub>1</sub> … x<sub>n</sub> = the x in ascending order",
+    "addition": "a<sub>1</sub> … a<sub>n</sub> + b<sub>1</sub> … b<sub>n</sub> = the n + 1 digits of a + b",
+}
+
+
+def _form(cfg) -> str:
+    form = FORMS[cfg.task]
+    if cfg.task == "addition":
+        form += ", least significant first" if cfg.reverse_answer else ", most significant first"
+    return form
+
+
+def task_text(cfg, facts) -> str:
+    """The task, why it tests position, and what is trained and tested (rich text)."""
+    if cfg.task == "rule":
+        return (
+            "<b>Task: predict the next symbol.</b> Each symbol is set by the two before it, "
+            "<i>in order</i>: x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] "
+            f"(a random {cfg.vocab} × {cfg.vocab} table; 1 symbol in {round(1 / cfg.noise)} is noise, "
+            "so streams never repeat). Swapping the two changes the answer for "
+            f"<b>{fmt_percent(facts.order_sensitive_fraction)}</b> of pairs. The rule is the same at "
+            "every position, so “look one back” works at any length — “at position 17, look at 16” "
+            f"does not. <b>Train at L = {cfg.train_len}, test up to {cfg.max_eval_len}.</b>"
+        )
+    task = SequenceTask(cfg.task, cfg.vocab, cfg.reverse_answer)
+    symbols = "digits 0–9" if cfg.task == "addition" else f"{task.symbols} symbols"
+    return (
+        f"<b>Task: {cfg.task_title}.</b> The model reads {_form(cfg)} ({symbols}) and writes the "
+        f"answer after “=”. {TASK_WHY[cfg.task]} <b>Trained on prompts of 1 … L = {cfg.train_len}, tested on "
+        f"prompts of exactly each length up to {cfg.max_eval_len}.</b> Exact match: the whole answer right "
+        "(scored with the true answer fed in, which for a whole answer is the same as the model writing it "
+        "itself); per-token accuracy is in the grid's tooltips."
+    )
+
+
+def formula_text(cfg) -> str:
+    """The formula strip: what is scored, and the run's settings."""
+    top = cfg.max_eval_len
+    if cfg.task == "rule":
+        scored = ("x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (1 time in "
+                  f"{round(1 / cfg.noise)}: random) · accuracy(L): top guess = T[x<sub>t−1</sub>, x<sub>t</sub>] "
+                  "at t = 1 … L−1 · ")
+        trained = f"trained at L = {cfg.train_len}"
+    else:
+        scored = f"{_form(cfg)} · exact match(n): every answer token right · "
+        trained = f"trained on n = 1 … {cfg.train_len}"
+    return (f"{scored}{trained} for {cfg.steps} steps, tested up to {top} = {top / cfg.train_len:g} × L · "
+            f"{cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, seed {cfg.seed}")
+
+
+def model_text(cfg) -> str:
+    what = "streams" if cfg.task == "rule" else "prompts"
+    return (f"Model: {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, causal; AdamW, peak learning "
+            f"rate {cfg.lr:g}, batches of {cfg.batch}; tested on {cfg.eval_batch} {what} per length.")

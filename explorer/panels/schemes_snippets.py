@@ -1,0 +1,81 @@
+"""Copy as Python for the Schemes panel's plots: which program (or which stated reason) each plot gets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import schemes as registry
+from ..encodings import alibi_slopes
+from ..snippets import NoSnippet, Snippet
+from ..snippets import schemes as snip
+from ..widgets.plot_data import plot_title
+
+#: Plots without a program yet, by view and attribute, with what the user can do instead.
+NOT_YET = "no snippet for this plot yet; Export → Save numbers gives its data"
+
+
+def matrix_name(r) -> str:
+    """The exported name of a score matrix's array (it says whether cells are block means)."""
+    title = registry.get(r.request.scheme).title
+    return (f"{title} ΔS [query, key]" if r.block == 1 else
+            f"{title} ΔS block means [query block, key block], {r.block} positions per block")
+
+
+def slopes_data(panel) -> dict | None:
+    """The ALiBi slopes plot's numbers, exact (the generic read-back would mix in the picked head's marker)."""
+    req = panel.latest_request("schemes.alibi")
+    if req is None:
+        return None
+    return {"x": np.arange(req.heads, dtype=np.float64), "slope": alibi_slopes(req.heads)}
+
+
+def beyond_data(panel, plot) -> dict | None:
+    """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
+    bv = panel._views.get("beyond")
+    r = None if bv is None else bv.response
+    if r is None or plot not in (bv.waves, bv.cover):
+        return None
+    k = np.arange(r.theta.size, dtype=np.float64)
+    if plot is bv.waves:
+        return {"pair k": k, "wavelength 2π/θ_k": r.wavelength, "full turn inside L_train": r.full_turn * 1.0}
+    return {"pair k": k, "share of a turn inside L_train": r.cover_train, "share up to L_eval": r.cover_eval}
+
+
+def snippet_for(panel, plot) -> Snippet | NoSnippet:
+    views = panel._views
+    title = f"Schemes — {plot_title(plot) or 'plot'}"
+    waiting = NoSnippet("the plot has not drawn yet")
+    mv = views.get("matrices")
+    if mv is not None:
+        if plot is mv.cbar_widget:
+            return NoSnippet("the shared scale is the largest |ΔS| of the bounded schemes shown; "
+                             "copy a matrix's snippet")
+        for s, pw in mv.plots.items():
+            if plot is pw:
+                r = mv.responses.get(s)
+                if r is None:
+                    return NoSnippet("the plot has not drawn yet")
+                if r.matrix is None:
+                    return NoSnippet(r.note or "this configuration draws no matrix")
+                return snip.matrix(r.request, matrix_name(r), title)
+    av = views.get("alibi")
+    if av is not None:
+        if plot is av.slopes:
+            req = panel.latest_request("schemes.alibi")
+            return NoSnippet("the plot has not drawn yet") if req is None else snip.alibi_slopes(req, title)
+        if plot in (av.profiles, av.attention, av.tiles):
+            return NoSnippet(NOT_YET)
+    dv = views.get("distance")
+    if dv is not None and (plot in (dv.top, dv.bottom) or any(plot is pw for pw, _c in dv.term_plots.values())):
+        return NoSnippet(NOT_YET)
+    bv = views.get("beyond")
+    if bv is not None and plot in (bv.waves, bv.cover):
+        which = "waves" if plot is bv.waves else "cover"
+        return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
+    if bv is not None and (plot in (bv.table, bv.scaled, bv.weight)
+                           or any(plot is pw for pw, _c, _m in bv.extras.values())):
+        return NoSnippet(NOT_YET)
+    mv_ = views.get("model")
+    if mv_ is not None and plot in (mv_.freq, mv_.waves, mv_.score):
+        return NoSnippet(NOT_YET)
+    return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
