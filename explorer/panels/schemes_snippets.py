@@ -41,6 +41,41 @@ def beyond_data(panel, plot) -> dict | None:
     return {"pair k": k, "share of a turn inside L_train": r.cover_train, "share up to L_eval": r.cover_eval}
 
 
+def _distance_plot(panel, plot) -> tuple[str, list] | None:
+    """(kind, the responses it draws) when ``plot`` is one of the distance view's (see DISTANCE_PLOTS)."""
+    dv = panel._views.get("distance")
+    if dv is None:
+        return None
+    shown = [dv.responses[s] for s in panel.state.schemes if s in dv.responses]
+    if plot is dv.top:
+        return "curves", shown
+    if plot is dv.bottom:
+        return "bound", [r for r in shown if r.bound is not None]
+    for s, (pw, _c) in dv.term_plots.items():
+        if plot is pw:
+            return "terms", [r for r in shown if r.request.scheme == s]
+    return None
+
+
+def distance_data(panel, plot) -> dict | None:
+    """The distance view's numbers, exact and named by scheme (the read-back would drop the band's names)."""
+    found = _distance_plot(panel, plot)
+    if found is None:
+        return None
+    kind, responses = found
+    out = {}
+    for r in responses:
+        names = snip.distance_names(registry.get(r.request.scheme).title, r, kind)
+        if kind == "bound":
+            values = [r.distance, r.bound]
+        elif kind == "terms":
+            values = [r.distance, *(v for _n, v in r.terms)]
+        else:
+            values = [r.distance, r.mean, *((r.band_distance, r.lo, r.hi) if r.lo is not None else ())]
+        out.update({n: np.asarray(v, dtype=np.float64) for n, v in zip(names, values, strict=True)})
+    return out
+
+
 def snippet_for(panel, plot) -> Snippet | NoSnippet:
     views = panel._views
     title = f"Schemes — {plot_title(plot) or 'plot'}"
@@ -65,9 +100,9 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
             return NoSnippet("the plot has not drawn yet") if req is None else snip.alibi_slopes(req, title)
         if plot in (av.profiles, av.attention, av.tiles):
             return NoSnippet(NOT_YET)
-    dv = views.get("distance")
-    if dv is not None and (plot in (dv.top, dv.bottom) or any(plot is pw for pw, _c in dv.term_plots.values())):
-        return NoSnippet(NOT_YET)
+    found = _distance_plot(panel, plot)
+    if found is not None:
+        return snip.distance(found[1], found[0], title)
     bv = views.get("beyond")
     if bv is not None and plot in (bv.waves, bv.cover):
         which = "waves" if plot is bv.waves else "cover"

@@ -140,7 +140,8 @@ class RoPEHybrid(RoPE):
         rope = ROPE_THETA + ROPE_SCORE
         code = ("# Layer ℓ (1-based) has no positional encoding when ℓ is a multiple of k, RoPE otherwise.\n"
                 "if layer % nope_every != 0:  # a RoPE layer\n" + "".join(f"    {ln}\n" for ln in rope.splitlines())
-                + "else:  # a NoPE layer: nothing positional, ΔS = 0\n    delta_s = np.zeros((L, L))")
+                + "else:  # a NoPE layer: nothing positional, ΔS = 0\n    theta = np.zeros(d // 2)  # no pair turns\n"
+                "    delta_s = np.zeros((L, L))")
         return SnippetPart(code, params=(("nope_every", int(v["nope_every"]), "NoPE every k-th layer"),
                                          ("layer", int(v["layer"]), "the layer shown (1-based)")))
 

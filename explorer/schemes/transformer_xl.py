@@ -52,14 +52,17 @@ omega = 10000.0 ** (-np.arange(0, {d}, 2, dtype=np.float64) / {d})  # the sinuso
 ang = np.multiply.outer({delta}, omega)
 R = np.concatenate([np.sin(ang), np.cos(ang)], axis=-1)  # R_Δ: sines of Δω_k, then cosines
 """
-#: Copy as Python: ΔS = (b) + (c) + (d) with q = k = c ((a) is the score without positions).
+#: Copy as Python: ΔS = (b) + (c) + (d) with q = k = c ((a) is the score without positions), and ``terms``.
 SCORE_SNIPPET = """\
 c_bar = c.mean(axis=0)
 term_b = R @ (W_R.T @ c_bar) / np.sqrt(d)  # (b) c̄ᵀW_R R_Δ/√d
 term_c = u_bias @ c_bar / np.sqrt(d)  # (c) uᵀc̄/√d: the same for every pair
 term_d = R @ (W_R.T @ v_bias) / np.sqrt(d)  # (d) vᵀW_R R_Δ/√d
 f = term_b + term_c + term_d
-delta_s = f[np.subtract.outer(pos, pos) + L - 1]  # ΔS[i, j] = f(i − j)"""
+delta_s = f[np.subtract.outer(pos, pos) + L - 1]  # ΔS[i, j] = f(i − j)
+term_a = np.mean(np.sum(c * c, axis=1)) / np.sqrt(d)  # (a) qᵀk/√d: the score without positions
+# The four terms at the offsets i − j = −(L − 1) … L − 1:
+terms = {{{a!r}: np.full(2 * L - 1, term_a), {b!r}: term_b, {c!r}: np.full(2 * L - 1, term_c), {d!r}: term_d}}"""
 #: Copy as Python: the Token-swap layer's terms (b) + (c) + (d), W_R over d_model split into heads.
 SWAP_SNIPPET = """\
 WR_R = (R @ W_R.T).reshape(n, n, heads, dh)  # W_R R_(i−j), split into heads
@@ -185,7 +188,7 @@ class TransformerXL(Scheme):
         if not keeps(self, TransformerXL, "score_blocks", "_parts"):
             return Scheme.score_snippet(self, req)
         return SnippetPart(WEIGHTS_SNIPPET.format(d="d", delta="np.arange(-(L - 1), L, dtype=np.float64)")
-                           + SCORE_SNIPPET)
+                           + SCORE_SNIPPET.format(**dict(zip("abcd", TERM_NAMES, strict=True))))
 
     def swap_snippet(self, st):
         if not keeps(self, TransformerXL, "swap_terms"):

@@ -8,11 +8,12 @@ closed form).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .. import schemes as registry
 from ..encodings.blocks import blocks
-from . import NoSnippet, Snippet, program
+from . import NoSnippet, Snippet, lit, program
 
 #: Largest L_eval a matrix program builds in full (L × L float64: 128 MiB at 4096).
 FULL_MATRIX_MAX = 4096
@@ -98,3 +99,101 @@ def rope_turns(req: Any, which: str, title: str) -> Snippet:
                          "\ncover_eval = np.minimum(1.0, (l_eval - 1) * theta / (2 * np.pi))")
         result = '{"pair k": k, "share of a turn inside L_train": cover_train, "share up to L_eval": cover_eval}'
     return program(title, params, body, result)
+
+
+#: The distance view's three kinds of plot: every scheme's mean ΔS (and band), RoFormer's bound, a scheme's terms.
+DISTANCE_PLOTS = ("curves", "bound", "terms")
+
+_DIAGONALS = """\
+distance = np.arange(L)  # Δ = i − j ≥ 0: keys at or before the query
+
+
+def mean_over_pairs(delta_s):
+    \"\"\"ΔS at each Δ: the mean over every pair (i, i − Δ) inside 0 … L − 1 (the Δ-th diagonal).\"\"\"
+    return np.array([np.mean(np.diagonal(delta_s, -k)) for k in distance])
+
+
+def band(delta_s):
+    \"\"\"min and max over 8 query positions in the second half of ΔS[q, q − Δ] (absolute schemes).\"\"\"
+    queries = np.unique(np.linspace(L // 2, L - 1, 8).round().astype(np.int64))
+    cells = np.array([[delta_s[q, q - k] if k <= q else np.nan for k in band_distance] for q in queries])
+    return band_distance, np.nanmin(cells, axis=0), np.nanmax(cells, axis=0)
+
+
+def bound(theta, log_decay=0.0):
+    \"\"\"RoFormer's (1/(d/2))·Σ_j |Σ_(k ≤ j) e^(iΔθ_k)| (Su et al. 2021 §3.4.3; xPos: × ζ_k^(Δ/B)).\"\"\"
+    partial = np.cumsum(np.exp(np.multiply.outer(distance, 1j * theta + log_decay)), axis=1)
+    return np.abs(partial).sum(axis=1) / theta.size
+
+
+curves = {}"""
+
+
+def distance_names(title: str, r: Any, plot: str) -> tuple[str, ...]:
+    """The exported names of scheme ``title``'s arrays in distance plot ``plot`` (see :data:`DISTANCE_PLOTS`)."""
+    if plot == "bound":
+        return (f"{title}: Δ", f"{title}: bound")
+    if plot == "terms":
+        return (f"{title}: Δ", *(f"{title}: {name}" for name, _v in r.terms))
+    band_names = (f"{title}: band Δ", f"{title}: band min", f"{title}: band max") if r.lo is not None else ()
+    return (f"{title}: Δ", f"{title}: ΔS mean over pairs", *band_names)
+
+
+def distance(responses: Sequence[Any], plot: str, title: str) -> Snippet | NoSnippet:
+    """The distance view's ``plot`` (a :data:`DISTANCE_PLOTS` key) for the shown schemes' DistanceResponses:
+    each scheme's score program (its ``delta_s`` at every query and key), then means along diagonals."""
+    if not responses:
+        return NoSnippet("the plot has not drawn yet")
+    length = int(responses[0].request.l_eval)
+    if length > FULL_MATRIX_MAX:
+        return NoSnippet(f"L_eval = {length:,}: the program builds the full L × L matrix (at most "
+                         f"{FULL_MATRIX_MAX:,}); Export → Save numbers gives the curves")
+    values: dict[str, Any] = {}
+    sections = []
+    imports: tuple[str, ...] = ()
+    for r in responses:
+        req = r.request
+        sch = registry.get(req.scheme)
+        if r.note or r.distance.size == 0:
+            return NoSnippet(f"{sch.title}: {r.note or 'no curve'}")
+        if r.stride != 1:
+            return NoSnippet(f"{sch.title}: the curve is thinned here; Export → Save numbers gives it")
+        part = sch.score_snippet(req)
+        if isinstance(part, NoSnippet):
+            hide = "; hide it to copy the other curves' program" if plot == "curves" and len(responses) > 1 else ""
+            return NoSnippet(f"{sch.title}: {part.reason}{hide}")
+        # A request carries only the fields its scheme reads (the rest are defaults): each from one that reads it.
+        values.update({f: getattr(req, f) for f in sch.fields_for("distance")
+                       if f in FIELDS and f != "causal" and f not in values})
+        imports += tuple(m for m in part.imports if m not in imports)
+        names = distance_names(sch.title, r, plot)
+        own = "".join(f"{n} = {lit(v)}  # {c}\n" for n, v, c in part.params)
+        if plot == "bound":
+            decay = ", np.log(zeta) / B" if "zeta =" in part.code else ""
+            out = f"curves[{names[0]!r}] = distance\ncurves[{names[1]!r}] = bound(theta{decay})"
+        elif plot == "terms":
+            pairs = zip(names[1:], r.terms, strict=True)
+            out = f"curves[{names[0]!r}] = distance\n" + "\n".join(
+                f"curves[{n!r}] = terms[{t!r}][distance + L - 1]" for n, (t, _v) in pairs)
+        else:
+            out = f"curves[{names[0]!r}] = distance\ncurves[{names[1]!r}] = mean_over_pairs(delta_s)"
+            if r.lo is not None:
+                out += f"\ncurves[{names[2]!r}], curves[{names[3]!r}], curves[{names[4]!r}] = band(delta_s)"
+        sections.append(f"# {sch.title}:\n{own}{part.code.strip()}\n{out}")
+    params = [("L", length, "positions 0 … L − 1 (L_eval)"),
+              ("causal", True, "ΔS at keys at or before the query (Δ = i − j ≥ 0)"),
+              *((FIELDS[f][0], v, FIELDS[f][1]) for f, v in values.items())]
+    body = "pos = np.arange(L)\n"
+    if "content" in values:
+        body += _CONTENT + "\n"
+    body += f"band_distance = np.arange(0, L, {band_stride(length)})  # where the band is drawn\n"
+    body += _DIAGONALS + "\n\n" + "\n\n".join(sections)
+    return program(title, params, body, "curves", imports=imports)
+
+
+def band_stride(length: int) -> int:
+    """The band's distance step at ``length`` positions (one point per distance up to 2048 of them)."""
+    from ..encodings.blocks import distance_grid
+    from ..schemes.base import BAND_POINTS
+
+    return distance_grid(length, min(length, BAND_POINTS))[1]
