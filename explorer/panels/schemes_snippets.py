@@ -33,7 +33,14 @@ def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")
     r = None if bv is None else bv.response
-    if r is None or plot not in (bv.waves, bv.cover):
+    if r is None:
+        return None
+    for sid, (pw, _c, _m) in bv.extras.items():
+        if plot is pw and sid in r.extras:
+            spec = r.extras[sid]
+            return {spec.x_label: np.asarray(spec.x, dtype=np.float64),
+                    spec.y_label: np.asarray(spec.y, dtype=np.float64)}
+    if plot not in (bv.waves, bv.cover):
         return None
     k = np.arange(r.theta.size, dtype=np.float64)
     if plot is bv.waves:
@@ -107,8 +114,15 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     if bv is not None and plot in (bv.waves, bv.cover):
         which = "waves" if plot is bv.waves else "cover"
         return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
-    if bv is not None and (plot in (bv.table, bv.scaled, bv.weight)
-                           or any(plot is pw for pw, _c, _m in bv.extras.values())):
+    if bv is not None:
+        for sid, (pw, _c, _m) in bv.extras.items():
+            if plot is pw:
+                r = bv.response
+                setup = None if r is None else dict(r.request.extras).get(sid)
+                if setup is None or sid not in r.extras:
+                    return waiting
+                return snip.beyond_extra(setup, r.extras[sid], title)
+    if bv is not None and plot in (bv.table, bv.scaled, bv.weight):
         return NoSnippet(NOT_YET)
     mv_ = views.get("model")
     if mv_ is not None and plot in (mv_.freq, mv_.waves, mv_.score):

@@ -262,6 +262,14 @@ class Fire(Scheme):
         return SnippetPart(weights + MLP_SNIPPET + "\n\n" + SCORE_SNIPPET,
                            params=(("head", head, "the head whose bias is shown"),))
 
+    def beyond_snippet(self, req):
+        if not keeps(self, Fire, "beyond_plot", "weights"):
+            return Scheme.beyond_snippet(self, req)
+        part = self.score_snippet(req)
+        code = part.code.split("delta_s = np.empty")[0]  # the weights and f_θ, without the matrix
+        return SnippetPart(code + "x = np.linspace(0.0, 1.0, 201)  # normalised distance\ny = f_theta(x)[..., head]",
+                           params=part.params)
+
     def swap_snippet(self, st):
         if not keeps(self, Fire, "swap_terms"):
             return Scheme.swap_snippet(self, st)

@@ -145,6 +145,16 @@ class RoPEHybrid(RoPE):
         return SnippetPart(code, params=(("nope_every", int(v["nope_every"]), "NoPE every k-th layer"),
                                          ("layer", int(v["layer"]), "the layer shown (1-based)")))
 
+    def beyond_snippet(self, req):
+        if not keeps(self, RoPEHybrid, "beyond_plot"):
+            return Scheme.beyond_snippet(self, req)
+        v = self.values(req)
+        return SnippetPart("on = (np.arange(1, layers + 1) % nope_every != 0).astype(np.float64)  # 1: RoPE, 0: NoPE\n"
+                           "x = np.arange(1, layers + 2, dtype=np.float64) - 0.5  # layer ℓ's step spans ℓ ± ½\n"
+                           "y = np.append(on, on[-1])",
+                           params=(("layers", int(v["layers"]), "layers in the model"),
+                                   ("nope_every", int(v["nope_every"]), "NoPE every k-th layer")))
+
     def beyond_plot(self, req):
         v = self.values(req)
         on = rope_layers(v["layers"], v["nope_every"]).astype(float)

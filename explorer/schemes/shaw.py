@@ -199,6 +199,14 @@ class Shaw(Scheme):
         return SnippetPart(table_snippet("w_key", 13, "d", "the seeded, untrained key vectors") + SCORE_SNIPPET,
                            params=(("clip_k", self.clip(req), "clipping distance k"),))
 
+    def beyond_snippet(self, req):
+        if not keeps(self, Shaw, "beyond_plot"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart("x = np.concatenate([[0], np.unique(np.geomspace(1, max(l_eval, l_train) + 1, 512)"
+                           ".round())])  # Δ\n"
+                           "y = np.clip(-x, -clip_k, clip_k)  # the vector used: clip(j − i, k), j − i = −Δ",
+                           params=(("clip_k", self.clip(req), "clipping distance k"),))
+
     def swap_snippet(self, st):
         if not keeps(self, Shaw, "swap_terms"):
             return Scheme.swap_snippet(self, st)

@@ -226,6 +226,14 @@ class XPos(RoPE):
         return SnippetPart(ZETA_SNIPPET.format(d="d") + SCORE_SNIPPET,
                            params=(("B", self.scale_base(req), "xPos scale base B"),))
 
+    def beyond_snippet(self, req):
+        if not keeps(self, XPos, "beyond_plot", "log_decay"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart(ZETA_SNIPPET.format(d="d")
+                           + "x = np.unique(np.geomspace(1, max(l_eval, l_train) + 1, 512).round())  # distances Δ\n"
+                           "y = np.exp(np.multiply.outer(x, np.log(zeta) / B)).mean(axis=1)  # mean of ζ_k^(Δ/B)",
+                           params=(("B", self.scale_base(req), "xPos scale base B"),))
+
     def swap_snippet(self, st):
         if not keeps(self, XPos, "swap_terms"):
             return Scheme.swap_snippet(self, st)

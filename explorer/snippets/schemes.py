@@ -8,6 +8,7 @@ closed form).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -197,3 +198,17 @@ def band_stride(length: int) -> int:
     from ..schemes.base import BAND_POINTS
 
     return distance_grid(length, min(length, BAND_POINTS))[1]
+
+
+def beyond_extra(setup: Any, spec: Any, title: str) -> Snippet | NoSnippet:
+    """A scheme's own "beyond training" plot (its :meth:`~explorer.schemes.base.Scheme.beyond_plot`) from its
+    :meth:`~explorer.schemes.base.Scheme.beyond_snippet` hook; ``setup`` is the request the plot was drawn for."""
+    part = registry.get(setup.scheme).beyond_snippet(setup)
+    if isinstance(part, NoSnippet):
+        return part
+    code = part.code.strip()
+    used = [f for f in FIELDS if re.search(rf"\b{FIELDS[f][0]}\b", code)]
+    params = [("l_eval", int(setup.l_eval), "L_eval"), *((FIELDS[f][0], getattr(setup, f), FIELDS[f][1]) for f in used),
+              *part.params]
+    body = (_CONTENT + "\n" if "content" in used else "") + code
+    return program(title, params, body, f"{{{spec.x_label!r}: x, {spec.y_label!r}: y}}", imports=part.imports)
