@@ -29,6 +29,26 @@ def slopes_data(panel) -> dict | None:
     return {"x": np.arange(req.heads, dtype=np.float64), "slope": alibi_slopes(req.heads)}
 
 
+def alibi_which(av, plot) -> str:
+    """"profiles", "attention" or "tiles" for those ALiBi plots ("" for another)."""
+    return {id(av.profiles): "profiles", id(av.attention): "attention", id(av.tiles): "tiles"}.get(id(plot), "")
+
+
+def alibi_data(panel, plot) -> dict | None:
+    """The ALiBi profiles, attention shares and bias tiles, exact (the plots show the log10 of some)."""
+    av = panel._views.get("alibi")
+    r = None if av is None else av.response
+    which = "" if r is None else alibi_which(av, plot)
+    if not which:
+        return None
+    if which == "profiles":
+        return {"distance Δ": r.distance * 1.0, **{f"head {k} weight": p for k, p in enumerate(r.profiles)}}
+    if which == "attention":
+        return {"query position": r.attention_queries * 1.0,
+                "share of the query's weight per key block [query, key block]": r.attention}
+    return {"bias block means [head, query block, key block]": r.tiles}
+
+
 def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")
@@ -105,8 +125,9 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         if plot is av.slopes:
             req = panel.latest_request("schemes.alibi")
             return NoSnippet("the plot has not drawn yet") if req is None else snip.alibi_slopes(req, title)
-        if plot in (av.profiles, av.attention, av.tiles):
-            return NoSnippet(NOT_YET)
+        which = alibi_which(av, plot)
+        if which:
+            return waiting if av.response is None else snip.alibi_plot(av.response, which, title)
     found = _distance_plot(panel, plot)
     if found is not None:
         return snip.distance(found[1], found[0], title)

@@ -212,3 +212,61 @@ def beyond_extra(setup: Any, spec: Any, title: str) -> Snippet | NoSnippet:
               *part.params]
     body = (_CONTENT + "\n" if "content" in used else "") + code
     return program(title, params, body, f"{{{spec.x_label!r}: x, {spec.y_label!r}: y}}", imports=part.imports)
+
+
+#: What the ALiBi view's plots export (names), by plot.
+ALIBI_RESULTS = {
+    "profiles": '{"distance Δ": distance, **{f"head {k} weight": profiles[k] for k in range(heads)}}',
+    "attention": '{"query position": queries, "share of the query\'s weight per key block [query, key block]": share}',
+    "tiles": '{"bias block means [head, query block, key block]": tiles}',
+}
+
+_ALIBI_BODY = {
+    "profiles": """\
+distance = np.arange(0, L, stride)  # Δ = (L − 1) − j: the last query's keys
+# The last query's weights, softmax_j(−m·(L − 1 − j)) (no key after it: causal or not, the same)
+w = np.exp(-slopes[:, None] * np.arange(L)[None, :])
+profiles = (w / w.sum(axis=1, keepdims=True))[:, distance]""",
+    "attention": """\
+m = slopes[alibi_head]
+delta = np.subtract.outer(np.arange(L), np.arange(L)).astype(np.float64)  # i − j
+scores = np.where(delta < 0, -np.inf, -m * delta) if causal else -m * np.abs(delta)
+w = np.exp(scores - scores.max(axis=1, keepdims=True))
+w = w / w.sum(axis=1, keepdims=True)  # softmax over the keys (content removed)
+starts = np.arange(0, L, block)
+queries = np.minimum(starts + block, L) - 1  # each row: the query at the end of its block
+share = np.add.reduceat(w[queries], starts, axis=1)  # its weight in each key block (the plot: log10 of it)
+if causal:
+    share[starts[None, :] > queries[:, None]] = np.nan  # a key block wholly in the future""",
+    "tiles": """\
+delta = np.subtract.outer(np.arange(L), np.arange(L)).astype(np.float64)  # i − j
+nb = -(-L // block)
+tiles = np.empty((heads, nb, nb))
+for h, m in enumerate(slopes):
+    bias = np.where(delta < 0, np.nan, -m * delta) if causal else -m * np.abs(delta)
+    padded = np.full((nb * block, nb * block), np.nan)
+    padded[:L, :L] = bias
+    cells = padded.reshape(nb, block, nb, block)  # the mean over each block's cells (NaN: masked future)
+    count = np.sum(~np.isnan(cells), axis=(1, 3))
+    tiles[h] = np.where(count > 0, np.nansum(cells, axis=(1, 3)) / np.maximum(count, 1), np.nan)""",
+}
+
+
+def alibi_plot(r: Any, which: str, title: str) -> Snippet | NoSnippet:
+    """The ALiBi view's ``which`` plot ("profiles", "attention", "tiles") for an AlibiResponse ``r``."""
+    from ..schemes.alibi import SLOPES_SNIPPET
+
+    req = r.request
+    length = int(req.l_eval)
+    if which != "profiles" and length > FULL_MATRIX_MAX:
+        return NoSnippet(f"L_eval = {length:,}: the program builds the full L × L matrix (at most "
+                         f"{FULL_MATRIX_MAX:,}); Export → Save numbers gives the block values")
+    params = [("L", length, "positions 0 … L − 1 (L_eval)"), ("heads", int(req.heads), "attention heads")]
+    if which == "profiles":
+        params.append(("stride", int(r.stride), "every stride-th distance"))
+    else:
+        block = r.attention_block if which == "attention" else r.tile_block
+        params += [("causal", bool(req.causal), "causal mask"), ("block", int(block), "positions per cell")]
+        if which == "attention":
+            params.append(("alibi_head", int(req.alibi_head), "the head shown"))
+    return program(title, params, SLOPES_SNIPPET + "\n" + _ALIBI_BODY[which], ALIBI_RESULTS[which])
