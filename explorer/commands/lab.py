@@ -179,10 +179,11 @@ def table(result, metric: str = "accuracy", note: bool = True) -> str:
 def grid(results) -> str:
     """Tasks × schemes: each task's score at L and at each multiple of L it was tested at, as text."""
     from ..lab import SCHEME_LABELS, score
+    from ..lab.summary import cell_text
 
     mults = sorted({n / r.config.train_len for r in results for n in r.config.eval_lens})
     heads = ["L" if m == 1 else f"{m:g}×L" for m in mults]
-    lines = ["task".ljust(34) + "scheme".ljust(14) + "".join(h.rjust(8) for h in heads)]
+    lines = ["task".ljust(34) + "scheme".ljust(14) + "".join(h.rjust(11) for h in heads)]
     for r in results:
         cfg = r.config
         what = f"{cfg.task_title} ({'exact' if cfg.scored_by_exact_match else 'acc.'})"
@@ -192,11 +193,12 @@ def grid(results) -> str:
                 n = next((n for n in cfg.eval_lens if n / cfg.train_len == m), None)
                 res = s.at(n) if n is not None else None
                 v = score(r, s, n) if res is not None and res.ran else None
-                cells.append("" if res is None else "no run" if not res.ran else f"{100 * v:.0f}%")
+                cells.append("" if res is None else "cannot run" if not res.ran else f"{cell_text(v)} %")
             lines.append(what[:33].ljust(34) + SCHEME_LABELS[s.scheme][:13].ljust(14)
-                         + "".join(c.rjust(8) for c in cells))
+                         + "".join(c.rjust(11) for c in cells))
             what = ""
-    lines.append("(no run = the scheme cannot run at that length)")
+    lines.append("(exact match for the sequence tasks, accuracy for the rule; 100 % only when all were right, "
+                 ">99 % and <1 % near the ends)")
     return "\n".join(lines)
 
 

@@ -64,6 +64,19 @@ def task_facts(cfg) -> RuleFacts:
                      order_sensitive_fraction=math.nan)
 
 
+def cell_text(v: float) -> str:
+    """A score for a narrow cell, in whole percent: never "100" for less than all nor "0" for more than none."""
+    if v >= 1.0:
+        return "100"
+    if v <= 0.0:
+        return "0"
+    if v >= 0.995:
+        return ">99"
+    if v < 0.005:
+        return "<1"
+    return f"{100 * v:.0f}"
+
+
 def fmt_percent(v: float | None) -> str:
     return "—" if v is None else f"{100.0 * v:.1f} %"
 

@@ -379,9 +379,10 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
         self.headline.setStyleSheet(
             f"QLabel#labHeadline {{ font-size: {13 * scale:g}pt; font-weight: 600;{fg} }}")
         self.key.setStyleSheet(f"QLabel#labKey {{ font-size: {12 * scale:g}pt;{fg} }}")
-        for table in (self.table, self.grid):
+        # The run's table shares a plot's cell: smaller, so "100" is not cut to "…" at 720p presenter.
+        for table, pt in ((self.table, 10), (self.grid, 12)):
             f = table.font()
-            f.setPointSizeF(12 * scale)
+            f.setPointSizeF(pt * scale)
             table.setFont(f)
 
     def apply_theme(self, theme) -> None:

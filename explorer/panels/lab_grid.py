@@ -14,22 +14,10 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from ..lab import SCHEME_LABELS, fmt_percent
+from ..lab.summary import cell_text
 from .lab_views import scheme_colour
 
 MUTED = "#777777"
-
-
-def cell_text(v: float) -> str:
-    """A score for a narrow cell: whole percent, but never "100" for less than all nor "0" for more than none."""
-    if v >= 1.0:
-        return "100"
-    if v <= 0.0:
-        return "0"
-    if v >= 0.995:
-        return ">99"
-    if v < 0.005:
-        return "<1"
-    return f"{100 * v:.0f}"
 
 
 def multiple_text(m: float) -> str:
@@ -57,6 +45,9 @@ class ResultsGrid(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setWordWrap(False)
+        # "100" is a few pixels wider than a narrow column's text margins allow at 720p presenter: drawn whole
+        # into the margin (inside its cell) rather than cut to "1…".
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
         # Columns share the width: the grid never scrolls sideways (it did at 1280 × 720 in presenter mode).
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)

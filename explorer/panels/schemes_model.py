@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QPushButton, QWidget
 
 from ..encodings import EncodingError
 from ..encodings.rope_config import load_shipped, read_config, resolve, shipped
@@ -59,7 +59,7 @@ class ModelView(QWidget):
             self.combo.addItem(load_shipped(cid).name, cid)
         # Not as wide as its longest name: the row must fit a 1024-wide projector in presenter mode.
         self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.combo.setMinimumContentsLength(16)
+        self.combo.setMinimumContentsLength(12)
         self.open_button = QPushButton("Open model config…")
         self.open_button.setObjectName("modelOpen")
         self.open_button.setToolTip("read rope_theta, head_dim, rope_scaling … from a model's config.json")
@@ -67,15 +67,8 @@ class ModelView(QWidget):
         # tooltip (and on a click).
         self.summary = NotesLabel()
         self.summary.setObjectName("modelSummary")
-        # The colour key of all three plots, once (no legend over the data).
-        self.key = QLabel(f"<b><span style='color:{scheme_colour(PLAIN)}'>- - plain RoPE</span>&nbsp;&nbsp;"
-                          f"<span style='color:{scheme_colour(MODEL)}'>━ model</span></b>")
-        self.key.setObjectName("modelKey")
-        self.key.setToolTip("plain RoPE: the same base and rotary dims, no scaling; model: what its config makes "
-                            "of them (the score's band: min–max over each block of distances)")
         top.addWidget(self.combo)
         top.addWidget(self.open_button)
-        top.addWidget(self.key)
         top.addWidget(self.summary, 1)
         outer.addLayout(top)
         self.combo.activated.connect(self._on_combo_activated)
@@ -93,13 +86,13 @@ class ModelView(QWidget):
         self.waves = make_plot("Wavelength 2π/θ′ per pair", x="pair i", y="wavelength (positions)")
         self.score = make_plot("Score vs distance", x="distance Δ (positions)", y="score ÷ |q|² (q = k)")
         self.curves: dict[str, pg.PlotDataItem] = {}
-        # No legends over the data: the colours are named in the score plot's title (and mean the same as in
-        # every other view: RoPE's green, scaled RoPE's pink).
+        # One legend, where no data are: θ′ falls to the right, so the θ′ plot's bottom-left corner is empty.
+        # (The colours mean the same in every view: RoPE's green, scaled RoPE's pink.)
+        self.legend = self.freq.getPlotItem().addLegend(offset=(5, -5), labelTextSize="10pt")
         for name, pw in (("freq", self.freq), ("waves", self.waves)):
             pi = pw.getPlotItem()
             pi.setLogMode(x=False, y=True)
             use_si_log_ticks(pi)
-            # (named for the data export: there is no legend)
             self.curves[f"{name}_plain"] = pi.plot(pen=pen(PLAIN, 2.0, Qt.PenStyle.DashLine), symbolSize=5,
                                                    symbolBrush=scheme_colour(PLAIN), name="plain RoPE", **dots)
             self.curves[f"{name}_model"] = pi.plot(pen=pen(MODEL, 3.0), symbolSize=7,
@@ -129,8 +122,8 @@ class ModelView(QWidget):
         self.score_ext = _dotted("extended", 90)
         for item in (self.score_orig, self.score_ext):
             spi.addItem(item, ignoreBounds=True)
-        self._arrange(True)
         self.response: ModelRopeResponse | None = None
+        self._arrange(True)
 
     def _arrange(self, wide: bool) -> None:
         """Wide: the three plots in a row.  Narrow (a 1280×720 projector): θ′ and wavelengths side by side, the
@@ -150,6 +143,15 @@ class ModelView(QWidget):
             self.layout_grid.addWidget(self.score, 1, 0, 1, 2)
             self.layout_grid.setRowStretch(1, 1)
         self.layout_grid.setRowStretch(0, 1)
+        # Narrow, the θ′ plot is too small for a legend: the full-width score plot's title names the colours.
+        self.legend.setVisible(wide)
+        self._retitle()
+
+    def _retitle(self) -> None:
+        att = "" if self.response is None else f" · attention factor {self.response.attention_factor:.4g}"
+        key = "" if self._wide else (f": <span style='color:{scheme_colour(PLAIN)}'>- - plain RoPE</span> "
+                                     f"<span style='color:{scheme_colour(MODEL)}'>━ model</span>")
+        self.score.getPlotItem().setTitle(f"Score vs distance{key}{att}")
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._arrange(event.size().width() >= WIDE)
@@ -205,7 +207,7 @@ class ModelView(QWidget):
         self.score_ext.setPos(math.log10(r.l_ext))
         self.score_ext.setVisible(r.l_ext != r.l_orig and r.l_ext <= r.shown_to)
         self.score_orig.setVisible(r.l_orig <= r.shown_to)
-        self.score.getPlotItem().setTitle(f"Score vs distance · attention factor {r.attention_factor:.4g}")
+        self._retitle()
         self.score.getPlotItem().setXRange(0.0, math.log10(r.shown_to), padding=0.02)
         self.summary.set_notes(r.summary + (f"\n{m.source}" if m.source else ""))
         self.info.setText(self._info(r))
