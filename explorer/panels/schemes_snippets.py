@@ -9,6 +9,7 @@ from ..encodings import alibi_slopes
 from ..snippets import NoSnippet, Snippet
 from ..snippets import schemes as snip
 from ..widgets.plot_data import plot_title
+from .schemes_beyond import LEARNED
 
 #: Plots without a program yet, by view and attribute, with what the user can do instead.
 NOT_YET = "no snippet for this plot yet; Export → Save numbers gives its data"
@@ -53,6 +54,12 @@ def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")
     r = None if bv is None else bv.response
+    sr = None if bv is None else bv.scaled_response
+    if sr is not None and plot in (bv.scaled, bv.weight):
+        k = np.arange(sr.theta.size, dtype=np.float64)
+        if plot is bv.scaled:
+            return {"pair k": k, "wavelength before": sr.wavelength, "wavelength after": sr.wavelength_scaled}
+        return {"pair k": k, "weight": sr.weight}
     if r is None:
         return None
     for sid, (pw, _c, _m) in bv.extras.items():
@@ -143,8 +150,11 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
                 if setup is None or sid not in r.extras:
                     return waiting
                 return snip.beyond_extra(setup, r.extras[sid], title)
-    if bv is not None and plot in (bv.table, bv.scaled, bv.weight):
-        return NoSnippet(NOT_YET)
+    if bv is not None and plot in (bv.scaled, bv.weight):
+        sr = bv.scaled_response
+        return waiting if sr is None else snip.scaled_plot(sr, "scaled" if plot is bv.scaled else "weight", title)
+    if bv is not None and plot is bv.table:
+        return NoSnippet(registry.get(LEARNED).score_snippet(None).reason)
     mv_ = views.get("model")
     if mv_ is not None and plot in (mv_.freq, mv_.waves, mv_.score):
         return NoSnippet(NOT_YET)

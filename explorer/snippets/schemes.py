@@ -270,3 +270,87 @@ def alibi_plot(r: Any, which: str, title: str) -> Snippet | NoSnippet:
         if which == "attention":
             params.append(("alibi_head", int(req.alibi_head), "the head shown"))
     return program(title, params, SLOPES_SNIPPET + "\n" + _ALIBI_BODY[which], ALIBI_RESULTS[which])
+
+
+#: Copy as Python: θ_k after context scaling and the factor on cos and sin, as transformers computes them
+#: (``rope_scaling`` holds the fields of :class:`explorer.encodings.rope.RopeScaling`).
+ROPE_FREQUENCIES = """\
+def rope_frequencies(d, base, rope_scaling):
+    \"\"\"(θ_k after scaling, attention factor) for the rotary width d (transformers' rope init functions).\"\"\"
+    sc = rope_scaling
+    kind, s, l_orig = sc["kind"], float(sc["factor"]), sc["original_max_positions"]
+    even = np.arange(0, d, 2, dtype=np.float64)
+    theta = base ** (-even / d)  # θ_k = base^(−2k/d)
+    if kind == "none" or (s == 1.0 and kind not in ("yarn", "longrope")):
+        return theta, 1.0
+    if kind == "linear":  # position interpolation: every pair divided by s
+        return theta / s, 1.0
+    if kind == "ntk":  # a larger base: base·s^(d/(d−2))
+        return (base * s ** (d / (d - 2))) ** (-even / d), 1.0
+    if kind == "dynamic":  # NTK with the factor grown with the sequence length
+        seq = max(sc["seq_len"] or l_orig, l_orig)
+        return (base * (s * seq / l_orig - (s - 1)) ** (d / (d - 2))) ** (-even / d), 1.0
+    if kind == "longrope":  # one factor per pair, short or long
+        long = sc["seq_len"] is not None and sc["seq_len"] > l_orig
+        ext = np.asarray(sc["long_factor"] if long else sc["short_factor"], dtype=np.float64)
+        att = sc["attention_factor"]
+        if att is None:
+            att = 1.0 if s <= 1.0 else math.sqrt(1 + math.log(s) / math.log(l_orig))
+        return 1.0 / (ext * base ** (even / d)), float(att)
+    if kind == "yarn":
+        def dim_for(rotations):  # the pair index that turns `rotations` times in l_orig positions
+            return d * math.log(l_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+        low, high = dim_for(sc["beta_fast"]), dim_for(sc["beta_slow"])
+        if sc["truncate"]:
+            low, high = math.floor(low), math.ceil(high)
+        low, high = float(max(low, 0)), float(min(high, d - 1))
+        if low == high:
+            high += 0.001
+        ramp = np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)  # 1: θ/s, 0: θ kept
+        extrapolation = 1.0 - ramp
+        freq = (theta / s) * (1.0 - extrapolation) + theta * extrapolation
+
+        def mscale(m=1.0):
+            return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+
+        if sc["attention_factor"] is not None:
+            return freq, float(sc["attention_factor"])
+        if sc["mscale"] and sc["mscale_all_dim"]:
+            return freq, mscale(sc["mscale"]) / mscale(sc["mscale_all_dim"])
+        return freq, mscale()
+    # llama3: keep the short wavelengths, divide the long ones by s, blend in between
+    wavelen = 2 * math.pi / theta
+    low_wavelen, high_wavelen = l_orig / sc["low_freq_factor"], l_orig / sc["high_freq_factor"]
+    out = np.where(wavelen > low_wavelen, theta / s, theta)
+    smooth = (l_orig / wavelen - sc["low_freq_factor"]) / (sc["high_freq_factor"] - sc["low_freq_factor"])
+    smoothed = (1 - smooth) * out / s + smooth * out
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, out), 1.0"""
+
+
+def scaling_dict(scaling: Any) -> dict:
+    """A RopeScaling's fields as a plain dict a program can hold."""
+    import dataclasses
+
+    return {f.name: getattr(scaling, f.name) for f in dataclasses.fields(scaling)}
+
+
+def scaled_plot(r: Any, which: str, title: str) -> Snippet:
+    """The scaled-RoPE plots (a ScaledResponse): ``which`` = "scaled" (wavelengths before and after) or
+    "weight" (the interpolation weight per pair)."""
+    from ..schemes.scaled_rope import scaling_of
+
+    req = r.request
+    params = [("d", int(req.head_dim), "head dimension d"), ("base", float(req.base), "RoPE base"),
+              ("rope_scaling", scaling_dict(scaling_of(req)), "L_orig = L_train")]
+    body = (ROPE_FREQUENCIES + "\n\n\nk = np.arange(d // 2, dtype=np.float64)  # pair index\n"
+            "theta = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)\n"
+            "theta_scaled, attention_factor = rope_frequencies(d, base, rope_scaling)\n")
+    if which == "scaled":
+        return program(title, params, body, '{"pair k": k, "wavelength before": 2 * np.pi / theta, '
+                       '"wavelength after": 2 * np.pi / theta_scaled}', imports=("math",))
+    body += ("s = rope_scaling[\"factor\"]\n"
+             "# w_k = (1 − θ'_k/θ_k)/(1 − 1/s): 0 keeps pair k, 1 divides it by the full s\n"
+             "weight = (1.0 - theta_scaled / theta) / (1.0 - 1.0 / s) if s > 1.0 else np.zeros_like(theta)")
+    return program(title, params, body, '{"pair k": k, "weight": weight}', imports=("math",))
