@@ -191,6 +191,14 @@ def test_every_snippet_reproduces_its_plot_in_a_bare_interpreter(qtbot, service)
     programs = tuple(r.scheme for r in build_requests(small, "matrices")
                      if not isinstance(registry.get(r.scheme).score_snippet(r), NoSnippet))
     cases.append(("schemes", small.clamped(schemes=programs), "schemes#programs"))
+    # One shipped model of each other RoPE type for the model view (the programs compute every scaling).
+    from explorer.encodings.rope_config import load_shipped, shipped
+
+    seen_types = {load_shipped(small.model).rope_type}
+    for cid in shipped():
+        if load_shipped(cid).rope_type not in seen_types:
+            seen_types.add(load_shipped(cid).rope_type)
+            cases.append(("schemes", small.clamped(schemes=programs[:1], model=cid), f"schemes[{cid}]"))
     for s in registry.swap_ids():
         st = app.get("swap").clamped(scheme=s, **SWAP_SCHEMES)
         cases.append(("swap", st, f"swap[{s}]"))

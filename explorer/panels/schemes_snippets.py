@@ -50,6 +50,32 @@ def alibi_data(panel, plot) -> dict | None:
     return {"bias block means [head, query block, key block]": r.tiles}
 
 
+def model_which(mv, plot) -> str:
+    """"freq", "waves" or "score" for the model view's plots ("" for another, or no view)."""
+    if mv is None:
+        return ""
+    return {id(mv.freq): "freq", id(mv.waves): "waves", id(mv.score): "score"}.get(id(plot), "")
+
+
+def model_data(panel, plot) -> dict | None:
+    """The model view's numbers, exact: θ′ and wavelengths per pair, the score curve's block statistics."""
+    mv = panel._views.get("model")
+    r = None if mv is None else mv.response
+    which = "" if r is None else model_which(mv, plot)
+    if not which:
+        return None
+    k = np.arange(r.theta.size, dtype=np.float64)
+    if which == "freq":
+        return {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
+    if which == "waves":
+        return {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
+                "model wavelength": 2 * np.pi / r.theta}
+    out = {"distance Δ (block centre)": r.distance}
+    for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
+        out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
+    return out
+
+
 def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")
@@ -156,6 +182,7 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     if bv is not None and plot is bv.table:
         return NoSnippet(registry.get(LEARNED).score_snippet(None).reason)
     mv_ = views.get("model")
-    if mv_ is not None and plot in (mv_.freq, mv_.waves, mv_.score):
-        return NoSnippet(NOT_YET)
+    which = model_which(mv_, plot)
+    if which:
+        return waiting if mv_.response is None else snip.model_plot(mv_.response, which, title)
     return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)

@@ -354,3 +354,55 @@ def scaled_plot(r: Any, which: str, title: str) -> Snippet:
              "# w_k = (1 − θ'_k/θ_k)/(1 − 1/s): 0 keeps pair k, 1 divides it by the full s\n"
              "weight = (1.0 - theta_scaled / theta) / (1.0 - 1.0 / s) if s > 1.0 else np.zeros_like(theta)")
     return program(title, params, body, '{"pair k": k, "weight": weight}', imports=("math",))
+
+
+#: What the model view's plots export (names), by plot.
+MODEL_RESULTS = {
+    "freq": '{"pair i": k, "plain RoPE θ": theta_plain, "model θ′": theta}',
+    "waves": '{"pair i": k, "plain RoPE wavelength": 2 * np.pi / theta_plain, "model wavelength": 2 * np.pi / theta}',
+    "score": ('{"distance Δ (block centre)": centres, "plain RoPE mean": plain[0], "plain RoPE min": plain[1], '
+              '"plain RoPE max": plain[2], "model mean": model[0], "model min": model[1], "model max": model[2]}'),
+}
+
+_MODEL_SCORE = """
+# S(Δ) = (a²·Σ_i 2 cos(Δθ′_i) + (d − r))/d: the mean of q·R(Δ)q/|q|² over q ~ N(0, I_d) (the d − r unrotated
+# dimensions add 1 each), at every distance 1 … shown_to, then exact mean, min and max over log-spaced blocks.
+shown_to = int(min(l_ext, max(64, 2**24 // theta.size)))
+dist = np.arange(1, shown_to + 1, dtype=np.float64)
+edges = np.unique(np.round(np.geomspace(1, shown_to + 1, blocks + 1)).astype(np.int64))
+edges[0], edges[-1] = 1, shown_to + 1
+centres = np.sqrt(edges[:-1] * np.maximum(edges[1:] - 1, edges[:-1]).astype(np.float64))
+
+
+def expected_score(th, att):
+    total = np.concatenate([np.cos(np.multiply.outer(dist[a:a + 4096], th)).sum(axis=1)
+                            for a in range(0, dist.size, 4096)])
+    return (att**2 * 2 * total + (head_dim - 2 * th.size)) / head_dim
+
+
+def block_stats(values):
+    starts, counts = edges[:-1] - 1, np.diff(edges)
+    return (np.add.reduceat(values, starts) / counts, np.minimum.reduceat(values, starts),
+            np.maximum.reduceat(values, starts))
+
+
+plain = block_stats(expected_score(theta_plain, 1.0))
+model = block_stats(expected_score(theta, attention_factor))"""
+
+
+def model_plot(r: Any, which: str, title: str) -> Snippet:
+    """The "A model's RoPE" view's ``which`` plot ("freq", "waves", "score") for a ModelRopeResponse ``r``."""
+    m = r.model
+    params = [("config", m.fields(), "the model's rotary fields (config.json)"),
+              ("head_dim", int(m.head_dim), "the head's width d"),
+              ("rotary_dim", int(m.rotary_dim), "how many of its dimensions rotate (r)"),
+              ("base", float(m.base), "rope_theta"),
+              ("rope_scaling", scaling_dict(m.scaling), "config's rope_scaling as the app reads it (defaults filled)"),
+              ("l_ext", int(r.l_ext), "the length it is extended to (its current length)")]
+    body = (ROPE_FREQUENCIES + "\n\n\nk = np.arange(rotary_dim // 2, dtype=np.float64)  # pair index\n"
+            "theta_plain, _ = rope_frequencies(rotary_dim, base, {**rope_scaling, \"kind\": \"none\"})  # plain RoPE\n"
+            "theta, attention_factor = rope_frequencies(rotary_dim, base, {**rope_scaling, \"seq_len\": l_ext})")
+    if which == "score":
+        params.append(("blocks", int(r.request.blocks), "log-spaced blocks of the curve"))
+        body += "\n" + _MODEL_SCORE
+    return program(title, params, body, MODEL_RESULTS[which], imports=("math",))
