@@ -11,9 +11,6 @@ from ..snippets import schemes as snip
 from ..widgets.plot_data import plot_title
 from .schemes_beyond import LEARNED
 
-#: Plots without a program yet, by view and attribute, with what the user can do instead.
-NOT_YET = "no snippet for this plot yet; Export → Save numbers gives its data"
-
 
 def matrix_name(r) -> str:
     """The exported name of a score matrix's array (it says whether cells are block means)."""

@@ -1,10 +1,11 @@
-"""Copy as Python for the Schemes panel: a scheme's position-only score matrix ΔS, and the simple plots.
+"""Copy as Python for the Schemes panel: score matrices, the distance view, the beyond-training plots, ALiBi's
+plots and a model's RoPE.
 
 The matrix program sets the request's parameters, the content vectors, then the scheme's own code (its
 :meth:`~explorer.schemes.base.Scheme.score_snippet` hook: ``delta_s`` at every query and key), and averages
 blocks of positions as the panel shows them (:mod:`explorer.encodings.blocks` computes the same means in
-closed form).
-"""
+closed form).  The distance view's program runs each shown scheme's score code and takes diagonal means;
+scaled RoPE and the model view share one ``rope_frequencies`` (transformers' rope init functions in numpy)."""
 
 from __future__ import annotations
 
