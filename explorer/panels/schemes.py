@@ -65,6 +65,7 @@ from .schemes_snippets import (
     snippet_for,
 )
 from .schemes_views import DistanceView, MatrixView
+from .table_link import RealTableOption
 
 VIEW_TITLES = {
     "matrices": "1 · Score matrices",
@@ -81,7 +82,7 @@ LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
 
 
-class SchemesPanel(Panel):
+class SchemesPanel(RealTableOption, Panel):
     panel_id = "schemes"
     state_cls = SchemesState
     view_ids = VIEWS
@@ -155,6 +156,7 @@ class SchemesPanel(Panel):
         f.addRow("content", self.content_combo)
         f.addRow("seed", self.seed_spin)
         f.addRow(self.causal_check)
+        self.add_table_option(f, shared)  # a real table's rows for the schemes that take one (the learned)
         lay.addWidget(shared)
 
         scaled = QGroupBox("Scaled RoPE")
@@ -371,7 +373,7 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st, trained=trained.latest())
+        return build_requests(st, trained=trained.latest(), table=self.table_for_request())
 
     def _on_trained_changed(self) -> None:
         """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
@@ -415,7 +417,7 @@ class SchemesPanel(Panel):
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
-        return formula_html(state)
+        return formula_html(state, self.table_for_request())
 
     def export_basename(self) -> str:
         """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
