@@ -145,7 +145,8 @@ def distance(responses: Sequence[Any], plot: str, title: str) -> Snippet | NoSni
     """The distance view's ``plot`` (a :data:`DISTANCE_PLOTS` key) for the shown schemes' DistanceResponses:
     each scheme's score program (its ``delta_s`` at every query and key), then means along diagonals."""
     if not responses:
-        return NoSnippet("the plot has not drawn yet")
+        return NoSnippet("no scheme shown rotates q and k: the bound has no curve" if plot == "bound"
+                         else "the plot has not drawn yet")
     length = int(responses[0].request.l_eval)
     if length > FULL_MATRIX_MAX:
         return NoSnippet(f"L_eval = {length:,}: the program builds the full L × L matrix (at most "
