@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.model_rope import ModelRopeResponse
@@ -47,6 +46,7 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
+from ..widgets.superqt_lite import QDoubleSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
