@@ -430,21 +430,21 @@ class Scheme:
     # -- Copy as Python ----------------------------------------------------------------------------
     def score_snippet(self, req: Any) -> SnippetPart | NoSnippet:
         """numpy code that sets ``delta_s`` (L, L): ΔS[i, j] at every query i and key j < L = ``req.l_eval``.
-
         It may use ``L``, ``d`` (head_dim), ``base``, ``l_train``, ``seed``, ``causal``, ``heads``,
         ``alibi_head``, ``c`` (the (count, d) content vectors) and ``np``; put the scheme's own parameters
-        in :attr:`SnippetPart.params`.  Future cells (j > i) may hold anything: the program blanks them when
-        causal, and averages blocks as the panel does.  Default: no snippet for this scheme yet.
-        """
+        in :attr:`SnippetPart.params`; it blanks future cells (j > i) when causal.  Default: none yet."""
         return NoSnippet(f"no snippet for {self.title} yet")
 
     def swap_snippet(self, st: Any) -> SnippetPart | NoSnippet:
         """numpy code for the Token-swap layer, run with ``n`` (tokens), ``d_model``, ``heads``, ``dh`` (head
         width), ``seed``, ``causal`` and ``alpha`` set; it defines any of ``added`` ((n, d_model), added to the
         embeddings × α), ``rotate`` (a function of one head's (n, dh) q or k) and ``bias`` ((heads, n, n) on the
-        scores), named in :attr:`SnippetPart.defines` (nothing: plain attention).  Default: no snippet yet.
-        """
+        scores), ``rotate_k``, ``score(q, k)``, ``value(weights)``, named in :attr:`SnippetPart.defines`."""
         return NoSnippet(f"no snippet for {self.title} yet")
+
+    def beyond_snippet(self, req: Any) -> SnippetPart | NoSnippet:
+        """numpy code setting ``x``, ``y`` of :meth:`beyond_plot` (``l_eval`` and score_snippet's fields set)."""
+        return NoSnippet(f"no snippet for {self.title}'s plot yet")
 
     # -- Lab -------------------------------------------------------------------------------------
     def lab_module(self, d_model: int, heads: int, train_len: int):

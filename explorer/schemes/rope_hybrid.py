@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._rotary import rotary_bound
-from .base import Curve, Parameter, PlotSpec, Source, lab_position_class
-from .rope import RoPE, rope_tables
+from .base import Curve, Parameter, PlotSpec, Scheme, SnippetPart, Source, keeps, lab_position_class
+from .rope import ROPE_SCORE, ROPE_THETA, RoPE, rope_tables
 
 #: The default interval: with the Lab's two layers, k = 2 gives RoPE in layer 1 and NoPE in layer 2
 #: (Llama 4 and Command A use 4 over 48 and 64 layers).
@@ -132,6 +132,28 @@ class RoPEHybrid(RoPE):
             return super().distance_values(req, dist)
         # A layer that does not rotate: ΔS = 0 and RoFormer's bound flat at its Δ = 0 value (no decay).
         return Curve(dist, np.zeros(dist.size), bound=rotary_bound(dist, np.zeros(req.head_dim // 2)))
+
+    def score_snippet(self, req):
+        if not keeps(self, RoPEHybrid, "score_blocks", "rotates", "frequencies"):
+            return Scheme.score_snippet(self, req)
+        v = self.values(req)
+        rope = ROPE_THETA + ROPE_SCORE
+        code = ("# Layer ℓ (1-based) has no positional encoding when ℓ is a multiple of k, RoPE otherwise.\n"
+                "if layer % nope_every != 0:  # a RoPE layer\n" + "".join(f"    {ln}\n" for ln in rope.splitlines())
+                + "else:  # a NoPE layer: nothing positional, ΔS = 0\n    theta = np.zeros(d // 2)  # no pair turns\n"
+                "    delta_s = np.zeros((L, L))")
+        return SnippetPart(code, params=(("nope_every", int(v["nope_every"]), "NoPE every k-th layer"),
+                                         ("layer", int(v["layer"]), "the layer shown (1-based)")))
+
+    def beyond_snippet(self, req):
+        if not keeps(self, RoPEHybrid, "beyond_plot"):
+            return Scheme.beyond_snippet(self, req)
+        v = self.values(req)
+        return SnippetPart("on = (np.arange(1, layers + 1) % nope_every != 0).astype(np.float64)  # 1: RoPE, 0: NoPE\n"
+                           "x = np.arange(1, layers + 2, dtype=np.float64) - 0.5  # layer ℓ's step spans ℓ ± ½\n"
+                           "y = np.append(on, on[-1])",
+                           params=(("layers", int(v["layers"]), "layers in the model"),
+                                   ("nope_every", int(v["nope_every"]), "NoPE every k-th layer")))
 
     def beyond_plot(self, req):
         v = self.values(req)
