@@ -56,6 +56,7 @@ from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_files import LabFiles
 from .lab_grid import ResultsGrid
+from .lab_model import LabModelBox
 from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_table import LearnedTableButton
 from .lab_text import formula_text, model_text, task_text
@@ -80,7 +81,7 @@ def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
     return QIcon(pm)
 
 
-class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
+class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
     no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"  # no program
     panel_id = "lab"
     state_cls = LabState
@@ -202,6 +203,7 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
         form.addRow("Training steps", self.steps_spin)
         form.addRow("Seed", self.seed_spin)
         col.addWidget(self.settings_box)
+        col.addWidget(self.build_model_box())  # layers, and the schemes' own settings (the hybrid's NoPE layers)
         self.train_len_spin.valueChanged.connect(lambda v: self._change(train_len=v))
         self.eval_edit.editingFinished.connect(self._on_eval_edited)
         self.steps_spin.valueChanged.connect(lambda v: self._change(steps=v))
@@ -297,6 +299,7 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
         self.eval_edit.setText(", ".join(map(str, st.eval_lens)))
         self.steps_spin.setValue(st.steps)
         self.seed_spin.setValue(st.seed)
+        self.sync_model_box(st)
         self.formula.setText(self.formula_text(st))
         if self.runner.running:
             return

@@ -257,6 +257,10 @@ class Scheme:
     #: Ticked in a new Lab (a scheme that only adds to the list may leave it for the user to tick).
     lab_by_default: ClassVar[bool] = True
     lab_note: ClassVar[str] = ""
+    #: Lab: the scheme's own settings a Lab run may change (the Lab panel, ``--scheme-param``, the run's
+    #: config and results file carry them); a run that sets none trains with their defaults.  Its module
+    #: reads them as ``self.lab_params`` (name → value; see :class:`LabPosition`).
+    lab_parameters: ClassVar[tuple[Parameter, ...]] = ()
     #: Text over cells that have no value because positions are past what the scheme can encode.
     missing_text: ClassVar[str] = ""
     #: The Schemes panel draws it from the Lab's trained weights when a finished Lab run of this session trained
@@ -451,6 +455,17 @@ class Scheme:
         """The torch module the Lab's tiny transformer trains with (see :class:`LabPosition`)."""
         return lab_position_class()(self, d_model, heads, train_len)
 
+    def lab_values(self, given: Any = ()) -> dict:
+        """Every :attr:`lab_parameters` value: its default, overridden by ``given`` (a mapping or pairs)."""
+        values = {p.name: p.default for p in self.lab_parameters}
+        values.update(dict(given))
+        return values
+
+    def lab_setting(self, values: dict, layers: int) -> str:
+        """One line saying what a Lab model of ``layers`` blocks does with ``values`` (its
+        :attr:`lab_parameters`), for the panel, the CLI and the results file; "" for a scheme without any."""
+        return ""
+
     def lab_weights(self, module) -> tuple:
         """The trained numbers of ``module`` (its :meth:`lab_module`) that the Schemes panel can draw, as a
         hashable tuple, or () for none (only for ``uses_lab_weights`` schemes)."""
@@ -493,6 +508,9 @@ def lab_position_class():
         added to the scaled scores, or ``None`` (a relative key term: Shaw, Transformer-XL);
         ``value_extra(layer, weights)`` → (batch, heads, n, d_head) added to the attention's output, or
         ``None``; a module that uses it sets ``needs_weights = True`` so the weights are computed explicitly.
+
+        ``lab_params`` holds the scheme's :attr:`Scheme.lab_parameters` for this run (name → value): their
+        defaults, replaced by :meth:`configure` (called by the model before ``setup_layers``).
         """
 
         needs_weights = False
@@ -502,6 +520,11 @@ def lab_position_class():
             self.scheme_id = scheme.id
             self.d_model, self.heads, self.train_len = d_model, heads, train_len
             self._cache: dict[tuple, Any] = {}
+            self.lab_params: dict[str, Any] = scheme.lab_values()
+
+        def configure(self, params) -> None:
+            """This run's values of the scheme's Lab parameters (a mapping; missing ones keep their default)."""
+            self.lab_params = {**self.lab_params, **dict(params)}
 
         def cached(self, kind: str, n: int, device, build):
             key = (kind, n, str(device))
