@@ -370,7 +370,7 @@ class LabResult:
                     "position_accuracy": [_num(v) for v in s.position_accuracy],
                     **({"position_table": [[_num(v) for v in row] for row in s.position_table]}
                        if s.position_table else {}),
-                    # The scheme's Lab settings in words ("RoPE in layers 1, 2, 3; NoPE in 4 …"; config has the numbers).
+                    # The Lab settings in words ("RoPE in layers 1, 2, 3; NoPE in 4 …"; config has the numbers).
                     **({"setting": self.config.setting(s.scheme)} if self.config.setting(s.scheme) else {}),
                 }
                 for s in self.schemes
