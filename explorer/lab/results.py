@@ -165,7 +165,7 @@ class LabConfig:
         return {n: v for s, n, v in self.scheme_params if s == scheme}
 
     def setting(self, scheme: str) -> str:
-        """What ``scheme``'s Lab settings do in this run's model ("RoPE in layers 1, 2, 3; NoPE in 4 …"), or ""."""
+        """What ``scheme``'s Lab settings do in this run's model ("RoPE in layers 1, 2, 3; NoPE in layer 4"), or ""."""
         if scheme not in registry.ids():
             return ""
         sch = registry.get(scheme)
@@ -370,7 +370,7 @@ class LabResult:
                     "position_accuracy": [_num(v) for v in s.position_accuracy],
                     **({"position_table": [[_num(v) for v in row] for row in s.position_table]}
                        if s.position_table else {}),
-                    # The Lab settings in words ("RoPE in layers 1, 2, 3; NoPE in 4 …"; config has the numbers).
+                    # The Lab settings in words ("RoPE in layers 1, 2, 3; NoPE in layer 4 …"; the config: numbers).
                     **({"setting": self.config.setting(s.scheme)} if self.config.setting(s.scheme) else {}),
                 }
                 for s in self.schemes

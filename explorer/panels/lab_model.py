@@ -3,7 +3,7 @@
 A scheme declares what a Lab run may change in :attr:`~explorer.schemes.Scheme.lab_parameters` (the
 RoPE/NoPE hybrid: k, NoPE in every k-th layer); this group gives each one a spin box, named after the
 scheme, and says in one line per scheme what the setting does to this model ("RoPE in layers 1, 2, 3;
-NoPE in 4").  Nothing here names a scheme: it loops over the registry.
+NoPE in layer 4").  Nothing here names a scheme: it loops over the registry.
 """
 
 from __future__ import annotations

@@ -54,6 +54,11 @@ def layer_list(idx) -> str:
     return ", ".join(map(str, idx))
 
 
+def _layers(idx) -> str:
+    """"layer 2", "layers 1, 3", "no layer"."""
+    return "no layer" if len(idx) == 0 else f"layer{'s' if len(idx) > 1 else ''} {layer_list(idx)}"
+
+
 class RoPEHybrid(RoPE):
     id = "rope_nope"
     title = "RoPE/NoPE"
@@ -164,7 +169,7 @@ class RoPEHybrid(RoPE):
         k = int(self.lab_values(values)["nope_every"])
         on = rope_layers(layers, k)
         ell = np.arange(1, int(layers) + 1)
-        return (f"RoPE in layers {layer_list(ell[on])}; NoPE in {layer_list(ell[~on])} (of {int(layers)}; "
+        return (f"RoPE in {_layers(ell[on])}; NoPE in {_layers(ell[~on])} (of {int(layers)}; "
                 f"NoPE every {ordinal(k)} layer)")
 
     def add_data_commands(self, subparsers, cli) -> None:

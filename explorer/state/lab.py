@@ -93,7 +93,9 @@ class LabState(PanelState):
     def clamped(self, **changes) -> LabState:
         """Apply ``changes``; a new L_train rescales the standard test lengths, or drops those past 8 × L."""
         merged = {**dataclasses.asdict(self), **changes}
+        params = merged.pop("scheme_params")  # not a ``scheme_<id>`` tick
         merged["schemes"] = toggled_ids(merged, "scheme_", registry.lab_ids())
+        merged["scheme_params"] = params
         new_task = merged["task"]
         if new_task != self.task and new_task in TASK_DEFAULTS:
             # A new task brings its own L and steps, unless they were changed from the old task's.
