@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -174,15 +175,18 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
             tl.addWidget(w)
         col.addWidget(self.task_box)
         self.scheme_box = QGroupBox("Schemes to train")
-        sl = QVBoxLayout(self.scheme_box)
+        sl = QGridLayout(self.scheme_box)  # two columns, read down: 14 schemes in 7 rows, nothing hidden
+        sl.setHorizontalSpacing(4)
+        ids = registry.lab_ids()
         self.scheme_checks: dict[str, QCheckBox] = {}
-        for s in registry.lab_ids():
+        for i, s in enumerate(ids):
             cb = QCheckBox(SCHEME_LABELS[s])
             cb.setObjectName(f"labScheme_{s}")
             cb.setIcon(_swatch(SCHEME_COLOURS[s], line_style(s)))
             cb.setToolTip(registry.get(s).lab_note)
             cb.toggled.connect(lambda on, s=s: self._change(**{f"scheme_{s}": on}))
-            sl.addWidget(cb)
+            rows = (len(ids) + 1) // 2
+            sl.addWidget(cb, i % rows, i // rows)
             self.scheme_checks[s] = cb
         col.addWidget(self.scheme_box)
         self.settings_box = QGroupBox("Experiment")

@@ -29,8 +29,7 @@ def settings_text(st: LabState) -> str:
     lines = []
     for sid in dict.fromkeys(s for s, _q in settable()):
         try:
-            cfg = LabConfig(schemes=(sid,), layers=st.layers, scheme_params=((sid, n, v) for n, v in
-                                                                            st.params_of(sid).items()))
+            cfg = LabConfig(schemes=(sid,), layers=st.layers, scheme_params={sid: st.params_of(sid)})
         except LabError as exc:  # pragma: no cover - the state checked the same limits
             lines.append(f"{SCHEME_LABELS[sid]}: {exc}")
             continue
@@ -61,8 +60,7 @@ class LabModelBox:
             spin.valueChanged.connect(functools.partial(self._on_scheme_param, sid, q.name))
             label = QLabel(f"{SCHEME_LABELS[sid]}: {q.label}")
             label.setToolTip(tip)
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long: elided
-            label.setMinimumWidth(40)
+            label.setWordWrap(True)  # two lines in presenter mode's large type
             form.addRow(label, spin)
             self.param_spins[(sid, q.name)] = spin
         self.setting_label = QLabel()
