@@ -163,32 +163,3 @@ def test_cli_refuses_bad_settings_in_one_line(args, why, capsys):
     assert rc == 2
     assert len(err.strip().splitlines()) == 1 and why in err, err
 
-
-@pytest.fixture
-def panel(qtbot, service):
-    from explorer.panels.lab import LabPanel
-    from explorer.widgets.plots import configure_pyqtgraph
-
-    configure_pyqtgraph()
-    p = LabPanel(service)
-    qtbot.addWidget(p)
-    p.resize(1300, 800)
-    p.show()
-    yield p
-    p.shutdown()
-
-
-def test_the_panel_sets_the_layers_and_the_pattern_and_shows_them(panel):
-    spin = panel.param_spins[(HYBRID, "nope_every")]
-    panel.layers_spin.setValue(4)
-    spin.setValue(4)
-    assert panel.state.layers == 4 and panel.state.params_of(HYBRID) == {"nope_every": 4}
-    assert "RoPE in layers 1, 2, 3; NoPE in layer 4" in panel.setting_label.text()
-    assert "(not ticked)" in panel.setting_label.text()
-    panel.scheme_checks[HYBRID].setChecked(True)
-    assert LabConfig.from_state(panel.state).params_of(HYBRID) == {"nope_every": 4}
-    assert "4 layers" in panel.formula.text() and "NoPE in layer 4" in panel.formula.text()
-    # A saved result shows the pattern it was trained with, whatever the controls say now.
-    cfg = LabConfig(schemes=(HYBRID,), layers=3, scheme_params={HYBRID: {"nope_every": 3}}, **TINY)
-    panel.show_lab_result(LabResult.from_json(run_experiment(cfg).to_json()))
-    assert "RoPE in layers 1, 2; NoPE in layer 3 (of 3" in panel.model_label.text()
