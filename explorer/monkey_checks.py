@@ -123,10 +123,12 @@ def final_mismatches(window, recorder: DrawnRecorder) -> list[str]:
                 out.append(f"waves: views not redrawn: {sorted(type(v).__name__ for v in panel._stale)}")
         if pid == "lab" and panel.result is None and not panel.running:
             rows, cols = panel.table.rowCount(), panel.table.columnCount()
-            if (rows, cols) != (len(st.eval_lens), len(st.schemes)):
+            # One row per scheme, one column per test length (the table no longer scrolls sideways).
+            if (rows, cols) != (len(st.schemes), len(st.eval_lens)):
                 out.append(f"lab: results table is {rows} × {cols}, the settings give "
-                           f"{len(st.eval_lens)} lengths × {len(st.schemes)} schemes")
-            if f"Train at L = {st.train_len}," not in panel.task_label.text():
+                           f"{len(st.schemes)} schemes × {len(st.eval_lens)} lengths")
+            text = panel.task_label.text()  # the rule says "Train at L = 8,", a sequence task "1 … L = 8,"
+            if f"Train at L = {st.train_len}," not in text and f"L = {st.train_len}, tested" not in text:
                 out.append(f"lab: task text does not say L = {st.train_len}")
         want = panel.formula_text(st)
         if panel.formula.text() != want:
