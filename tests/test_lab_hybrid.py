@@ -26,6 +26,7 @@ TINY = dict(train_len=8, eval_lens=(8, 16), steps=4, d_model=16, heads=2, batch=
 def test_the_hybrid_declares_its_interval_and_no_other_scheme_changes():
     assert [(s, q.name) for s, q in SETTABLE] == [(HYBRID, "nope_every")]
     assert registry.get(HYBRID).lab_parameters[0].default == 2  # the Lab's old, fixed pattern
+    assert registry.get(HYBRID).record()["lab_parameters"] == ["nope_every"]  # pe-explorer schemes --json
     assert LabConfig(schemes=("rope", "alibi")).scheme_params == ()
     assert LabConfig(schemes=(HYBRID,)).scheme_params == ((HYBRID, "nope_every", 2),)
 

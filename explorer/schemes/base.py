@@ -296,6 +296,7 @@ class Scheme:
                  "help": p.help, "shared_control": p.field or None}
                 for p in self.parameters
             ],
+            "lab_parameters": [p.name for p in self.lab_parameters],  # settable per Lab run (--scheme-param)
             "used_by": self.used_by,
             "panels": self.panels(),
         }
