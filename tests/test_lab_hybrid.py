@@ -156,6 +156,7 @@ def test_cli_trains_the_chosen_layers_and_prints_them(capsys, tmp_path):
     (["--scheme-param", f"{HYBRID}.layer=1"], "no Lab setting"),
     (["--scheme-param", "nosuch.k=1"], "no Lab setting"),
     (["--scheme-param", "nope_every=4"], "SCHEME.NAME=VALUE"),
+    (["--schemes", "rope", "--scheme-param", f"{HYBRID}.nope_every=4"], "does not train"),
     (["--layers", "0"], "--layers"),
     (["--layers", "9"], "--layers"),
 ])

@@ -139,6 +139,10 @@ def _config(args, task: str):
     from ..state.lab import LabState, standard_lengths
 
     chosen = _schemes(args.schemes)
+    params = _scheme_params(args.scheme_param)
+    idle = [s for s in params if s not in chosen]
+    if idle:  # a setting for a scheme that is not trained would silently do nothing
+        raise UsageError(f"--scheme-param sets {', '.join(idle)}, which --schemes does not train; add it there")
     lens = _int_list(args.eval_lens) if args.eval_lens is not None else None
     train_len = TASK_DEFAULTS[task][0] if args.train_len is None else args.train_len
     try:
@@ -151,7 +155,7 @@ def _config(args, task: str):
             steps=TASK_DEFAULTS[task][1] if args.steps is None else args.steps,
             seed=args.seed,
             layers=args.layers,
-            scheme_params=_scheme_params(args.scheme_param),
+            scheme_params=params,
         )
         return LabConfig.from_state(st, device=args.device)
     except (StateError, LabError) as exc:
