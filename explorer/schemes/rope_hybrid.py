@@ -25,6 +25,12 @@ from .rope import ROPE_SCORE, ROPE_THETA, RoPE, rope_tables
 NOPE_EVERY = 2
 
 
+#: k, the interval: the Schemes panel's drawn model and the Lab's trained one both take it.
+NOPE_PARAM = Parameter("nope_every", NOPE_EVERY, 1, 64, "NoPE every k-th layer",
+                       help="layer ℓ has no positional encoding when ℓ is a multiple of k (Llama 4, Command A: 4; "
+                            "1: every layer NoPE; more than the layers: RoPE in all)")
+
+
 def rope_layers(layers: int, nope_every: int) -> np.ndarray:
     """True for the layers ℓ = 1 … N that rotate (ℓ not a multiple of k), False for the NoPE ones."""
     ell = np.arange(1, int(layers) + 1)
@@ -48,6 +54,11 @@ def layer_list(idx) -> str:
     return ", ".join(map(str, idx))
 
 
+def _layers(idx) -> str:
+    """"layer 2", "layers 1, 3", "no layer"."""
+    return "no layer" if len(idx) == 0 else f"layer{'s' if len(idx) > 1 else ''} {layer_list(idx)}"
+
+
 class RoPEHybrid(RoPE):
     id = "rope_nope"
     title = "RoPE/NoPE"
@@ -63,9 +74,7 @@ class RoPEHybrid(RoPE):
                "https://arxiv.org/abs/2501.18795"),
     )
     parameters = RoPE.parameters + (
-        Parameter("nope_every", NOPE_EVERY, 1, 64, "NoPE every k-th layer",
-                  help="layer ℓ has no positional encoding when ℓ is a multiple of k (Llama 4, Command A: 4; "
-                       "1: every layer NoPE)"),
+        NOPE_PARAM,
         Parameter("layers", 4, 1, 64, "layers", help="layers in the model drawn (its pattern and table)"),
         Parameter("layer", 1, 1, 64, "layer shown", help="the layer whose scores the matrix and curve show"),
     )
@@ -78,7 +87,9 @@ class RoPEHybrid(RoPE):
     swap_label = None  # Token swap is one attention layer: a hybrid is a pattern over layers (see the Lab)
     in_lab = True
     lab_by_default = False
-    lab_note = f"RoPE in layer 1, none in layer 2 (NoPE every {ordinal(NOPE_EVERY)} layer; Llama 4: every 4th)"
+    lab_note = (f"RoPE in most layers, none in every k-th (default k = {NOPE_EVERY}: with the Lab's 2 layers, RoPE in "
+                "layer 1 and none in layer 2; Llama 4: k = 4)")
+    lab_parameters = (NOPE_PARAM,)  # which of the Lab model's layers rotate
 
     def values(self, obj) -> dict:
         if hasattr(obj, "params_of"):
@@ -171,9 +182,17 @@ class RoPEHybrid(RoPE):
                 return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
 
             def layer(self, index, rotary, bias):
-                return (rotary if (index + 1) % NOPE_EVERY else None), bias
+                # Layer ℓ = index + 1 has no positional encoding when ℓ is a multiple of k (this run's k).
+                return (rotary if (index + 1) % int(self.lab_params["nope_every"]) else None), bias
 
         return HybridPosition(self, d_model, heads, train_len)
+
+    def lab_setting(self, values: dict, layers: int) -> str:
+        k = int(self.lab_values(values)["nope_every"])
+        on = rope_layers(layers, k)
+        ell = np.arange(1, int(layers) + 1)
+        return (f"RoPE in {_layers(ell[on])}; NoPE in {_layers(ell[~on])} (of {int(layers)}; "
+                f"NoPE every {ordinal(k)} layer)")
 
     def add_data_commands(self, subparsers, cli) -> None:
         """None of its own (``pe-explorer data rope`` is RoPE's)."""
