@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.model_rope import ModelRopeResponse
@@ -47,6 +46,7 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
+from ..widgets.superqt_lite import QDoubleSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
@@ -55,7 +55,15 @@ from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
 from .schemes_info import distance_info, matrix_info
 from .schemes_model import ModelView, open_model_config
-from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
+from .schemes_snippets import (
+    alibi_data,
+    beyond_data,
+    distance_data,
+    matrix_name,
+    model_data,
+    slopes_data,
+    snippet_for,
+)
 from .schemes_views import DistanceView, MatrixView
 from .table_link import RealTableOption
 
@@ -441,7 +449,8 @@ class SchemesPanel(RealTableOption, Panel):
         av = self._views.get("alibi")
         if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
             return slopes
-        return beyond_data(self, plot) or super().export_data(plot)
+        return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
+                or model_data(self, plot) or super().export_data(plot))
 
     def export_snippet(self, plot):
         return snippet_for(self, plot)
