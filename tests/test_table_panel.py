@@ -122,3 +122,23 @@ def test_every_plot_exports_its_numbers(qtbot, panel, tmp_path):
     norms = next(p for p in panel.plots() if p.objectName() == "tableNorms")
     np.testing.assert_allclose(panel.export_data(norms)["norm"], np.linalg.norm(panel._last["heatmap"].arrays["table"],
                                                                                 axis=1))
+
+
+def test_spectrum_opens_on_the_frequencies_that_hold_power():
+    """A trained table's waves are slow: the power plot opens up to where power stands out of the noise floor
+    (not the whole 0 … 0.5, where the signal was a strip at the bottom); a random table keeps the whole range."""
+    import numpy as np
+
+    from explorer.encodings import table_stats as ts
+    from explorer.panels.table_views import spectrum_top
+
+    def top(table):
+        freqs, power = ts.column_power(table)
+        share = power / power.sum(axis=0)
+        return spectrum_top(freqs, np.log10(np.maximum(share, 1e-6)), ts.dominant_frequencies(table))
+
+    rng = np.random.default_rng(0)
+    p = np.arange(512)[:, None]
+    slow = np.sin(2 * np.pi * p * np.linspace(1, 20, 16)[None, :] / 512) + 0.01 * rng.standard_normal((512, 16))
+    assert 20 / 512 <= top(slow) < 0.1
+    assert top(rng.standard_normal((512, 16))) == 0.5

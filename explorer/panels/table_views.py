@@ -156,6 +156,20 @@ class PcaTab(View):
             self.axis_names[i].setPos(tip[0] * 1.25, tip[2] * 1.25)
 
 
+def spectrum_top(freq: np.ndarray, log_share: np.ndarray, dominant: np.ndarray, above: float = 10.0) -> float:
+    """The frequency axis's default top: the highest frequency whose power (averaged over dims) stands ``above``
+    times over the noise floor (the median), or any dim's peak, with a margin; the Nyquist 0.5 (``freq[-1]``)
+    when nothing stands out (a random table)."""
+    if freq.size < 2:
+        return 1.0
+    mean = np.mean(10.0 ** np.asarray(log_share, dtype=float), axis=1)
+    strong = np.flatnonzero(mean > above * np.median(mean))
+    if strong.size == 0:
+        return float(freq[-1])
+    peak = float(np.max(dominant)) if np.size(dominant) else 0.0
+    return float(min(freq[-1], max(float(freq[strong[-1]]), peak) * 1.2 + (freq[1] - freq[0])))
+
+
 class SpectrumTab(View):
     """Each dim's power along positions (dims sorted by their peak), and the peaks beside sinusoidal ones."""
 
@@ -177,7 +191,14 @@ class SpectrumTab(View):
         a = r.arrays
         f, p = a["freq"], a["power"]
         d = p.shape[1]
-        self.power.set_matrix(p, rect=(0, 0, d, float(f[-1]) if f.size > 1 else 1.0), levels=(-4.0, 0.0))
+        top = float(f[-1]) if f.size > 1 else 1.0
+        self.power.set_matrix(p, rect=(0, 0, d, top), levels=(-4.0, 0.0))
+        # Up to where the power stands out of the noise (a trained table's waves are slow: below 0.06 of the 0.5
+        # cycles a position can hold, a thin strip at the bottom); zooming out still reaches 0.5 (the limits).
+        shown = spectrum_top(f, p, a["dominant"])
+        vb = self.power.getPlotItem().getViewBox()
+        vb.setLimits(yMin=0.0, yMax=top)
+        vb.setYRange(0.0, shown, padding=0)
         n = r.info.positions
         floor = 1.0 / max(n, 1)
         mine = np.maximum(a["dominant"], floor)  # a constant dim (no peak) sits at the lowest frequency
@@ -186,7 +207,8 @@ class SpectrumTab(View):
         self.sinus.setData(np.arange(sin.size), sin)
         slow = int(np.sum(a["dominant"] <= 2.0 / max(n, 1)))
         self.readout.setText(f"{slow} of {d} dims peak at ≤ 2 cycles over all {n:,} positions "
-                             f"(sinusoidal: {int(np.sum(a['sinusoidal'] <= 2.0 / max(n, 1)))})")
+                             f"(sinusoidal: {int(np.sum(a['sinusoidal'] <= 2.0 / max(n, 1)))}); frequencies "
+                             f"shown to {shown:.2g} of {top:.2g} (above: noise; zoom out)")
 
 
 class NormsTab(View):
