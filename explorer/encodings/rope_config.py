@@ -345,7 +345,8 @@ def resolve(spec: str) -> ModelRope:
 
     Cached: the panel's state is checked at every change, and the model is read once."""
     if not isinstance(spec, str):
-        raise EncodingError(f"model must be a shipped config id or a config's rotary fields as JSON, got {short_repr(spec)}")
+        raise EncodingError("model must be a shipped config id or a config's rotary fields as JSON, "
+                            f"got {short_repr(spec)}")
     if spec.lstrip().startswith("{"):
         return parse_config_text(spec)
     return load_shipped(spec)
