@@ -177,3 +177,27 @@ def test_typed_predictions(text, value):
 def test_numbers_read_like_a_student_writes_them():
     assert [shown_number(v) for v in (54410.1, 6.283185, 2.2e-16, 0, 131071, "cannot run")] == [
         "54,410", "6.283", "2.20e-16", "0", "131,071", "cannot run"]
+
+
+def test_answer_boxes_keep_the_presenter_font_on_every_step(qtbot, main_window):
+    """The coloured boxes kept presenter size on the first step only (a style sheet set on a later step
+    dropped the font the pane gave them); "no prediction" is neither right nor wrong: a neutral box."""
+    win = main_window
+    win.set_presenter(True)
+    pane = win.show_lesson()
+    pane.set_lesson(pane.lessons[1], 0)
+    kinds = []
+    for index in (0, 1, 2):
+        win.show_lesson(pane.lessons[1], index)
+        pane.go(index)
+        _revealed(qtbot, pane)
+        size = pane.reveal.font().pointSizeF()
+        for box in (pane.verdict, pane.wrong):
+            if box.isVisible():
+                assert box.font().pointSizeF() == pytest.approx(size), (index, box.objectName())
+                assert box.fontInfo().pointSizeF() == pytest.approx(pane.reveal.fontInfo().pointSizeF(), rel=0.05)
+        assert pane.verdict.text().startswith("No prediction")
+        kinds.append(pane.verdict.property("kind"))
+    assert kinds == ["none"] * 3
+    win.set_presenter(False)
+    qtbot.waitUntil(win.service.idle, timeout=60000)
