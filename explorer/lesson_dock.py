@@ -140,11 +140,13 @@ class LessonDockMixin:
             dock.setMaximumWidth(16777215)
             return
         narrow = self.width() - want < PANEL_MIN_WIDTH[bool(self.presenter)] * max(1.0, self._zoom)
-        self._lesson_placing = True
+        # Restored, not cleared: floating shows the dock again, which places it from inside this call, and the
+        # inner call's "done" made the outer setFloating's topLevelChanged look like a move by hand.
+        was, self._lesson_placing = self._lesson_placing, True
         try:
             self._set_lesson_floating(dock, narrow, want)
         finally:
-            self._lesson_placing = False
+            self._lesson_placing = was
 
     def _set_lesson_floating(self, dock, narrow: bool, want: int) -> None:
         if narrow and (not dock.isFloating() or self._lesson_float_is_ours(dock)):

@@ -248,5 +248,12 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
                 assert not ring.intersects(QRect(strip.mapTo(win, QPoint(0, 0)), strip.size())), where
             ringed += 1
     assert ringed >= 5
+    # Floated by the window, not by hand: it keeps being placed, and goes right when a ringed plot is on the left.
+    assert not win._lesson_placed_by_hand
+    left = QRect(0, 200, 300, 200)
+    win._lesson_target_rect = lambda: left
+    win._place_lesson_dock()
+    assert win.lesson_dock.geometry().left() > win.mapToGlobal(left.topRight()).x()
+    del win._lesson_target_rect
     win.set_presenter(False)
     qtbot.waitUntil(win.service.idle, timeout=60000)
