@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.model_rope import ModelRopeResponse
@@ -47,6 +46,7 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
+from ..widgets.superqt_lite import QDoubleSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
@@ -55,8 +55,17 @@ from .schemes_beyond import BeyondView
 from .schemes_formula import formula_html
 from .schemes_info import distance_info, matrix_info
 from .schemes_model import ModelView, open_model_config
-from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
+from .schemes_snippets import (
+    alibi_data,
+    beyond_data,
+    distance_data,
+    matrix_name,
+    model_data,
+    slopes_data,
+    snippet_for,
+)
 from .schemes_views import DistanceView, MatrixView
+from .table_link import RealTableOption
 
 VIEW_TITLES = {
     "matrices": "1 · Score matrices",
@@ -73,7 +82,7 @@ LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
 
 
-class SchemesPanel(Panel):
+class SchemesPanel(RealTableOption, Panel):
     panel_id = "schemes"
     state_cls = SchemesState
     view_ids = VIEWS
@@ -147,6 +156,7 @@ class SchemesPanel(Panel):
         f.addRow("content", self.content_combo)
         f.addRow("seed", self.seed_spin)
         f.addRow(self.causal_check)
+        self.add_table_option(f, shared)  # a real table's rows for the schemes that take one (the learned)
         lay.addWidget(shared)
 
         scaled = QGroupBox("Scaled RoPE")
@@ -363,7 +373,7 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st, trained=trained.latest())
+        return build_requests(st, trained=trained.latest(), table=self.table_for_request())
 
     def _on_trained_changed(self) -> None:
         """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
@@ -407,7 +417,7 @@ class SchemesPanel(Panel):
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
-        return formula_html(state)
+        return formula_html(state, self.table_for_request())
 
     def export_basename(self) -> str:
         """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
@@ -439,7 +449,8 @@ class SchemesPanel(Panel):
         av = self._views.get("alibi")
         if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
             return slopes
-        return beyond_data(self, plot) or super().export_data(plot)
+        return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
+                or model_data(self, plot) or super().export_data(plot))
 
     def export_snippet(self, plot):
         return snippet_for(self, plot)

@@ -11,7 +11,7 @@ FALLBACK = (rope.SCHEME.id, scaled_rope.SCHEME.id)
 VIEW_SCHEMES = {"alibi": (alibi.SCHEME.id,)}
 
 
-def formula_html(st) -> str:
+def formula_html(st, table=None) -> str:
     """Rich text: the formula lines of the shown schemes and the current view's (registry order; input
     tables such as sinusoidal and learned on the beyond-training view only, to keep the strip short); RoPE's
     and its scaling's when none of those has one.  Never a formula for a scheme that is not on screen:
@@ -19,8 +19,17 @@ def formula_html(st) -> str:
     wanted = set(st.schemes) | set(VIEW_SCHEMES.get(st.view, ()))
     if st.view != "beyond":  # the score views' strip is about scores: an input table's line waits for view 3
         wanted = {s for s in wanted if registry.get(s).kind != "input"}
-    lines = [registry.get(s).formula_line(st) for s in registry.ids() if s in wanted]
+    lines = [_line(registry.get(s), st, table) for s in registry.ids() if s in wanted]
     lines = [line for line in lines if line]
     if not lines:
         lines = [line for line in (registry.get(s).formula_line(st) for s in FALLBACK) if line]
     return "<br>".join(lines)
+
+
+def _line(sch, st, table) -> str:
+    """A scheme's formula line; one that takes a real table and is drawn from one says that its numbers are the
+    seeded table's and the plots show the real one (``table``: the request's TableSource, or None)."""
+    line = sch.formula_line(st)
+    if line and table is not None and sch.uses_table:
+        line += " — <i>drawn here from the real table the Learned table panel shows: its own rows and M</i>"
+    return line
