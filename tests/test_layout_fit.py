@@ -350,7 +350,7 @@ def test_every_scene_in_order_and_back_fits_the_screen(window, size, presenter):
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_lesson_pane_fits_beside_the_panels(window, size, presenter):
     """The Lesson pane with a step revealed (issue 17): docked beside the panels where they still fit, floating
-    over the window's right edge where they would not; nothing clipped in the pane or in the panel beside it."""
+    over the window (off the ringed plot) where they would not; nothing clipped in the pane or the panels."""
     win = window
     win.screen_limit = QSize(*size)
     win.set_presenter(presenter)
