@@ -208,3 +208,49 @@ def test_export_data_gives_the_exact_matrices(make_panel):
     assert np.isnan(m[-1, -1])
     (levels,) = panel.export_data(view.cbar_widget).values()
     assert tuple(levels) == tuple(view.cbar.levels())
+
+
+def test_formula_strip_shows_a_few_formulas_and_keeps_the_rest_one_click_away(make_panel):
+    """Every scheme shown: the strip shows the first formulas and "▸ k more"; the tooltip and Copy hold them all;
+    the link unfolds them and folds them back.  The ALiBi view's strip starts with ALiBi's formula."""
+    from explorer import schemes as registry
+    from explorer.panels.schemes_formula import STRIP_FORMULAS, formula_lines
+
+    panel = make_panel()
+    panel.set_state(panel.state.clamped(**{f"show_{s}": True for s in registry.ids()}))
+    strip = panel.formula
+    lines = formula_lines(panel.state)
+    assert len(lines) > STRIP_FORMULAS
+    shown = strip.shown_text()
+    assert shown.count("<br>") == STRIP_FORMULAS - 1 and lines[STRIP_FORMULAS] not in shown
+    assert f"▸ {len(lines) - STRIP_FORMULAS} more" in shown
+    assert strip.text() == "<br>".join(lines) and all(line in strip.toolTip() for line in lines)
+    assert strip.hidden_count() == len(lines) - STRIP_FORMULAS
+    strip.linkActivated.emit("more")
+    assert strip.hidden_count() == 0 and all(line in strip.shown_text() for line in lines)
+    strip.linkActivated.emit("less")
+    assert strip.hidden_count() == len(lines) - STRIP_FORMULAS
+    panel.show_view("alibi")
+    assert panel.formula.text().startswith(registry.get("alibi").formula_line(panel.state))
+
+
+def test_properties_table_headers_whole_and_rows_short(make_panel):
+    """At 1280 × 720 in presenter mode the headers were cut ("ameters") and NoPE's row filled the view: each
+    column is now as wide as its two-line header and a readable line, rows are capped (the table scrolls)."""
+    from PySide6.QtGui import QFontMetrics
+
+    from explorer.panels.schemes_table import MAX_ROW_LINES, two_lines
+
+    panel = make_panel(SchemesState(l_train=64, l_eval=256, view="properties"))
+    panel.resize(800, 500)
+    table = panel.properties_view.table
+    panel.properties_view.fit()
+    hfm = QFontMetrics(table.horizontalHeader().font())
+    fm = QFontMetrics(table.font())
+    for j in range(table.columnCount()):
+        header = table.horizontalHeaderItem(j)
+        assert header.toolTip() and header.text() == two_lines(header.toolTip())
+        assert max(hfm.horizontalAdvance(part) for part in header.text().split("\n")) < table.columnWidth(j)
+    for i in range(table.rowCount()):
+        assert table.rowHeight(i) <= MAX_ROW_LINES * fm.lineSpacing() + 8
+    assert two_lines("Where position enters") == "Where position\nenters"

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QGraphicsRectItem,
     QGridLayout,
-    QHeaderView,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
@@ -33,6 +32,7 @@ from .schemes_items import (
     theme_colour_bar,
     theme_info_label,
 )
+from .schemes_table import fit_table, wrap_headers
 from .schemes_views import info_column
 
 #: The scheme this view is about.
@@ -265,11 +265,8 @@ class PropertiesView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ContiguousSelection)
         self.table.verticalHeader().setVisible(False)
-        hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        # Wrapped text needs new row heights whenever the columns change width.
-        hh.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
+        # Columns fitted to the width (scrolling sideways where readable widths do not fit), rows capped.
+        self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         copy = QShortcut(QKeySequence.StandardKey.Copy, self.table)
         copy.setContext(Qt.ShortcutContext.WidgetShortcut)
         copy.activated.connect(self.copy_selection)
@@ -282,13 +279,15 @@ class PropertiesView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         # Wrapped rows need their height again once the columns have their final widths.
-        QTimer.singleShot(0, self.table.resizeRowsToContents)
+        QTimer.singleShot(0, self.fit)
+
+    def fit(self) -> None:
+        fit_table(self.table)
 
     def show_properties(self, r: PropertiesResponse) -> None:
         q = r.request
         self.table.setColumnCount(len(r.columns))
-        headers = list(r.columns)
-        self.table.setHorizontalHeaderLabels(headers)
+        wrap_headers(self.table, list(r.columns))
         self.table.setRowCount(len(r.rows))
         schemes = list(q.schemes)
         for i, row in enumerate(r.rows):
@@ -302,7 +301,7 @@ class PropertiesView(QWidget):
                     item.setData(Qt.ItemDataRole.UserRole, schemes[i])
                 self.table.setItem(i, j, item)
         self._colour_names()
-        self.table.resizeRowsToContents()
+        self.fit()
         self.info.setText(
             f"Parameters for the head dim d = {q.head_dim} and L_train = {q.l_train:,} set on the left. "
             f"A real model's learned table is L_train × d_model: {model_tables_text()} numbers. "
@@ -350,4 +349,4 @@ class PropertiesView(QWidget):
         f = self.table.font()
         f.setPointSizeF(11 * theme.font_scale)
         self.table.setFont(f)
-        self.table.resizeRowsToContents()
+        self.fit()

@@ -156,3 +156,22 @@ def theme_colour_bar(bar, theme, base_name: str) -> None:
     target = theme.map_colormap_name(base_name)
     if target and getattr(bar.colorMap(), "name", None) != target:
         bar.setColorMap(target)
+
+
+#: The key's sample of each line style (schemes that share a colour are told apart by it).
+KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅", "dashdotdot": "━┉"}
+
+
+def scheme_key(schemes, theme=None) -> str:
+    """Rich text naming ``schemes`` in their curves' colours and line styles: the key of a plot of many curves,
+    which wraps above the plot (a legend of fifteen entries was cut and covered the curves)."""
+    out = []
+    for s in schemes:
+        sch = registry.get(s)
+        c = QColor(scheme_colour(s))
+        if theme is not None:
+            r, g, b, _a = theme.map_colour((c.red(), c.green(), c.blue(), 255))
+            c = QColor(r, g, b)
+        out.append(f"<span style='white-space:nowrap'><span style='color:{c.name()}; font-weight:700'>"
+                   f"{KEY_GLYPHS.get(sch.line, '━━')}</span>&nbsp;{sch.title}</span>")
+    return " &nbsp; ".join(out)

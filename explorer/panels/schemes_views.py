@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from .. import schemes as registry
 from ..jobs.schemes import DistanceResponse, MatrixResponse
@@ -24,6 +24,7 @@ from .schemes_items import (
     line_style,
     make_plot,
     pen,
+    scheme_key,
     theme_colour_bar,
     theme_info_label,
 )
@@ -253,6 +254,14 @@ class DistanceView(QWidget):
         self.bottom = make_plot("RoPE's long-term decay (RoFormer's bound, Su et al. 2021 §3.4.3)",
                                 x="distance Δ = i − j", y="bound")
         # Not x-linked to the top: pyqtgraph links by screen position, and these sit side by side below it.
+        # The key above the plot, wrapped: a legend of fifteen entries was cut (ALiBi, Kerple, T5, FIRE missing
+        # even at 1920 × 1080) and covered the curves past Δ ≈ 900.
+        self.key = QLabel()
+        self.key.setObjectName("distanceKey")
+        self.key.setWordWrap(True)
+        self.key.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._theme = None
+        outer.addWidget(self.key)
         outer.addWidget(self.top, 3)
         # Below: RoFormer's bound and, beside it, any scheme's score terms (one row, so the top keeps its height).
         self.lower = QHBoxLayout()
@@ -260,6 +269,7 @@ class DistanceView(QWidget):
         self.lower.addWidget(self.bottom, 1)
         outer.addLayout(self.lower, 2)
         self.legend = self.top.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
+        self.legend.setVisible(False)  # the key above names the curves
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.bands: dict[str, tuple] = {}
         self.bounds: dict[str, pg.PlotDataItem] = {}
@@ -340,6 +350,7 @@ class DistanceView(QWidget):
             self.legend.addItem(self.curves[s], registry.get(s).title)
             if s in self.bounds:
                 self.bottom_legend.addItem(self.bounds[s], registry.get(s).title)
+        self._show_key()
         self.bottom.setVisible(any(s in schemes for s in self.bounds))
         for s, (pw, _curves) in self.term_plots.items():
             pw.setVisible(s in schemes)
@@ -439,8 +450,16 @@ class DistanceView(QWidget):
     def plot_widgets(self) -> list:
         return [self.top, self.bottom] + [pw for s, (pw, _c) in self.term_plots.items() if s in self._shown]
 
+    def _show_key(self) -> None:
+        self.key.setText(scheme_key(self._shown, self._theme))
+
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
+        # A size smaller than the info's: fifteen names take two lines, not four, at 1280 × 720 presenter.
+        self.key.setStyleSheet(f"QLabel {{ font-size: {round(9.5 * theme.font_scale, 1):g}pt; padding: 0 4px; "
+                               f"color: {theme.foreground}; }}")
+        self._theme = theme
+        self._show_key()
         for h in (self.hatch_top, self.hatch_bottom):
             h.set_colour(theme.foreground)
 
