@@ -5,8 +5,8 @@ numbers as a numpy program (**Copy as Python**, from the panel's ``formula_snipp
 At 1280 × 720 in presenter mode the Schemes strip took four lines of the screen's height; a slightly
 smaller font keeps it to two wherever that is enough, and never shrinks it below normal mode's size.
 A strip of many formulas (one per line; the Schemes panel's, one per shown scheme) shows the first
-:attr:`FormulaStrip.max_formulas` (hover: all of them) and a "▸ k more" link that unfolds the rest (and folds them back); all of them
-are in its tooltip and copied by Copy.  Uncapped, fifteen formulas took 250 px of a 720 px screen.
+:attr:`FormulaStrip.max_formulas` and a "▸ k more" link that unfolds the rest (and folds them back); all
+of them are in its tooltip and copied by Copy.  Uncapped, fifteen formulas took 250 px of a 720 px screen.
 """
 
 from __future__ import annotations
