@@ -35,12 +35,45 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _MoreThanTheApp(Exception):
+    """Raised by :func:`app_args`'s parser where the full parser must answer."""
+
+
+class _AppOnlyParser(OneLineParser):
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise _MoreThanTheApp(message)
+
+
+def app_args(argv: list[str]):
+    """``argv`` parsed as the bare app's own options, or None when it asks for more (a command, ``-h``) or
+    is wrong — then :func:`build_parser` answers.  Opening the window so does not import every command
+    module (each brings its own imports: the scheme registry, export, …)."""
+    parser = _AppOnlyParser(prog="pe-explorer", add_help=False)
+    _add_app_options(parser)
+    try:
+        args, rest = parser.parse_known_args(argv)
+    except _MoreThanTheApp:
+        return None
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
 def build_parser() -> OneLineParser:
     parser = OneLineParser(
         prog="pe-explorer",
         description="PE Explorer: see, live, how transformers learn word order. "
         "Without a subcommand it opens the app.",
     )
+    _add_app_options(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def _add_app_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--screenshot", metavar="FILE.png", help="start, wait for every panel, save the window, exit")
     parser.add_argument("--panel", help="the panel to bring to the front (waves, swap, schemes, lab, table)")
@@ -50,10 +83,6 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--config", dest="model_config", metavar="F",
                         help="open the Schemes panel on this model's RoPE (its config.json, or the model's folder)")
     parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(name).add_parser(sub)
-    return parser
 
 
 def _check_screenshot(parser: OneLineParser, path: str) -> None:
@@ -118,8 +147,11 @@ def _stop_workers() -> None:
 
 
 def _main(argv: list[str], as_program: bool = False) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = app_args(argv)
+    parser = OneLineParser(prog="pe-explorer")  # its error(): one line, exit 2 (as the full parser's)
+    if args is None:
+        parser = build_parser()
+        args = parser.parse_args(argv)
     if args.version:
         from . import __version__
 

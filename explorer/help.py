@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from . import __version__
 from .widgets.guide import GuideDialog, docs_dir
 
 #: Keys that work inside the panels (not window actions); listed in Help → Keyboard shortcuts.
@@ -98,6 +97,8 @@ class HelpMixin:
     def about_text(self) -> str:
         import pyqtgraph
         import PySide6
+
+        from . import __version__  # importlib.metadata: off the start-up path, read when asked
 
         return (
             f"<h3>PE Explorer {__version__}</h3>"

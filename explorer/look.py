@@ -12,11 +12,11 @@ import math
 
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMenu
-from superqt.utils import signals_blocked
 
 from . import export as ex
 from .theme import BASE_THEMES, ZOOM_STEPS, Theme, screen_theme
 from .widgets.styling import style_widgets
+from .widgets.superqt_lite import signals_blocked
 from .widgets.theming import theme_bus
 
 

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QWidget,
 )
-from superqt.utils import signals_blocked
 
 from .actions import ActionsMixin
 from .export.controller import ExportController
@@ -42,6 +41,7 @@ from .session import DEFAULT_TITLE, SessionMixin
 from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
 from .undo import UndoController
 from .welcome import WelcomeMixin
+from .widgets.superqt_lite import signals_blocked
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 3

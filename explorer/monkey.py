@@ -215,7 +215,7 @@ class Monkey(WidgetEvents):
             ex.record_animation(panel, name, values, width=240, fps=4, path=self._next_path("sweep", ".gif"))
             what += f" of {panel.panel_id}.{name} {values}"
         else:
-            plots = [p for p in panel.plots() if p.isVisible()]
+            plots = panel.visible_plots()
             if not plots:
                 return None
             view = self.rng.choice(plots)

@@ -71,7 +71,7 @@ def _sidebar(win) -> QWidget | None:
 
 
 def _first_plot(win) -> QWidget | None:
-    plots = [p for p in _current(win).plots() if p.isVisible() and p.width() > 50]
+    plots = [p for p in _current(win).visible_plots() if p.width() > 50]
     return max(plots, key=lambda p: p.width() * p.height()) if plots else None
 
 

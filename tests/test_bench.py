@@ -38,7 +38,8 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
     assert waves["notebook_ms"]["values"] == 64 * 16 + 4 * 64  # the whole table and every position's sine
     start = report["startup"]  # a fresh start builds only the raised dock's panel and no torch
     assert start["panels_built"] == ["waves"] and not start["torch_imported"]
-    assert all(start[k] > 0 for k in ("imports_ms", "main_window_ms", "first_frame_ms"))
+    assert all(start[k] > 0 for k in ("imports_ms", "main_window_ms", "first_frame_ms", "imports_cpu_ms"))
+    assert start["plots_built"] == 3 and start["modules_imported"] > 100  # Waves' first tab only
     imports = report["imports"]
     assert imports["total_ms"] > 0 and imports["top"] and not imports["torch_imported"]
     assert {"module", "self_ms"} <= set(imports["top"][0])

@@ -99,7 +99,7 @@ def test_screenshot_command(tmp_path):
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     w, h, std = _nonblank(out)
-    assert w > 800 and h > 500 and std > 10
+    assert w >= 800 and h > 500 and std > 10  # the offscreen screen is 800 wide; the window fits it
 
 
 def test_screenshot_to_missing_folder_is_a_clear_error(tmp_path):

@@ -322,3 +322,44 @@ def test_pe_values_accept_any_integer_position():
     w = frequencies(8, 100.0)
     np.testing.assert_allclose(v[:, 2], np.cos(np.array([-3, 0, 7]) * w[2]), atol=1e-15)
     np.testing.assert_allclose(v[:, 0], np.sin(np.array([-3, 0, 7]) * w[0]), atol=1e-15)
+
+
+# -- a drag step's overview, sized to a frame at every d ----------------------------------------------
+@pytest.mark.parametrize("variant", ["paper", "halves"])
+@pytest.mark.parametrize("n, d", [(8192, 1024), (8192, 4096), (131072, 128)])
+def test_a_drag_overview_is_counted_inside_the_exact_range_and_exact_on_release(n, d, variant):
+    from explorer.encodings.extrema import PREVIEW_MIN_PERIODS, preview_extrema
+    from explorer.jobs.waves import PREVIEW_HEATMAP_EVALS
+
+    req = dict(n_positions=n, d_model=d, base=10000.0, variant=variant, rows=(0, n), cols=(0, d),
+               max_rows=304, max_cols=240)
+    drag = heatmap_tile(HeatmapRequest(**req, preview=True))
+    full = heatmap_tile(HeatmapRequest(**req))
+    assert full.approx_columns == 0 and full.skipped_columns == 0  # letting go: every column, exactly
+    assert drag.mins.shape == full.mins.shape and np.all(np.isfinite(drag.mins)) and np.all(np.isfinite(drag.maxs))
+    # Each cell shows a part of its exact range, or the whole of [−1, 1] (a fast column in it).
+    wide = (drag.mins == -1.0) & (drag.maxs == 1.0)
+    assert np.all(drag.mins[~wide] >= full.mins[~wide]) and np.all(drag.maxs[~wide] <= full.maxs[~wide])
+    # What a drag step evaluates is bounded whatever d is: the columns it kept, times the block ends.
+    om, ic = _columns(d, 10000.0, variant)
+    pair = column_pair(d, variant)[0]
+    row_bin, group = drag.row_bin, drag.col_bin
+    _, _, approx, skipped = preview_extrema(om, ic, pair, 0, n, row_bin, group, PREVIEW_HEATMAP_EVALS)
+    assert drag.approx_columns == approx.sum() and drag.skipped_columns == skipped.sum()
+    assert np.all(row_bin * om[approx] / (2 * np.pi) >= PREVIEW_MIN_PERIODS)
+    kept = d - approx.sum() - skipped.sum()
+    assert 2 * drag.mins.shape[0] * kept <= 2 * PREVIEW_HEATMAP_EVALS
+    if d >= 1024:
+        assert drag.approx_columns + drag.skipped_columns > d // 2  # most of the width is not evaluated
+
+
+def test_a_drag_overview_within_budget_is_the_exact_one():
+    from explorer.encodings.extrema import preview_extrema
+
+    om, ic = _columns(64, 10000.0, "paper")
+    pair = column_pair(64, "paper")[0]
+    mins, maxs, approx, skipped = preview_extrema(om, ic, pair, 0, 8192, 32, 1, 10**9)
+    ref_min, ref_max, _ = column_extrema(om, ic, 0, 8192, 32)
+    assert not approx.any() and not skipped.any()
+    np.testing.assert_array_equal(mins, ref_min)
+    np.testing.assert_array_equal(maxs, ref_max)

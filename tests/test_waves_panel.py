@@ -387,3 +387,33 @@ def test_theme_colour_map_reaches_the_overview_image(panel, qtbot):
     panel.apply_theme(PrintLike())
     assert panel.heatmap.cmap_name == "CET-D7"
     assert np.abs(panel.heatmap.overview_item.image.astype(int) - before).mean() > 10
+
+
+# -- tabs built on first show (start-up) ------------------------------------------------------------------
+def test_only_the_first_tab_is_built_and_a_tab_shown_later_draws_what_was_computed(qtbot, service):
+    import pyqtgraph as pg
+
+    from explorer.panels.waves.panel import TABS
+
+    p = WavesPanel(service, WavesState().clamped(n_positions=256, d_model=64))
+    qtbot.addWidget(p)
+    try:
+        p.resize(1200, 800)
+        p.show()
+        assert len(p.findChildren(pg.PlotWidget)) == 3  # heatmap, waves, spectrum: not all eleven
+        assert [v for v in ("vector", "rotation", "similarity", "matrix", "beyond", "token", "why")
+                if p.built_view(v) is not None] == []
+        _wait(qtbot, p)
+        p.tabs.setCurrentIndex(1)  # the Relative position tab, built now, draws the results already here
+        assert p.built_view("rotation") is not None and p.built_view("beyond") is None
+        assert len(p.rotation.plot.getPlotItem().listDataItems()) > 0
+        _wait(qtbot, p)
+        assert p.similarity.curve.getData()[0] is not None and len(p.similarity.curve.getData()[0]) > 0
+        token = p.token  # asking for a view builds its tab, shown or not
+        assert p.built_view("beyond") is not None and token is p.built_view("token")
+        assert [names for _, names in TABS][:3] == [("heatmap", "waves", "spectrum"),
+                                                    ("vector", "rotation", "similarity", "matrix"),
+                                                    ("beyond", "token")]
+        assert len(p.plots()) == len(p.findChildren(pg.PlotWidget)) > 9  # export menus see every plot
+    finally:
+        p.shutdown()

@@ -22,7 +22,8 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 ``window_shown_ms`` is measured in a fresh process: from just before the process is started to
 the main window being shown; ``imports`` is what the window path costs to import
 (``python -X importtime``: total and the costliest top-level packages); ``startup`` splits a fresh
-start into imports, ``MainWindow()`` and the first frame, and names the panels built by then.  ``--scale`` adds a table
+start into imports, ``MainWindow()`` and the first frame (wall-clock and the process's CPU time), and
+counts the panels, plots and modules made by then.  ``--scale`` adds a table
 at four sizes per axis for each panel (:mod:`explorer.bench.scale`).
 
 Timings are for comparison within one run (ratios), never for pass/fail tests.
@@ -199,7 +200,9 @@ def format_table(report: dict) -> str:
         f"{imp.get('total_ms', float('nan')):.0f} ms ({top} ms)",
         "start-up in a fresh process: " + ", ".join(
             f"{k[:-3]} {v:.0f} ms" for k, v in report.get("startup", {}).items() if k.endswith("_ms"))
-        + f" (panels built: {', '.join(report.get('startup', {}).get('panels_built', []))})",
+        + f" (panels built: {', '.join(report.get('startup', {}).get('panels_built', []))}; plots built: "
+        f"{report.get('startup', {}).get('plots_built', '?')}; modules: "
+        f"{report.get('startup', {}).get('modules_imported', '?')})",
         "",
         f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'stall':>7} {'fps':>4} "
         f"{'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'reduced':>8} {'×':>6}",

@@ -23,7 +23,7 @@ def _matplotlib():
 
 
 def _visible_plots(panel) -> list:
-    return [pw for pw in panel.plots() if pw.isVisible()]
+    return panel.visible_plots()
 
 
 def figure_items(panel) -> list:

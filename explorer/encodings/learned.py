@@ -12,6 +12,8 @@ table uses a generator of its own so that building it never moves torch's global
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .errors import EncodingError, as_positions, check_int, check_size
@@ -66,3 +68,36 @@ def learned_table(max_positions: int, positions, d_model: int, seed: int = 0) ->
     # Checked before building the table so the error is quick and names the limit.
     check_rows(p, check_int("max_positions", max_positions, minimum=1))
     return LearnedTable(max_positions, d_model, seed).lookup(p)
+
+
+@dataclass(frozen=True, eq=False)
+class RealRows:
+    """A real position table (a checkpoint's, the Lab's) at the Schemes panel's head width d.
+
+    ``rows`` (M, d): row p is position p; there is no row for p ≥ M.  ``width`` is the table's own width D;
+    :func:`explorer.encodings.table_stats.fit_width` brought it to d (its first d principal directions when
+    D > d, zeros past D when D < d).  ``name`` says whose table it is ("GPT-2 (checkpoint)").
+    """
+
+    rows: np.ndarray
+    name: str
+    width: int
+
+    @property
+    def positions(self) -> int:
+        return int(self.rows.shape[0])
+
+    def lookup(self, positions) -> np.ndarray:
+        """Rows for ``positions``; :class:`EncodingError` naming M for a position with no row."""
+        p = np.asarray(positions, dtype=np.int64)
+        if p.size:
+            check_rows(p, self.positions)
+        return self.rows[p]
+
+    def width_text(self, d: int) -> str:
+        """How the table's D columns became the panel's d ("" when D = d)."""
+        if self.width == d:
+            return ""
+        if self.width > d:
+            return f"its {self.width:,} dims on their first {d} principal directions"
+        return f"its {self.width:,} dims, zeros up to d = {d}"

@@ -23,7 +23,10 @@ view depends on (the scheme's ``depends_on``): dragging s recomputes the scaled-
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -38,11 +41,11 @@ from ..encodings import (
     yarn_ramp,
 )
 from ..encodings.blocks import alibi_block_means, blocks, distance_grid, extent, sample_indices
+from ..encodings.learned import RealRows
 from ..encodings.sinusoidal import completes_cycle
 from ..schemes import NotShown, PlotSpec
 from ..schemes.alibi import WINDOW_SHARE, attention_blocks, profiles
-from ..schemes.learned import table as learned_table
-from ..schemes.learned import too_large as learned_too_large
+from ..schemes.learned import real_rows, row_limit, rows_of, table_name, too_large_for
 from ..schemes.scaled_rope import METHOD_TITLES, interpolation_weight, scaling_of
 from . import job
 from .model_rope import ModelRopeRequest
@@ -81,6 +84,9 @@ class MatrixRequest:
     alibi_head: int = 0
     params: tuple = ()  # the scheme's own parameters, (name, value) pairs
     trained: tuple = ()  # the Lab's trained weights of this scheme (``uses_lab_weights`` schemes), or ()
+    #: A real position table (:class:`explorer.jobs.table.TableSource`, small: a file's path or the Lab's rows)
+    #: for a scheme that takes one (:attr:`~explorer.schemes.Scheme.uses_table`); None: its own.
+    table: Any = None
     max_cells: int = MATRIX_CELLS
     key: str = "schemes.matrix"
 
@@ -95,6 +101,8 @@ class MatrixResponse:
     note: str = ""  # why there is no matrix, when there is none
     marks: tuple = ()  # (Δ, label): diagonals i − j = Δ the scheme marks (Shaw's clipping distance)
     title: str = ""  # the plot's title when the scheme gives one for this request ("": its title)
+    missing: str = ""  # text over the cells past what the scheme can encode ("no row for p ≥ M")
+    table_note: str = ""  # whose rows it drew, when a real table (see :func:`table_note`)
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,7 @@ class DistanceRequest:
     alibi_head: int = 0
     params: tuple = ()
     trained: tuple = ()
+    table: Any = None  # as in MatrixRequest
     max_points: int = CURVE_POINTS
     key: str = "schemes.distance"
 
@@ -134,6 +143,7 @@ class DistanceResponse:
     note: str = ""
     marks: tuple = ()  # (Δ, label): vertical marks the scheme asks for (bucket edges, …)
     terms: tuple = ()  # (name, values at ``distance``): the score's parts drawn apart (Transformer-XL)
+    table_note: str = ""  # whose rows it drew, when a real table (see :func:`table_note`)
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,7 @@ class BeyondRequest:
     l_eval: int
     seed: int = 0
     extras: tuple = ()  # (scheme id, that scheme's plot request) for schemes with a beyond plot
+    table: Any = None  # a real position table for the learned-table preview (as in MatrixRequest)
     key: str = "schemes.beyond"
 
 
@@ -167,6 +178,8 @@ class BeyondResponse:
     table_cols: np.ndarray | None  # dimension of each preview column
     table_note: str = ""
     extras: dict = field(default_factory=dict)  # scheme id -> PlotSpec
+    table_limit: int = 0  # M: the preview's first position with no row (L_train for the seeded table)
+    table_title: str = ""  # whose table: "GPT-2 (checkpoint)", "seeded random"
 
 
 @dataclass(frozen=True)
@@ -240,6 +253,7 @@ class PropertiesRequest:
     scaling: str
     factor: float
     scheme_params: tuple = ()
+    table: Any = None  # a real position table for the schemes that take one (as in MatrixRequest)
     key: str = "schemes.properties"
 
 
@@ -252,36 +266,44 @@ class PropertiesResponse:
 
 
 # -- requests from the panel's state --------------------------------------------------------------
-def _scheme_params(st, scheme: str, *, matrix: bool, trained: dict | None = None) -> dict:
+def _scheme_params(st, scheme: str, *, matrix: bool, trained: dict | None = None, table=None) -> dict:
     """The request fields of ``scheme``: only those its scores depend on (the rest keep their defaults, so
     a change of an unrelated control leaves the request equal and nothing is recomputed)."""
-    fields = registry.get(scheme).fields_for("matrices" if matrix else "distance")
+    sch = registry.get(scheme)
+    fields = sch.fields_for("matrices" if matrix else "distance")
     out = {"scheme": scheme, "l_eval": st.l_eval,
            **{n: getattr(st, n) for n in fields if n not in ("params", "trained")}}
     if "params" in fields:
         out["params"] = st.params_of(scheme)
     if "trained" in fields:
         out["trained"] = (trained or {}).get(scheme, ())
+    if sch.uses_table and table is not None:
+        out["table"] = table
     return out
 
 
-def build_requests(st, view: str | None = None, trained: dict | None = None) -> list:
+def build_requests(st, view: str | None = None, trained: dict | None = None, table=None) -> list:
     """The requests of ``view`` (default: the state's current view), one key per plot.
 
     ``trained``: scheme id → the Lab's trained weights of that scheme in this session (see
     :attr:`~explorer.schemes.Scheme.uses_lab_weights`); schemes without them draw their seeded start.
+    ``table``: a real position table (:class:`~explorer.jobs.table.TableSource`) that the schemes which take
+    one (:attr:`~explorer.schemes.Scheme.uses_table`) draw in place of their seeded table; None: their own.
     """
     view = view or st.view
+    tabled = table if any(registry.get(s).uses_table for s in st.schemes) else None
     if view == "matrices":
-        return [MatrixRequest(key=f"schemes.matrix.{s}", **_scheme_params(st, s, matrix=True, trained=trained))
+        return [MatrixRequest(key=f"schemes.matrix.{s}",
+                              **_scheme_params(st, s, matrix=True, trained=trained, table=table))
                 for s in st.schemes]
     if view == "distance":
-        return [DistanceRequest(key=f"schemes.distance.{s}", **_scheme_params(st, s, matrix=False, trained=trained))
+        return [DistanceRequest(key=f"schemes.distance.{s}",
+                                **_scheme_params(st, s, matrix=False, trained=trained, table=table))
                 for s in st.schemes]
     if view == "beyond":
         extras = tuple((s, _setup(st, s, trained)) for s in st.schemes
                        if type(registry.get(s)).beyond_plot is not registry.Scheme.beyond_plot)
-        return [BeyondRequest(st.head_dim, st.base, st.l_train, st.l_eval, st.seed, extras),
+        return [BeyondRequest(st.head_dim, st.base, st.l_train, st.l_eval, st.seed, extras, tabled),
                 ScaledRequest(st.head_dim, st.base, st.l_train, st.scaling, st.factor)]
     if view == "alibi":
         return [AlibiRequest(st.heads, st.alibi_head, st.l_eval, st.causal)]
@@ -289,7 +311,7 @@ def build_requests(st, view: str | None = None, trained: dict | None = None) -> 
         return [ModelRopeRequest(st.model)]
     if view == "properties":
         return [PropertiesRequest(st.schemes, st.head_dim, st.base, st.l_train, st.l_eval, st.heads,
-                                  st.scaling, st.factor, st.scheme_params)]
+                                  st.scaling, st.factor, st.scheme_params, tabled)]
     raise EncodingError(f"unknown view {view!r}")
 
 
@@ -307,6 +329,49 @@ def _setup(st, scheme: str, trained: dict | None = None) -> DistanceRequest:
                            trained=(trained or {}).get(scheme, ()) if sch.uses_lab_weights else ())
 
 
+# -- a real position table, resolved in the compute process -------------------------------------------
+def table_title(source, loaded) -> str:
+    """Whose table, for titles: "GPT-2 (checkpoint)" from a file (its config's model, else the tensor's
+    name), the label of an array source ("Lab: …")."""
+    if source.kind == "file":
+        return f"{MODEL_NAMES.get(loaded.model, loaded.model) or loaded.name} (checkpoint)"
+    return source.label or loaded.name
+
+
+#: config.json ``model_type`` → the name titles use.
+MODEL_NAMES = {"gpt2": "GPT-2", "bert": "BERT", "roberta": "RoBERTa", "opt": "OPT", "bart": "BART",
+               "electra": "ELECTRA", "gpt_neo": "GPT-Neo", "distilbert": "DistilBERT", "xlm-roberta": "XLM-R"}
+
+
+@functools.lru_cache(maxsize=4)
+def real_table(source, head_dim: int) -> RealRows:
+    """The table ``source`` names (read through :func:`explorer.jobs.table.load`: the same checks and refusals
+    as the Learned-table panel, and its cache) at width ``head_dim`` (first principal directions when wider)."""
+    from ..encodings.table_stats import fit_width
+    from .table import load
+
+    t = load(source)
+    return RealRows(fit_width(t.table, t.positions, head_dim), table_title(source, t), t.d_model)
+
+
+def resolved(req):
+    """``req`` with its table source replaced by the rows themselves (what the schemes' hooks read)."""
+    src = getattr(req, "table", None)
+    if src is None or isinstance(src, RealRows):
+        return req
+    return dataclasses.replace(req, table=real_table(src, req.head_dim))
+
+
+def table_note(full) -> str:
+    """'Learned: the rows of GPT-2 (checkpoint), M = 1,024, its 768 dims on their first 64 principal directions'
+    for a resolved request with a real table ("" without one)."""
+    real = getattr(full, "table", None)
+    if not isinstance(real, RealRows):
+        return ""
+    how = real.width_text(full.head_dim) or f"its {real.width:,} dims as stored"
+    return f"{registry.get(full.scheme).title}: the rows of {real.name}, M = {real.positions:,}, {how}"
+
+
 # -- view 1: position-only score matrices ---------------------------------------------------------
 def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     """ΔS of one scheme as block means over ≤ ``max_cells`` × ``max_cells`` cells (the scheme's own formula).
@@ -315,12 +380,14 @@ def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     """
     bl = blocks(req.l_eval, req.max_cells)
     sch = registry.get(req.scheme)
+    full = resolved(req)  # the response keeps the small request
     try:
-        m = sch.score_blocks(req, bl)
+        m = sch.score_blocks(full, bl)
     except NotShown as exc:
-        return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc))
-    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(req)),
-                          title=sch.matrix_title(req))
+        return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc), title=sch.matrix_title(full),
+                              table_note=table_note(full))
+    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(full)),
+                          title=sch.matrix_title(full), missing=sch.missing_note(full), table_note=table_note(full))
 
 
 @job(MatrixRequest)
@@ -353,11 +420,12 @@ def distance_scores(req: DistanceRequest) -> DistanceResponse:
     ``BAND_QUERIES`` query positions.  Rotary schemes also give RoFormer's bound (1/(d/2))·Σ_j |S_j(Δ)|.
     """
     sch = registry.get(req.scheme)
-    c = sch.distance_curve(req, req.max_points)
+    full = resolved(req)
+    c = sch.distance_curve(full, req.max_points)
     ext = max([extent(c.mean)] + [extent(b) for b in (c.lo, c.hi) if b is not None])
     relative = sch.relative or sch.kind == "none"  # NoPE's ΔS = 0 is a function of i − j too
     return DistanceResponse(req, c.distance, c.mean, c.lo, c.hi, c.band_distance, relative, c.bound,
-                            c.stride, ext, c.note, tuple(c.marks), tuple(c.terms))
+                            c.stride, ext, c.note, tuple(c.marks), tuple(c.terms), table_note(full))
 
 
 @job(DistanceRequest)
@@ -377,26 +445,31 @@ def beyond(req: BeyondRequest) -> BeyondResponse:
     lam = 2 * np.pi / theta
     turns_train = (req.l_train - 1) * theta / (2 * np.pi)
     turns_eval = (req.l_eval - 1) * theta / (2 * np.pi)
-    full = completes_cycle(lam, req.l_train)  # the one rule, shared with the Waves panel
+    full_turn = completes_cycle(lam, req.l_train)  # the one rule, shared with the Waves panel
     cover_train = np.minimum(1.0, turns_train)
     cover_eval = np.minimum(1.0, turns_eval)
     table = rows = cols = None
-    note = learned_too_large(req.l_train, req.head_dim)
+    full = resolved(req)
+    note, limit = too_large_for(full), row_limit(full)
     if not note:
         rows = sample_indices(req.l_eval, TABLE_ROWS)
         cols = sample_indices(req.head_dim, TABLE_COLS)
         table = np.full((rows.size, cols.size), np.nan)
-        has = rows < req.l_train
+        has = rows < limit
         if has.any():
-            table[has] = learned_table(req.l_train, req.head_dim, req.seed).lookup(rows[has])[:, cols]
+            table[has] = rows_of(full).lookup(rows[has])[:, cols]
+    real = real_rows(full)
+    if real is not None and table is not None:
+        note = real.width_text(req.head_dim)  # how its D columns became d ("" when D = d)
     extras: dict[str, PlotSpec] = {}
     for sid, setup in req.extras:
         spec = registry.get(sid).beyond_plot(setup)
         if spec is not None:
             extras[sid] = spec
     return BeyondResponse(
-        req, theta, lam, turns_train, turns_eval, full, cover_train, cover_eval,
-        int(full.sum()), int(np.sum(cover_eval > cover_train)), table, rows, cols, note, extras,
+        req, theta, lam, turns_train, turns_eval, full_turn, cover_train, cover_eval,
+        int(full_turn.sum()), int(np.sum(cover_eval > cover_train)), table, rows, cols, note, extras, limit,
+        table_name(full),
     )
 
 
@@ -461,9 +534,11 @@ def properties(req: PropertiesRequest) -> PropertiesResponse:
     rows, params = [], {}
     for s in req.schemes:
         sch = registry.get(s)
-        setup = DistanceRequest(scheme=s, l_eval=req.l_eval, head_dim=req.head_dim, base=req.base,
-                                l_train=req.l_train, heads=req.heads, scaling=req.scaling, factor=req.factor,
-                                params=tuple(sorted((n, v) for sid, n, v in req.scheme_params if sid == s)))
+        setup = resolved(DistanceRequest(
+            scheme=s, l_eval=req.l_eval, head_dim=req.head_dim, base=req.base, l_train=req.l_train,
+            heads=req.heads, scaling=req.scaling, factor=req.factor,
+            params=tuple(sorted((n, v) for sid, n, v in req.scheme_params if sid == s)),
+            table=req.table if sch.uses_table else None))
         params[s] = sch.parameters_added(setup)
         rows.append((sch.display_title(setup), sch.where_text(setup), sch.parameters_text(setup), sch.relation,
                      sch.past_training(setup), sch.used_by_text(setup)))

@@ -37,6 +37,7 @@ from ..encodings.extrema import (
     column_extrema,
     envelope,
     pe_values,
+    preview_extrema,
     similarity_by_offset,
 )
 from ..encodings.sinusoidal import (
@@ -58,6 +59,9 @@ from .colours import lookup_table, overview_rgba
 #: only where every block spans ≥ 8 periods, and letting go redraws them exactly).
 EXACT_BUDGET = 3_000_000
 PREVIEW_BUDGET = 250_000
+#: A drag step's heatmap overview: at most about this many sine evaluations (block ends and crests),
+#: whatever N and d (see encodings.extrema.preview_extrema; 8192 × 4096 cost ~0.13 CPU-s before, loaded).
+PREVIEW_HEATMAP_EVALS = 120_000
 #: Largest similarity matrix computed directly; size² · d is kept below MATRIX_WORK too.
 MATRIX_MAX = 1024
 MATRIX_PREVIEW_MAX = 256
@@ -137,6 +141,9 @@ class HeatmapResponse:
     #: The image as uint8 RGBA in ``request.cmap`` (in an overview the mid-range colour mixed with grey
     #: by the spread), made here so the view only uploads it.
     rgba: np.ndarray | None = None
+    #: Columns a drag step's overview left out of their cells (every s-th pair kept; see
+    #: preview_extrema); 0 at rest, where every column is evaluated.
+    skipped_columns: int = 0
 
 
 def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
@@ -162,9 +169,15 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
                                rgba=rgba)
     row_bin = -(-nr // max_rows)
     col_bin = -(-nc // max_cols) if nc > max_cols else 1
-    budget = None if req.exact else PREVIEW_BUDGET if req.preview else EXACT_BUDGET
-    mins, maxs, approx = column_extrema(om, cs, r0, r1, row_bin, budget)
-    if col_bin > 1:
+    skipped = 0
+    preview = req.preview and not req.exact
+    if preview:  # sized to a frame at every d; letting go asks for the exact overview
+        mins, maxs, approx, left_out = preview_extrema(om, cs, pair[cols], r0, r1, row_bin, col_bin,
+                                                       PREVIEW_HEATMAP_EVALS)
+        skipped = int(left_out.sum())
+    else:
+        mins, maxs, approx = column_extrema(om, cs, r0, r1, row_bin, None if req.exact else EXACT_BUDGET)
+    if col_bin > 1 and not preview:  # (a drag step's overview comes reduced to cells)
         mins = _reduce_columns(mins, col_bin, np.min, np.inf)
         maxs = _reduce_columns(maxs, col_bin, np.max, -np.inf)
     if req.exact:
@@ -176,7 +189,7 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     rect = (c0, r0, mins.shape[1] * col_bin, mins.shape[0] * row_bin)
     rgba = overview_rgba(mins, maxs, lookup_table(req.cmap))
     return HeatmapResponse(req, image, rect, True, row_bin, col_bin, (r0, r1), (c0, c1), mins, maxs,
-                           int(approx.sum()), rgba=rgba)
+                           int(approx.sum()), rgba=rgba, skipped_columns=skipped)
 
 
 def _reduce_columns(a: np.ndarray, k: int, fn, pad: float) -> np.ndarray:

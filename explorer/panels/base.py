@@ -264,8 +264,12 @@ class Panel(QWidget):
         return self.panel_id
 
     def plots(self) -> list[pg.PlotWidget]:
-        """The panel's plots, for export menus and theming."""
+        """The panel's plots, for export menus and theming (a panel that builds tabs lazily builds them)."""
         return self.findChildren(pg.PlotWidget)
+
+    def visible_plots(self) -> list[pg.PlotWidget]:
+        """The plots on screen now (builds nothing)."""
+        return [p for p in self.findChildren(pg.PlotWidget) if p.isVisible()]
 
     def export_data(self, plot) -> dict:
         """The numbers behind ``plot`` (one of :meth:`plots`) as name -> numpy array, for CSV/NPY export.

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.model_rope import ModelRopeResponse
@@ -46,6 +45,7 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
+from ..widgets.superqt_lite import QDoubleSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
@@ -57,6 +57,7 @@ from .schemes_model import ModelView, open_model_config
 from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
 from .schemes_tabs import FittedTabs
 from .schemes_views import DistanceView, MatrixView
+from .table_link import RealTableOption
 
 VIEW_TITLES = {
     "matrices": "1 · Score matrices",
@@ -76,7 +77,7 @@ LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
 
 
-class SchemesPanel(Panel):
+class SchemesPanel(RealTableOption, Panel):
     panel_id = "schemes"
     state_cls = SchemesState
     view_ids = VIEWS
@@ -151,6 +152,7 @@ class SchemesPanel(Panel):
         f.addRow("content", self.content_combo)
         f.addRow("seed", self.seed_spin)
         f.addRow(self.causal_check)
+        self.add_table_option(f, shared)  # a real table's rows for the schemes that take one (the learned)
         lay.addWidget(shared)
 
         scaled = QGroupBox("Scaled RoPE")
@@ -367,7 +369,7 @@ class SchemesPanel(Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st, trained=trained.latest())
+        return build_requests(st, trained=trained.latest(), table=self.table_for_request())
 
     def _on_trained_changed(self) -> None:
         """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
@@ -411,7 +413,7 @@ class SchemesPanel(Panel):
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
-        return formula_html(state)
+        return formula_html(state, self.table_for_request())
 
     def export_basename(self) -> str:
         """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""

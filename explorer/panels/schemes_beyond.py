@@ -16,6 +16,7 @@ from ..widgets.plot_data import set_image
 from ..widgets.plots import DIVERGING, colormap
 from ..widgets.reflow import ReflowGrid
 from ..widgets.theming import adopt_item
+from ..widgets.titles import full_title
 from .schemes_items import (
     HatchItem,
     beyond_line,
@@ -237,8 +238,15 @@ class BeyondView(QWidget):
         self.cover_new.setOpts(x=k, y0=r.cover_train, height=np.maximum(0.0, r.cover_eval - r.cover_train),
                                width=0.8)
         self.cover.getPlotItem().setXRange(-0.6, r.theta.size - 0.4, padding=0)
-        # The learned table: rows past L_train are empty (NaN), hatched and labelled, never zeros.
+        # The learned table: rows past its last (L_train, or a real table's M) are empty (NaN), hatched and
+        # labelled, never zeros.
+        m = r.table_limit or lt
         tpi = self.table.getPlotItem()
+        title = f"Learned table P[p, :] · {r.table_title}" if r.table_title else "Learned table P[p, :]"
+        if full_title(tpi) != title:
+            tpi.setTitle(title)
+        if getattr(self.table_line, "label", None) is not None:
+            self.table_line.label.setFormat("L_train" if m == lt else "M")
         if r.table is None:
             self.table_img.clear()
             self.no_row.setText(r.table_note)
@@ -246,15 +254,17 @@ class BeyondView(QWidget):
         else:
             set_image(self.table_img, r.table, autoLevels=False)
             self.table_img.setRect(0, 0, q.head_dim, le)
-            self.no_row.setText(f"no row\nfor p ≥ {lt:,}" if le > lt else "")
-            self.no_row.setPos(q.head_dim / 2, (lt + le) / 2)
+            self.no_row.setText(f"no row\nfor p ≥ {m:,}" if le > m else "")
+            self.no_row.setPos(q.head_dim / 2, (m + le) / 2)
         self.no_row.setVisible(bool(self.no_row.toPlainText()))
-        self.table_hatch.set_rects([(0, lt, q.head_dim, le - lt)] if le > lt else [])
-        self.table_line.setPos(lt)
-        self.table_line.setVisible(le > lt)
+        self.table_hatch.set_rects([(0, m, q.head_dim, le - m)] if le > m else [])
+        self.table_line.setPos(m)
+        self.table_line.setVisible(le > m)
         tpi.setRange(xRange=(0, q.head_dim), yRange=(0, le), padding=0)
         step = "" if r.table_rows is None or r.table_rows.size == le else (
             f" (every ≈{le / r.table_rows.size:.0f}th row shown)")
+        real = q.table is not None  # a real table's rows (the panel's "Real learned rows")
+        how = f", {r.table_note}" if real and r.table is not None and r.table_note else ""
         seen_idx, new_idx = k[full], k[(r.cover_eval > r.cover_train)]
         if le > lt:
             new = (f"<span style='color:{NEW}'>Pairs {_span(new_idx)} ({r.n_new} of {r.theta.size}) meet "
@@ -263,6 +273,11 @@ class BeyondView(QWidget):
         else:
             new = f"L_eval = {le:,} ≤ L_train: nothing lies beyond training yet — raise L_eval."
             self._texts["learned"] = f"<b>Learned</b>: L_eval = {le:,} ≤ L_train: every position has its row."
+        if real:
+            self._texts["learned"] = (
+                f"<b>Learned · {r.table_title}</b>{how}: rows 0 … {m - 1:,} only{step}; there is no row for "
+                f"p ≥ M = {m:,}." if le > m else
+                f"<b>Learned · {r.table_title}</b>{how}: L_eval = {le:,} ≤ M = {m:,}: every position has its row.")
         self._texts["rope"] = (
             f"<b>RoPE</b> (d = {q.head_dim}, base {q.base:g}): pairs {_span(seen_idx)} turn fully inside "
             f"L_train = {lt:,} (wavelength ≤ {lt - 1:,}): every angle they meet later was seen in training. "

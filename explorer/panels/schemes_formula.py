@@ -24,8 +24,9 @@ VIEW_SCHEMES = {"alibi": (alibi.SCHEME.id,), "beyond": (scaled_rope.SCHEME.id,)}
 STRIP_FORMULAS = 3
 
 
-def formula_lines(st) -> list[str]:
-    """The formula lines of the current view, in the order the strip shows them."""
+def formula_lines(st, table=None) -> list[str]:
+    """The formula lines of the current view, in the order the strip shows them (``table``: the requests'
+    TableSource, or None; see :func:`_line`)."""
     if st.view == "model":
         return [model_formula(st.model)]
     own = [s for s in VIEW_SCHEMES.get(st.view, ()) if s in st.schemes or st.view == "alibi"]
@@ -33,16 +34,25 @@ def formula_lines(st) -> list[str]:
     if st.view != "beyond":  # the score views' strip is about scores: an input table's line waits for view 3
         wanted = {s for s in wanted if registry.get(s).kind != "input"}
     order = own + [s for s in registry.ids() if s in wanted and s not in own]
-    lines = [line for line in (registry.get(s).formula_line(st) for s in order) if line]
+    lines = [line for line in (_line(registry.get(s), st, table) for s in order) if line]
     if not lines:
         lines = [line for line in (registry.get(s).formula_line(st) for s in FALLBACK) if line]
     return lines
 
 
-def formula_html(st) -> str:
+def formula_html(st, table=None) -> str:
     """Rich text: :func:`formula_lines` one per line.  Never a formula for a scheme that is not on screen:
     scene 4 (learned vs sinusoidal) used to show RoPE's and YaRN's."""
-    return "<br>".join(formula_lines(st))
+    return "<br>".join(formula_lines(st, table))
+
+
+def _line(sch, st, table) -> str:
+    """A scheme's formula line; one that takes a real table and is drawn from one says that its numbers are the
+    seeded table's and the plots show the real one (``table``: the request's TableSource, or None)."""
+    line = sch.formula_line(st)
+    if line and table is not None and sch.uses_table:
+        line += " — <i>drawn here from the real table the Learned table panel shows: its own rows and M</i>"
+    return line
 
 
 def model_formula(spec: str) -> str:

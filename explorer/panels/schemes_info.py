@@ -42,7 +42,13 @@ def matrix_info(st: SchemesState, k: float, clipped: tuple, responses: dict, the
             f"{content_text(st)}. "
             f"<b>One colour scale for all columns: ±{k:.3g}</b> = the largest |ΔS| of the bounded schemes"
             f"{clip}. {res}. Hatched: past L_train = {fmt_positions(st.l_train)}"
-            f"{masked}.")
+            f"{masked}.{table_text(st, responses)}")
+
+
+def table_text(st: SchemesState, responses: dict) -> str:
+    """' Learned: the rows of GPT-2 (checkpoint), M = 1,024, …' for each shown column drawn from a real table."""
+    notes = [r.table_note for s, r in responses.items() if s in st.schemes and r.table_note]
+    return "".join(f" <b>{n}</b>." for n in notes)
 
 
 def _matrix_min(responses: dict, s: str) -> float:
@@ -60,7 +66,7 @@ def distance_info(st: SchemesState, responses: dict) -> str:
     return (f"{content_text(st)}; curves: the exact mean of ΔS over all pairs at distance Δ."
             f"{single} {BAND_TEXT}. Hatched: "
             f"distances never seen in training (Δ ≥ L_train = {fmt_positions(st.l_train)}).{step}"
-            f"{_terms_text(st, responses)}"
+            f"{_terms_text(st, responses)}{table_text(st, responses)}"
             " Below: RoFormer's long-term-decay bound (1/(d/2))·Σ<sub>j</sub> |S<sub>j</sub>(Δ)|, "
             "S<sub>j</sub> = Σ<sub>k&lt;j</sub> e<sup>iΔθ<sub>k</sub></sup> (Su et al. 2021, §3.4.3).")
 

@@ -174,9 +174,9 @@ class MatrixView(QWidget):
             note.setPos(0.03 * n, n / 2)
             note.setVisible(True)
             return
-        text = registry.get(s).missing_text if s in registry.ids() else ""
-        has_empty = bool(text) and r is not None and bool(np.isnan(r.matrix).any()) and n > lt
-        note.setText(text.format(l_train=lt, l_eval=n))
+        text = r.missing if r is not None else ""  # the scheme's own words and limit (a real table's M)
+        has_empty = bool(text) and bool(np.isnan(r.matrix).any())
+        note.setText(text)
         # Any cell with query i ≥ L_train has no row; near the left edge it is below the diagonal too
         # (visible when causal), and anchored at its left end it never runs off the plot.
         note.setPos(0.03 * n, max(0.72 * n, (lt + n) / 2))

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QLabeledDoubleSlider
 
 from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
@@ -37,6 +36,7 @@ from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
+from ..widgets.superqt_lite import QLabeledDoubleSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
 from ..widgets.value_box import SpinBox
 from .base import Panel

@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QLabeledDoubleSlider
 
 from ..jobs.table import TableRequest, TableResponse, TableSource
 from ..state.table import VIEWS, TableState
+from ..widgets.superqt_lite import QLabeledDoubleSlider
 from ..widgets.value_box import SpinBox
 from .base import Panel
 from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab, table_export

@@ -40,7 +40,12 @@ class RealTableOption:
 
     def table_for_request(self):
         """The real table to send with a request, or None (not ticked, or none open)."""
-        return self._table_source if self.table_check.isChecked() and self._table_source is not None else None
+        check = getattr(self, "table_check", None)  # None while the panel is being built
+        return self._table_source if check is not None and check.isChecked() else None
+
+    def formula_inputs(self, state):
+        """The formula strip is redrawn when the table in use changes too (a panel's strip may say so)."""
+        return (super().formula_inputs(state), self.table_for_request())  # type: ignore[misc]
 
     def _on_table_check_toggled(self, _on: bool) -> None:
         self.request_update()

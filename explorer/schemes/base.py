@@ -257,8 +257,6 @@ class Scheme:
     #: Ticked in a new Lab (a scheme that only adds to the list may leave it for the user to tick).
     lab_by_default: ClassVar[bool] = True
     lab_note: ClassVar[str] = ""
-    #: Text over cells that have no value because positions are past what the scheme can encode.
-    missing_text: ClassVar[str] = ""
     #: The Schemes panel draws it from the Lab's trained weights when a finished Lab run of this session trained
     #: it (requests then carry them as ``trained``, from :meth:`lab_weights`; list "trained" in ``depends_on``).
     uses_lab_weights: ClassVar[bool] = False
@@ -363,6 +361,9 @@ class Scheme:
         """The score matrix's title for this request ("": the scheme's title), e.g. whose weights it draws."""
         return ""
 
+    def missing_note(self, req: Any) -> str:  # text over score-matrix cells past what it encodes ("": none)
+        return ""
+
     def matrix_marks(self, req: Any) -> tuple:
         """(Δ, label) pairs: diagonals i − j = Δ the score matrix marks (Shaw's clipping distance; () for none)."""
         return ()
@@ -405,13 +406,12 @@ class Scheme:
         """Why this scheme makes the outputs depend on position (one or two sentences)."""
         return ""
 
-    #: True for a scheme that can take a real position table (a checkpoint's, the Lab's) in Token swap.
+    #: True for a scheme that can take a real position table (a checkpoint's, the Lab's): Token swap, Schemes.
     uses_table: ClassVar[bool] = False
 
     def swap_terms_with_table(self, table: np.ndarray | None, n: int, d_model: int, heads: int, seed: int,
                               causal: bool) -> SwapTerms:
-        """:meth:`swap_terms` with a real position table offered (rows = positions); only a scheme with
-        :attr:`uses_table` uses it, the others ignore it."""
+        """:meth:`swap_terms` with a real table offered (rows = positions); only :attr:`uses_table` schemes use it."""
         return self.swap_terms(n, d_model, heads, seed, causal)
 
     def swap_reason_with_table(self, st: Any, table_name: str) -> str:

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from ..encodings.blocks import additive_block_means, distance_grid
-from ..encodings.learned import LearnedTable, check_rows, learned_table
+from ..encodings.learned import LearnedTable, RealRows, check_rows, learned_table
 from ..encodings.table_stats import fit_width
 from .base import (
     BAND_POINTS,
@@ -59,6 +59,34 @@ def model_tables_text() -> str:
     return "; ".join(f"{name} {lt:,} × {dm:,} = {lt * dm:,}" for name, lt, dm in MODEL_TABLES)
 
 
+def real_rows(req) -> RealRows | None:
+    """The real table a request carries, resolved by its job (None: the seeded one)."""
+    t = getattr(req, "table", None)
+    return t if isinstance(t, RealRows) else None
+
+
+def rows_of(req):
+    """The table the Schemes views of ``req`` draw: the real one it carries, else the seeded one (``lookup``)."""
+    return real_rows(req) or table(req.l_train, req.head_dim, req.seed)
+
+
+def row_limit(req) -> int:
+    """M: the first position with no row (the real table's rows, else L_train)."""
+    real = real_rows(req)
+    return real.positions if real is not None else int(req.l_train)
+
+
+def table_name(req) -> str:
+    """Whose table: "GPT-2 (checkpoint)", "Lab: …", or "seeded random"."""
+    real = real_rows(req)
+    return real.name if real is not None else "seeded random"
+
+
+def too_large_for(req) -> str:
+    """:func:`too_large` for the seeded table ("" for a real one: its file already passed the size checks)."""
+    return "" if real_rows(req) is not None else too_large(req.l_train, req.head_dim)
+
+
 class Learned(Scheme):
     id = "learned"
     title = "Learned"
@@ -86,46 +114,63 @@ class Learned(Scheme):
     swap_note = "α × a learned row per position added to each embedding (GPT-2, BERT); seeded, untrained."
     in_lab = True
     lab_note = "a trained table with one row per position 0 … L−1: nothing past L"
-    missing_text = "no row\nfor p ≥ {l_train:,}"
 
     def max_positions(self, train_len: int) -> int | None:
         return int(train_len)
 
     def past_training(self, req) -> str:
+        if real_rows(req) is not None:
+            return (f"no row for positions ≥ {row_limit(req):,} ({table_name(req)}: M = {row_limit(req):,}): "
+                    "the model cannot run past M at all")
         return f"no row for positions ≥ {req.l_train:,}: the model cannot run past L_train at all"
+
+    def display_title(self, req=None) -> str:
+        return f"{self.title} · {table_name(req)}" if real_rows(req) is not None else self.title
+
+    def matrix_title(self, req) -> str:
+        return f"{self.title} · {table_name(req)}"
+
+    def missing_note(self, req) -> str:
+        return f"no row\nfor p ≥ {row_limit(req):,}" if req.l_eval > row_limit(req) else ""
 
     def formula_line(self, st) -> str:
         return (f"<b>Learned</b>: x<sub>p</sub> = e<sub>p</sub> + P[p], one trained row per position p = 0 … "
                 f"{st.l_train - 1:,} ({self.parameters_text(st)} numbers); no row for p ≥ {st.l_train:,}")
 
     def parameters_added(self, req) -> int:
+        real = real_rows(req)
+        if real is not None:
+            return real.positions * real.width
         return int(req.l_train) * int(req.head_dim)
 
     def parameters_text(self, req) -> str:
+        real = real_rows(req)
+        if real is not None:
+            return f"M × D = {real.positions:,} × {real.width:,} = {self.parameters_added(req):,} ({real.name})"
         return f"L_train × d = {req.l_train:,} × {req.head_dim} = {self.parameters_added(req):,}"
 
     # -- Schemes panel ------------------------------------------------------------------------------
     def score_blocks(self, req, bl):
         d = req.head_dim
-        why = too_large(req.l_train, d)
+        why = too_large_for(req)
         if why:
             raise NotShown(why)
         c = content_vectors(d, req.content, req.seed)
-        valid = bl.starts + bl.counts <= req.l_train  # a block with any position ≥ L_train has no row
+        valid = bl.starts + bl.counts <= row_limit(req)  # a block with any position ≥ M has no row
         m = np.full((bl.n, bl.n), np.nan)
         if valid.any():
             last = int(bl.starts[valid][-1] + bl.counts[valid][-1])
-            rows = table(req.l_train, d, req.seed).lookup(np.arange(last))
+            rows = rows_of(req).lookup(np.arange(last))
             pbar = np.add.reduceat(rows, bl.starts[valid], axis=0) / bl.counts[valid][:, None]
             k = int(valid.sum())
             m[:k, :k] = additive_block_means(pbar, c.mean(axis=0), d)
         return m
 
     def curve_length(self, req) -> int:
-        return min(int(req.l_train), int(req.l_eval))  # no rows past L_train: no pairs to average
+        return min(row_limit(req), int(req.l_eval))  # no rows past M: no pairs to average
 
     def distance_curve(self, req, max_points):
-        why = too_large(req.l_train, req.head_dim)
+        why = too_large_for(req)
         if why:
             empty = np.zeros(0)
             return Curve(empty, empty, note=why)
@@ -135,7 +180,7 @@ class Learned(Scheme):
         d, n = req.head_dim, self.curve_length(req)
         cbar = content_vectors(d, req.content, req.seed).mean(axis=0)
         # Exact mean via the table's autocorrelation along positions (FFT).
-        rows = table(req.l_train, d, req.seed).lookup(np.arange(n))
+        rows = rows_of(req).lookup(np.arange(n))
         f = np.fft.rfft(rows, n=2 * n, axis=0)
         auto = np.fft.irfft((f * f.conj()).real.sum(axis=1), n=2 * n)[:n]  # Σ_i P_i·P_{i−Δ}
         u = rows @ cbar
@@ -170,6 +215,9 @@ class Learned(Scheme):
                 "untrained table): the swapped words pick up each other's rows.")
 
     def score_snippet(self, req):
+        if getattr(req, "table", None) is not None:
+            return NoSnippet("a real table (a checkpoint's or the Lab's) cannot be written into a program; "
+                             "Export → Save numbers gives the data")
         return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
                          "Export → Save numbers gives the data")
 

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import signals_blocked
 
+from .superqt_lite import signals_blocked
 from .value_box import AnyText, check_number, name_adjustment, route_undo
 
 

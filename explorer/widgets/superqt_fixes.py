@@ -45,6 +45,8 @@ def _wrap_init(init):
 
 def apply() -> None:
     """Patch ``SliderLabel`` once (a superqt without it, or with another layout, is left alone)."""
+    from . import superqt_lite  # noqa: F401 - superqt's package __init__ stays unrun (see there)
+
     try:
         from superqt.sliders._labeled import SliderLabel
     except ImportError:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QMimeData, QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QSizePolicy, QWidget
-from superqt import QFlowLayout
+
+from .superqt_lite import QFlowLayout
 
 #: MIME type of a dragged chip: "<container id>:<token index>".
 MIME_TYPE = "application/x-pe-explorer-token"

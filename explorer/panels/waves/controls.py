@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QLabeledSlider
 
 from ...state import WavesState
 from ...widgets.log_slider import LogSlider
+from ...widgets.superqt_lite import QLabeledSlider
 from ...widgets.value_box import SpinBox, clip_text, feedback, route_undo
 
 VARIANT_TIPS = {

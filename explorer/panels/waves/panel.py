@@ -17,46 +17,30 @@ draw it.  Staying live while a slider is held (or the animation plays):
 
 from __future__ import annotations
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QAbstractSlider, QApplication, QHBoxLayout, QSplitter, QTabWidget, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QAbstractSlider, QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ...encodings.sinusoidal import wavelengths
 from ...jobs.waves import (
     CurvesRequest,
     CurvesResponse,
     HeatmapRequest,
-    HeatmapResponse,
     MatrixRequest,
-    MatrixResponse,
     PickRequest,
     PickResponse,
     matrix_size,
 )
-from ...jobs.why import ScorecardResponse
 from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ..base import Panel
 from .controls import WavesControls
 from .export_data import exact_arrays, snippet_for, strip_numbers, strip_snippet
 from .formula import formula_html
-from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
-from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
-from .views_why import WhyView
+from .play import Player
+from .tabs import KEY_VIEWS, TABS, VIEW_ORDER, drawers_of, lazy_view, make_tab
 
 #: Shortest time between two requests of one key while a slider is held (about 30 frames a second).
 FRAME_S = 0.033
-_USER_INPUT = (QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel)
-
-
-def _splitter(orientation: Qt.Orientation, widgets, sizes, name: str = "") -> QSplitter:
-    s = QSplitter(orientation)
-    s.setObjectName(name)  # a lecture scene may set its shares by this name
-    s.setChildrenCollapsible(False)
-    for w in widgets:
-        s.addWidget(w)
-    s.setSizes(list(sizes))
-    return s
-
 
 class WavesPanel(Panel):
     """Heatmap, waves, spectrum, position vector, rotation, similarity, beyond training, same token."""
@@ -64,6 +48,9 @@ class WavesPanel(Panel):
     panel_id = "waves"
     state_cls = WavesState
     view_ids = PANEL_VIEWS["waves"]  # the tabs: table and waves, relative position, beyond training
+
+    # Properties: asking for a view builds its tab (see tabs.TABS).
+    heatmap, waves, spectrum, vector, rotation, similarity, matrix, beyond, token, why = map(lazy_view, VIEW_ORDER)
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
@@ -74,12 +61,6 @@ class WavesPanel(Panel):
         self._drag_depth = 0
         self._shown: WavesState | None = None
         self._ranges: dict[str, tuple] = {}
-        self._play_acc = 0.0
-        self._play_clock = QElapsedTimer()
-        self._play_timer = QTimer(self)
-        self._play_timer.setInterval(33)
-        self._play_timer.timeout.connect(self._on_play_tick)
-        self._filter_installed = False
         self._range_timer = QTimer(self, singleShot=True, interval=60)
         self._range_timer.timeout.connect(self._on_ranges_settled)
         # Views on hidden tabs are drawn when things calm down (or when their tab is shown):
@@ -88,62 +69,92 @@ class WavesPanel(Panel):
         self._stale_timer = QTimer(self, singleShot=True, interval=150)
         self._stale_timer.timeout.connect(self._draw_stale)
         self._why_wanted = False  # the scorecard tab asks for its (costly, fixed) table once first shown
+        self._built: dict[str, QWidget] = {}  # the views made so far, by name (see TABS)
 
         self.controls = WavesControls(self)
+        self._player = Player(self.controls.play, self._play_speed, self)
+        self._player.stepped.connect(self._on_play_steps)
+        self._player.interrupted.connect(self.stop_play)
         scroll = self.make_sidebar(self.controls)
 
-        self.heatmap, self.waves, self.spectrum = HeatmapView(), WavesView(), SpectrumView()
-        self.vector, self.rotation, self.similarity = VectorView(), RotationView(), SimilarityView()
-        self.matrix, self.beyond, self.token = MatrixView(), BeyondView(), TokenView()
-        self.why = WhyView()
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("wavesTabs")
-        right = _splitter(Qt.Orientation.Vertical, [self.waves, self.spectrum], [560, 380], "wavesSpectrumSplit")
-        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [self.heatmap, right], [520, 560], "wavesTableSplit"),
-                         "Table and waves")
-        left = _splitter(Qt.Orientation.Vertical, [self.rotation, self.vector], [560, 360], "wavesRotationSplit")
-        mid = _splitter(Qt.Orientation.Vertical, [self.similarity, self.matrix], [420, 500], "wavesSimilaritySplit")
-        self.tabs.addTab(_splitter(Qt.Orientation.Horizontal, [left, mid], [540, 540], "wavesRelativeSplit"),
-                         "Relative position")
-        self.tabs.addTab(_splitter(Qt.Orientation.Vertical, [self.beyond, self.token], [480, 440], "wavesBeyondSplit"),
-                         "Beyond training and tokens")
-        self.tabs.addTab(self.why, "Why sinusoids?")
+        self._pages: list[QWidget] = []
+        for title, _names in TABS:
+            page = QWidget()
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self.tabs.addTab(page, title)
+            self._pages.append(page)
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        self._key_views = {
-            "waves.heatmap": (self.heatmap,),
-            "waves.curves": (self.waves, self.spectrum, self.similarity, self.beyond),
-            "waves.views": (self.waves, self.vector, self.rotation, self.similarity, self.token),
-            "waves.matrix": (self.matrix,),
-            "waves.why": (self.why,),
-        }
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(scroll)
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
-        # The numbers each view claims, and how to read it, beside the plots rather than under them.
-        self.explain.adopt(self.heatmap.note, self.heatmap)
-        for view in self.views():
-            self.explain.adopt(view.readout, view)
 
         self.controls.edited.connect(self._on_edited)
         self.controls.resetRequested.connect(self.reset)
         self.controls.playToggled.connect(self._on_play_toggled)
         self.controls.dragStarted.connect(self._on_drag_started)
         self.controls.dragFinished.connect(self._on_drag_finished)
-        for view in self.views():
-            view.picked.connect(self._on_picked)
-        for view in (self.heatmap, self.waves, self.similarity):
-            view.rangeEdited.connect(self._range_timer.start)
-        for view in (self.heatmap, self.waves, self.similarity, self.beyond):
-            view.vb.sigResized.connect(self._range_timer.start)  # the pixel count sets the resolution
-        self.vector.overlayToggled.connect(lambda on: self._on_edited({"overlay": bool(on)}))
-        self.beyond.l_line.sigPositionChangeFinished.connect(lambda *_: self.request_update())
+        self.build_tab(0)
         self.set_state(self.state)
 
+    # -- tabs built on first show -------------------------------------------------------------------
+    def build_tab(self, index: int) -> None:
+        """Make tab ``index``'s views (once): wired, in the current state, with what has been computed."""
+        names = TABS[index][1]
+        if names[0] in self._built:
+            return
+        made, content = make_tab(index)
+        self._built.update(made)
+        self._pages[index].layout().addWidget(content)
+        late = self._shown is not None  # after the panel's first state: catch up with it
+        for name, view in made.items():
+            # The numbers each view claims, and how to read it, beside the plots rather than under them.
+            if name == "heatmap":
+                self.explain.adopt(view.note, view)
+            self.explain.adopt(view.readout, view)
+            view.picked.connect(self._on_picked)
+            if name in ("heatmap", "waves", "similarity"):
+                view.rangeEdited.connect(self._range_timer.start)
+            if name in ("heatmap", "waves", "similarity", "beyond"):
+                view.vb.sigResized.connect(self._range_timer.start)  # the pixel count sets the resolution
+            view.fast = self._preview() if late else False
+        if "vector" in made:
+            made["vector"].overlayToggled.connect(self._on_overlay_toggled)
+        if "beyond" in made:
+            made["beyond"].l_line.sigPositionChangeFinished.connect(self._on_l_line_moved)
+        if late:
+            st = self._state
+            if "similarity" in made:
+                made["similarity"].state = st
+                made["similarity"].set_full_range(st.n_positions, st.d_model)
+            self._block_and_sync()
+            for view in made.values():
+                for r in list(self.responses.values()):
+                    if view in self._drawers(r):
+                        self._draw(view, r)
+
+    def built_view(self, name: str):
+        """The view called ``name`` if its tab has been built, else None (never builds it)."""
+        return self._built.get(name)
+
     def views(self) -> list:
-        return [self.heatmap, self.waves, self.spectrum, self.vector, self.rotation, self.similarity,
-                self.matrix, self.beyond, self.token, self.why]
+        """The views built so far (every view once each tab has been shown)."""
+        return [self._built[n] for n in VIEW_ORDER if n in self._built]
+
+    def plots(self) -> list:
+        """Every plot of the panel (for export menus): hidden tabs are built for it."""
+        for i in range(len(TABS)):
+            self.build_tab(i)
+        return super().plots()
+
+    def _on_overlay_toggled(self, on: bool) -> None:
+        self._on_edited({"overlay": bool(on)})
+
+    def _on_l_line_moved(self, *_args) -> None:
+        self.request_update()
 
     # -- hooks -----------------------------------------------------------------------------------------
     def main_slider(self) -> QAbstractSlider:
@@ -169,7 +180,8 @@ class WavesPanel(Panel):
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
-        data = self.why.export_data(plot) or exact_arrays(self, plot)
+        why = self._built.get("why")
+        data = (why.export_data(plot) if why is not None else None) or exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
 
     # Copy as Python: the programs (and the strip's numbers) are chosen in export_data, as the exports are.
@@ -191,7 +203,8 @@ class WavesPanel(Panel):
     def _block_and_sync(self) -> None:
         # Block only the controls' own signals: blocking every descendant (the base class's way) would
         # also silence the internal signals that superqt's labelled sliders use to update their labels.
-        widgets = self.controls.inputs() + [self.vector.overlay_box]
+        vector = self._built.get("vector")
+        widgets = self.controls.inputs() + ([vector.overlay_box] if vector is not None else [])
         blocked = [(w, w.blockSignals(True)) for w in widgets]
         try:
             self.sync_widgets(self._state)
@@ -202,13 +215,11 @@ class WavesPanel(Panel):
     def sync_widgets(self, st: WavesState) -> None:
         self.controls.sync(st)
         lam = wavelengths(st.d_model, st.base, st.variant)
-        self.heatmap.show_state(st)
-        self.waves.show_state(st, lam)
-        self.spectrum.show_state(st)
-        self.vector.show_state(st)
-        self.similarity.show_state(st)
-        self.matrix.show_state(st)
-        self.beyond.show_state(st)
+        for name, view in self._built.items():
+            if name == "waves":
+                view.show_state(st, lam)
+            elif name not in ("rotation", "token", "why"):
+                view.show_state(st)
         curves = self.responses.get("waves.curves")
         if curves is not None and self._same_encoding(curves.request, st):
             self.spectrum.show_curves(curves, st)  # the picked pair and L_train move at once
@@ -234,19 +245,24 @@ class WavesPanel(Panel):
     # -- ranges and resolution --------------------------------------------------------------------------
     def _reset_ranges(self, st: WavesState) -> None:
         n, d = st.n_positions, st.d_model
-        self.heatmap.state = self.waves.state = self.similarity.state = st
+        self.heatmap.state = self.waves.state = st
         self.heatmap.set_full_range(n, d)
         self.waves.set_full_range(n)
-        self.similarity.set_full_range(n, d)
+        similarity = self._built.get("similarity")
+        if similarity is not None:  # else it takes the full range when built
+            similarity.state = st
+            similarity.set_full_range(n, d)
         self._ranges = {"heat": ((0, n), (0, d)), "waves": (0, n), "sim": (-(n - 1), n - 1)}
 
     def _on_ranges_settled(self) -> None:
+        similarity = self._built.get("similarity")
         self._ranges = {"heat": self.heatmap.visible(), "waves": self.waves.visible(),
-                        "sim": self.similarity.visible()}
+                        "sim": self._ranges["sim"] if similarity is None else similarity.visible()}
         self.request_update()
 
     def _preview(self) -> bool:
-        return self._drag_depth > 0 or self._play_timer.isActive() or self.beyond.l_line.moving
+        beyond = self._built.get("beyond")
+        return self._drag_depth > 0 or self._player.active or (beyond is not None and beyond.l_line.moving)
 
     def _on_drag_started(self) -> None:
         self._drag_depth += 1
@@ -268,10 +284,13 @@ class WavesPanel(Panel):
         hp = self.heatmap.pixels()
         # While dragging, the curves only hidden views draw are left out (the similarity curve alone
         # was most of the job at N = 131072); the request sent on release has them all.
-        px = tuple(0 if preview and not view.isVisible() else view.pixels() // div
-                   for view in (self.waves, self.beyond, self.similarity))
+        # A view whose tab was never built is sized like the waves plot (the request sent once it is
+        # built and laid out has its own size).
+        px = tuple(0 if preview and (view is None or not view.isVisible())
+                   else (view if view is not None else self.waves).pixels() // div
+                   for view in (self.waves, self._built.get("beyond"), self._built.get("similarity")))
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
-        why = [self.why.request()] if self._why_wanted else []
+        why = [self.why.request()] if self._why_wanted and "why" in self._built else []
         return why + [
             HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
                            preview=preview, cmap=self.heatmap.cmap_name),
@@ -312,7 +331,7 @@ class WavesPanel(Panel):
                 # Unchanged since it was sent (already drawn or on its way): nothing to send or hold.
                 self._held.pop(req.key, None)
                 continue
-            if preview and not any(v.isVisible() for v in self._key_views[req.key]):
+            if preview and not any(v.isVisible() for n in KEY_VIEWS[req.key] if (v := self._built.get(n))):
                 self._held[req.key] = req  # nobody sees it while dragging
                 continue
             self._held.pop(req.key, None)
@@ -343,18 +362,8 @@ class WavesPanel(Panel):
             self._stale_timer.start()
 
     def _drawers(self, r) -> tuple:
-        if isinstance(r, HeatmapResponse):
-            return (self.heatmap,)
-        if isinstance(r, CurvesResponse):
-            req = r.request  # a drag step leaves out what hidden views draw: they keep what they show
-            parts = ((self.waves, req.waves_px), (self.spectrum, 1), (self.similarity, req.sim_px),
-                     (self.beyond, req.beyond_px))
-            return tuple(view for view, px in parts if px > 0)
-        if isinstance(r, PickResponse):
-            return (self.waves, self.vector, self.rotation, self.similarity, self.token)
-        if isinstance(r, MatrixResponse):
-            return (self.matrix,)
-        return (self.why,) if isinstance(r, ScorecardResponse) else ()
+        """The built views that draw ``r``."""
+        return tuple(v for v in drawers_of(r, self._built) if v is not None)
 
     def _draw(self, view, r) -> None:
         if isinstance(r, CurvesResponse):
@@ -380,9 +389,12 @@ class WavesPanel(Panel):
                 if view in self._drawers(r):
                     self._draw(view, r)
 
-    def _on_tab_changed(self, _index: int) -> None:
+    def _on_tab_changed(self, index: int) -> None:
+        if not 0 <= index < len(TABS):
+            return  # the tab widget is being emptied (the panel is closing)
+        self.build_tab(index)
         self._draw_stale(only_visible=True)
-        if self.tabs.currentWidget() is self.why and not self._why_wanted:
+        if "why" in TABS[index][1] and not self._why_wanted:
             self._why_wanted = True
             self.request_update()
         elif self._held or self._preview():
@@ -392,29 +404,15 @@ class WavesPanel(Panel):
     # -- play -------------------------------------------------------------------------------------------
     @property
     def playing(self) -> bool:
-        return self._play_timer.isActive()
+        return self._player.active
 
     def start_play(self) -> None:
-        if self.playing:
-            return
-        self._play_acc = 0.0
-        self._play_clock.start()
-        self._play_timer.start()
-        self._update_fast()
-        app = QApplication.instance()
-        if app is not None and not self._filter_installed:
-            app.installEventFilter(self)
-            self._filter_installed = True
-        self.controls.set_playing(True)
+        if self._player.start():
+            self._update_fast()
+            self.controls.set_playing(True)
 
     def stop_play(self) -> None:
-        was = self.playing
-        self._play_timer.stop()
-        if self._filter_installed:
-            app = QApplication.instance()
-            if app is not None:
-                app.removeEventFilter(self)
-            self._filter_installed = False
+        was = self._player.stop()
         self.controls.set_playing(False)
         if was:
             self.request_update()  # refine what was drawn at preview resolution
@@ -425,12 +423,10 @@ class WavesPanel(Panel):
         else:
             self.stop_play()
 
-    def _on_play_tick(self) -> None:
-        self._play_acc += self.state.play_speed * self._play_clock.restart() / 1000.0
-        steps = int(self._play_acc)
-        if steps <= 0:
-            return
-        self._play_acc -= steps
+    def _play_speed(self) -> float:
+        return self.state.play_speed
+
+    def _on_play_steps(self, steps: int) -> None:
         st = self.state
         n = st.n_positions
         if st.play_target == "offset":
@@ -438,14 +434,6 @@ class WavesPanel(Panel):
             self.set_state(st.clamped(offset=k if k <= n - 1 else 0))
         else:
             self.set_state(st.clamped(position=(st.position + steps) % n))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        # Any click, key or wheel anywhere stops the animation, except on the play button itself
-        # (its own toggle stops it; stopping here too would restart it on release).
-        if self.playing and event.type() in _USER_INPUT and isinstance(watched, QWidget):
-            if watched is not self.controls.play:
-                self.stop_play()
-        return False
 
     def shutdown(self) -> None:
         self.stop_play()

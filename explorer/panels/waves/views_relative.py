@@ -17,6 +17,7 @@ from .common import (
     TRAIN_BRUSH,
     Card,
     grow_curves,
+    lane_pen,
     num,
     pair_colour,
     sci,
@@ -299,7 +300,7 @@ class BeyondView(Card):
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                c.setPen(pg.mkPen(pair_colour(j), width=1.4))
+                c.setPen(lane_pen(pair_colour(j), 1.4))
         top, bottom = 1.3, -self.LANE * (len(lanes) - 1) - 1.3
         right = max(n - 1, 1)
         self.vb.setRange(xRange=(0, right), yRange=(bottom, top + 1.2), padding=0)

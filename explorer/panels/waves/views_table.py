@@ -22,6 +22,7 @@ from .common import (
     PK_COLOUR,
     Card,
     grow_curves,
+    lane_pen,
     num,
     pair_colour,
     set_title,
@@ -162,7 +163,12 @@ class HeatmapView(Card):
             text = (f"<b>Overview</b> (min/max-preserving): each cell spans {span}. Colour: the middle of "
                     "the block's range; <b>grey</b>: how far its values spread (full grey = the pair runs "
                     "through [−1, 1] inside the block). Hover for min and max; scroll to zoom in.")
-            if r.approx_columns:
+            if r.request.preview and (r.approx_columns or r.skipped_columns):
+                parts = [f"{r.approx_columns} fast columns drawn as [−1, 1]"] if r.approx_columns else []
+                if r.skipped_columns:
+                    parts.append(f"{r.skipped_columns:,} columns left out of their cells")
+                text += f" While you drag: {', '.join(parts)}; letting go draws every column exactly."
+            elif r.approx_columns:
                 text += (f" {r.approx_columns} very fast columns (≥ 8 cycles per block) are drawn as their "
                          "full range [−1, 1].")
         else:
@@ -306,7 +312,7 @@ class WavesView(Card):
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                c.setPen(pg.mkPen(pair_colour(j), width=3 if lanes[j] == pair else 2))
+                c.setPen(lane_pen(pair_colour(j), 3 if lanes[j] == pair else 2))
         self.vb.setYRange(-self.LANE * (len(lanes) - 1) - 1.3, 1.3, padding=0)
         set_title(self.plot, "Waves: pair 0 is the FASTEST")
 

@@ -1,0 +1,94 @@
+"""The Waves panel's tabs: which views each holds, how they are laid out, which draw which result.
+
+Only the first tab is built with the panel; the others when first shown (or when one of their views
+is asked for): start-up makes the 3 plots on screen, not all eleven.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSplitter, QWidget
+
+from ...jobs.waves import CurvesResponse, HeatmapResponse, MatrixResponse, PickResponse
+from ...jobs.why import ScorecardResponse
+from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
+from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
+from .views_why import WhyView
+
+#: The tabs (titles) and the views each holds, in the order :meth:`WavesPanel.views` lists them.  Only
+#: the first tab is built with the panel; another is built when first shown or when one of its views is
+#: asked for (``panel.rotation`` builds the Relative position tab): start-up makes 3 plots, not 11.
+TABS = (
+    ("Table and waves", ("heatmap", "waves", "spectrum")),
+    ("Relative position", ("vector", "rotation", "similarity", "matrix")),
+    ("Beyond training and tokens", ("beyond", "token")),
+    ("Why sinusoids?", ("why",)),
+)
+_TAB_OF = {name: i for i, (_, names) in enumerate(TABS) for name in names}
+VIEW_ORDER = tuple(name for _, names in TABS for name in names)
+#: The views that draw each request key's results (by name).
+KEY_VIEWS = {
+    "waves.heatmap": ("heatmap",),
+    "waves.curves": ("waves", "spectrum", "similarity", "beyond"),
+    "waves.views": ("waves", "vector", "rotation", "similarity", "token"),
+    "waves.matrix": ("matrix",),
+    "waves.why": ("why",),
+}
+
+
+def _splitter(orientation: Qt.Orientation, widgets, sizes, name: str = "") -> QSplitter:
+    s = QSplitter(orientation)
+    s.setObjectName(name)  # a lecture scene may set its shares by this name
+    s.setChildrenCollapsible(False)
+    for w in widgets:
+        s.addWidget(w)
+    s.setSizes(list(sizes))
+    return s
+
+
+def lazy_view(name: str) -> property:
+    def get(self):
+        view = self._built.get(name)
+        if view is None:
+            self.build_tab(_TAB_OF[name])
+            view = self._built[name]
+        return view
+
+    return property(get, doc=f"The {name} view (its tab is built on first use).")
+
+
+def make_tab(index: int) -> tuple[dict, QWidget]:
+    """Tab ``index``'s views by name, and the widget that lays them out."""
+    V, H = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
+    if index == 0:
+        made = {"heatmap": HeatmapView(), "waves": WavesView(), "spectrum": SpectrumView()}
+        right = _splitter(V, [made["waves"], made["spectrum"]], [560, 380], "wavesSpectrumSplit")
+        return made, _splitter(H, [made["heatmap"], right], [520, 560], "wavesTableSplit")
+    if index == 1:
+        made = {"vector": VectorView(), "rotation": RotationView(), "similarity": SimilarityView(),
+                "matrix": MatrixView()}
+        left = _splitter(V, [made["rotation"], made["vector"]], [560, 360], "wavesRotationSplit")
+        mid = _splitter(V, [made["similarity"], made["matrix"]], [420, 500], "wavesSimilaritySplit")
+        return made, _splitter(H, [left, mid], [540, 540], "wavesRelativeSplit")
+    if index == 2:
+        made = {"beyond": BeyondView(), "token": TokenView()}
+        return made, _splitter(V, [made["beyond"], made["token"]], [480, 440], "wavesBeyondSplit")
+    made = {"why": WhyView()}
+    return made, made["why"]
+
+
+def drawers_of(r, built: dict) -> tuple:
+    """The views (by ``built``, name -> view; None where not built) that draw response ``r``."""
+    b = built.get
+    if isinstance(r, HeatmapResponse):
+        return (b("heatmap"),)
+    if isinstance(r, CurvesResponse):
+        req = r.request  # a drag step leaves out what hidden views draw: they keep what they show
+        parts = ((b("waves"), req.waves_px), (b("spectrum"), 1), (b("similarity"), req.sim_px),
+                 (b("beyond"), req.beyond_px))
+        return tuple(view for view, px in parts if px > 0)
+    if isinstance(r, PickResponse):
+        return tuple(b(n) for n in ("waves", "vector", "rotation", "similarity", "token"))
+    if isinstance(r, MatrixResponse):
+        return (b("matrix"),)
+    return (b("why"),) if isinstance(r, ScorecardResponse) else ()
