@@ -254,3 +254,24 @@ def test_properties_table_headers_whole_and_rows_short(make_panel):
     for i in range(table.rowCount()):
         assert table.rowHeight(i) <= MAX_ROW_LINES * fm.lineSpacing() + 8
     assert two_lines("Where position enters") == "Where position\nenters"
+
+
+def test_alibi_tile_labels_never_run_into_each_other(qtbot, make_panel):
+    """Each head's label fits its tile on screen: "h0: 1/2", else "1/2", else only the head shown's (at
+    1280 × 720 presenter "h0: 1/2" ran into the next and read "h0: 1/2ı2: 1/8")."""
+    from PySide6.QtGui import QFontMetrics
+
+    panel = make_panel(SchemesState(l_train=64, l_eval=256, heads=8, alibi_head=2, view="alibi"))
+    av = panel.alibi_view
+    for width, height in ((1300, 800), (700, 420), (520, 330)):
+        panel.resize(width, height)
+        qtbot.wait(60)
+        av.label_tiles()
+        slopes, pick, cols, pitch = av._tiles_shown
+        vb = av.tiles.getPlotItem().getViewBox()
+        room = vb.width() * pitch / (vb.viewRange()[0][1] - vb.viewRange()[0][0])
+        shown = [t for t in av.tile_labels[:8] if t.isVisible()]
+        assert av.tile_labels[pick].isVisible() and "1/" in av.tile_labels[pick].textItem.toPlainText()
+        if len(shown) > 1:
+            fm = QFontMetrics(shown[0].textItem.font())
+            assert all(fm.horizontalAdvance(t.textItem.toPlainText()) + 6 <= room for t in shown), (width, room)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeySequence, QPen, QShortcut
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence, QPen, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGraphicsRectItem,
@@ -142,6 +142,37 @@ class AlibiView(QWidget):
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
 
+    def label_tiles(self) -> None:
+        """Each tile's label as long as its tile is wide on screen: "h0: 1/2", else "1/2", else only the head shown
+        (at 1280 × 720 presenter "h0: 1/2" ran into "h1: 1/4" and read "h0: 1/2ı2: 1/8")."""
+        shown = getattr(self, "_tiles_shown", None)
+        if shown is None:
+            return
+        slopes, pick, cols, pitch = shown
+        h = slopes.size
+        vb = self.tiles.getPlotItem().getViewBox()
+        span = vb.viewRange()[0][1] - vb.viewRange()[0][0]
+        room = vb.width() * pitch / span if span > 0 else 0.0
+        fm = QFontMetrics(self.tile_labels[0].textItem.font()) if self.tile_labels else None
+
+        def fits(text: str) -> bool:
+            return fm is not None and fm.horizontalAdvance(text) + 6 <= room
+
+        full = [f"h{k}: {_slope_text(float(slopes[k]))}" for k in range(h)]
+        brief = [_slope_text(float(slopes[k])) for k in range(h)]
+        for k in range(h):
+            # Up to 16 heads every tile says its slope (if it fits); beyond, each row's first head and the one shown.
+            if h > 16 and k != pick:
+                text = f"h{k}" if k % cols == 0 and fits(f"h{k}") else ""
+            elif all(fits(x) for x in full):
+                text = full[k]
+            elif all(fits(x) for x in brief):
+                text = brief[k]
+            else:
+                text = full[k] if k == pick else ""
+            self.tile_labels[k].setText(text)
+            self.tile_labels[k].setVisible(bool(text))
+
     def _ensure_tiles(self, h: int) -> None:
         tpi = self.tiles.getPlotItem()
         while len(self.tile_labels) < h:
@@ -216,18 +247,13 @@ class AlibiView(QWidget):
             rr, cc = divmod(k, cols)
             x0, y0 = cc * (t + gap), rr * (t + gap)
             self.tile_backs[k].setRect(x0, y0, t, t)
-            # Up to 16 heads every tile says its slope; beyond, only each row's first head and the one shown.
-            if h <= 16 or k == q.alibi_head:
-                text = f"h{k}: {_slope_text(float(r.slopes[k]))}"
-            else:
-                text = f"h{k}" if cc == 0 else ""
-            self.tile_labels[k].setText(text)
-            self.tile_labels[k].setVisible(bool(text))
             self.tile_labels[k].setPos(x0, y0 + t)
             if k == q.alibi_head:
                 self.tile_pick.setRect(x0, y0, t, t)
                 self.tile_labels[k].setZValue(31)
         self.tiles.getPlotItem().setRange(xRange=(0, img.shape[1]), yRange=(0, img.shape[0]), padding=0.01)
+        self._tiles_shown = (r.slopes, q.alibi_head, cols, t + gap)
+        self.label_tiles()
 
         lower = 2 ** math.floor(math.log2(h))
         rule = (f"{h} heads is a power of two: mₕ = 2^(−8(h+1)/{h})" if lower == h else
@@ -247,8 +273,13 @@ class AlibiView(QWidget):
     def plot_widgets(self) -> list:
         return [self.slopes, self.attention, self.profiles, self.tiles]
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.label_tiles)  # once the plots have their new size
+
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
+        QTimer.singleShot(0, self.label_tiles)  # presenter mode's larger labels
         theme_colour_bar(self.att_bar, theme, SEQUENTIAL)
         theme_colour_bar(self.tile_bar, theme, SEQUENTIAL)
 

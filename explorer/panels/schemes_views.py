@@ -399,6 +399,7 @@ class DistanceView(QWidget):
                 pw.setXRange(0, self._geometry[0], padding=0.01)
             self.lower.addWidget(pw, 1)
             self.term_plots[s] = (pw, [])
+            QTimer.singleShot(0, self.declutter)
         pw, curves = self.term_plots[s]
         while len(curves) < len(r.terms):
             c = pg.PlotDataItem(pen=pen(s, 2.5, TERM_STYLES[len(curves) % len(TERM_STYLES)]),
@@ -449,6 +450,21 @@ class DistanceView(QWidget):
 
     def plot_widgets(self) -> list:
         return [self.top, self.bottom] + [pw for s, (pw, _c) in self.term_plots.items() if s in self._shown]
+
+    #: Below this height (px) the lower plots drop their legends (at 1280 × 720 presenter six entries covered
+    #: a 70 px tall plot); the key above names the same pens.
+    LEGEND_ROOM = 240
+
+    def declutter(self) -> None:
+        """The lower plots' legends only where the plot has room for them."""
+        for pw, legend in [(self.bottom, self.bottom_legend)] + [
+                (pw, pw.getPlotItem().legend) for pw, _c in self.term_plots.values()]:
+            if legend is not None:
+                legend.setVisible(pw.height() >= self.LEGEND_ROOM)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.declutter)
 
     def _show_key(self) -> None:
         self.key.setText(scheme_key(self._shown, self._theme))
