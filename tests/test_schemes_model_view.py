@@ -142,14 +142,14 @@ def test_model_view_strip_states_the_models_rule_with_its_numbers():
     bands, YaRN's ramp and attention factor, each with the numbers the job computes with."""
     from explorer.encodings.rope import llama3_band_edges, yarn_correction_range
     from explorer.panels.schemes_formula import formula_lines, model_formula
-    from explorer.schemes.base import num_html
 
     every = SchemesState(view="model", model="llama-3.1-8b").clamped(**{"show_alibi": True, "show_scaled_rope": True})
     assert formula_lines(every) == [model_formula("llama-3.1-8b")]
     llama = load_shipped("llama-3.1-8b")
     hi_w, lo_w = llama3_band_edges(llama.scaling)
     text = model_formula("llama-3.1-8b")
-    assert "llama3, s = 8" in text and f"λ &gt; {num_html(lo_w)}" in text and f"λ &lt; {num_html(hi_w)}" in text
+    assert "llama3, s = 8" in text and f"λ &gt; {lo_w:,.0f}" in text and f"λ &lt; {hi_w:,.0f}" in text
+    assert (lo_w, hi_w) == (8192.0, 2048.0) and "g = (8,192/λ − 1)/(4 − 1)" in text
     assert "500,000<sup>−2i/128</sup>" in text
     for cid in shipped():
         m = load_shipped(cid)

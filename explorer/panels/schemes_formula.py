@@ -85,8 +85,8 @@ def model_formula(spec: str) -> str:
                 f"{att:.4g}; {theta}{dims}")
     elif m.rope_type == "llama3":
         hi_w, lo_w = llama3_band_edges(sc)
-        rule = (f"wavelength λ<sub>i</sub> = 2π/θ<sub>i</sub>: λ &gt; {num_html(lo_w)} → θ<sub>i</sub>/{s}; "
-                f"λ &lt; {num_html(hi_w)} → θ<sub>i</sub> kept; between: θ′ = (1 − g)θ/{s} + gθ, "
+        rule = (f"wavelength λ<sub>i</sub> = 2π/θ<sub>i</sub>: λ &gt; {_length(lo_w)} → θ<sub>i</sub>/{s}; "
+                f"λ &lt; {_length(hi_w)} → θ<sub>i</sub> kept; between: θ′ = (1 − g)θ/{s} + gθ, "
                 f"g = ({m.original_max_positions:,}/λ − {sc.low_freq_factor:g})/({sc.high_freq_factor:g} − "
                 f"{sc.low_freq_factor:g}); {theta}{dims}")
     else:  # longrope
@@ -95,6 +95,11 @@ def model_formula(spec: str) -> str:
                 f"{m.original_max_positions:,} (short_factor up to it, one per pair); cos, sin × attention factor "
                 f"{att:.4g}; {theta}{dims}")
     return f"{head}</b>: {rule}"
+
+
+def _length(x: float) -> str:
+    """A wavelength in positions: whole ones with thousands separated (as L_orig is), others as num_html."""
+    return f"{x:,.0f}" if float(x).is_integer() else num_html(x)
 
 
 def _esc(text: str) -> str:
