@@ -80,6 +80,19 @@ def test_learned_shows_no_row_past_l_train(qtbot, make_panel):
     assert np.isnan(img[-1, -1]) and np.isnan(img[0, -1]) and np.isfinite(img[0, 0])
     assert view.notes["learned"].isVisible() and "no row" in view.notes["learned"].toPlainText()
     assert view.hatches["learned"].path().boundingRect().width() > 0
+    # On a small tile (1280 × 720 presenter, every scheme) the note shortens to what fits, its whole in the tooltip.
+    from PySide6.QtGui import QFontMetrics
+
+    note = view.notes["learned"]
+    for width in (1300, 520, 380):
+        panel.resize(width, 420)
+        qtbot.wait(60)
+        view.refit_notes()
+        room = view.plots["learned"].getPlotItem().getViewBox().width()
+        fm = QFontMetrics(note.textItem.font())
+        assert all(fm.horizontalAdvance(line) <= room for line in note.toPlainText().split("\n")), width
+        assert note.full_note == "no row\nfor p ≥ 64" and note.isVisible() == bool(note.toPlainText())
+    panel.resize(1300, 800)
     panel.set_state(panel.state.clamped(l_eval=64))
     wait(qtbot, panel)
     assert not view.notes["learned"].isVisible()

@@ -20,10 +20,12 @@ from .schemes_items import (
     FutureMask,
     HatchItem,
     beyond_line,
+    fit_note,
     label,
     line_style,
     make_plot,
     pen,
+    refit_note,
     scheme_key,
     theme_colour_bar,
     theme_info_label,
@@ -172,15 +174,17 @@ class MatrixView(QWidget):
         if r is not None and r.matrix is None:
             note.setText(r.note.replace("; ", ";\n"))
             note.setPos(0.03 * n, n / 2)
+            note.wanted = False  # not refitted: the note says why there is no matrix at all
             note.setVisible(True)
             return
         text = r.missing if r is not None else ""  # the scheme's own words and limit (a real table's M)
         has_empty = bool(text) and bool(np.isnan(r.matrix).any())
-        note.setText(text)
+        fit_note(note, self.plots[s], text)
         # Any cell with query i ≥ L_train has no row; near the left edge it is below the diagonal too
         # (visible when causal), and anchored at its left end it never runs off the plot.
         note.setPos(0.03 * n, max(0.72 * n, (lt + n) / 2))
-        note.setVisible(has_empty)
+        note.wanted = has_empty
+        note.setVisible(has_empty and bool(note.toPlainText()))
 
     # -- results ----------------------------------------------------------------------------------
     def show_matrix(self, r: MatrixResponse, st) -> None:
@@ -233,6 +237,17 @@ class MatrixView(QWidget):
 
     def plot_widgets(self) -> list:
         return [self.plots[s] for s in self._shown] + [self.cbar_widget]
+
+    def refit_notes(self) -> None:
+        """The notes on the score matrices, shortened (or left out) where a tile is too small for them."""
+        for s, note in self.notes.items():
+            if getattr(note, "wanted", False):
+                refit_note(note, self.plots[s])
+                note.setVisible(bool(note.toPlainText()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.refit_notes)
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
