@@ -133,8 +133,9 @@ def test_list_plots_in_on_screen_order_and_plot_by_name(qtbot, tmp_path, capsys)
     assert main(["export", "--panel", "waves", "--list-plots"]) == 0
     lines = capsys.readouterr().out.splitlines()
     names = [ln.split("\t")[0] for ln in lines]
-    assert names[:3] == ["heatmap", "waves", "spectrum"] and names[-1] == "token-norms"
-    assert len(set(names)) == len(names) == 11
+    # Tab by tab: the table, relative position, beyond training (its last plot the token norms), why sinusoids.
+    assert names[:3] == ["heatmap", "waves", "spectrum"] and names[-2:] == ["token-norms", "why-growth"]
+    assert len(set(names)) == len(names) == 12
     # A plot on a background tab is laid out at its real size, not an unshown 640 × 480.
     out = tmp_path / "norms.png"
     assert main(["export", "--panel", "waves", "--plot", "token-norms", "--out", str(out)]) == 0

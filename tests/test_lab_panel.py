@@ -319,3 +319,25 @@ def test_the_empty_plots_placeholders_show_only_where_they_fit(qtbot):
     qtbot.waitUntil(hint.isVisible, timeout=3000)
     hint.setVisible(False)
     assert not hint.isVisible()
+
+
+def test_the_model_group_sets_the_layers_and_a_schemes_lab_setting_and_shows_them(panel):
+    from explorer import schemes as registry
+    from explorer.lab import LabConfig, run_experiment
+
+    # The scheme with a Lab setting (the RoPE/NoPE hybrid: NoPE every k-th layer), read from the registry.
+    hybrid = next(s for s in registry.lab_ids() if registry.get(s).lab_parameters)
+    spin = panel.param_spins[(hybrid, "nope_every")]
+    panel.layers_spin.setValue(4)
+    spin.setValue(4)
+    assert panel.state.layers == 4 and panel.state.params_of(hybrid) == {"nope_every": 4}
+    assert "RoPE in layers 1, 2, 3; NoPE in layer 4" in panel.setting_label.text()
+    assert "(not ticked)" in panel.setting_label.text()
+    panel.scheme_checks[hybrid].setChecked(True)
+    assert LabConfig.from_state(panel.state).params_of(hybrid) == {"nope_every": 4}
+    assert "4 layers" in panel.formula.text() and "NoPE in layer 4" in panel.formula.text()
+    # A saved result shows the pattern it was trained with, whatever the controls say now.
+    cfg = LabConfig(schemes=(hybrid,), layers=3, scheme_params={hybrid: {"nope_every": 3}}, train_len=8,
+                    eval_lens=(8, 16), steps=3, d_model=16, heads=2, batch=4, eval_batch=4, device="cpu")
+    panel.show_lab_result(LabResult.from_json(run_experiment(cfg).to_json()))
+    assert "RoPE in layers 1, 2; NoPE in layer 3 (of 3" in panel.model_label.text()

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from explorer import cli
+from explorer import schemes as registry
 
 #: Values no numeric option may take: each must be refused by the parser in one line.
 HOSTILE = {
@@ -49,7 +50,9 @@ BASE = {
     ("lab",): ["--steps", "10", "--out", "{out}.json"],
 }
 #: Options that take numbers as text (parsed by the command, not by argparse).
-NUMERIC_TEXT = {"eval_lens"}
+NUMERIC_TEXT = {"eval_lens", "scheme_param"}
+#: Options whose number follows a key (``--scheme-param SCHEME.NAME=VALUE``): the value under test goes after it.
+KEYED = {"--scheme-param": next(f"{s}.{q.name}=" for s in registry.lab_ids() for q in registry.get(s).lab_parameters)}
 
 
 def _leaves(parser, path=()):
@@ -81,7 +84,8 @@ def test_the_walk_finds_every_numeric_option():
     assert set(BASE) == {p for p, _ in found}, "a subcommand with numbers has no BASE arguments"
     for must in [(("data", "swap"), "--d-model"), (("data", "swap"), "--seed"), (("data", "rope"), "--offset"),
                  (("data", "rope"), "--original-max-positions"), (("lab",), "--train-len"), (("lab",), "--steps"),
-                 (("lab",), "--seed"), (("lab",), "--eval-lens"), (("export",), "--timeout")]:
+                 (("lab",), "--seed"), (("lab",), "--eval-lens"), (("lab",), "--layers"),
+                 (("lab",), "--scheme-param"), (("export",), "--timeout")]:
         assert must in found
     assert len(found) >= 30
 
@@ -111,7 +115,7 @@ def _args(path, opt, nargs, value, tmp_path) -> list[str]:
     if opt in args:
         i = args.index(opt)
         del args[i:i + 1 + nargs]
-    return [*path, *args, opt, *([value] * nargs)]
+    return [*path, *args, opt, *([KEYED.get(opt, "") + value] * nargs)]
 
 
 def _outputs(tmp_path) -> list[str]:

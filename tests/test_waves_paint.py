@@ -81,9 +81,10 @@ def test_spectrum_draws_no_symbol_per_pair_at_d_1024(qtbot):
 def test_formula_strip_is_rebuilt_only_when_its_inputs_change(qtbot, service, monkeypatch):
     panel = WavesPanel(service, WavesState().clamped(n_positions=256, d_model=64))
     qtbot.addWidget(panel)
+    # k is one of the strip's inputs (its rounding scale (N − 1 + |k|)·ω·ε), so the strip follows it at once …
+    panel.set_state(panel.state.clamped(offset=panel.state.offset + 3, pairs=(0, 2)), request=False)
     spy = _spy(monkeypatch, panel, "formula_text")
     text = panel.formula.text()
-    panel.set_state(panel.state.clamped(offset=panel.state.offset + 3, pairs=(0, 2)), request=False)
     r = compute_pick(PickRequest(256, 64, 10000.0, "halves"))
     for i in range(3):  # results arriving: the parameters did not change
         panel._draw_result("waves.views", Result("waves.views", i + 1, r.request, r, 1.0, panel.origin))

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..cli import UsageError
-from .args import parse_whole, whole
+from .args import parse_number, parse_whole, whole
 
 #: More test lengths than this is a typo (the state takes at most 12): refused before parsing each one.
 _MAX_LIST = 64
@@ -50,13 +50,40 @@ def _schemes(text: str) -> tuple[str, ...]:
     return names
 
 
+def _scheme_params(texts) -> dict:
+    """``--scheme-param SCHEME.NAME=VALUE`` (repeated) as ``{scheme: {name: value}}``; one line if malformed."""
+    from .. import schemes as registry
+
+    out: dict = {}
+    for text in texts:
+        key, eq, value = text.partition("=")
+        sid, dot, name = key.strip().lower().partition(".")
+        shown = text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
+        if not (eq and dot and sid and name):
+            raise UsageError(f"--scheme-param takes SCHEME.NAME=VALUE (see pe-explorer lab --help), got {shown!r}")
+        own = {q.name: q for q in registry.get(sid).lab_parameters} if sid in registry.lab_ids() else {}
+        if name not in own:
+            valid = ", ".join(f"{s}.{q.name}" for s in registry.lab_ids() for q in registry.get(s).lab_parameters)
+            raise UsageError(f"--scheme-param: no Lab setting {key.strip()[:40]!r}; valid: {valid or 'none'}")
+        q = own[name]
+        try:
+            v = (parse_whole(value, q.lo, q.hi) if q.integer else parse_number(value, q.lo, q.hi))
+        except ValueError as exc:
+            raise UsageError(f"--scheme-param {sid}.{name} {exc}") from None
+        out.setdefault(sid, {})[name] = v
+    return out
+
+
 def add_parser(sub) -> None:
+    from .. import schemes as registry
     from ..lab.task import TASK_DEFAULTS, TASK_IDS
+    from ..state.lab import MAX_LAYERS
 
     p = sub.add_parser(
         "lab",
         help="train short, test long: one tiny transformer per scheme, scored at longer lengths",
-        description="Train a tiny causal transformer (2 layers, d = 64, 4 heads) per positional scheme on a "
+        description="Train a tiny causal transformer (2 layers unless --layers, d = 64, 4 heads) per positional "
+        "scheme on a "
         "task at the training length, then test it up to 8 × that length. Tasks: rule (the two-back language "
         "x[t+1] = T[x[t-1], x[t]], 1 symbol in 5 random; next-symbol accuracy), copy, reverse, addition and "
         "sort (trained on prompts of 1 … L symbols, tested on prompts of each test length; exact match = the "
@@ -80,6 +107,13 @@ def add_parser(sub) -> None:
                    help=f"training steps per scheme, 10 … 20000 (default: {steps})")
     p.add_argument("--seed", type=whole(), default=0, metavar="S",
                    help="seed for the rule, the data and the weights (default 0)")
+    p.add_argument("--layers", type=whole(), default=2, metavar="N",
+                   help=f"decoder blocks of every model, 1 … {MAX_LAYERS} (default 2)")
+    settable = [(s, q) for s in registry.lab_ids() for q in registry.get(s).lab_parameters]
+    p.add_argument("--scheme-param", action="append", default=[], metavar="SCHEME.NAME=VALUE",
+                   help="a scheme's own Lab setting, repeatable: " + ("; ".join(
+                       f"{s}.{q.name}: {q.label}, {q.lo:g} … {q.hi:g} (default {q.default:g})"
+                       for s, q in settable) or "none"))
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: the GPU when torch sees one, else the CPU")
     p.add_argument("--threads", type=whole(), default=1, metavar="T",
@@ -105,6 +139,10 @@ def _config(args, task: str):
     from ..state.lab import LabState, standard_lengths
 
     chosen = _schemes(args.schemes)
+    params = _scheme_params(args.scheme_param)
+    idle = [s for s in params if s not in chosen]
+    if idle:  # a setting for a scheme that is not trained would silently do nothing
+        raise UsageError(f"--scheme-param sets {', '.join(idle)}, which --schemes does not train; add it there")
     lens = _int_list(args.eval_lens) if args.eval_lens is not None else None
     train_len = TASK_DEFAULTS[task][0] if args.train_len is None else args.train_len
     try:
@@ -116,6 +154,8 @@ def _config(args, task: str):
             eval_lens=lens if lens is not None else standard_lengths(min(max(train_len, 1), 1024)),
             steps=TASK_DEFAULTS[task][1] if args.steps is None else args.steps,
             seed=args.seed,
+            layers=args.layers,
+            scheme_params=params,
         )
         return LabConfig.from_state(st, device=args.device)
     except (StateError, LabError) as exc:
@@ -125,7 +165,8 @@ def _config(args, task: str):
 def _flag_names(message: str) -> str:
     # State fields are named as the CLI's flags.
     for field, flag in (("train_len", "--train-len"), ("eval_lens", "--eval-lens"), ("steps", "--steps"),
-                        ("seed", "--seed"), ("test lengths", "--eval-lens")):
+                        ("seed", "--seed"), ("test lengths", "--eval-lens"), ("layers", "--layers"),
+                        ("scheme_params: ", "--scheme-param ")):
         if message.startswith(field):
             return flag + message[len(field):]
     return message
@@ -208,7 +249,7 @@ def _run(args) -> int:
     if not 1 <= args.threads <= 256:
         raise UsageError(f"--threads must be between 1 and 256, got {args.threads}")
     from ..fileio import OutputError, atomic_write_text
-    from ..lab import LabError, LabGrid, headline, run_experiment
+    from ..lab import SCHEME_LABELS, LabError, LabGrid, headline, run_experiment
 
     last = [0.0]
 
@@ -239,6 +280,9 @@ def _run(args) -> int:
             if cfg.scored_by_exact_match:
                 print(table(result, "exact", note=False))
             print(table(result))
+            for s in result.schemes:  # the schemes' own Lab settings, in words (the hybrid's RoPE layers)
+                if cfg.setting(s.scheme):
+                    print(f"{SCHEME_LABELS[s.scheme]}: {cfg.setting(s.scheme)}")
             print(headline(result))
             plural = "s" if result.threads > 1 else ""
             print(f"{result.seconds:.1f} s on {result.device} ({result.threads} thread{plural}), "

@@ -80,10 +80,13 @@ class Block(nn.Module):
 
 
 class TinyTransformer(nn.Module):
-    """Token embedding (+ positional scheme), ``layers`` causal blocks, LayerNorm, linear read-out."""
+    """Token embedding (+ positional scheme), ``layers`` causal blocks, LayerNorm, linear read-out.
+
+    ``params``: the scheme's :attr:`~explorer.schemes.Scheme.lab_parameters` for this run (name → value).
+    """
 
     def __init__(self, scheme: str, *, vocab: int, d_model: int, heads: int, layers: int,
-                 train_len: int) -> None:
+                 train_len: int, params=()) -> None:
         super().__init__()
         if scheme not in registry.lab_ids():
             raise LabError(f"unknown scheme {scheme!r}; valid: {', '.join(registry.lab_ids())}")
@@ -94,6 +97,7 @@ class TinyTransformer(nn.Module):
         self.embed = nn.Embedding(vocab, d_model)
         # The scheme's own module (a learned table, T5's bucket biases …): trained with the rest.
         self.position = registry.get(scheme).lab_module(d_model, heads, train_len)
+        self.position.configure(params)  # the scheme's Lab parameters (a hybrid's NoPE interval); most have none
         self.position.setup_layers(layers)  # per-layer parameters (Kerple, FIRE, Shaw …); most have none
         self.blocks = nn.ModuleList(Block(d_model, heads) for _ in range(layers))
         self.ln = nn.LayerNorm(d_model)

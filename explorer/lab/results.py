@@ -97,6 +97,10 @@ class LabConfig:
     eval_batch: int = 128
     device: str = "auto"
     reverse_answer: bool = True
+    #: The trained schemes' own Lab settings (:attr:`~explorer.schemes.Scheme.lab_parameters`) as sorted
+    #: (scheme, name, value) triples, every one filled in (defaults where not given); JSON:
+    #: ``{"rope_nope": {"nope_every": 4}}``.  Settings of schemes not trained are dropped.
+    scheme_params: tuple = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASK_IDS:
@@ -115,6 +119,7 @@ class LabConfig:
             raise LabError("each scheme may be listed once")
         # Run and draw in the canonical order whatever order they were given in.
         object.__setattr__(self, "schemes", tuple(s for s in known if s in schemes))
+        object.__setattr__(self, "scheme_params", lab_scheme_params(self.scheme_params, self.schemes))
         _whole("train_len", self.train_len, 4, 1024)
         lens = tuple(self.eval_lens) or default_eval_lengths(self.train_len)
         for n in lens:
@@ -155,12 +160,23 @@ class LabConfig:
         """True for the sequence tasks (the whole answer right); the rule is scored per symbol."""
         return self.task != "rule"
 
+    def params_of(self, scheme: str) -> dict:
+        """``scheme``'s Lab settings in this run (name → value; {} for a scheme without any)."""
+        return {n: v for s, n, v in self.scheme_params if s == scheme}
+
+    def setting(self, scheme: str) -> str:
+        """What ``scheme``'s Lab settings do in this run's model ("RoPE in layers 1, 2, 3; NoPE in layer 4"), or ""."""
+        if scheme not in registry.ids():
+            return ""
+        sch = registry.get(scheme)
+        return sch.lab_setting(self.params_of(scheme), self.layers) if sch.lab_parameters else ""
+
     @classmethod
     def from_state(cls, state, **overrides) -> LabConfig:
         """The config a :class:`~explorer.state.lab.LabState` asks for (duck-typed: no import of state)."""
         kw = dict(schemes=state.schemes, train_len=state.train_len, eval_lens=state.eval_lens,
                   steps=state.steps, seed=state.seed)
-        for name in ("task", "reverse_answer"):  # states saved before the tasks have neither
+        for name in ("task", "reverse_answer", "layers", "scheme_params"):  # older states lack some
             if hasattr(state, name):
                 kw[name] = getattr(state, name)
         kw.update(overrides)
@@ -170,6 +186,7 @@ class LabConfig:
         d = asdict(self)
         d["schemes"] = list(self.schemes)
         d["eval_lens"] = list(self.eval_lens)
+        d["scheme_params"] = params_json(self.scheme_params)
         return d
 
     @classmethod
@@ -185,6 +202,44 @@ class LabConfig:
             if k in kw:
                 kw[k] = tuple(kw[k])
         return cls(**kw)
+
+
+def params_json(triples) -> dict:
+    """(scheme, name, value) triples as ``{scheme: {name: value}}``."""
+    out: dict = {}
+    for sid, name, value in triples:
+        out.setdefault(sid, {})[name] = value
+    return out
+
+
+def lab_scheme_params(given, schemes) -> tuple:
+    """``given`` (``{scheme: {name: value}}`` or triples) checked against each scheme's Lab parameters, as
+    sorted triples holding every Lab parameter of every scheme in ``schemes`` (defaults where not given)."""
+    if isinstance(given, Mapping):
+        if not all(isinstance(inner, Mapping) for inner in given.values()):
+            raise LabError("scheme_params must map each scheme to an object of parameter: value")
+        items = [(sid, name, v) for sid, inner in given.items() for name, v in inner.items()]
+    elif isinstance(given, (list, tuple)) and all(isinstance(t, (list, tuple)) and len(t) == 3 for t in given):
+        items = [tuple(t) for t in given]
+    else:
+        raise LabError("scheme_params must map each scheme to an object of parameter: value")
+    chosen: dict = {}
+    for sid, name, value in items:
+        if sid not in registry.lab_ids():
+            raise LabError(f"scheme_params: unknown scheme {str(sid)[:40]!r}")
+        own = {p.name: p for p in registry.get(sid).lab_parameters}
+        if name not in own:
+            valid = ", ".join(f"{s}.{p.name}" for s in registry.lab_ids() for p in registry.get(s).lab_parameters)
+            raise LabError(f"scheme_params: {sid} has no Lab setting {str(name)[:40]!r}; valid: {valid or 'none'}")
+        if isinstance(value, int) and value.bit_length() > 63:
+            raise LabError(f"scheme_params: {sid}.{name} must be {own[name].lo:g} … {own[name].hi:g}, "
+                           f"got a number of {len(str(abs(value)))} digits")
+        try:
+            chosen.setdefault(sid, {})[name] = own[name].check(value)
+        except EncodingError as exc:
+            raise LabError(f"scheme_params: {sid}.{exc}") from None
+    return tuple(sorted((sid, name, v) for sid in schemes
+                        for name, v in registry.get(sid).lab_values(chosen.get(sid, {})).items()))
 
 
 def _whole(name: str, value, lo: int, hi: int) -> None:
@@ -315,6 +370,8 @@ class LabResult:
                     "position_accuracy": [_num(v) for v in s.position_accuracy],
                     **({"position_table": [[_num(v) for v in row] for row in s.position_table]}
                        if s.position_table else {}),
+                    # The Lab settings in words ("RoPE in layers 1, 2, 3; NoPE in layer 4 …"; the config: numbers).
+                    **({"setting": self.config.setting(s.scheme)} if self.config.setting(s.scheme) else {}),
                 }
                 for s in self.schemes
             ],

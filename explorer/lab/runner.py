@@ -223,7 +223,8 @@ def run_experiment(
                 with torch.random.fork_rng(devices=[]):
                     torch.manual_seed(cfg.seed)
                     model = TinyTransformer(scheme, vocab=tokens, d_model=cfg.d_model, heads=cfg.heads,
-                                            layers=cfg.layers, train_len=model_len).to(device)
+                                            layers=cfg.layers, train_len=model_len,
+                                            params=cfg.params_of(scheme)).to(device)
                 opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0)
                 sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps))
                 rng = np.random.default_rng([cfg.seed, 1])

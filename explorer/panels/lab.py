@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -56,6 +57,7 @@ from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
 from .lab_files import LabFiles
 from .lab_grid import ResultsGrid
+from .lab_model import LabModelBox
 from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_table import LearnedTableButton
 from .lab_text import formula_text, model_text, task_text
@@ -80,7 +82,7 @@ def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
     return QIcon(pm)
 
 
-class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
+class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
     no_snippet = "trained by a run: not reproducible without it; Export → Save numbers gives the data"  # no program
     panel_id = "lab"
     state_cls = LabState
@@ -173,15 +175,18 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
             tl.addWidget(w)
         col.addWidget(self.task_box)
         self.scheme_box = QGroupBox("Schemes to train")
-        sl = QVBoxLayout(self.scheme_box)
+        sl = QGridLayout(self.scheme_box)  # two columns, read down: 14 schemes in 7 rows, nothing hidden
+        sl.setHorizontalSpacing(4)
+        ids = registry.lab_ids()
         self.scheme_checks: dict[str, QCheckBox] = {}
-        for s in registry.lab_ids():
+        for i, s in enumerate(ids):
             cb = QCheckBox(SCHEME_LABELS[s])
             cb.setObjectName(f"labScheme_{s}")
             cb.setIcon(_swatch(SCHEME_COLOURS[s], line_style(s)))
             cb.setToolTip(registry.get(s).lab_note)
             cb.toggled.connect(lambda on, s=s: self._change(**{f"scheme_{s}": on}))
-            sl.addWidget(cb)
+            rows = (len(ids) + 1) // 2
+            sl.addWidget(cb, i % rows, i // rows)
             self.scheme_checks[s] = cb
         col.addWidget(self.scheme_box)
         self.settings_box = QGroupBox("Experiment")
@@ -202,6 +207,7 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
         form.addRow("Training steps", self.steps_spin)
         form.addRow("Seed", self.seed_spin)
         col.addWidget(self.settings_box)
+        col.addWidget(self.build_model_box())  # layers, and the schemes' own settings (the hybrid's NoPE layers)
         self.train_len_spin.valueChanged.connect(lambda v: self._change(train_len=v))
         self.eval_edit.editingFinished.connect(self._on_eval_edited)
         self.steps_spin.valueChanged.connect(lambda v: self._change(steps=v))
@@ -297,6 +303,7 @@ class LabPanel(LearnedTableButton, LabRunControl, LabFiles, Panel):
         self.eval_edit.setText(", ".join(map(str, st.eval_lens)))
         self.steps_spin.setValue(st.steps)
         self.seed_spin.setValue(st.seed)
+        self.sync_model_box(st)
         self.formula.setText(self.formula_text(st))
         if self.runner.running:
             return

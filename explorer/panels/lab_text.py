@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..lab import TASK_WHY, SequenceTask, fmt_percent
+from ..lab import SCHEME_LABELS, TASK_WHY, SequenceTask, fmt_percent
 
 #: Each sequence task's instance, as rich text: prompt = answer.
 FORMS = {
@@ -55,10 +55,13 @@ def formula_text(cfg) -> str:
         scored = f"{_form(cfg)} · exact match(n): every answer token right · "
         trained = f"trained on n = 1 … {cfg.train_len}"
     return (f"{scored}{trained} for {cfg.steps} steps, tested up to {top} = {top / cfg.train_len:g} × L · "
-            f"{cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, seed {cfg.seed}")
+            f"{cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, seed {cfg.seed}"
+            + "".join(f" · {SCHEME_LABELS[s]}: {cfg.setting(s)}" for s in cfg.schemes if cfg.setting(s)))
 
 
 def model_text(cfg) -> str:
+    """The run's model, and what each trained scheme's own Lab settings did in it (the hybrid's RoPE layers)."""
     what = "streams" if cfg.task == "rule" else "prompts"
+    settings = "".join(f" {SCHEME_LABELS[s]}: {cfg.setting(s)}." for s in cfg.schemes if cfg.setting(s))
     return (f"Model: {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, causal; AdamW, peak learning "
-            f"rate {cfg.lr:g}, batches of {cfg.batch}; tested on {cfg.eval_batch} {what} per length.")
+            f"rate {cfg.lr:g}, batches of {cfg.batch}; tested on {cfg.eval_batch} {what} per length.{settings}")

@@ -54,7 +54,15 @@ from .schemes_beyond import BeyondView
 from .schemes_formula import STRIP_FORMULAS, formula_html
 from .schemes_info import distance_info, matrix_info
 from .schemes_model import ModelView, open_model_config
-from .schemes_snippets import beyond_data, matrix_name, slopes_data, snippet_for
+from .schemes_snippets import (
+    alibi_data,
+    beyond_data,
+    distance_data,
+    matrix_name,
+    model_data,
+    slopes_data,
+    snippet_for,
+)
 from .schemes_tabs import FittedTabs
 from .schemes_views import DistanceView, MatrixView
 from .table_link import RealTableOption
@@ -445,7 +453,8 @@ class SchemesPanel(RealTableOption, Panel):
         av = self._views.get("alibi")
         if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
             return slopes
-        return beyond_data(self, plot) or super().export_data(plot)
+        return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
+                or model_data(self, plot) or super().export_data(plot))
 
     def export_snippet(self, plot):
         return snippet_for(self, plot)

@@ -70,6 +70,7 @@ class AlibiView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.response: AlibiResponse | None = None
         outer = info_column(self, "alibiInfo")
         grid = QGridLayout()
         grid.setSpacing(4)
@@ -191,6 +192,7 @@ class AlibiView(QWidget):
             t.setVisible(k < h)
 
     def show_alibi(self, r: AlibiResponse) -> None:
+        self.response = r  # what Save numbers and Copy as Python read
         q = r.request
         h = r.slopes.size
         heads = np.arange(h)

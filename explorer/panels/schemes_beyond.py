@@ -155,6 +155,7 @@ class BeyondView(QWidget):
         self.extras: dict[str, tuple] = {}
         self._shown: tuple = ()
         self.response: BeyondResponse | None = None
+        self.scaled_response = None  # the ScaledResponse drawn, for exports
 
     def arrange(self, schemes: tuple) -> None:
         self._shown = schemes
@@ -288,6 +289,7 @@ class BeyondView(QWidget):
         self._update_info()
 
     def show_scaled(self, r: ScaledResponse) -> None:
+        self.scaled_response = r
         q = r.request
         k = np.arange(r.theta.size)
         self.before.setData(k, r.wavelength)

@@ -9,9 +9,7 @@ from ..encodings import alibi_slopes
 from ..snippets import NoSnippet, Snippet
 from ..snippets import schemes as snip
 from ..widgets.plot_data import plot_title
-
-#: Plots without a program yet, by view and attribute, with what the user can do instead.
-NOT_YET = "no snippet for this plot yet; Export → Save numbers gives its data"
+from .schemes_beyond import LEARNED
 
 
 def matrix_name(r) -> str:
@@ -29,16 +27,110 @@ def slopes_data(panel) -> dict | None:
     return {"x": np.arange(req.heads, dtype=np.float64), "slope": alibi_slopes(req.heads)}
 
 
+def alibi_which(av, plot) -> str:
+    """"profiles", "attention" or "tiles" for those ALiBi plots ("" for another)."""
+    return {id(av.profiles): "profiles", id(av.attention): "attention", id(av.tiles): "tiles"}.get(id(plot), "")
+
+
+def alibi_data(panel, plot) -> dict | None:
+    """The ALiBi profiles, attention shares and bias tiles, exact (the plots show the log10 of some)."""
+    av = panel._views.get("alibi")
+    r = None if av is None else av.response
+    which = "" if r is None else alibi_which(av, plot)
+    if not which:
+        return None
+    if which == "profiles":
+        return {"distance Δ": r.distance * 1.0, **{f"head {k} weight": p for k, p in enumerate(r.profiles)}}
+    if which == "attention":
+        return {"query position": r.attention_queries * 1.0,
+                "share of the query's weight per key block [query, key block]": r.attention}
+    return {"bias block means [head, query block, key block]": r.tiles}
+
+
+def model_which(mv, plot) -> str:
+    """"freq", "waves" or "score" for the model view's plots ("" for another, or no view)."""
+    if mv is None:
+        return ""
+    return {id(mv.freq): "freq", id(mv.waves): "waves", id(mv.score): "score"}.get(id(plot), "")
+
+
+def model_data(panel, plot) -> dict | None:
+    """The model view's numbers, exact: θ′ and wavelengths per pair, the score curve's block statistics."""
+    mv = panel._views.get("model")
+    r = None if mv is None else mv.response
+    which = "" if r is None else model_which(mv, plot)
+    if not which:
+        return None
+    k = np.arange(r.theta.size, dtype=np.float64)
+    if which == "freq":
+        return {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
+    if which == "waves":
+        return {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
+                "model wavelength": 2 * np.pi / r.theta}
+    out = {"distance Δ (block centre)": r.distance}
+    for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
+        out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
+    return out
+
+
 def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")
     r = None if bv is None else bv.response
-    if r is None or plot not in (bv.waves, bv.cover):
+    sr = None if bv is None else bv.scaled_response
+    if sr is not None and plot in (bv.scaled, bv.weight):
+        k = np.arange(sr.theta.size, dtype=np.float64)
+        if plot is bv.scaled:
+            return {"pair k": k, "wavelength before": sr.wavelength, "wavelength after": sr.wavelength_scaled}
+        return {"pair k": k, "weight": sr.weight}
+    if r is None:
+        return None
+    for sid, (pw, _c, _m) in bv.extras.items():
+        if plot is pw and sid in r.extras:
+            spec = r.extras[sid]
+            return {spec.x_label: np.asarray(spec.x, dtype=np.float64),
+                    spec.y_label: np.asarray(spec.y, dtype=np.float64)}
+    if plot not in (bv.waves, bv.cover):
         return None
     k = np.arange(r.theta.size, dtype=np.float64)
     if plot is bv.waves:
         return {"pair k": k, "wavelength 2π/θ_k": r.wavelength, "full turn inside L_train": r.full_turn * 1.0}
     return {"pair k": k, "share of a turn inside L_train": r.cover_train, "share up to L_eval": r.cover_eval}
+
+
+def _distance_plot(panel, plot) -> tuple[str, list] | None:
+    """(kind, the responses it draws) when ``plot`` is one of the distance view's (see DISTANCE_PLOTS)."""
+    dv = panel._views.get("distance")
+    if dv is None:
+        return None
+    shown = [dv.responses[s] for s in panel.state.schemes if s in dv.responses]
+    if plot is dv.top:
+        return "curves", shown
+    if plot is dv.bottom:
+        return "bound", [r for r in shown if r.bound is not None]
+    for s, (pw, _c) in dv.term_plots.items():
+        if plot is pw:
+            return "terms", [r for r in shown if r.request.scheme == s]
+    return None
+
+
+def distance_data(panel, plot) -> dict | None:
+    """The distance view's numbers, exact and named by scheme (the read-back would drop the band's names)."""
+    found = _distance_plot(panel, plot)
+    if found is None:
+        return None
+    kind, responses = found
+    out = {}
+    for r in responses:
+        names = snip.distance_names(registry.get(r.request.scheme).title, r, kind)
+        if kind == "bound":
+            values = [r.distance, r.bound]
+        elif kind == "terms":
+            values = [r.distance, *(v for _n, v in r.terms)]
+        else:
+            values = [r.distance, r.mean, *((r.band_distance, r.lo, r.hi) if r.lo is not None else ())]
+        out.update({n: np.asarray(v, dtype=np.float64) for n, v in zip(names, values, strict=True)})
+    return out
 
 
 def snippet_for(panel, plot) -> Snippet | NoSnippet:
@@ -63,19 +155,31 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         if plot is av.slopes:
             req = panel.latest_request("schemes.alibi")
             return NoSnippet("the plot has not drawn yet") if req is None else snip.alibi_slopes(req, title)
-        if plot in (av.profiles, av.attention, av.tiles):
-            return NoSnippet(NOT_YET)
-    dv = views.get("distance")
-    if dv is not None and (plot in (dv.top, dv.bottom) or any(plot is pw for pw, _c in dv.term_plots.values())):
-        return NoSnippet(NOT_YET)
+        which = alibi_which(av, plot)
+        if which:
+            return waiting if av.response is None else snip.alibi_plot(av.response, which, title)
+    found = _distance_plot(panel, plot)
+    if found is not None:
+        return snip.distance(found[1], found[0], title)
     bv = views.get("beyond")
     if bv is not None and plot in (bv.waves, bv.cover):
         which = "waves" if plot is bv.waves else "cover"
         return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
-    if bv is not None and (plot in (bv.table, bv.scaled, bv.weight)
-                           or any(plot is pw for pw, _c, _m in bv.extras.values())):
-        return NoSnippet(NOT_YET)
+    if bv is not None:
+        for sid, (pw, _c, _m) in bv.extras.items():
+            if plot is pw:
+                r = bv.response
+                setup = None if r is None else dict(r.request.extras).get(sid)
+                if setup is None or sid not in r.extras:
+                    return waiting
+                return snip.beyond_extra(setup, r.extras[sid], title)
+    if bv is not None and plot in (bv.scaled, bv.weight):
+        sr = bv.scaled_response
+        return waiting if sr is None else snip.scaled_plot(sr, "scaled" if plot is bv.scaled else "weight", title)
+    if bv is not None and plot is bv.table:
+        return NoSnippet(registry.get(LEARNED).score_snippet(None).reason)
     mv_ = views.get("model")
-    if mv_ is not None and plot in (mv_.freq, mv_.waves, mv_.score):
-        return NoSnippet(NOT_YET)
+    which = model_which(mv_, plot)
+    if which:
+        return waiting if mv_.response is None else snip.model_plot(mv_.response, which, title)
     return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)

@@ -163,6 +163,12 @@ class FrequencyRoPE(RoPE):
         return SnippetPart(f"theta = {lit(self.frequencies(req)[0])}  # θ_k of {self.display_title(req)} "
                            "(0: the pair does not turn)\natt = 1.0\n" + ROPE_SCORE)
 
+    def beyond_snippet(self, req):
+        if not keeps(self, FrequencyRoPE, "beyond_plot", "frequencies"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart(f"x = np.arange(d // 2, dtype=np.float64)  # pair k\ny = {lit(self.frequencies(req)[0])}"
+                           f"  # θ_k of {self.display_title(req)} (0: the pair does not turn)")
+
     def swap_snippet(self, st):
         if not keeps(self, FrequencyRoPE, "swap_terms", "swap_theta"):
             return Scheme.swap_snippet(self, st)

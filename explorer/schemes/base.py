@@ -40,6 +40,17 @@ import numpy as np
 
 from ..encodings.blocks import Blocks, distance_grid
 from ..encodings.errors import EncodingError
+from ._helpers import (  # noqa: F401 - the schemes import these from here
+    AVERAGE_VECTORS,
+    BAND_QUERIES,
+    band,
+    band_queries,
+    content_vectors,
+    future_mask,
+    mirror_blind,
+    num_html,
+    pair_energy,
+)
 
 #: Where position enters, and how the properties table and ``pe-explorer schemes`` say it.
 KINDS = {
@@ -50,10 +61,6 @@ KINDS = {
     "none": "none",
 }
 
-#: Random content vectors averaged when the Schemes panel's ``content`` is ``"average"``.
-AVERAGE_VECTORS = 16
-#: Query positions whose spread (min–max) is shaded for the absolute schemes.
-BAND_QUERIES = 8
 #: Distances at which that band is evaluated.
 BAND_POINTS = 2048
 #: Distances × pairs one curve may cost (d = 1024 gets 16,384 distances, d ≤ 512 the full request).
@@ -257,6 +264,10 @@ class Scheme:
     #: Ticked in a new Lab (a scheme that only adds to the list may leave it for the user to tick).
     lab_by_default: ClassVar[bool] = True
     lab_note: ClassVar[str] = ""
+    #: Lab: the scheme's own settings a Lab run may change (the Lab panel, ``--scheme-param``, the run's
+    #: config and results file carry them); a run that sets none trains with their defaults.  Its module
+    #: reads them as ``self.lab_params`` (name → value; see :class:`LabPosition`).
+    lab_parameters: ClassVar[tuple[Parameter, ...]] = ()
     #: The Schemes panel draws it from the Lab's trained weights when a finished Lab run of this session trained
     #: it (requests then carry them as ``trained``, from :meth:`lab_weights`; list "trained" in ``depends_on``).
     uses_lab_weights: ClassVar[bool] = False
@@ -283,6 +294,7 @@ class Scheme:
                  "help": p.help, "shared_control": p.field or None}
                 for p in self.parameters
             ],
+            "lab_parameters": [p.name for p in self.lab_parameters],  # settable per Lab run (--scheme-param)
             "used_by": self.used_by,
             "panels": self.panels(),
         }
@@ -430,26 +442,37 @@ class Scheme:
     # -- Copy as Python ----------------------------------------------------------------------------
     def score_snippet(self, req: Any) -> SnippetPart | NoSnippet:
         """numpy code that sets ``delta_s`` (L, L): ΔS[i, j] at every query i and key j < L = ``req.l_eval``.
-
         It may use ``L``, ``d`` (head_dim), ``base``, ``l_train``, ``seed``, ``causal``, ``heads``,
         ``alibi_head``, ``c`` (the (count, d) content vectors) and ``np``; put the scheme's own parameters
-        in :attr:`SnippetPart.params`.  Future cells (j > i) may hold anything: the program blanks them when
-        causal, and averages blocks as the panel does.  Default: no snippet for this scheme yet.
-        """
+        in :attr:`SnippetPart.params`; it blanks future cells (j > i) when causal.  Default: none yet."""
         return NoSnippet(f"no snippet for {self.title} yet")
 
     def swap_snippet(self, st: Any) -> SnippetPart | NoSnippet:
         """numpy code for the Token-swap layer, run with ``n`` (tokens), ``d_model``, ``heads``, ``dh`` (head
         width), ``seed``, ``causal`` and ``alpha`` set; it defines any of ``added`` ((n, d_model), added to the
         embeddings × α), ``rotate`` (a function of one head's (n, dh) q or k) and ``bias`` ((heads, n, n) on the
-        scores), named in :attr:`SnippetPart.defines` (nothing: plain attention).  Default: no snippet yet.
-        """
+        scores), ``rotate_k``, ``score(q, k)``, ``value(weights)``, named in :attr:`SnippetPart.defines`."""
         return NoSnippet(f"no snippet for {self.title} yet")
+
+    def beyond_snippet(self, req: Any) -> SnippetPart | NoSnippet:
+        """numpy code setting ``x``, ``y`` of :meth:`beyond_plot` (``l_eval`` and score_snippet's fields set)."""
+        return NoSnippet(f"no snippet for {self.title}'s plot yet")
 
     # -- Lab -------------------------------------------------------------------------------------
     def lab_module(self, d_model: int, heads: int, train_len: int):
         """The torch module the Lab's tiny transformer trains with (see :class:`LabPosition`)."""
         return lab_position_class()(self, d_model, heads, train_len)
+
+    def lab_values(self, given: Any = ()) -> dict:
+        """Every :attr:`lab_parameters` value: its default, overridden by ``given`` (a mapping or pairs)."""
+        values = {p.name: p.default for p in self.lab_parameters}
+        values.update(dict(given))
+        return values
+
+    def lab_setting(self, values: dict, layers: int) -> str:
+        """One line saying what a Lab model of ``layers`` blocks does with ``values`` (its
+        :attr:`lab_parameters`), for the panel, the CLI and the results file; "" for a scheme without any."""
+        return ""
 
     def lab_weights(self, module) -> tuple:
         """The trained numbers of ``module`` (its :meth:`lab_module`) that the Schemes panel can draw, as a
@@ -493,6 +516,9 @@ def lab_position_class():
         added to the scaled scores, or ``None`` (a relative key term: Shaw, Transformer-XL);
         ``value_extra(layer, weights)`` → (batch, heads, n, d_head) added to the attention's output, or
         ``None``; a module that uses it sets ``needs_weights = True`` so the weights are computed explicitly.
+
+        ``lab_params`` holds the scheme's :attr:`Scheme.lab_parameters` for this run (name → value): their
+        defaults, replaced by :meth:`configure` (called by the model before ``setup_layers``).
         """
 
         needs_weights = False
@@ -502,6 +528,11 @@ def lab_position_class():
             self.scheme_id = scheme.id
             self.d_model, self.heads, self.train_len = d_model, heads, train_len
             self._cache: dict[tuple, Any] = {}
+            self.lab_params: dict[str, Any] = scheme.lab_values()
+
+        def configure(self, params) -> None:
+            """This run's values of the scheme's Lab parameters (a mapping; missing ones keep their default)."""
+            self.lab_params = {**self.lab_params, **dict(params)}
 
         def cached(self, kind: str, n: int, device, build):
             key = (kind, n, str(device))
@@ -541,60 +572,3 @@ def lab_position_class():
             return None
 
     return LabPosition
-
-
-# -- helpers the schemes share -------------------------------------------------------------------
-def num_html(x: float) -> str:
-    """A number for rich text: 4 significant digits, thousands separated, powers of ten as 10<sup>n</sup>."""
-    if x == 0:
-        return "0"
-    if 1e-3 <= abs(x) < 1e4:
-        return f"{x:.4g}"
-    if 1e4 <= abs(x) < 1e9:
-        return f"{x:,.0f}"
-    mant, exp = f"{x:.3e}".split("e")
-    return f"{float(mant):.3g}·10<sup>{int(exp)}</sup>"
-
-
-def mirror_blind(name: str, why: str) -> tuple[str, str]:
-    """Token swap's (headline, explanation) for a distance-only scheme that cannot see a mirroring swap."""
-    return (f"{name} cannot see this swap — it mirrors the sentence",
-            f"{why} This swap keeps every distance (it mirrors the sentence), so the outputs are just relabelled. "
-            "Swap two other tokens, or turn on the causal mask.")
-
-
-def content_vectors(head_dim: int, content: str, seed: int) -> np.ndarray:
-    """The seeded content vectors c ~ N(0, I_d): one for ``"same"``, 16 for ``"average"``."""
-    count = 1 if content == "same" else AVERAGE_VECTORS
-    return np.random.default_rng(seed).standard_normal((count, head_dim))
-
-
-def pair_energy(c: np.ndarray) -> np.ndarray:
-    """h_k = mean over content vectors of |z_k|², z_k = c_{2k} + i c_{2k+1}; Σ_k h_k = mean |c|²."""
-    return np.mean(c[:, 0::2] ** 2 + c[:, 1::2] ** 2, axis=0)
-
-
-def band_queries(n: int) -> np.ndarray:
-    """The query positions whose spread is shaded: evenly spaced over the second half … n − 1."""
-    return np.unique(np.linspace(n // 2, n - 1, BAND_QUERIES).round().astype(np.int64))
-
-
-def band(dist: np.ndarray, queries: np.ndarray, score) -> tuple[np.ndarray, np.ndarray]:
-    """min and max over the queries q ≥ Δ of ``score(q, q − Δ)`` at each Δ."""
-    lo = np.full(dist.size, np.inf)
-    hi = np.full(dist.size, -np.inf)
-    for q in queries:
-        ok = dist <= q
-        v = score(int(q), q - dist[ok])
-        lo[ok] = np.minimum(lo[ok], v)
-        hi[ok] = np.maximum(hi[ok], v)
-    lo[~np.isfinite(lo)] = np.nan
-    hi[~np.isfinite(hi)] = np.nan
-    return lo, hi
-
-
-def future_mask(n: int) -> np.ndarray:
-    """(n, n) additive causal mask: 0 on and below the diagonal, −inf above (key after query)."""
-    out = np.zeros((n, n))
-    out[np.triu_indices(n, 1)] = -np.inf
-    return out

@@ -28,12 +28,15 @@ from .base import (
     Parameter,
     PlotSpec,
     Scheme,
+    SnippetPart,
     Source,
     SwapTerms,
     band,
     band_queries,
     future_mask,
+    keeps,
     lab_position_class,
+    lit,
     mirror_blind,
 )
 
@@ -44,6 +47,39 @@ INIT_C = 0.1
 EPS = 1e-6
 #: Largest L_eval the live panel draws (one MLP evaluation per visible pair).
 FIRE_LIVE_MAX = 2048
+
+
+#: Copy as Python: f_θ's weights as an untrained model starts (torch's Linear init, here from numpy's generator).
+SEEDED_SNIPPET = """\
+rng = np.random.default_rng([seed, 19])  # f_θ: 1 → 32 → heads, started as torch's Linear: U(±1/√fan_in)
+w1, b1 = rng.uniform(-1, 1, (32, 1)), rng.uniform(-1, 1, 32)
+lim = 1 / np.sqrt(32)
+w2, b2 = rng.uniform(-lim, lim, (heads, 32)), rng.uniform(-lim, lim, heads)
+fire_c, threshold = 0.1, float({threshold})  # c and L as they start
+"""
+#: Copy as Python: the normalised distance, and f_θ (``{x}`` → (…, heads)).
+MLP_SNIPPET = """\
+def normalised(i, j):
+    \"\"\"ψ(i − j)/(ψ(max(L, i)) + ε), ψ(x) = log(c·|x| + 1): in [0, 1) for every key j ≤ i.\"\"\"
+    return np.log1p(np.abs(fire_c * (i - j))) / (np.log1p(np.abs(fire_c * np.maximum(abs(threshold), i))) + 1e-6)
+
+
+def f_theta(x):
+    \"\"\"The MLP W₂·relu(W₁x + b₁) + b₂ of scalar inputs x: (…) → (…, heads).\"\"\"
+    return np.maximum(x[..., None] * w1[:, 0] + b1, 0.0) @ w2.T + b2
+"""
+#: Copy as Python: one head's bias at every query and key, a few queries at a time.
+SCORE_SNIPPET = """\
+delta_s = np.empty((L, L))
+for start in range(0, L, 64):  # 64 queries at a time: every pair goes through 32 hidden units
+    i = pos[start:start + 64, None].astype(np.float64)
+    delta_s[start:start + 64] = f_theta(normalised(i, pos[None, :].astype(np.float64)))[..., head]
+if causal:
+    delta_s = np.where(np.subtract.outer(pos, pos) < 0, np.nan, delta_s)  # no value for a key after its query"""
+#: Copy as Python: the Token swap's bias, L = the sentence's length (the mask is the layer's).
+SWAP_SNIPPET = """\
+m = np.arange(n, dtype=np.float64)
+bias = np.moveaxis(f_theta(normalised(m[:, None], m[None, :])), -1, 0)  # (heads, n, n)"""
 
 
 def psi(x, c: float) -> np.ndarray:
@@ -211,6 +247,34 @@ class Fire(Scheme):
         f = mlp(x, w["w1"], w["b1"], w["w2"][head:head + 1], w["b2"][head:head + 1])[..., 0]
         return PlotSpec(f"FIRE f_θ on [0, 1], head {head}: {src}", x, f,
                         "normalised distance ψ(i − j)/ψ(max(L, i))", "bias")
+
+    def score_snippet(self, req):
+        if not keeps(self, Fire, "score_blocks", "weights"):
+            return Scheme.score_snippet(self, req)
+        w, head, _src = self.weights(req)
+        if getattr(req, "trained", ()):  # a Lab run's weights: numpy cannot rebuild them, so they are written out
+            weights = (f"# f_θ of layer 1 as the Lab trained it ({w['w2'].size + w['b2'].size + 2 * MLP_WIDTH + 2} "
+                       "numbers, written out: numpy cannot rebuild a training run)\n"
+                       f"w1 = {lit(w['w1'])}\nb1 = {lit(w['b1'])}\nw2 = {lit(w['w2'])}\nb2 = {lit(w['b2'])}\n"
+                       f"fire_c, threshold = {lit(float(w['c']))}, {lit(float(w['L']))}\n")
+        else:
+            weights = SEEDED_SNIPPET.format(threshold="l_train")
+        return SnippetPart(weights + MLP_SNIPPET + "\n\n" + SCORE_SNIPPET,
+                           params=(("head", head, "the head whose bias is shown"),))
+
+    def beyond_snippet(self, req):
+        if not keeps(self, Fire, "beyond_plot", "weights"):
+            return Scheme.beyond_snippet(self, req)
+        part = self.score_snippet(req)
+        code = part.code.split("delta_s = np.empty")[0]  # the weights and f_θ, without the matrix
+        return SnippetPart(code + "x = np.linspace(0.0, 1.0, 201)  # normalised distance\ny = f_theta(x)[..., head]",
+                           params=part.params)
+
+    def swap_snippet(self, st):
+        if not keeps(self, Fire, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(SEEDED_SNIPPET.format(threshold="n") + MLP_SNIPPET + "\n\n" + SWAP_SNIPPET,
+                           defines=("bias",))
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):

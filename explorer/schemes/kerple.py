@@ -135,6 +135,14 @@ class Kerple(Scheme):
             "if causal:\n    delta_s = np.where(delta < 0, np.nan, delta_s)  # no key after its query",
             params=(("r1", r1, "the penalty's scale r₁"), ("r2", r2, "its rate r₂")))
 
+    def beyond_snippet(self, req):
+        if not keeps(self, Kerple, "beyond_plot", "rates"):
+            return Scheme.beyond_snippet(self, req)
+        r1, r2 = self.rates(req)
+        return SnippetPart("x = np.unique(np.geomspace(1, 16 * l_train, 256).round())  # distances Δ up to 16·L_train\n"
+                           "y = -r1 * np.log1p(r2 * x)  # −r₁·log(1 + r₂·Δ)",
+                           params=(("r1", r1, "the penalty's scale r₁"), ("r2", r2, "its rate r₂")))
+
     def swap_snippet(self, st):
         if not keeps(self, Kerple, "swap_terms"):
             return Scheme.swap_snippet(self, st)

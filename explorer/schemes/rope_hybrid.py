@@ -17,12 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._rotary import rotary_bound
-from .base import Curve, Parameter, PlotSpec, Source, lab_position_class
-from .rope import RoPE, rope_tables
+from .base import Curve, Parameter, PlotSpec, Scheme, SnippetPart, Source, keeps, lab_position_class
+from .rope import ROPE_SCORE, ROPE_THETA, RoPE, rope_tables
 
 #: The default interval: with the Lab's two layers, k = 2 gives RoPE in layer 1 and NoPE in layer 2
 #: (Llama 4 and Command A use 4 over 48 and 64 layers).
 NOPE_EVERY = 2
+
+
+#: k, the interval: the Schemes panel's drawn model and the Lab's trained one both take it.
+NOPE_PARAM = Parameter("nope_every", NOPE_EVERY, 1, 64, "NoPE every k-th layer",
+                       help="layer ℓ has no positional encoding when ℓ is a multiple of k (Llama 4, Command A: 4; "
+                            "1: every layer NoPE; more than the layers: RoPE in all)")
 
 
 def rope_layers(layers: int, nope_every: int) -> np.ndarray:
@@ -48,6 +54,11 @@ def layer_list(idx) -> str:
     return ", ".join(map(str, idx))
 
 
+def _layers(idx) -> str:
+    """"layer 2", "layers 1, 3", "no layer"."""
+    return "no layer" if len(idx) == 0 else f"layer{'s' if len(idx) > 1 else ''} {layer_list(idx)}"
+
+
 class RoPEHybrid(RoPE):
     id = "rope_nope"
     title = "RoPE/NoPE"
@@ -63,9 +74,7 @@ class RoPEHybrid(RoPE):
                "https://arxiv.org/abs/2501.18795"),
     )
     parameters = RoPE.parameters + (
-        Parameter("nope_every", NOPE_EVERY, 1, 64, "NoPE every k-th layer",
-                  help="layer ℓ has no positional encoding when ℓ is a multiple of k (Llama 4, Command A: 4; "
-                       "1: every layer NoPE)"),
+        NOPE_PARAM,
         Parameter("layers", 4, 1, 64, "layers", help="layers in the model drawn (its pattern and table)"),
         Parameter("layer", 1, 1, 64, "layer shown", help="the layer whose scores the matrix and curve show"),
     )
@@ -78,7 +87,9 @@ class RoPEHybrid(RoPE):
     swap_label = None  # Token swap is one attention layer: a hybrid is a pattern over layers (see the Lab)
     in_lab = True
     lab_by_default = False
-    lab_note = f"RoPE in layer 1, none in layer 2 (NoPE every {ordinal(NOPE_EVERY)} layer; Llama 4: every 4th)"
+    lab_note = (f"RoPE in most layers, none in every k-th (default k = {NOPE_EVERY}: with the Lab's 2 layers, RoPE in "
+                "layer 1 and none in layer 2; Llama 4: k = 4)")
+    lab_parameters = (NOPE_PARAM,)  # which of the Lab model's layers rotate
 
     def values(self, obj) -> dict:
         if hasattr(obj, "params_of"):
@@ -133,6 +144,28 @@ class RoPEHybrid(RoPE):
         # A layer that does not rotate: ΔS = 0 and RoFormer's bound flat at its Δ = 0 value (no decay).
         return Curve(dist, np.zeros(dist.size), bound=rotary_bound(dist, np.zeros(req.head_dim // 2)))
 
+    def score_snippet(self, req):
+        if not keeps(self, RoPEHybrid, "score_blocks", "rotates", "frequencies"):
+            return Scheme.score_snippet(self, req)
+        v = self.values(req)
+        rope = ROPE_THETA + ROPE_SCORE
+        code = ("# Layer ℓ (1-based) has no positional encoding when ℓ is a multiple of k, RoPE otherwise.\n"
+                "if layer % nope_every != 0:  # a RoPE layer\n" + "".join(f"    {ln}\n" for ln in rope.splitlines())
+                + "else:  # a NoPE layer: nothing positional, ΔS = 0\n    theta = np.zeros(d // 2)  # no pair turns\n"
+                "    delta_s = np.zeros((L, L))")
+        return SnippetPart(code, params=(("nope_every", int(v["nope_every"]), "NoPE every k-th layer"),
+                                         ("layer", int(v["layer"]), "the layer shown (1-based)")))
+
+    def beyond_snippet(self, req):
+        if not keeps(self, RoPEHybrid, "beyond_plot"):
+            return Scheme.beyond_snippet(self, req)
+        v = self.values(req)
+        return SnippetPart("on = (np.arange(1, layers + 1) % nope_every != 0).astype(np.float64)  # 1: RoPE, 0: NoPE\n"
+                           "x = np.arange(1, layers + 2, dtype=np.float64) - 0.5  # layer ℓ's step spans ℓ ± ½\n"
+                           "y = np.append(on, on[-1])",
+                           params=(("layers", int(v["layers"]), "layers in the model"),
+                                   ("nope_every", int(v["nope_every"]), "NoPE every k-th layer")))
+
     def beyond_plot(self, req):
         v = self.values(req)
         on = rope_layers(v["layers"], v["nope_every"]).astype(float)
@@ -149,9 +182,17 @@ class RoPEHybrid(RoPE):
                 return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
 
             def layer(self, index, rotary, bias):
-                return (rotary if (index + 1) % NOPE_EVERY else None), bias
+                # Layer ℓ = index + 1 has no positional encoding when ℓ is a multiple of k (this run's k).
+                return (rotary if (index + 1) % int(self.lab_params["nope_every"]) else None), bias
 
         return HybridPosition(self, d_model, heads, train_len)
+
+    def lab_setting(self, values: dict, layers: int) -> str:
+        k = int(self.lab_values(values)["nope_every"])
+        on = rope_layers(layers, k)
+        ell = np.arange(1, int(layers) + 1)
+        return (f"RoPE in {_layers(ell[on])}; NoPE in {_layers(ell[~on])} (of {int(layers)}; "
+                f"NoPE every {ordinal(k)} layer)")
 
     def add_data_commands(self, subparsers, cli) -> None:
         """None of its own (``pe-explorer data rope`` is RoPE's)."""

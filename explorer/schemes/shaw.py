@@ -22,7 +22,18 @@ import numpy as np
 
 from ..encodings.blocks import relative_block_means
 from ..encodings.errors import check_size
-from .base import Curve, Parameter, PlotSpec, Scheme, Source, SwapTerms, content_vectors, lab_position_class
+from .base import (
+    Curve,
+    Parameter,
+    PlotSpec,
+    Scheme,
+    SnippetPart,
+    Source,
+    SwapTerms,
+    content_vectors,
+    keeps,
+    lab_position_class,
+)
 
 #: The default clipping distance (and the Lab's).
 CLIP = 16
@@ -30,6 +41,36 @@ CLIP = 16
 MAX_CLIP = 1024
 #: The Token swap's clipping distance: small, so that a sentence of a dozen words reaches it.
 SWAP_CLIP = 4
+
+
+#: Copy as Python: the seeded, untrained vectors w_r, r = −k … k, of width ``{d}`` (``{salt}``: 13 keys, 14 values).
+TABLE_SNIPPET = ("{name} = np.random.default_rng([seed, {salt}]).standard_normal((2 * {max_clip} + 1, {d}))"
+                 "[{max_clip} - clip_k: {max_clip} + clip_k + 1]  # {what}: row clip_k + r is w_r, r = −k … k\n")
+#: Copy as Python: ΔS(i, j) = c̄·w^K_clip(j−i)/√d (NaN for a key after its query with the causal mask).
+SCORE_SNIPPET = """\
+per_r = w_key @ c.mean(axis=0) / np.sqrt(d)  # c̄·w_r/√d for each clipped offset r
+offset = np.subtract.outer(pos, pos).T  # [i, j] = j − i (key minus query)
+delta_s = per_r[np.clip(offset, -clip_k, clip_k) + clip_k]  # every |j − i| ≥ k shares one vector
+if causal:
+    delta_s = np.where(offset > 0, np.nan, delta_s)  # no value for a key after its query"""
+#: Copy as Python: the Token-swap layer's relative key term and relative values.
+SWAP_SNIPPET = """\
+rel = np.clip(np.subtract.outer(np.arange(n), np.arange(n)).T, -clip_k, clip_k) + clip_k  # [i, j]: clip(j − i) + k
+
+
+def score(q, k):
+    \"\"\"q_i·w^K_clip(j−i)/√d_h for every head (the keys themselves are not used).\"\"\"
+    qa = q @ w_key.T  # q_i·w_r for every r: (heads, n, 2k + 1)
+    return np.take_along_axis(qa, np.broadcast_to(rel, qa.shape[:-1] + (n,)), axis=-1) / np.sqrt(dh)
+
+
+def value(weights):
+    \"\"\"Σ_j a_ij w^V_clip(j−i) for every head: (heads, n, d_h).\"\"\"
+    return np.einsum("hij,ijr,rd->hid", weights, np.eye(2 * clip_k + 1)[rel], w_value)"""
+
+
+def table_snippet(name: str, salt: int, width: str, what: str) -> str:
+    return TABLE_SNIPPET.format(name=name, salt=salt, d=width, what=what, max_clip=MAX_CLIP)
 
 
 def clip_offsets(delta, k: int) -> np.ndarray:
@@ -151,6 +192,27 @@ class Shaw(Scheme):
         return PlotSpec(f"Shaw: distances ≥ k = {k} share the vector w_−k", dist.astype(float),
                         clip_offsets(-dist, k).astype(float), "distance Δ = i − j", "vector used: clip(j − i, k)",
                         marks=((float(k), f"k = {k}"), (float(req.l_train), "L_train")), log_x=True, step=True)
+
+    def score_snippet(self, req):
+        if not keeps(self, Shaw, "score_blocks", "offsets"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(table_snippet("w_key", 13, "d", "the seeded, untrained key vectors") + SCORE_SNIPPET,
+                           params=(("clip_k", self.clip(req), "clipping distance k"),))
+
+    def beyond_snippet(self, req):
+        if not keeps(self, Shaw, "beyond_plot"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart("x = np.concatenate([[0], np.unique(np.geomspace(1, max(l_eval, l_train) + 1, 512)"
+                           ".round())])  # Δ\n"
+                           "y = np.clip(-x, -clip_k, clip_k)  # the vector used: clip(j − i, k), j − i = −Δ",
+                           params=(("clip_k", self.clip(req), "clipping distance k"),))
+
+    def swap_snippet(self, st):
+        if not keeps(self, Shaw, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(table_snippet("w_key", 13, "dh", "seeded key vectors")
+                           + table_snippet("w_value", 14, "dh", "seeded value vectors") + SWAP_SNIPPET,
+                           defines=("score", "value"), params=(("clip_k", SWAP_CLIP, "clipping distance k"),))
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):

@@ -119,6 +119,16 @@ class Sinusoidal(Scheme):
         lo, hi = band(band_d, band_queries(n), score)
         return Curve(dist, mean, lo=lo, hi=hi, band_distance=band_d)
 
+    def beyond_snippet(self, req):
+        if not keeps(self, Sinusoidal, "beyond_plot"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart(
+            "n = max(l_eval, l_train)\n# every distance up to 1,024, then 1,024 steps evenly spaced on a log axis\n"
+            "x = np.unique(np.concatenate([np.arange(1, min(n, 1024)),\n"
+            "                              np.geomspace(1024, max(n, 1024), 1024).round()]))\n"
+            "x = x[x < max(n, 2)]\nomega = base ** (-2.0 * np.arange(d // 2) / d)  # ω_k = base^(−2k/d)\n"
+            "y = np.cos(np.multiply.outer(x, omega)).mean(axis=1)  # PE(p)·PE(p+Δ)/(d/2) = mean of cos(Δω_k)")
+
     def beyond_plot(self, req):
         """PE(p)·PE(p+Δ) = Σ_k cos(Δ·ω_k), the same for every p: the formula answers at every distance,
         the model only ever trained below L_train.  Every distance up to 1,024, then 1,024 steps evenly

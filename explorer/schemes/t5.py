@@ -231,6 +231,16 @@ class T5Bias(Scheme):
                            params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
                                    ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
 
+    def beyond_snippet(self, req):
+        if not keeps(self, T5Bias, "beyond_plot", "buckets"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart(BUCKET_SNIPPET + "\n\n\nx = np.concatenate([[0], np.unique(np.geomspace("
+                           "1, max(l_eval, l_train) + 1, 512).round())])  # Δ\n"
+                           "y = bucket(-x, not causal).astype(np.float64)  # the bucket of j − i = −Δ",
+                           imports=("math",),
+                           params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
+                                   ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
+
     def swap_snippet(self, st):
         if not keeps(self, T5Bias, "swap_terms"):
             return Scheme.swap_snippet(self, st)

@@ -25,12 +25,54 @@ import numpy as np
 
 from ..encodings import inv_freq
 from ..encodings.blocks import block_phasors, chunks
-from .base import Curve, Parameter, Scheme, Source, SwapTerms, content_vectors, lab_position_class
+from .base import (
+    Curve,
+    Parameter,
+    Scheme,
+    SnippetPart,
+    Source,
+    SwapTerms,
+    content_vectors,
+    keeps,
+    lab_position_class,
+)
 
 #: Transformer-XL's sinusoid base.
 BASE = 10000.0
 #: The four terms (the paper's (a) content–content, (b) content–position, (c) global content, (d) global position).
 TERM_NAMES = ("(a) qᵀk", "(b) qᵀW_R R", "(c) uᵀk", "(d) vᵀW_R R")
+
+
+#: Copy as Python: the seeded, untrained W_R, u and v of width ``{d}``, and R_Δ for the offsets ``{delta}``.
+WEIGHTS_SNIPPET = """\
+rng = np.random.default_rng([seed, 17])  # the seeded, untrained W_R ~ N(0, 1/d), u, v ~ N(0, I)
+W_R = rng.standard_normal(({d}, {d})) / np.sqrt({d})
+u_bias, v_bias = rng.standard_normal({d}), rng.standard_normal({d})
+omega = 10000.0 ** (-np.arange(0, {d}, 2, dtype=np.float64) / {d})  # the sinusoids' frequencies
+ang = np.multiply.outer({delta}, omega)
+R = np.concatenate([np.sin(ang), np.cos(ang)], axis=-1)  # R_Δ: sines of Δω_k, then cosines
+"""
+#: Copy as Python: ΔS = (b) + (c) + (d) with q = k = c ((a) is the score without positions), and ``terms``.
+SCORE_SNIPPET = """\
+c_bar = c.mean(axis=0)
+term_b = R @ (W_R.T @ c_bar) / np.sqrt(d)  # (b) c̄ᵀW_R R_Δ/√d
+term_c = u_bias @ c_bar / np.sqrt(d)  # (c) uᵀc̄/√d: the same for every pair
+term_d = R @ (W_R.T @ v_bias) / np.sqrt(d)  # (d) vᵀW_R R_Δ/√d
+f = term_b + term_c + term_d
+delta_s = f[np.subtract.outer(pos, pos) + L - 1]  # ΔS[i, j] = f(i − j)
+term_a = np.mean(np.sum(c * c, axis=1)) / np.sqrt(d)  # (a) qᵀk/√d: the score without positions
+# The four terms at the offsets i − j = −(L − 1) … L − 1:
+terms = {{{a!r}: np.full(2 * L - 1, term_a), {b!r}: term_b, {c!r}: np.full(2 * L - 1, term_c), {d!r}: term_d}}"""
+#: Copy as Python: the Token-swap layer's terms (b) + (c) + (d), W_R over d_model split into heads.
+SWAP_SNIPPET = """\
+WR_R = (R @ W_R.T).reshape(n, n, heads, dh)  # W_R R_(i−j), split into heads
+
+
+def score(q, k):
+    \"\"\"(b) + (d) = (q_i + v)ᵀW_R R_(i−j) and (c) = uᵀk_j, over √d_h, for every head.\"\"\"
+    bd = np.einsum("hid,ijhd->hij", q + v_bias.reshape(heads, dh)[:, None, :], WR_R)
+    c = np.einsum("hjd,hd->hj", k, u_bias.reshape(heads, dh))[:, None, :]
+    return (bd + c) / np.sqrt(dh)"""
 
 
 def relative_sinusoids(delta, width: int) -> np.ndarray:
@@ -141,6 +183,18 @@ class TransformerXL(Scheme):
     def distance_values(self, req, dist):
         terms = self.score_terms(req, dist)
         return Curve(dist, terms[1][1] + terms[2][1] + terms[3][1], terms=terms)
+
+    def score_snippet(self, req):
+        if not keeps(self, TransformerXL, "score_blocks", "_parts"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(WEIGHTS_SNIPPET.format(d="d", delta="np.arange(-(L - 1), L, dtype=np.float64)")
+                           + SCORE_SNIPPET.format(**dict(zip("abcd", TERM_NAMES, strict=True))))
+
+    def swap_snippet(self, st):
+        if not keeps(self, TransformerXL, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(WEIGHTS_SNIPPET.format(d="d_model", delta="np.subtract.outer(np.arange(n), np.arange(n))")
+                           + SWAP_SNIPPET, defines=("score",))
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):

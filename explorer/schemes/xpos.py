@@ -32,14 +32,55 @@ from .base import (
     NotShown,
     Parameter,
     PlotSpec,
+    Scheme,
+    SnippetPart,
     Source,
     SwapTerms,
     content_vectors,
+    keeps,
     lab_position_class,
     num_html,
     pair_energy,
 )
 from .rope import ROPE_BASE, RoPE
+
+#: Copy as Python: ζ_k at head dimension ``{d}``.
+ZETA_SNIPPET = ("zeta = (np.arange(0, {d}, 2, dtype=np.float64) + 0.4 * {d}) / (1.4 * {d})"
+                "  # ζ_k = (2k/d + γ)/(1 + γ), γ = 0.4\n")
+#: Copy as Python: ΔS of xPos at every past query–key pair (NaN for a key after its query).
+SCORE_SNIPPET = """\
+theta = base ** (-2.0 * np.arange(d // 2) / d)  # θ_k as RoPE's
+h = np.mean(c[:, 0::2] ** 2 + c[:, 1::2] ** 2, axis=0)  # h_k: energy of pair k of c (mean over c)
+delta = np.arange(L, dtype=np.float64)  # Δ = i − j ≥ 0: xPos is for causal attention only
+# (Z_i R_i c)·(Z_j⁻¹ R_j c) = Σ_k h_k ζ_k^(Δ/B) cos(Δθ_k)
+f = (np.exp(np.multiply.outer(delta, np.log(zeta)) / B) * np.cos(np.multiply.outer(delta, theta))) @ h
+f = (f - h.sum()) / np.sqrt(d)
+gap = np.subtract.outer(pos, pos)  # i − j
+delta_s = np.where(gap >= 0, f[np.maximum(gap, 0)], np.nan)  # no value for a key after its query"""
+#: Copy as Python: the Token-swap layer's xPos rotation (base 10000, B = 512); keys get the inverse scale.
+SWAP_SNIPPET = """\
+theta = 10000.0 ** (-2.0 * np.arange(dh // 2) / dh)  # θ_i as RoPE's
+scale_base = 512.0  # B
+
+
+def rotate_by(x, sign):
+    \"\"\"Rotate pair i of row m by m·θ_i and scale it by ζ_i^(±m/B): + for queries, − for keys.\"\"\"
+    m = np.arange(x.shape[0], dtype=np.float64)
+    a = np.multiply.outer(m, theta)
+    s = np.exp(sign * np.multiply.outer(m, np.log(zeta)) / scale_base)
+    cos, sin = np.cos(a) * s, np.sin(a) * s
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
+    return out
+
+
+def rotate(x):
+    return rotate_by(x, 1)
+
+
+def rotate_k(x):
+    return rotate_by(x, -1)"""
 
 #: xPos's γ (Sun et al. 2022; torchscale and rotary-embedding-torch: ``0.4``).
 GAMMA = 0.4
@@ -178,6 +219,25 @@ class XPos(RoPE):
         return PlotSpec(f"xPos: each pair shrinks as ζₖ^(Δ/{b:g}) — mean over the {req.head_dim // 2} pairs",
                         dist, y, "distance Δ = i − j", "mean ζₖ^(Δ/B)",
                         marks=((float(req.l_train), "L_train"), (b, "B")), log_x=True)
+
+    def score_snippet(self, req):
+        if not keeps(self, XPos, "score_blocks", "log_decay"):
+            return Scheme.score_snippet(self, req)
+        return SnippetPart(ZETA_SNIPPET.format(d="d") + SCORE_SNIPPET,
+                           params=(("B", self.scale_base(req), "xPos scale base B"),))
+
+    def beyond_snippet(self, req):
+        if not keeps(self, XPos, "beyond_plot", "log_decay"):
+            return Scheme.beyond_snippet(self, req)
+        return SnippetPart(ZETA_SNIPPET.format(d="d")
+                           + "x = np.unique(np.geomspace(1, max(l_eval, l_train) + 1, 512).round())  # distances Δ\n"
+                           "y = np.exp(np.multiply.outer(x, np.log(zeta) / B)).mean(axis=1)  # mean of ζ_k^(Δ/B)",
+                           params=(("B", self.scale_base(req), "xPos scale base B"),))
+
+    def swap_snippet(self, st):
+        if not keeps(self, XPos, "swap_terms"):
+            return Scheme.swap_snippet(self, st)
+        return SnippetPart(ZETA_SNIPPET.format(d="dh") + SWAP_SNIPPET, defines=("rotate", "rotate_k"))
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):

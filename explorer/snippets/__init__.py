@@ -26,6 +26,10 @@ from ..schemes.base import NoSnippet, SnippetPart, lit
 __all__ = ["NoSnippet", "Snippet", "SnippetPart", "lit", "program", "version"]
 
 
+#: Parameter lines longer than this get their comment on the line above (not aligned with the others).
+LONG = 60
+
+
 @dataclass(frozen=True)
 class Snippet:
     """A complete program: its text, and the plot it reproduces."""
@@ -58,10 +62,14 @@ def program(title: str, params: Sequence[tuple[str, object, str]], body: str, re
         head += [f"# {line}" for line in note.splitlines()]
     lines = [*head, *(f"import {m}" for m in imports), "import numpy as np", ""]
     if params:
-        width = max(len(f"{n} = {lit(v)}") for n, v, _c in params)
+        # Comments line up after the short assignments; a long one (a config dict) has its comment above it.
+        width = max((len(f"{n} = {lit(v)}") for n, v, _c in params if len(f"{n} = {lit(v)}") <= LONG), default=0)
         for n, v, c in params:
             text = f"{n} = {lit(v)}"
-            lines.append(f"{text:<{width}}  # {c}" if c else text)
+            if len(text) > LONG:
+                lines += [f"# {c}", text] if c else [text]
+            else:
+                lines.append(f"{text:<{width}}  # {c}" if c else text)
         lines.append("")
     lines.append(body.strip("\n"))
     lines += ["", f"result = {result}", ""]

@@ -25,10 +25,15 @@ RESULTS = {
 
 def _attention(defines: tuple[str, ...]) -> str:
     """The layer, with the scheme's terms where it defines them."""
+    key_rotate = "rotate_k" if "rotate_k" in defines else "rotate"  # keys rotated their own way (xPos)
     add = "    x = x + alpha * added  # the positional vectors, scaled by α\n" if "added" in defines else ""
     rot = ("    q = np.stack([rotate(q[h]) for h in range(heads)])  # rotated by position\n"
-           "    k = np.stack([rotate(k[h]) for h in range(heads)])\n") if "rotate" in defines else ""
+           f"    k = np.stack([{key_rotate}(k[h]) for h in range(heads)])\n") if "rotate" in defines else ""
     bias = "    scores = scores + bias  # the scheme's bias on the scores\n" if "bias" in defines else ""
+    if "score" in defines:
+        bias += "    scores = scores + score(q, k)  # the scheme's relative term, from the queries and keys\n"
+    value = ("    out = weights @ v + value(weights)  # the scheme's relative values, weighted\n" if "value" in defines
+             else "    out = weights @ v\n")
     return f'''\
 def layer(words):
     """One attention layer over ``words``: weights (heads, n, n) and outputs (n, d_model)."""
@@ -42,7 +47,7 @@ def layer(words):
     weights = weights / weights.sum(axis=-1, keepdims=True)  # softmax, row by row
     if causal and mask_after_softmax:
         weights = np.where(future, 0.0, weights)  # the common mistake: rows no longer sum to 1
-    return weights, (weights @ v).transpose(1, 0, 2).reshape(n, d_model)
+{value}    return weights, out.transpose(1, 0, 2).reshape(n, d_model)
 '''
 
 

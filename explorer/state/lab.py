@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from .. import schemes as registry
+from ..encodings.errors import EncodingError
 from .base import PanelState, StateError, param, toggled_ids
 
 #: Test lengths may reach this multiple of the training length (the issue: "up to 8 × L_train").
@@ -21,6 +22,8 @@ TASK_IDS = ("rule", "copy", "reverse", "addition", "sort")
 TASK_DEFAULTS = {"rule": (32, 600), "copy": (8, 1500), "reverse": (8, 1500), "addition": (8, 1500),
                  "sort": (8, 1500)}
 MAX_EVAL_LENS = 12
+#: The Lab's model has 2 layers unless set; up to this many (each layer adds about half a default run's time).
+MAX_LAYERS = 8
 
 
 def standard_lengths(train_len: int) -> tuple[int, ...]:
@@ -30,7 +33,9 @@ def standard_lengths(train_len: int) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class LabState(PanelState):
-    """One train-short-test-long experiment (the model's size is fixed: see explorer.lab.LabConfig)."""
+    """One train-short-test-long experiment (the model's width is fixed: see explorer.lab.LabConfig; its
+    layer count and the schemes' own Lab settings, such as which layers of the RoPE/NoPE hybrid rotate, are
+    set here)."""
 
     task: str = param("rule", choices=TASK_IDS, label="task",
                       help="rule (next symbol), copy, reverse, addition or sort")
@@ -44,6 +49,10 @@ class LabState(PanelState):
                              help=f"up to {MAX_EVAL_LENS} lengths, each at most {MAX_EXTRAPOLATION} × L")
     steps: int = param(600, lo=10, hi=20000, log=True, label="training steps")
     seed: int = param(0, lo=0, hi=2**31 - 1, label="seed")
+    layers: int = param(2, lo=1, hi=MAX_LAYERS, label="layers",
+                        help="decoder blocks of every model (2: the Lab's default size)")
+    scheme_params: tuple = param((), kind="params", label="scheme settings",
+                                 help="a scheme's own Lab settings, e.g. rope_nope.nope_every=4")
 
     def check(self) -> None:
         if not self.schemes:
@@ -55,6 +64,15 @@ class LabState(PanelState):
         if over:
             raise StateError(f"test lengths may reach {MAX_EXTRAPOLATION} × L = {top}; "
                              f"got {', '.join(map(str, over))}")
+        for sid, name, value in self.scheme_params:
+            own = {p.name: p for p in registry.get(sid).lab_parameters} if sid in registry.lab_ids() else {}
+            if name not in own:
+                valid = ", ".join(f"{s}.{p.name}" for s in registry.lab_ids() for p in registry.get(s).lab_parameters)
+                raise StateError(f"scheme_params: unknown {sid}.{name}; valid: {valid or 'none'}")
+            try:
+                own[name].check(value)
+            except EncodingError as exc:
+                raise StateError(f"scheme_params: {sid}.{exc}") from None
         if list(self.eval_lens) != sorted(set(self.eval_lens)):
             # Stored canonical (sorted, unique) so that equal experiments compare equal.
             object.__setattr__(self, "eval_lens", tuple(sorted(set(self.eval_lens))))
@@ -63,10 +81,21 @@ class LabState(PanelState):
         """True if ``scheme_id`` is ticked."""
         return scheme_id in self.schemes
 
+    def params_of(self, scheme_id: str) -> dict:
+        """``scheme_id``'s Lab settings: its defaults, overridden by the state's."""
+        return registry.get(scheme_id).lab_values({n: v for s, n, v in self.scheme_params if s == scheme_id})
+
+    def with_scheme_param(self, scheme_id: str, name: str, value) -> LabState:
+        """A copy with one Lab setting of a scheme changed (checked against the scheme's limits)."""
+        rest = tuple(t for t in self.scheme_params if t[:2] != (scheme_id, name))
+        return dataclasses.replace(self, scheme_params=tuple(sorted(rest + ((scheme_id, name, value),))))
+
     def clamped(self, **changes) -> LabState:
         """Apply ``changes``; a new L_train rescales the standard test lengths, or drops those past 8 × L."""
         merged = {**dataclasses.asdict(self), **changes}
+        params = merged.pop("scheme_params")  # not a ``scheme_<id>`` tick
         merged["schemes"] = toggled_ids(merged, "scheme_", registry.lab_ids())
+        merged["scheme_params"] = params
         new_task = merged["task"]
         if new_task != self.task and new_task in TASK_DEFAULTS:
             # A new task brings its own L and steps, unless they were changed from the old task's.
