@@ -50,12 +50,14 @@ def fit_table(table: QTableWidget) -> None:
     mins = [max(header_width(j), MIN_CHARS * fm.averageCharWidth() + pad) for j in range(1, n)]
     room = table.viewport().width()
     spare = room - name - sum(mins)
-    hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     table.setColumnWidth(0, name)
-    extra = max(0, spare) // max(1, n - 1)
     for j, w in enumerate(mins, start=1):
-        table.setColumnWidth(j, w + extra)
+        table.setColumnWidth(j, w)
+    if spare >= 0:  # room for all at a readable width: they share the rest (no sideways scrolling)
+        for j in range(1, n):
+            hh.setSectionResizeMode(j, QHeaderView.ResizeMode.Stretch)
     table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
     table.resizeRowsToContents()
     cap = MAX_ROW_LINES * fm.lineSpacing() + 8

@@ -84,6 +84,8 @@ class FormulaStrip(QLabel):
         ``floor_pt`` nor 70 % of it) where they do not."""
         self._sheet = (sheet, float(point_size), max(float(floor_pt), SHRINK * float(point_size)))
         self._pt = 0.0
+        if self.max_formulas is not None and self._full:
+            self.setText(self._full)  # the "more" link in the new theme's colour
         self._fit()
 
     def set_max_formulas(self, n: int | None) -> None:
@@ -112,15 +114,23 @@ class FormulaStrip(QLabel):
         if cap is None or len(lines) <= cap:
             shown, tip = text, ""
         elif self._expanded:
-            shown, tip = text + " &nbsp; <a href='less'>▴ fewer</a>", ""
+            shown, tip = text + f" &nbsp; {self._link('less', '▴ fewer')}", ""
         else:
             rest = len(lines) - cap
             # The link ends the last line shown (a line of its own cost a fifth of the strip).
-            shown = "<br>".join(lines[:cap]) + f" &nbsp; <a href='more'>▸ {rest} more</a>"
+            shown = "<br>".join(lines[:cap]) + f" &nbsp; {self._link('more', f'▸ {rest} more')}"
             tip = "<qt>" + text + "</qt>"
         self.setToolTip(tip)
         super().setText(shown)
         self._fit()
+
+    @staticmethod
+    def _link(href: str, text: str) -> str:
+        """A link in the theme's text colour, underlined (Qt's default blue was unreadable on the dark theme)."""
+        from .theming import current_theme
+
+        colour = current_theme().foreground
+        return f"<a href='{href}' style='color:{colour}; text-decoration: underline'>{text}</a>"
 
     def _on_link(self, link: str) -> None:
         self._expanded = link == "more"
