@@ -7,9 +7,10 @@ visibility is part of the saved window layout.
 
 "Show me" sets a step's scene through :meth:`~explorer.session.SessionMixin.apply_preset` (one undoable change;
 the scene strip shows the step), opens a saved Lab result when the step names one, and rings the plot the
-step points at for a few seconds.  On a screen too narrow for the panels and the pane side by side (the panels
-keep the width they are tested to fit, :data:`PANEL_MIN_WIDTH`), the dock floats over the window's right edge
-instead; moved or docked by hand, it stays where it is put.
+step points at for a few seconds (scrolled into view, the ring clipped to the part on screen).  On a screen
+too narrow for the panels and the pane side by side (the panels keep the width they are tested to fit,
+:data:`PANEL_MIN_WIDTH`), the dock floats over the panel's controls on the left instead — over the right edge
+only if the left would cover the ringed plot; moved or docked by hand, it stays where it is put.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QScrollArea, QToolBar, QWidget
 
 from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
 from .presets import Preset
@@ -130,7 +131,7 @@ class LessonDockMixin:
         QTimer.singleShot(0, self._place_lesson_dock)
 
     def _place_lesson_dock(self) -> None:
-        """Docked beside the panels when the window is wide enough, else floating over its right edge."""
+        """Docked beside the panels when the window is wide enough, else floating off the step's plot."""
         dock = self.lesson_dock
         if not dock.isVisible() or self.lesson_pane is None:
             return
@@ -139,19 +140,24 @@ class LessonDockMixin:
             dock.setMaximumWidth(16777215)
             return
         narrow = self.width() - want < PANEL_MIN_WIDTH[bool(self.presenter)] * max(1.0, self._zoom)
-        self._lesson_placing = True
+        # Restored, not cleared: floating shows the dock again, which places it from inside this call, and the
+        # inner call's "done" made the outer setFloating's topLevelChanged look like a move by hand.
+        was, self._lesson_placing = self._lesson_placing, True
         try:
             self._set_lesson_floating(dock, narrow, want)
         finally:
-            self._lesson_placing = False
+            self._lesson_placing = was
 
     def _set_lesson_floating(self, dock, narrow: bool, want: int) -> None:
-        if narrow and not dock.isFloating():
-            dock.setFloating(True)
-            self._lesson_auto_floated = True
-            want = max(want, min(self.width() // 3, 480))  # over the panels anyway: room to read
-            top_left = self.mapToGlobal(QPoint(max(0, self.width() - want - 8), 60))
-            dock.setGeometry(QRect(top_left.x(), top_left.y(), want, max(240, self.height() - 90)))
+        if narrow and (not dock.isFloating() or self._lesson_float_is_ours(dock)):
+            if not dock.isFloating():
+                dock.setFloating(True)
+                self._lesson_auto_floated = True
+            want = max(want, min(self.width() // 3, 420))  # over the panels anyway: room to read
+            place = self._lesson_float_place(want)
+            if dock.geometry() != place:
+                dock.setGeometry(place)
+            self._lesson_float_geometry = dock.geometry()
         elif not narrow and dock.isFloating() and getattr(self, "_lesson_auto_floated", False):
             dock.setFloating(False)
             self._lesson_auto_floated = False
@@ -162,6 +168,41 @@ class LessonDockMixin:
             # Both sides of the split: with no central widget, resizing the pane alone leaves it wide.
             beside = self.docks[self.current_panel_id()]
             self.resizeDocks([beside, dock], [max(1, self.width() - want), want], Qt.Orientation.Horizontal)
+
+    def _lesson_float_is_ours(self, dock) -> bool:
+        """Floated by the window and not moved or resized by hand since."""
+        placed = getattr(self, "_lesson_float_geometry", None)
+        if not getattr(self, "_lesson_auto_floated", False) or placed is None:
+            return False
+        g = dock.geometry()  # a window manager may nudge a new window by its frame: that is not a move by hand
+        return max(abs(g.left() - placed.left()), abs(g.top() - placed.top()), abs(g.right() - placed.right()),
+                   abs(g.bottom() - placed.bottom())) <= 48
+
+    def _lesson_float_place(self, want: int) -> QRect:
+        """Where the floating pane goes (global coordinates): over the panel's controls on the left, from under
+        the toolbars to the status bar, unless that covers the plot the step rings; then over the right edge."""
+        top = max([tb.geometry().bottom() + 1 for tb in self.findChildren(QToolBar)
+                   if tb.isVisible() and self.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
+        bottom = self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height()
+        height = max(240, bottom - top - 4)
+        avoid = self._lesson_target_rect()
+        places = [QRect(4, top + 2, want, height), QRect(max(0, self.width() - want - 4), top + 2, want, height)]
+        best = min(places, key=lambda r: _overlap(r, avoid))  # the left one unless it covers more of the target
+        return QRect(self.mapToGlobal(best.topLeft()), best.size())
+
+    def _lesson_target(self):
+        """The plot the current step rings, if its panel is on screen."""
+        panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))
+        if panel_id is None or panel_id != self.current_panel_id():
+            return None
+        from .export.slide import named_plots
+
+        plot = dict(named_plots(self.panels[panel_id])).get(name)
+        return plot if plot is not None and plot.isVisible() else None
+
+    def _lesson_target_rect(self) -> QRect:
+        plot = self._lesson_target()
+        return QRect() if plot is None else visible_rect(plot, self)
 
     # -- actions ---------------------------------------------------------------------------------
     def show_lesson(self, lesson: Lesson | None = None, index: int = 0):
@@ -222,21 +263,21 @@ class LessonDockMixin:
                 self.panels[scene.panel].load_results(str(data_dir() / scene.results))
             except Exception as exc:  # noqa: BLE001 - a result that cannot be shown: say so, keep the step
                 self._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
+        self._lesson_ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
             QTimer.singleShot(60, self._ring_highlight)
-            self._lesson_ring_target = (scene.panel, scene.highlight)
         return True
 
     def _ring_highlight(self) -> None:
-        from .export.slide import named_plots
-
         panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))
         if panel_id is None:
             return
-        plot = dict(named_plots(self.panels[panel_id])).get(name)
-        if plot is None or not plot.isVisible():
+        plot = self._lesson_target()
+        if plot is None:
             self._status(f"Lesson: no plot named {name} on screen (see pe-explorer export --list-plots)")
             return
+        scroll_into_view(plot)
+        self._place_lesson_dock()  # off the plot now that it is where it will stay
         ring = getattr(self, "_lesson_ring", None)
         if ring is None:
             ring = QFrame(self)
@@ -245,7 +286,46 @@ class LessonDockMixin:
             ring.setStyleSheet("#lessonRing { border: 4px solid #f59e0b; border-radius: 6px; "
                                "background: transparent; }")
             self._lesson_ring = ring
-        ring.setGeometry(QRect(plot.mapTo(self, QPoint(0, 0)), plot.size()).adjusted(-3, -3, 3, 3))
+            # One timer, restarted per ring: an earlier step's timer hid the next step's ring early.
+            self._lesson_ring_timer = QTimer(ring)
+            self._lesson_ring_timer.setSingleShot(True)
+            self._lesson_ring_timer.timeout.connect(ring.hide)
+        # Round the part of the plot on screen, never over what lies beyond its scroll area (the formula strip).
+        ring.setGeometry(visible_rect(plot, self))
         ring.show()
         ring.raise_()
-        QTimer.singleShot(RING_MS, ring.hide)
+        self._lesson_ring_timer.start(RING_MS)
+
+
+def _overlap(a: QRect, b: QRect) -> int:
+    c = a.intersected(b)
+    return 0 if c.isEmpty() else c.width() * c.height()
+
+
+def visible_rect(widget: QWidget, window: QWidget) -> QRect:
+    """The part of ``widget`` on screen, in ``window``'s coordinates: clipped by every parent up to the window
+    (a scroll area's viewport among them)."""
+    rect = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+    w = widget.parentWidget()
+    while w is not None and w is not window:
+        rect = rect.intersected(QRect(w.mapTo(window, QPoint(0, 0)), w.size()))
+        w = w.parentWidget()
+    return rect
+
+
+def scroll_into_view(widget: QWidget) -> None:
+    """Scroll every scroll area that holds ``widget`` so that as much of it as fits is in view (its top when
+    it is taller than the view).  Not ``QScrollArea.ensureWidgetVisible``: for a plot (a QGraphicsView) it
+    looks at the scene's input cursor, which is always "in view", and scrolls nothing."""
+    w = widget.parentWidget()
+    while w is not None:
+        inner = w.widget() if isinstance(w, QScrollArea) else None
+        if inner is not None and inner.isAncestorOf(widget):
+            r = QRect(widget.mapTo(inner, QPoint(0, 0)), widget.size())
+            for bar, lo, hi, size in ((w.verticalScrollBar(), r.top(), r.bottom(), w.viewport().height()),
+                                      (w.horizontalScrollBar(), r.left(), r.right(), w.viewport().width())):
+                if lo < bar.value() or hi - lo + 1 > size:
+                    bar.setValue(lo)
+                elif hi >= bar.value() + size:
+                    bar.setValue(hi - size + 1)
+        w = w.parentWidget()

@@ -39,11 +39,14 @@ from .lessons.format import Lesson, Step, format_reveal
 
 log = logging.getLogger(__name__)
 
-#: Box colours (background, border, text) for light and dark: the prediction's verdict and a wrong claim.
+#: Box colours (background, border, text) for light and dark: the prediction's verdict (right, wrong, or none
+#: made: neutral grey), a wrong claim in a text, a failed check.
 BOXES = {
     False: {"right": ("#dcfce7", "#15803d", "#052e16"), "wrong": ("#fee2e2", "#b91c1c", "#450a0a"),
+            "none": ("#f1f5f9", "#64748b", "#0f172a"),
             "text": ("#fef3c7", "#b45309", "#1c1917"), "fail": ("#fee2e2", "#b91c1c", "#450a0a")},
     True: {"right": ("#052e16", "#4ade80", "#dcfce7"), "wrong": ("#450a0a", "#f87171", "#fee2e2"),
+           "none": ("#1e293b", "#94a3b8", "#f1f5f9"),
            "text": ("#422006", "#fbbf24", "#fef3c7"), "fail": ("#450a0a", "#f87171", "#fee2e2")},
 }
 
@@ -255,6 +258,10 @@ class LessonPane(QWidget):
         kind = self.verdict.property("kind") or "right"
         self.verdict.setStyleSheet(box_sheet(self.dark, kind) if self.verdict.text() else "")
         self.wrong.setStyleSheet(box_sheet(self.dark, "text") if self.wrong.text() else "")
+        # Qt keeps the font a widget had when it was first given a style sheet and puts it back whenever the
+        # sheet changes: that font was the normal-size one, so from step 2 on the boxes shrank in presenter mode.
+        for w in (self.verdict, self.wrong):
+            w.setFont(self.font())
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().changeEvent(event)
@@ -443,7 +450,7 @@ class LessonPane(QWidget):
                 else:
                     lines.append(f"{'Right' if right else 'Not quite'}: you said {shown_number(guess)}, "
                                  f"the computed answer is {shown}{unit} (within {q.tolerance:.0%} counts)")
-            self.verdict.setProperty("kind", "right" if right else "wrong")
+            self.verdict.setProperty("kind", "none" if right is None else "right" if right else "wrong")
         elif not result.passed:
             self.verdict.setProperty("kind", "fail")
         if not result.passed:

@@ -350,7 +350,7 @@ def test_every_scene_in_order_and_back_fits_the_screen(window, size, presenter):
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_lesson_pane_fits_beside_the_panels(window, size, presenter):
     """The Lesson pane with a step revealed (issue 17): docked beside the panels where they still fit, floating
-    over the window's right edge where they would not; nothing clipped in the pane or in the panel beside it."""
+    over the window (off the ringed plot) where they would not; nothing clipped in the pane or the panels."""
     win = window
     win.screen_limit = QSize(*size)
     win.set_presenter(presenter)
@@ -387,3 +387,51 @@ def test_lesson_pane_fits_beside_the_panels(window, size, presenter):
     win.leave_scene()
     _settle(30)
     assert not problems, "\n".join(dict.fromkeys(problems))
+
+
+#: The Schemes formula strip's height at most at 1280 × 720 in presenter mode (four lines and its padding).
+STRIP_MAX_720 = 130
+
+
+def test_schemes_with_every_scheme_shown_keeps_its_plots_at_720p_presenter(window):
+    """Fifteen schemes shown: the formula strip stays a few lines (it grew to 250 px of 720 and squeezed the score
+    matrices to two rows), every view's plots keep their minimum size, every tab title is in sight, the distance
+    key names every curve."""
+    from explorer import schemes as registry
+    from explorer.widgets.formula_strip import FormulaStrip
+
+    win = window
+    win.screen_limit = QSize(1280, 720)
+    win.set_presenter(True)
+    win.apply_look()
+    win.fit_to_screen()
+    win.show_panel("schemes")
+    panel = win.panels["schemes"]
+    before = panel.state
+    panel.set_state(panel.state.clamped(**{f"show_{s}": True for s in registry.ids()}))
+    try:
+        _settle(60)
+        bar = panel.tabs.tabBar()
+        problems: list[str] = []
+        for view in panel.view_ids:
+            panel.show_view(view)
+            _settle(80)
+            strip = panel.formula
+            assert isinstance(strip, FormulaStrip)
+            if strip.height() > STRIP_MAX_720:
+                problems.append(f"{view}: the formula strip is {strip.height()} px tall")
+            problems += [p for p in _problems(win, panel, f"720p presenter all schemes {view}") if " plot " in p]
+            last = bar.tabRect(bar.count() - 1)
+            if last.right() > bar.width() or bar.tabRect(0).left() < 0:
+                problems.append(f"{view}: tabs hidden behind the scroll arrows ({last.right()} > {bar.width()})")
+        assert not problems, "\n".join(problems)
+        panel.show_view("distance")
+        _settle(30)
+        key = panel.distance_view.key
+        assert key.isVisible() and not panel.distance_view.legend.isVisible()
+        assert all(registry.get(s).title in key.text() for s in registry.ids())
+    finally:
+        panel.set_state(before)
+        win.set_presenter(False)
+        win.apply_look()
+        _settle(30)

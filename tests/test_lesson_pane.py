@@ -177,3 +177,83 @@ def test_typed_predictions(text, value):
 def test_numbers_read_like_a_student_writes_them():
     assert [shown_number(v) for v in (54410.1, 6.283185, 2.2e-16, 0, 131071, "cannot run")] == [
         "54,410", "6.283", "2.20e-16", "0", "131,071", "cannot run"]
+
+
+def test_answer_boxes_keep_the_presenter_font_on_every_step(qtbot, main_window):
+    """The coloured boxes kept presenter size on the first step only (a style sheet set on a later step
+    dropped the font the pane gave them); "no prediction" is neither right nor wrong: a neutral box."""
+    win = main_window
+    win.set_presenter(True)
+    pane = win.show_lesson()
+    pane.set_lesson(pane.lessons[1], 0)
+    kinds = []
+    for index in (0, 1, 2):
+        win.show_lesson(pane.lessons[1], index)
+        pane.go(index)
+        _revealed(qtbot, pane)
+        size = pane.reveal.font().pointSizeF()
+        for box in (pane.verdict, pane.wrong):
+            if box.isVisible():
+                assert box.font().pointSizeF() == pytest.approx(size), (index, box.objectName())
+                assert box.fontInfo().pointSizeF() == pytest.approx(pane.reveal.fontInfo().pointSizeF(), rel=0.05)
+        assert pane.verdict.text().startswith("No prediction")
+        kinds.append(pane.verdict.property("kind"))
+    assert kinds == ["none"] * 3
+    win.set_presenter(False)
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_window):
+    """At 1280×720 in presenter mode the pane floats (the panels need the width); after Show me the plot the
+    step rings is scrolled into view, the pane is off it, and the ring goes round the part on screen only
+    (it was drawn round a plot scrolled out of view, over the formula strip, with the pane on top of it)."""
+    from PySide6.QtCore import QPoint, QRect, QSize
+
+    from explorer.lesson_dock import visible_rect
+
+    win = main_window
+    win.screen_limit = QSize(1280, 720)
+    win.set_presenter(True)
+    win.apply_look()
+    win.fit_to_screen()
+    pane = win.show_lesson()
+    qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
+    ringed = 0
+    for lesson in pane.lessons:
+        for index, step in enumerate(lesson.steps):
+            if step.scene is None or not step.scene.highlight:
+                continue
+            pane.set_lesson(lesson, index)
+            if getattr(win, "_lesson_ring", None) is not None:
+                win._lesson_ring.hide()
+            _revealed(qtbot, pane)
+            qtbot.waitUntil(lambda: getattr(win, "_lesson_ring", None) is not None and win._lesson_ring.isVisible(),
+                            timeout=5000)
+            qtbot.wait(50)
+            where = (lesson.name, index + 1, step.scene.highlight)
+            plot = win._lesson_target()
+            assert plot is not None, where
+            dock = win.lesson_dock
+            assert dock.isFloating(), where
+            shown = visible_rect(plot, win)
+            assert shown.height() >= 0.9 * min(plot.height(), 200) and shown.width() >= 0.5 * plot.width(), (
+                where, shown.getRect(), plot.size())
+            on_screen = QRect(win.mapToGlobal(shown.topLeft()), shown.size())
+            assert not dock.frameGeometry().intersects(on_screen), (where, dock.frameGeometry().getRect(),
+                                                                     on_screen.getRect())
+            ring = win._lesson_ring.geometry()
+            assert shown.adjusted(-2, -2, 2, 2).contains(ring), (where, ring.getRect(), shown.getRect())
+            strip = win.panels[step.scene.panel].formula
+            if strip.isVisible():
+                assert not ring.intersects(QRect(strip.mapTo(win, QPoint(0, 0)), strip.size())), where
+            ringed += 1
+    assert ringed >= 5
+    # Floated by the window, not by hand: it keeps being placed, and goes right when a ringed plot is on the left.
+    assert not win._lesson_placed_by_hand
+    left = QRect(0, 200, 300, 200)
+    win._lesson_target_rect = lambda: left
+    win._place_lesson_dock()
+    assert win.lesson_dock.geometry().left() > win.mapToGlobal(left.topRight()).x()
+    del win._lesson_target_rect
+    win.set_presenter(False)
+    qtbot.waitUntil(win.service.idle, timeout=60000)

@@ -210,3 +210,39 @@ def test_cli_lists_checks_and_refuses_a_bad_file_in_one_line(tmp_path, capsys):
     assert main(["lesson", "--check", str(good)]) == 0
     assert "1 of 1 checks passed" in capsys.readouterr().out
     assert find_lesson("order_blindness").title == "Order blindness"
+
+
+#: A check's parameter and the panel field that shows the same number under another name.
+SAME_AS = {"waves": {"positions": "n_positions", "seed": "token_seed", "k": "offset"},
+           "swap": {"i": "swap_i", "j": "swap_j"}}
+#: Panel fields a check's value implies: the first head's slope is shown on head 0.
+IMPLIED = {("alibi_linear_bias", "slope_first"): {"alibi_head": 0}}
+
+
+def test_every_scene_shows_the_parameters_its_check_uses():
+    """The picture must not contradict the numbers: every check parameter that the scene's panel also shows
+    (by name, or by the few names in SAME_AS) is set to the same value by the scene (lesson 6 once showed
+    d = 128, L = 4096, s = 8 beside a check at d = 64, L = 512, s = 4)."""
+    from explorer.state import to_dict
+
+    problems, compared = [], 0
+    for lesson in builtin_lessons():
+        for n, step in enumerate(lesson.steps, 1):
+            scene = step.scene
+            if scene is None or scene.panel is None:
+                continue
+            shown = to_dict(scene.state.get(scene.panel))
+            for name, value in step.params.items():
+                field = SAME_AS.get(scene.panel, {}).get(name, name)
+                if field in shown:
+                    compared += 1
+                    if shown[field] != value:
+                        problems.append(f"{lesson.name} {n}: check {name} = {value!r}, {scene.panel} {field} = "
+                                        f"{shown[field]!r}")
+            asked = {step.question.value} if step.question is not None and step.question.kind == "number" else set()
+            for (chk, value), fields in IMPLIED.items():
+                if step.check == chk and value in asked:
+                    problems += [f"{lesson.name} {n}: {scene.panel} {k} = {shown.get(k)!r}, the question needs {v!r}"
+                                 for k, v in fields.items() if shown.get(k) != v]
+    assert compared >= 20
+    assert not problems, "\n".join(problems)

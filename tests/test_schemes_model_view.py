@@ -135,3 +135,28 @@ def test_state_refuses_a_bad_model_in_one_line():
     assert "rope_type" in str(exc.value) and "\n" not in str(exc.value)
     with pytest.raises(StateError):
         SchemesState(model="/etc/passwd")  # a path is never read: it is not a shipped id
+
+
+def test_model_view_strip_states_the_models_rule_with_its_numbers():
+    """View 6's formula strip is the model's rule (it showed the fifteen scheme formulas): llama3's wavelength
+    bands, YaRN's ramp and attention factor, each with the numbers the job computes with."""
+    from explorer.encodings.rope import llama3_band_edges, yarn_correction_range
+    from explorer.panels.schemes_formula import formula_lines, model_formula
+
+    every = SchemesState(view="model", model="llama-3.1-8b").clamped(**{"show_alibi": True, "show_scaled_rope": True})
+    assert formula_lines(every) == [model_formula("llama-3.1-8b")]
+    llama = load_shipped("llama-3.1-8b")
+    hi_w, lo_w = llama3_band_edges(llama.scaling)
+    text = model_formula("llama-3.1-8b")
+    assert "llama3, s = 8" in text and f"λ &gt; {lo_w:,.0f}" in text and f"λ &lt; {hi_w:,.0f}" in text
+    assert (lo_w, hi_w) == (8192.0, 2048.0) and "g = (8,192/λ − 1)/(4 − 1)" in text
+    assert "500,000<sup>−2i/128</sup>" in text
+    for cid in shipped():
+        m = load_shipped(cid)
+        line = model_formula(cid)
+        assert m.rope_type in line, cid
+        if m.rope_type == "yarn":
+            lo, hi = yarn_correction_range(m.rotary_dim, m.base, m.scaling)
+            assert f"pair {lo:g} to 1 at pair {hi:g}" in line
+            assert f"attention factor {jobs.run(ModelRopeRequest(cid)).attention_factor:.4g}" in line
+    assert "Model" in model_formula("no-such-model")

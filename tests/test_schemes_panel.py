@@ -80,6 +80,19 @@ def test_learned_shows_no_row_past_l_train(qtbot, make_panel):
     assert np.isnan(img[-1, -1]) and np.isnan(img[0, -1]) and np.isfinite(img[0, 0])
     assert view.notes["learned"].isVisible() and "no row" in view.notes["learned"].toPlainText()
     assert view.hatches["learned"].path().boundingRect().width() > 0
+    # On a small tile (1280 × 720 presenter, every scheme) the note shortens to what fits, its whole in the tooltip.
+    from PySide6.QtGui import QFontMetrics
+
+    note = view.notes["learned"]
+    for width in (1300, 520, 380):
+        panel.resize(width, 420)
+        qtbot.wait(60)
+        view.refit_notes()
+        room = view.plots["learned"].getPlotItem().getViewBox().width()
+        fm = QFontMetrics(note.textItem.font())
+        assert all(fm.horizontalAdvance(line) <= room for line in note.toPlainText().split("\n")), width
+        assert note.full_note == "no row\nfor p ≥ 64" and note.isVisible() == bool(note.toPlainText())
+    panel.resize(1300, 800)
     panel.set_state(panel.state.clamped(l_eval=64))
     wait(qtbot, panel)
     assert not view.notes["learned"].isVisible()
@@ -208,3 +221,70 @@ def test_export_data_gives_the_exact_matrices(make_panel):
     assert np.isnan(m[-1, -1])
     (levels,) = panel.export_data(view.cbar_widget).values()
     assert tuple(levels) == tuple(view.cbar.levels())
+
+
+def test_formula_strip_shows_a_few_formulas_and_keeps_the_rest_one_click_away(make_panel):
+    """Every scheme shown: the strip shows the first formulas and "▸ k more"; the tooltip and Copy hold them all;
+    the link unfolds them and folds them back.  The ALiBi view's strip starts with ALiBi's formula."""
+    from explorer import schemes as registry
+    from explorer.panels.schemes_formula import STRIP_FORMULAS, formula_lines
+
+    panel = make_panel()
+    panel.set_state(panel.state.clamped(**{f"show_{s}": True for s in registry.ids()}))
+    strip = panel.formula
+    lines = formula_lines(panel.state)
+    assert len(lines) > STRIP_FORMULAS
+    shown = strip.shown_text()
+    assert shown.count("<br>") == STRIP_FORMULAS - 1 and lines[STRIP_FORMULAS] not in shown
+    assert f"▸ {len(lines) - STRIP_FORMULAS} more" in shown
+    assert strip.text() == "<br>".join(lines) and all(line in strip.toolTip() for line in lines)
+    assert strip.hidden_count() == len(lines) - STRIP_FORMULAS
+    strip.linkActivated.emit("more")
+    assert strip.hidden_count() == 0 and all(line in strip.shown_text() for line in lines)
+    strip.linkActivated.emit("less")
+    assert strip.hidden_count() == len(lines) - STRIP_FORMULAS
+    panel.show_view("alibi")
+    assert panel.formula.text().startswith(registry.get("alibi").formula_line(panel.state))
+
+
+def test_properties_table_headers_whole_and_rows_short(make_panel):
+    """At 1280 × 720 in presenter mode the headers were cut ("ameters") and NoPE's row filled the view: each
+    column is now as wide as its two-line header and a readable line, rows are capped (the table scrolls)."""
+    from PySide6.QtGui import QFontMetrics
+
+    from explorer.panels.schemes_table import MAX_ROW_LINES, two_lines
+
+    panel = make_panel(SchemesState(l_train=64, l_eval=256, view="properties"))
+    panel.resize(800, 500)
+    table = panel.properties_view.table
+    panel.properties_view.fit()
+    hfm = QFontMetrics(table.horizontalHeader().font())
+    fm = QFontMetrics(table.font())
+    for j in range(table.columnCount()):
+        header = table.horizontalHeaderItem(j)
+        assert header.toolTip() and header.text() == two_lines(header.toolTip())
+        assert max(hfm.horizontalAdvance(part) for part in header.text().split("\n")) < table.columnWidth(j)
+    for i in range(table.rowCount()):
+        assert table.rowHeight(i) <= MAX_ROW_LINES * fm.lineSpacing() + 8
+    assert two_lines("Where position enters") == "Where position\nenters"
+
+
+def test_alibi_tile_labels_never_run_into_each_other(qtbot, make_panel):
+    """Each head's label fits its tile on screen: "h0: 1/2", else "1/2", else only the head shown's (at
+    1280 × 720 presenter "h0: 1/2" ran into the next and read "h0: 1/2ı2: 1/8")."""
+    from PySide6.QtGui import QFontMetrics
+
+    panel = make_panel(SchemesState(l_train=64, l_eval=256, heads=8, alibi_head=2, view="alibi"))
+    av = panel.alibi_view
+    for width, height in ((1300, 800), (700, 420), (520, 330)):
+        panel.resize(width, height)
+        qtbot.wait(60)
+        av.label_tiles()
+        slopes, pick, cols, pitch = av._tiles_shown
+        vb = av.tiles.getPlotItem().getViewBox()
+        room = vb.width() * pitch / (vb.viewRange()[0][1] - vb.viewRange()[0][0])
+        shown = [t for t in av.tile_labels[:8] if t.isVisible()]
+        assert av.tile_labels[pick].isVisible() and "1/" in av.tile_labels[pick].textItem.toPlainText()
+        if len(shown) > 1:
+            fm = QFontMetrics(shown[0].textItem.font())
+            assert all(fm.horizontalAdvance(t.textItem.toPlainText()) + 6 <= room for t in shown), (width, room)

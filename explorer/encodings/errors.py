@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 
@@ -118,3 +119,23 @@ def check_finite_array(name: str, x) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise EncodingError(f"{name} contains NaN or inf")
     return arr
+
+
+#: Integers wider than this are named by their size in messages (a 400-digit int is not printed).
+_MAX_INT_BITS = 63
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` for a one-line message: huge integers by their size, long values cut."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INT_BITS:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "…")
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(short_repr(v) for v in list(value)[:6])
+        text = f"[{inner}{', …' if len(value) > 6 else ''}]"
+        return text if len(text) <= 80 else text[:77] + "…]"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} key(s)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"

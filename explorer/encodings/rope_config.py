@@ -29,7 +29,7 @@ import numpy as np
 
 from ..fileio import InputError, parse_json_text, read_text_file
 from ..paths import resource_path
-from .errors import MAX_BASE, EncodingError
+from .errors import MAX_BASE, EncodingError, short_repr
 from .rope import MAX_SEQ_LEN, RopeScaling, scaled_inv_freq
 
 #: transformers' rope_type -> our scaling kind.
@@ -177,7 +177,7 @@ def _number(where: str, key: str, value, *, positive: bool = True) -> float:
     except OverflowError:
         raise EncodingError(f"{where}{key} is too large, got a {len(str(value))}-digit number") from None
     if not math.isfinite(v):
-        raise EncodingError(f"{where}{key} must be a finite number, got {value!r}")
+        raise EncodingError(f"{where}{key} must be a finite number, got {short_repr(value)}")
     if positive and not v > 0:
         raise EncodingError(f"{where}{key} must be greater than 0, got {v:g}")
     return v
@@ -235,11 +235,11 @@ def parse_config(data, name: str = "") -> ModelRope:
     allowed = TYPE_FIELDS[rope_type] | COMMON
     unknown = sorted(str(k) for k in rs if k not in allowed)
     if unknown:
-        raise EncodingError(f"{where}{unknown[0][:60]} is not a field of rope_type {rope_type!r} (it reads "
+        raise EncodingError(f"{where}{unknown[0][:60]} is not a field of rope_type {short_repr(rope_type)} (it reads "
                             f"{', '.join(sorted(TYPE_FIELDS[rope_type])) or 'no other field'})")
     for k in REQUIRED[rope_type]:
         if k not in rs:
-            raise EncodingError(f"{where}{k} is missing (rope_type {rope_type!r} needs it)")
+            raise EncodingError(f"{where}{k} is missing (rope_type {short_repr(rope_type)} needs it)")
 
     def top(*keys):
         for k in keys:
@@ -335,7 +335,7 @@ def load_shipped(config_id: str) -> ModelRope:
     """A shipped config by id; one line listing the ids when there is no such config."""
     paths = shipped()
     if config_id not in paths:
-        raise EncodingError(f"no shipped model config {config_id!r}; shipped: {', '.join(paths)}")
+        raise EncodingError(f"no shipped model config {short_repr(config_id)}; shipped: {', '.join(paths)}")
     return read_config(paths[config_id])
 
 
@@ -345,7 +345,8 @@ def resolve(spec: str) -> ModelRope:
 
     Cached: the panel's state is checked at every change, and the model is read once."""
     if not isinstance(spec, str):
-        raise EncodingError(f"model must be a shipped config id or a config's rotary fields as JSON, got {spec!r}")
+        raise EncodingError("model must be a shipped config id or a config's rotary fields as JSON, "
+                            f"got {short_repr(spec)}")
     if spec.lstrip().startswith("{"):
         return parse_config_text(spec)
     return load_shipped(spec)

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSpinBox,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -52,7 +51,7 @@ from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
-from .schemes_formula import formula_html
+from .schemes_formula import STRIP_FORMULAS, formula_html
 from .schemes_info import distance_info, matrix_info
 from .schemes_model import ModelView, open_model_config
 from .schemes_snippets import (
@@ -64,6 +63,7 @@ from .schemes_snippets import (
     slopes_data,
     snippet_for,
 )
+from .schemes_tabs import FittedTabs
 from .schemes_views import DistanceView, MatrixView
 from .table_link import RealTableOption
 
@@ -75,6 +75,9 @@ VIEW_TITLES = {
     "properties": "5 · Properties",
     "model": "6 · A model's RoPE",
 }
+#: The titles where the full ones do not fit (1280 × 720 in presenter mode); the full one is the tooltip.
+SHORT_TITLES = {"matrices": "1 · Matrices", "distance": "2 · Distance", "beyond": "3 · Beyond", "alibi": "4 · ALiBi",
+                "properties": "5 · Properties", "model": "6 · Model"}
 VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
                 "properties": PropertiesView, "model": ModelView}
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
@@ -94,7 +97,7 @@ class SchemesPanel(RealTableOption, Panel):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
-        self.tabs = QTabWidget()
+        self.tabs = FittedTabs([VIEW_TITLES[v] for v in VIEWS], [SHORT_TITLES[v] for v in VIEWS])
         self.tabs.setObjectName("schemesTabs")
         # Each view is built the first time it is shown (17 plots up front would slow the window's start).
         self._views: dict[str, QWidget] = {}
@@ -104,10 +107,11 @@ class SchemesPanel(RealTableOption, Panel):
             page.setObjectName(f"schemesPage_{v}")
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages[v] = page
-            self.tabs.addTab(page, VIEW_TITLES[v])
+            self.tabs.add_page(page, VIEWS.index(v))
         self.tabs.currentChanged.connect(self._on_tabs_changed)
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
+        self.formula.set_max_formulas(STRIP_FORMULAS)
         self.set_state(self.state)
         trained.subscribe(self._on_trained_changed)
 

@@ -7,12 +7,11 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeySequence, QPen, QShortcut
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence, QPen, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGraphicsRectItem,
     QGridLayout,
-    QHeaderView,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
@@ -33,6 +32,7 @@ from .schemes_items import (
     theme_colour_bar,
     theme_info_label,
 )
+from .schemes_table import fit_table, wrap_headers
 from .schemes_views import info_column
 
 #: The scheme this view is about.
@@ -143,6 +143,37 @@ class AlibiView(QWidget):
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
 
+    def label_tiles(self) -> None:
+        """Each tile's label as long as its tile is wide on screen: "h0: 1/2", else "1/2", else only the head shown
+        (at 1280 × 720 presenter "h0: 1/2" ran into "h1: 1/4" and read "h0: 1/2ı2: 1/8")."""
+        shown = getattr(self, "_tiles_shown", None)
+        if shown is None:
+            return
+        slopes, pick, cols, pitch = shown
+        h = slopes.size
+        vb = self.tiles.getPlotItem().getViewBox()
+        span = vb.viewRange()[0][1] - vb.viewRange()[0][0]
+        room = vb.width() * pitch / span if span > 0 else 0.0
+        fm = QFontMetrics(self.tile_labels[0].textItem.font()) if self.tile_labels else None
+
+        def fits(text: str) -> bool:
+            return fm is not None and fm.horizontalAdvance(text) + 6 <= room
+
+        full = [f"h{k}: {_slope_text(float(slopes[k]))}" for k in range(h)]
+        brief = [_slope_text(float(slopes[k])) for k in range(h)]
+        for k in range(h):
+            # Up to 16 heads every tile says its slope (if it fits); beyond, each row's first head and the one shown.
+            if h > 16 and k != pick:
+                text = f"h{k}" if k % cols == 0 and fits(f"h{k}") else ""
+            elif all(fits(x) for x in full):
+                text = full[k]
+            elif all(fits(x) for x in brief):
+                text = brief[k]
+            else:
+                text = full[k] if k == pick else ""
+            self.tile_labels[k].setText(text)
+            self.tile_labels[k].setVisible(bool(text))
+
     def _ensure_tiles(self, h: int) -> None:
         tpi = self.tiles.getPlotItem()
         while len(self.tile_labels) < h:
@@ -218,18 +249,13 @@ class AlibiView(QWidget):
             rr, cc = divmod(k, cols)
             x0, y0 = cc * (t + gap), rr * (t + gap)
             self.tile_backs[k].setRect(x0, y0, t, t)
-            # Up to 16 heads every tile says its slope; beyond, only each row's first head and the one shown.
-            if h <= 16 or k == q.alibi_head:
-                text = f"h{k}: {_slope_text(float(r.slopes[k]))}"
-            else:
-                text = f"h{k}" if cc == 0 else ""
-            self.tile_labels[k].setText(text)
-            self.tile_labels[k].setVisible(bool(text))
             self.tile_labels[k].setPos(x0, y0 + t)
             if k == q.alibi_head:
                 self.tile_pick.setRect(x0, y0, t, t)
                 self.tile_labels[k].setZValue(31)
         self.tiles.getPlotItem().setRange(xRange=(0, img.shape[1]), yRange=(0, img.shape[0]), padding=0.01)
+        self._tiles_shown = (r.slopes, q.alibi_head, cols, t + gap)
+        self.label_tiles()
 
         lower = 2 ** math.floor(math.log2(h))
         rule = (f"{h} heads is a power of two: mₕ = 2^(−8(h+1)/{h})" if lower == h else
@@ -249,8 +275,13 @@ class AlibiView(QWidget):
     def plot_widgets(self) -> list:
         return [self.slopes, self.attention, self.profiles, self.tiles]
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.label_tiles)  # once the plots have their new size
+
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
+        QTimer.singleShot(0, self.label_tiles)  # presenter mode's larger labels
         theme_colour_bar(self.att_bar, theme, SEQUENTIAL)
         theme_colour_bar(self.tile_bar, theme, SEQUENTIAL)
 
@@ -267,11 +298,8 @@ class PropertiesView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ContiguousSelection)
         self.table.verticalHeader().setVisible(False)
-        hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        # Wrapped text needs new row heights whenever the columns change width.
-        hh.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
+        # Columns fitted to the width (scrolling sideways where readable widths do not fit), rows capped.
+        self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         copy = QShortcut(QKeySequence.StandardKey.Copy, self.table)
         copy.setContext(Qt.ShortcutContext.WidgetShortcut)
         copy.activated.connect(self.copy_selection)
@@ -284,13 +312,15 @@ class PropertiesView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         # Wrapped rows need their height again once the columns have their final widths.
-        QTimer.singleShot(0, self.table.resizeRowsToContents)
+        QTimer.singleShot(0, self.fit)
+
+    def fit(self) -> None:
+        fit_table(self.table)
 
     def show_properties(self, r: PropertiesResponse) -> None:
         q = r.request
         self.table.setColumnCount(len(r.columns))
-        headers = list(r.columns)
-        self.table.setHorizontalHeaderLabels(headers)
+        wrap_headers(self.table, list(r.columns))
         self.table.setRowCount(len(r.rows))
         schemes = list(q.schemes)
         for i, row in enumerate(r.rows):
@@ -304,7 +334,7 @@ class PropertiesView(QWidget):
                     item.setData(Qt.ItemDataRole.UserRole, schemes[i])
                 self.table.setItem(i, j, item)
         self._colour_names()
-        self.table.resizeRowsToContents()
+        self.fit()
         self.info.setText(
             f"Parameters for the head dim d = {q.head_dim} and L_train = {q.l_train:,} set on the left. "
             f"A real model's learned table is L_train × d_model: {model_tables_text()} numbers. "
@@ -352,4 +382,4 @@ class PropertiesView(QWidget):
         f = self.table.font()
         f.setPointSizeF(11 * theme.font_scale)
         self.table.setFont(f)
-        self.table.resizeRowsToContents()
+        self.fit()

@@ -20,6 +20,7 @@ from ..widgets.titles import full_title
 from .schemes_items import (
     HatchItem,
     beyond_line,
+    fit_note,
     label,
     make_plot,
     pen,
@@ -255,7 +256,8 @@ class BeyondView(QWidget):
         else:
             set_image(self.table_img, r.table, autoLevels=False)
             self.table_img.setRect(0, 0, q.head_dim, le)
-            self.no_row.setText(f"no row\nfor p ≥ {m:,}" if le > m else "")
+            # Centred: the first line alone where the whole is wider than the plot (1280 × 720 presenter).
+            fit_note(self.no_row, self.table, f"no row\nfor p ≥ {m:,}" if le > m else "")
             self.no_row.setPos(q.head_dim / 2, (m + le) / 2)
         self.no_row.setVisible(bool(self.no_row.toPlainText()))
         self.table_hatch.set_rects([(0, m, q.head_dim, le - m)] if le > m else [])

@@ -1,29 +1,49 @@
-"""The Schemes panel's formula strip: each shown scheme's formula line with the current numbers."""
+"""The Schemes panel's formula strip: what the current view needs, with the current numbers.
+
+The score views show each shown scheme's formula line (the view's own scheme first: ALiBi's on the ALiBi view,
+scaled RoPE's beyond training); the strip shows the first :data:`STRIP_FORMULAS` and keeps the rest one click
+(or a hover) away (see :class:`explorer.widgets.formula_strip.FormulaStrip`).  View 6, a model's RoPE, shows
+that model's rule with its numbers (llama3's wavelength bands, YaRN's ramp and attention factor …).
+"""
 
 from __future__ import annotations
 
 from .. import schemes as registry
+from ..encodings import EncodingError
+from ..encodings.rope import llama3_band_edges, yarn_correction_range
+from ..encodings.rope_config import resolve
+from ..jobs.model_rope import extended_length
 from ..schemes import alibi, rope, scaled_rope
+from ..schemes.base import num_html
 
 #: When no shown scheme has a formula line: RoPE and its scaling (the panel's main slider is the factor s) …
 FALLBACK = (rope.SCHEME.id, scaled_rope.SCHEME.id)
-#: … and on the views about a particular scheme, that scheme's formula even when its column is hidden.
-VIEW_SCHEMES = {"alibi": (alibi.SCHEME.id,)}
+#: … and on the views about a particular scheme, that scheme's formula first, even when its column is hidden.
+VIEW_SCHEMES = {"alibi": (alibi.SCHEME.id,), "beyond": (scaled_rope.SCHEME.id,)}
+#: Formula lines the strip shows at most (the rest behind "more"): 1280 × 720 presenter keeps its plots.
+STRIP_FORMULAS = 3
+
+
+def formula_lines(st, table=None) -> list[str]:
+    """The formula lines of the current view, in the order the strip shows them (``table``: the requests'
+    TableSource, or None; see :func:`_line`)."""
+    if st.view == "model":
+        return [model_formula(st.model)]
+    own = [s for s in VIEW_SCHEMES.get(st.view, ()) if s in st.schemes or st.view == "alibi"]
+    wanted = set(st.schemes) | set(own)
+    if st.view != "beyond":  # the score views' strip is about scores: an input table's line waits for view 3
+        wanted = {s for s in wanted if registry.get(s).kind != "input"}
+    order = own + [s for s in registry.ids() if s in wanted and s not in own]
+    lines = [line for line in (_line(registry.get(s), st, table) for s in order) if line]
+    if not lines:
+        lines = [line for line in (registry.get(s).formula_line(st) for s in FALLBACK) if line]
+    return lines
 
 
 def formula_html(st, table=None) -> str:
-    """Rich text: the formula lines of the shown schemes and the current view's (registry order; input
-    tables such as sinusoidal and learned on the beyond-training view only, to keep the strip short); RoPE's
-    and its scaling's when none of those has one.  Never a formula for a scheme that is not on screen:
+    """Rich text: :func:`formula_lines` one per line.  Never a formula for a scheme that is not on screen:
     scene 4 (learned vs sinusoidal) used to show RoPE's and YaRN's."""
-    wanted = set(st.schemes) | set(VIEW_SCHEMES.get(st.view, ()))
-    if st.view != "beyond":  # the score views' strip is about scores: an input table's line waits for view 3
-        wanted = {s for s in wanted if registry.get(s).kind != "input"}
-    lines = [_line(registry.get(s), st, table) for s in registry.ids() if s in wanted]
-    lines = [line for line in lines if line]
-    if not lines:
-        lines = [line for line in (registry.get(s).formula_line(st) for s in FALLBACK) if line]
-    return "<br>".join(lines)
+    return "<br>".join(formula_lines(st, table))
 
 
 def _line(sch, st, table) -> str:
@@ -33,3 +53,54 @@ def _line(sch, st, table) -> str:
     if line and table is not None and sch.uses_table:
         line += " — <i>drawn here from the real table the Learned table panel shows: its own rows and M</i>"
     return line
+
+
+def model_formula(spec: str) -> str:
+    """The rule of the model ``spec`` (a shipped id or config JSON) with its numbers, as one line of rich text."""
+    try:
+        m = resolve(spec)
+    except (EncodingError, ValueError, KeyError, OSError) as exc:
+        return f"<b>Model</b>: {_esc(str(exc))}"
+    r, sc = m.rotary_dim, m.scaling
+    base = f"{m.base:,.0f}" if float(m.base).is_integer() and m.base < 1e12 else f"{m.base:g}"
+    theta = f"θ<sub>i</sub> = {base}<sup>−2i/{r}</sup>"
+    dims = "" if r == m.head_dim else f" ({r} of its {m.head_dim} dimensions rotate)"
+    head = f"<b>{_esc(m.name or 'Model')}, {m.rope_type}" + ("" if m.rope_type == "default" else f", s = {sc.factor:g}")
+    s = f"{sc.factor:g}"
+    if m.rope_type == "default":
+        rule = f"{theta}{dims}, plain RoPE up to L = {m.max_positions:,}"
+    elif m.rope_type == "linear":
+        rule = f"θ′<sub>i</sub> = θ<sub>i</sub>/{s}, {theta}{dims} (positions ÷ {s})"
+    elif m.rope_type == "dynamic":
+        lo = m.original_max_positions
+        rule = (f"at length L &gt; {lo:,}: base′ = {base}·({s}·L/{lo:,} − {sc.factor - 1:g})<sup>{r}/{r - 2}</sup>, "
+                f"θ′<sub>i</sub> = base′<sup>−2i/{r}</sup>{dims}")
+    elif m.rope_type == "yarn":
+        lo, hi = yarn_correction_range(r, m.base, sc)
+        att = m.frequencies(extended_length(m))[1]
+        rule = (f"θ′<sub>i</sub> = θ<sub>i</sub>·((1 − r<sub>i</sub>) + r<sub>i</sub>/{s}), "
+                f"ramp r<sub>i</sub> from 0 at pair {lo:g} to 1 at pair {hi:g} (β<sub>fast</sub> {sc.beta_fast:g}, "
+                f"β<sub>slow</sub> "
+                f"{sc.beta_slow:g}, L<sub>orig</sub> = {m.original_max_positions:,}); cos, sin × attention factor "
+                f"{att:.4g}; {theta}{dims}")
+    elif m.rope_type == "llama3":
+        hi_w, lo_w = llama3_band_edges(sc)
+        rule = (f"wavelength λ<sub>i</sub> = 2π/θ<sub>i</sub>: λ &gt; {_length(lo_w)} → θ<sub>i</sub>/{s}; "
+                f"λ &lt; {_length(hi_w)} → θ<sub>i</sub> kept; between: θ′ = (1 − g)θ/{s} + gθ, "
+                f"g = ({m.original_max_positions:,}/λ − {sc.low_freq_factor:g})/({sc.high_freq_factor:g} − "
+                f"{sc.low_freq_factor:g}); {theta}{dims}")
+    else:  # longrope
+        att = m.frequencies(extended_length(m))[1]
+        rule = (f"θ′<sub>i</sub> = θ<sub>i</sub>/f<sub>i</sub>, f = long_factor past L<sub>orig</sub> = "
+                f"{m.original_max_positions:,} (short_factor up to it, one per pair); cos, sin × attention factor "
+                f"{att:.4g}; {theta}{dims}")
+    return f"{head}</b>: {rule}"
+
+
+def _length(x: float) -> str:
+    """A wavelength in positions: whole ones with thousands separated (as L_orig is), others as num_html."""
+    return f"{x:,.0f}" if float(x).is_integer() else num_html(x)
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -156,3 +156,45 @@ def theme_colour_bar(bar, theme, base_name: str) -> None:
     target = theme.map_colormap_name(base_name)
     if target and getattr(bar.colorMap(), "name", None) != target:
         bar.setColorMap(target)
+
+
+#: The key's sample of each line style (schemes that share a colour are told apart by it).
+KEY_GLYPHS = {"solid": "━━", "dash": "╍╍", "dot": "┅┅", "dashdot": "━┅", "dashdotdot": "━┉"}
+
+
+def scheme_key(schemes, theme=None) -> str:
+    """Rich text naming ``schemes`` in their curves' colours and line styles: the key of a plot of many curves,
+    which wraps above the plot (a legend of fifteen entries was cut and covered the curves)."""
+    out = []
+    for s in schemes:
+        sch = registry.get(s)
+        c = QColor(scheme_colour(s))
+        if theme is not None:
+            r, g, b, _a = theme.map_colour((c.red(), c.green(), c.blue(), 255))
+            c = QColor(r, g, b)
+        out.append(f"<span style='white-space:nowrap'><span style='color:{c.name()}; font-weight:700'>"
+                   f"{KEY_GLYPHS.get(sch.line, '━━')}</span>&nbsp;{sch.title}</span>")
+    return " &nbsp; ".join(out)
+
+
+def fit_note(item, plot, text: str, room: float = 0.94) -> None:
+    """Put ``text`` on the text item ``item`` in ``plot``, or its first line when the whole is wider than ``room``
+    of the plot's view box, or nothing (hidden) when even that is; the whole is kept for the next fit.
+    (At 1280 × 720 presenter the Learned matrix's "no row for p ≥ 512" ran off its small tile.)"""
+    from PySide6.QtGui import QFontMetrics
+
+    item.full_note = text
+    width = plot.getPlotItem().getViewBox().width() * room
+    fm = QFontMetrics(item.textItem.font())
+
+    def fits(t: str) -> bool:
+        return max((fm.horizontalAdvance(line) for line in t.split("\n")), default=0) + 8 <= width
+
+    shown = next((t for t in (text, text.split("\n")[0]) if t and fits(t)), "")
+    item.setText(shown)
+    item.setToolTip(text if shown != text else "")
+
+
+def refit_note(item, plot) -> None:
+    """:func:`fit_note` again with the text last given (after a resize)."""
+    fit_note(item, plot, getattr(item, "full_note", ""))

@@ -119,7 +119,7 @@ class ModelView(QWidget):
         # Both labels left of their lines (the extended length is at the right edge), L_orig's above the other's.
         self.score_orig.label.setPosition(0.95)
         self.score_orig.label.anchors = [(1, 0), (1, 0)]
-        self.score_ext = _dotted("extended", 90)
+        self.score_ext = _dotted("ext.", 90)
         for item in (self.score_orig, self.score_ext):
             spi.addItem(item, ignoreBounds=True)
         self.response: ModelRopeResponse | None = None
@@ -193,8 +193,9 @@ class ModelView(QWidget):
         self.l_orig.setPos(math.log10(r.l_orig))
         self.l_ext.setPos(math.log10(r.l_ext))
         self.l_ext.setVisible(r.l_ext != r.l_orig)
+        # Short labels (at 1280 × 720 "extended 131,072" was cut at the plot's top edge).
         self.l_orig.label.setFormat(f"L_orig {r.l_orig:,}" if r.l_ext != r.l_orig else f"L = {r.l_orig:,}")
-        self.l_ext.label.setFormat(f"extended {r.l_ext:,}")
+        self.l_ext.label.setFormat(f"ext. {r.l_ext:,}")
         for pw in (self.freq, self.waves):
             pw.getPlotItem().setXRange(-0.5, r.theta.size - 0.5, padding=0.02)
         mean_p, _lo_p, _hi_p = r.plain

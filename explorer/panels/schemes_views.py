@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from .. import schemes as registry
 from ..jobs.schemes import DistanceResponse, MatrixResponse
@@ -20,10 +20,13 @@ from .schemes_items import (
     FutureMask,
     HatchItem,
     beyond_line,
+    fit_note,
     label,
     line_style,
     make_plot,
     pen,
+    refit_note,
+    scheme_key,
     theme_colour_bar,
     theme_info_label,
 )
@@ -171,15 +174,17 @@ class MatrixView(QWidget):
         if r is not None and r.matrix is None:
             note.setText(r.note.replace("; ", ";\n"))
             note.setPos(0.03 * n, n / 2)
+            note.wanted = False  # not refitted: the note says why there is no matrix at all
             note.setVisible(True)
             return
         text = r.missing if r is not None else ""  # the scheme's own words and limit (a real table's M)
         has_empty = bool(text) and bool(np.isnan(r.matrix).any())
-        note.setText(text)
+        fit_note(note, self.plots[s], text)
         # Any cell with query i ≥ L_train has no row; near the left edge it is below the diagonal too
         # (visible when causal), and anchored at its left end it never runs off the plot.
         note.setPos(0.03 * n, max(0.72 * n, (lt + n) / 2))
-        note.setVisible(has_empty)
+        note.wanted = has_empty
+        note.setVisible(has_empty and bool(note.toPlainText()))
 
     # -- results ----------------------------------------------------------------------------------
     def show_matrix(self, r: MatrixResponse, st) -> None:
@@ -233,6 +238,17 @@ class MatrixView(QWidget):
     def plot_widgets(self) -> list:
         return [self.plots[s] for s in self._shown] + [self.cbar_widget]
 
+    def refit_notes(self) -> None:
+        """The notes on the score matrices, shortened (or left out) where a tile is too small for them."""
+        for s, note in self.notes.items():
+            if getattr(note, "wanted", False):
+                refit_note(note, self.plots[s])
+                note.setVisible(bool(note.toPlainText()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.refit_notes)
+
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
         theme_colour_bar(self.cbar, theme, DIVERGING)
@@ -253,6 +269,14 @@ class DistanceView(QWidget):
         self.bottom = make_plot("RoPE's long-term decay (RoFormer's bound, Su et al. 2021 §3.4.3)",
                                 x="distance Δ = i − j", y="bound")
         # Not x-linked to the top: pyqtgraph links by screen position, and these sit side by side below it.
+        # The key above the plot, wrapped: a legend of fifteen entries was cut (ALiBi, Kerple, T5, FIRE missing
+        # even at 1920 × 1080) and covered the curves past Δ ≈ 900.
+        self.key = QLabel()
+        self.key.setObjectName("distanceKey")
+        self.key.setWordWrap(True)
+        self.key.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._theme = None
+        outer.addWidget(self.key)
         outer.addWidget(self.top, 3)
         # Below: RoFormer's bound and, beside it, any scheme's score terms (one row, so the top keeps its height).
         self.lower = QHBoxLayout()
@@ -260,6 +284,7 @@ class DistanceView(QWidget):
         self.lower.addWidget(self.bottom, 1)
         outer.addLayout(self.lower, 2)
         self.legend = self.top.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
+        self.legend.setVisible(False)  # the key above names the curves
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.bands: dict[str, tuple] = {}
         self.bounds: dict[str, pg.PlotDataItem] = {}
@@ -340,6 +365,7 @@ class DistanceView(QWidget):
             self.legend.addItem(self.curves[s], registry.get(s).title)
             if s in self.bounds:
                 self.bottom_legend.addItem(self.bounds[s], registry.get(s).title)
+        self._show_key()
         self.bottom.setVisible(any(s in schemes for s in self.bounds))
         for s, (pw, _curves) in self.term_plots.items():
             pw.setVisible(s in schemes)
@@ -388,6 +414,7 @@ class DistanceView(QWidget):
                 pw.setXRange(0, self._geometry[0], padding=0.01)
             self.lower.addWidget(pw, 1)
             self.term_plots[s] = (pw, [])
+            QTimer.singleShot(0, self.declutter)
         pw, curves = self.term_plots[s]
         colours = registry.get(s).term_colours
         while len(curves) < len(r.terms):
@@ -443,8 +470,31 @@ class DistanceView(QWidget):
     def plot_widgets(self) -> list:
         return [self.top, self.bottom] + [pw for s, (pw, _c) in self.term_plots.items() if s in self._shown]
 
+    #: Below this height (px) the lower plots drop their legends (at 1280 × 720 presenter six entries covered
+    #: a 70 px tall plot); the key above names the same pens.
+    LEGEND_ROOM = 240
+
+    def declutter(self) -> None:
+        """The lower plots' legends only where the plot has room for them."""
+        for pw, legend in [(self.bottom, self.bottom_legend)] + [
+                (pw, pw.getPlotItem().legend) for pw, _c in self.term_plots.values()]:
+            if legend is not None:
+                legend.setVisible(pw.height() >= self.LEGEND_ROOM)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self.declutter)
+
+    def _show_key(self) -> None:
+        self.key.setText(scheme_key(self._shown, self._theme))
+
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
+        # A size smaller than the info's: fifteen names take two lines, not four, at 1280 × 720 presenter.
+        self.key.setStyleSheet(f"QLabel {{ font-size: {round(9.5 * theme.font_scale, 1):g}pt; padding: 0 4px; "
+                               f"color: {theme.foreground}; }}")
+        self._theme = theme
+        self._show_key()
         for h in (self.hatch_top, self.hatch_bottom):
             h.set_colour(theme.foreground)
 

@@ -14,6 +14,7 @@ import math
 from typing import Any, TypeVar
 
 from ..encodings.errors import EncodingError
+from ..encodings.errors import short_repr as _short
 
 
 class StateError(EncodingError):
@@ -91,22 +92,6 @@ def _choices(meta) -> tuple:
 MAX_INT_BITS = 63
 #: ``--set`` number texts longer than this are refused before float() sees them.
 MAX_NUMBER_TEXT = 64
-
-
-def _short(value: Any) -> str:
-    """``repr(value)`` for a one-line message: huge integers by their size, long values cut."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
-        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
-    if isinstance(value, str):
-        return repr(value if len(value) <= 60 else value[:57] + "…")
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(_short(v) for v in list(value)[:6])
-        text = f"[{inner}{', …' if len(value) > 6 else ''}]"
-        return text if len(text) <= 80 else text[:77] + "…]"
-    if isinstance(value, dict):
-        return f"an object with {len(value)} key(s)"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def _number(name: str, value: Any, what: str, *, from_text: bool) -> int | float:

@@ -4,10 +4,14 @@ numbers as a numpy program (**Copy as Python**, from the panel's ``formula_snipp
 
 At 1280 × 720 in presenter mode the Schemes strip took four lines of the screen's height; a slightly
 smaller font keeps it to two wherever that is enough, and never shrinks it below normal mode's size.
+A strip of many formulas (one per line; the Schemes panel's, one per shown scheme) shows the first
+:attr:`FormulaStrip.max_formulas` and a "▸ k more" link that unfolds the rest (and folds them back); all
+of them are in its tooltip and copied by Copy.  Uncapped, fifteen formulas took 250 px of a 720 px screen.
 """
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import QLabel, QMenu
 
@@ -36,6 +40,11 @@ class FormulaStrip(QLabel):
         self._pt = 0.0
         #: Returns the formula's Copy-as-Python snippet (``.code``) or why there is none (``.reason``).
         self.snippet = None
+        #: Formula lines shown at most (None: all); the rest behind "▸ k more".
+        self.max_formulas: int | None = None
+        self._full = ""
+        self._expanded = False
+        self.linkActivated.connect(self._on_link)
 
     def context_menu(self) -> QMenu:
         """Copy (the selection, else the formula as plain text) and Copy as Python."""
@@ -75,11 +84,57 @@ class FormulaStrip(QLabel):
         ``floor_pt`` nor 70 % of it) where they do not."""
         self._sheet = (sheet, float(point_size), max(float(floor_pt), SHRINK * float(point_size)))
         self._pt = 0.0
+        if self.max_formulas is not None and self._full:
+            self.setText(self._full)  # the "more" link in the new theme's colour
         self._fit()
 
+    def set_max_formulas(self, n: int | None) -> None:
+        """Show at most ``n`` formula lines (``<br>``-separated), the rest behind a "▸ k more" link."""
+        self.max_formulas = n
+        self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.setText(self._full or super().text())
+
+    def text(self) -> str:  # noqa: D401 - QLabel override
+        """Every formula, folded away or not (what Copy copies; :meth:`shown_text` is what is on screen)."""
+        return self._full if self.max_formulas is not None else super().text()
+
+    def shown_text(self) -> str:
+        """The rich text on screen (the first formulas and the "▸ k more" link, when some are folded away)."""
+        return super().text()
+
+    def hidden_count(self) -> int:
+        """How many formula lines are folded away now."""
+        n = self._full.count("<br>") + 1 if self._full else 0
+        return 0 if self.max_formulas is None or self._expanded else max(0, n - self.max_formulas)
+
     def setText(self, text: str) -> None:  # noqa: N802 - Qt override
-        super().setText(text)
+        self._full = text
+        lines = text.split("<br>")
+        cap = self.max_formulas
+        if cap is None or len(lines) <= cap:
+            shown, tip = text, ""
+        elif self._expanded:
+            shown, tip = text + f" &nbsp; {self._link('less', '▴ fewer')}", ""
+        else:
+            rest = len(lines) - cap
+            # The link ends the last line shown (a line of its own cost a fifth of the strip).
+            shown = "<br>".join(lines[:cap]) + f" &nbsp; {self._link('more', f'▸ {rest} more')}"
+            tip = "<qt>" + text + "</qt>"
+        self.setToolTip(tip)
+        super().setText(shown)
         self._fit()
+
+    @staticmethod
+    def _link(href: str, text: str) -> str:
+        """A link in the theme's text colour, underlined (Qt's default blue was unreadable on the dark theme)."""
+        from .theming import current_theme
+
+        colour = current_theme().foreground
+        return f"<a href='{href}' style='color:{colour}; text-decoration: underline'>{text}</a>"
+
+    def _on_link(self, link: str) -> None:
+        self._expanded = link == "more"
+        self.setText(self._full)
 
     def point_size(self) -> float:
         return self._pt
@@ -92,13 +147,14 @@ class FormulaStrip(QLabel):
         width = self.width() - m.left() - m.right() - 16  # the sheet's padding
         pt = wanted
         # Hidden (a background dock never laid out), its width means nothing: fitted when it is shown.
-        if self.isVisible() and self.text() and width > 50:
+        shown = self.shown_text()
+        if self.isVisible() and shown and width > 50:
             font = QFont(self.font())
             # A formula per line (the Schemes panel's, one per scheme) keeps its own lines, unwrapped.
-            target = max(MAX_LINES, self.text().count("<br") + 1)
+            target = max(MAX_LINES, shown.count("<br") + 1)
             while pt > floor:
                 font.setPointSizeF(pt)
-                if lines_at(self.text(), font, width) <= target + 0.5:
+                if lines_at(shown, font, width) <= target + 0.5:
                     break
                 pt = max(floor, round(pt - 1.0, 1))
         if pt != self._pt:
