@@ -108,13 +108,13 @@ class ModelView(QWidget):
         use_si_log_ticks(spi)
         band = QColor(scheme_colour(MODEL))
         band.setAlpha(70)
-        self.band_lo = pg.PlotDataItem(pen=pg.mkPen(band, width=1), name="model block min")
-        self.band_hi = pg.PlotDataItem(pen=pg.mkPen(band, width=1), name="model block max")
+        self.band_lo = pg.PlotDataItem(pen=pg.mkPen(band, width=1), name="model (block min)")
+        self.band_hi = pg.PlotDataItem(pen=pg.mkPen(band, width=1), name="model (block max)")
         self.band = pg.FillBetweenItem(self.band_lo, self.band_hi, brush=pg.mkBrush(band))
         for item in (self.band_lo, self.band_hi, self.band):
             spi.addItem(item)
-        self.curves["score_plain"] = spi.plot(pen=pen(PLAIN, 2.0, Qt.PenStyle.DashLine), name="plain RoPE block mean")
-        self.curves["score_model"] = spi.plot(pen=pen(MODEL, 3.0), name="model block mean")
+        self.curves["score_plain"] = spi.plot(pen=pen(PLAIN, 2.0, Qt.PenStyle.DashLine), name="plain RoPE (block mean)")
+        self.curves["score_model"] = spi.plot(pen=pen(MODEL, 3.0), name="model (block mean)")
         self.score_orig = beyond_line(0, 90, "L_orig")
         # Both labels left of their lines (the extended length is at the right edge), L_orig's above the other's.
         self.score_orig.label.setPosition(0.95)
