@@ -52,6 +52,10 @@ from .monkey_checks import (  # noqa: F401 - re-exported: the tests and replays 
 from .monkey_events import WidgetEvents
 
 
+#: The widest a panel may ask to be: a 1280 × 720 projector, the lecture hall's screen.
+MAX_PANEL_WIDTH = 1280
+
+
 class Monkey(WidgetEvents):
     """Fires random legal events at ``window``; files go to ``folder``.  See the module docstring."""
 
@@ -303,6 +307,7 @@ class Monkey(WidgetEvents):
                 self.counts.events += 1
                 (self.counts.by_action if desc else self.counts.skipped)[name] += 1
                 self.counts.seconds[name] += time.perf_counter() - t0
+                self._check_widths()
                 if problems:
                     raise self._fail(problems[0], i)
                 if progress is not None:
@@ -320,6 +325,14 @@ class Monkey(WidgetEvents):
             qInstallMessageHandler(previous)
             sys.excepthook = previous_hook
         return self.counts
+
+    def _check_widths(self) -> None:
+        """No panel may need more width than a 1280-px projector has: content that grows without
+        bound (a 500-letter word once did) forces the window past the screen."""
+        for pid, panel in self.window.panels.items():
+            need = panel.minimumSizeHint().width()
+            if need > MAX_PANEL_WIDTH:
+                self._problems.append(f"the {pid} panel needs {need} px of width (at most {MAX_PANEL_WIDTH})")
 
     def check_final(self) -> None:
         """Raise :class:`MonkeyFailure` unless every plot shows the result of the final parameters."""

@@ -268,6 +268,23 @@ def test_sixty_four_tokens_render(qtbot, panel):
     assert "…" in panel.after_label.text() and "w60" in panel.after_label.text()
 
 
+def test_a_500_letter_word_neither_widens_the_panel_nor_eats_the_plots(qtbot, panel):
+    """Found by the GUI monkey: one word of 500 letters made the "After" line (and the map's tick
+    labels) 7,000 px wide, forcing the main window far past the screen — after which every dock
+    relayout crept 6 px at a time and the window stalled for minutes."""
+    long = "w" * 500
+    panel.set_state(panel.state.clamped(sentence=f"dog {long} man", swap_i=0, swap_j=2))
+    settle(qtbot, panel)
+    assert panel.minimumSizeHint().width() < 900
+    chip = panel.chips.chip(1)
+    assert chip.word == long and long in chip.toolTip() and chip.sizeHint().width() < 400
+    assert panel.after_label.minimumSizeHint().width() < 600 and "…" in panel.after_label.text()
+    label = panel.before_map.y_axis.labels()[1]
+    assert label.startswith("wwww") and "…" in label and len(label) <= 10
+    assert panel.before_map.y_axis.labels()[0] == "dog"  # short words are left alone
+    assert all(len(panel.query_combo.itemText(k)) < 40 for k in range(panel.query_combo.count()))
+
+
 def test_token_axis_thins_labels_to_fit():
     ax = TokenAxis("left")
     ax.set_labels([f"t{k}" for k in range(64)])

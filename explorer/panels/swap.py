@@ -37,7 +37,7 @@ from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
 from ..widgets.superqt_lite import QLabeledDoubleSlider
-from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea
+from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ..widgets.value_box import SpinBox
 from .base import Panel
 from .swap_formula import formula_html
@@ -78,7 +78,7 @@ def after_html(st: SwapState, context: int = 3) -> str:
         if gap:
             parts.append("…")
         gap = False
-        word = html.escape(w)
+        word = html.escape(short_word(w))
         if k in marked:
             word = f"<b style='color:{SWAP_COLOUR.name()}'>{word}</b><sub style='color:#888'>{k}</sub>"
         parts.append(word)
@@ -370,7 +370,7 @@ class SwapPanel(RealTableOption, Panel):
         self.head_spin.setValue(st.head + 1)
         self.head_spin.setEnabled(st.heads > 1)
         self.seed_spin.setValue(st.seed)
-        items = [f"{k} · {w}" for k, w in enumerate(tokens)]
+        items = [f"{k} · {short_word(w)}" for k, w in enumerate(tokens)]
         if [self.query_combo.itemText(k) for k in range(self.query_combo.count())] != items:
             self.query_combo.clear()
             self.query_combo.addItems(items)

@@ -15,6 +15,10 @@ from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
 from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.theming import theme_bus
 from ..widgets.titles import full_title
+from ..widgets.token_chips import short_word
+
+#: Token tick labels are shortened above this many letters (the whole word is in its chip's tooltip).
+TICK_WORD = 10
 
 BEFORE_COLOUR = "#4c72b0"
 AFTER_COLOUR = "#dd8452"
@@ -62,9 +66,9 @@ class TokenAxis(pg.AxisItem):
 
     def set_labels(self, labels: list[str], extra: dict[float, str] | None = None) -> None:
         """Show ``labels`` (and ``extra``); the same ones again (a slider drag) leave the drawn axis as it is."""
-        if list(labels) == self._labels and dict(extra or {}) == self._extra:
+        if [short_word(s, TICK_WORD) for s in labels] == self._labels and dict(extra or {}) == self._extra:
             return
-        self._labels = list(labels)
+        self._labels = [short_word(s, TICK_WORD) for s in labels]  # one 500-letter word must not eat the plot
         self._extra = dict(extra or {})
         self.picture = None
         self.update()
@@ -308,10 +312,10 @@ class AttentionMap(FittedTitle, Heatmap):
         r = int(math.floor(y))
         if not 0 <= r < n:
             return ""
-        q = f"“{self._tokens[r]}” ({r})"
+        q = f"“{short_word(self._tokens[r])}” ({r})"
         if 0 <= x < n:
             c = int(math.floor(x))
-            key = f"“{self._tokens[c]}” ({c})"
+            key = f"“{short_word(self._tokens[c])}” ({c})"
             return f"{self._full_title}: query {q} → key {key}: weight {self._weights[r, c]:.4f}"
         x0, sw = sum_column(n)
         if x0 <= x < x0 + sw:
@@ -382,7 +386,7 @@ class OutputMap(FittedTitle, Heatmap):
         r, c = int(math.floor(y)), int(math.floor(x))
         if not (0 <= r < n and 0 <= c < m):
             return ""
-        return f"{self._full_title}: token “{self._tokens[r]}” ({r}), component {c}: {self._data[r, c]:+.6g}"
+        return f"{self._full_title}: token “{short_word(self._tokens[r])}” ({r}), component {c}: {self._data[r, c]:+.6g}"
 
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()
@@ -444,7 +448,7 @@ class QueryBars(FittedTitle, pg.PlotWidget):
         xs = np.concatenate([x + 0.3, x + 0.7])
         ys = np.concatenate([b, a])
         self.values.set_items(xs, ys, ys, cell=(0.4, 0.0))
-        self.set_title(f"Query “{tokens[query]}” ({query}){head_note}")
+        self.set_title(f"Query “{short_word(tokens[query], TICK_WORD)}” ({query}){head_note}")
         if self._bars_shown != n:
             # A new sentence length: show all of it.  The same again (a slider drag): keep the range.
             self._bars_shown = n
@@ -460,7 +464,7 @@ class QueryBars(FittedTitle, pg.PlotWidget):
         p = vb.mapSceneToView(pos)
         k = int(math.floor(p.x()))
         if 0 <= k < len(self._tokens):
-            key = f"“{self._tokens[k]}” ({k})"
+            key = f"“{short_word(self._tokens[k])}” ({k})"
             text = f"“{self._query}” → {key}: before {self._b[k]:.4f}, after {self._a[k]:.4f}"
             pointer_for(self).show_at(pos, two_lines(text))
             self.hovered.emit(text)

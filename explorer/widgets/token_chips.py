@@ -21,6 +21,18 @@ COMPACT_ABOVE = 16
 
 #: Colours of the chip roles (colour-blind-safe blue/orange, as on the plots).
 SWAP_COLOUR = QColor("#d95f02")
+
+#: A word longer than this is shown shortened (head…tail; the whole word in the tooltip), so one
+#: 500-letter "word" neither makes a chip wider than the panel nor forces the window past the screen.
+LONG_WORD = 24
+
+
+def short_word(word: str, limit: int = LONG_WORD) -> str:
+    """``word`` itself, or its first and last letters around an ellipsis when it is longer than ``limit``."""
+    if len(word) <= limit:
+        return word
+    head = (limit - 1) * 2 // 3
+    return word[:head] + "…" + word[-(limit - 1 - head):]
 SELECT_COLOUR = QColor("#1f6fd1")
 DROP_COLOUR = QColor("#2e7d32")
 
@@ -41,6 +53,7 @@ class TokenChip(QWidget):
         super().__init__(parent)
         self.index = index
         self.word = word
+        self.shown = short_word(word)
         self._owner_id = owner_id
         self.swap_role = False
         self.selected = False
@@ -75,7 +88,7 @@ class TokenChip(QWidget):
     # -- geometry and painting ---------------------------------------------------------------------
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         wm, im = QFontMetrics(self._word_font), QFontMetrics(self._index_font)
-        w = im.horizontalAdvance(f"{self.index} ⇄") + wm.horizontalAdvance(self.word) + 26
+        w = im.horizontalAdvance(f"{self.index} ⇄") + wm.horizontalAdvance(self.shown) + 26
         return QSize(max(w, 40), wm.height() + 12)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
@@ -109,7 +122,7 @@ class TokenChip(QWidget):
         p.setPen(text)
         left = r.left() + 9 + im.horizontalAdvance(tag) + 6
         p.drawText(QRectF(left, r.top(), r.right() - left - 6, r.height()),
-                   int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), self.word)
+                   int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), self.shown)
         p.end()
 
     def set_roles(self, *, swap: bool, selected: bool) -> None:
