@@ -51,7 +51,6 @@ from .monkey_checks import (  # noqa: F401 - re-exported: the tests and replays 
 )
 from .monkey_events import WidgetEvents
 
-
 #: The widest a panel may ask to be: a 1280 × 720 projector, the lecture hall's screen.
 MAX_PANEL_WIDTH = 1280
 
