@@ -176,3 +176,27 @@ def test_docs_dir_prefers_the_packaged_guide(tmp_path):
     assert docs_dir(pkg) == tmp_path / "site" / "docs"  # only the one with an index counts
     (pkg / "docs" / "index.md").write_text("# packaged")
     assert docs_dir(pkg) == pkg / "docs"
+
+
+def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
+    """The Waves similarity dots (a bare ScatterPlotItem, not a PlotDataItem's symbols) stayed dark blue on
+    the dark background; now their fill is mapped like every pen, and set back in light."""
+    from PySide6.QtGui import QColor
+
+    from explorer.panels.waves.common import P_COLOUR
+    from explorer.theme import DARK
+
+    waves = main_window.panels["waves"]
+    dots = waves.similarity.dots  # builds its tab
+    light = QColor(P_COLOUR)
+    assert dots.opts["brush"].color() == light
+    main_window.act_dark.trigger()
+    want = QColor(*DARK.map_colour((light.red(), light.green(), light.blue(), 255)))
+    assert want != light  # the dark theme does map this blue
+    assert dots.opts["brush"].color() == want
+    dots.setBrush(pg.mkBrush("#e66100"))  # a panel's new fill is the base, mapped at once
+    orange = QColor("#e66100")
+    assert dots.opts["brush"].color() == QColor(*DARK.map_colour((orange.red(), orange.green(), orange.blue(), 255)))
+    dots.setBrush(pg.mkBrush(P_COLOUR))
+    main_window.act_dark.trigger()
+    assert dots.opts["brush"].color() == light

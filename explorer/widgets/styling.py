@@ -149,6 +149,13 @@ def _style_item(item, theme: Theme, zoom: float, pen_scale: float, force: bool) 
             _style_pen_item(item, "pen", item.opts["pen"], item.setPen, theme, line, sig)
     elif isinstance(item, pg.InfiniteLine):
         _style_pen_item(item, "pen", item.pen, item.setPen, theme, line, sig)
+    elif isinstance(item, pg.ScatterPlotItem):
+        # A scatter of its own (a PlotDataItem styles the one it holds): its default fill and outline in the
+        # theme's colours — unmapped, the Waves similarity dots stayed dark blue on a dark background.
+        # Per-point brushes and pens (set as lists) are left as they are.
+        if not isinstance(item.parentItem(), pg.PlotDataItem):
+            _style_pen_item(item, "pen", item.opts.get("pen"), item.setPen, theme, line / pen_scale, sig)
+            _style_symbol_brush(item, item.opts.get("brush"), theme, item.setBrush)
     elif isinstance(item, pg.ImageItem):
         _style_colormap(item, theme, item.getColorMap, item.setColorMap)
 
@@ -334,7 +341,7 @@ def _no_brush():
     return Qt.BrushStyle.NoBrush
 
 
-def _style_symbol_brush(item, current, theme: Theme) -> None:
+def _style_symbol_brush(item, current, theme: Theme, setter=None) -> None:
     """A marker's fill in ``theme``'s colours, like its pen: unmapped, a dark marker (the Waves spectrum's grey,
     "Why sinusoids?"'s brown) vanished on a dark background.  A list (one brush per point) is left as it is."""
     pg, QColor, *_ = _qt()
@@ -349,7 +356,7 @@ def _style_symbol_brush(item, current, theme: Theme) -> None:
         memo.base["symbolBrush"] = (c.red(), c.green(), c.blue(), c.alpha())
     mapped = QColor(*theme.map_colour(memo.base["symbolBrush"]))
     if mapped.rgba() != c.rgba():
-        item.setSymbolBrush(pg.mkBrush(mapped))
+        (setter or item.setSymbolBrush)(pg.mkBrush(mapped))
     memo.applied["symbolBrush"] = mapped.rgba()
 
 

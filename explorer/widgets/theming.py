@@ -289,6 +289,7 @@ _HOOKS = (
                        ("setData", _data_changed))),
     (pg.PlotCurveItem, (("setPen", _restyle), ("setData", _data_changed))),
     (pg.InfiniteLine, (("setPen", _restyle),)),
+    (pg.ScatterPlotItem, (("setPen", _restyle), ("setBrush", _restyle))),
     (pg.ImageItem, (("setColorMap", _restyle),)),
 )
 
