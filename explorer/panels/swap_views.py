@@ -386,7 +386,8 @@ class OutputMap(FittedTitle, Heatmap):
         r, c = int(math.floor(y)), int(math.floor(x))
         if not (0 <= r < n and 0 <= c < m):
             return ""
-        return f"{self._full_title}: token “{short_word(self._tokens[r])}” ({r}), component {c}: {self._data[r, c]:+.6g}"
+        word = short_word(self._tokens[r])
+        return f"{self._full_title}: token “{word}” ({r}), component {c}: {self._data[r, c]:+.6g}"
 
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()
