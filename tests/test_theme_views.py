@@ -200,3 +200,30 @@ def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
     dots.setBrush(pg.mkBrush(P_COLOUR))
     main_window.act_dark.trigger()
     assert dots.opts["brush"].color() == light
+
+
+def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
+    """The Lab's "Schemes to train" swatches used the light colours in dark theme too."""
+    from PySide6.QtGui import QColor
+
+    from explorer.panels.lab_views import SCHEME_COLOURS
+    from explorer.theme import DARK
+
+    lab = main_window.panels["lab"]
+
+    def swatch(s):
+        return lab.scheme_checks[s].icon().pixmap(14, 14).toImage().pixelColor(7, 7)
+
+    main_window.act_dark.trigger()
+    changed = 0
+    for s, cb in lab.scheme_checks.items():
+        if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() == 0:
+            continue  # a line sample (dashed or dotted), not a filled square
+        c = QColor(SCHEME_COLOURS[s])
+        want = QColor(*DARK.map_colour((c.red(), c.green(), c.blue(), 255)))
+        assert swatch(s) == want, s
+        changed += want != c
+    assert changed >= 3
+    main_window.act_dark.trigger()
+    assert all(swatch(s) == QColor(SCHEME_COLOURS[s]) for s, cb in lab.scheme_checks.items()
+               if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() != 0)

@@ -65,8 +65,12 @@ from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, show_
 from .schemes_items import line_style
 
 
-def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
-    """A square of the scheme's colour; a scheme drawn dashed or dotted (it shares a colour) gets a line sample."""
+def _swatch(colour: str, style=Qt.PenStyle.SolidLine, theme=None) -> QIcon:
+    """A square of the scheme's colour as ``theme`` draws it (the plots' colour, in dark too); a scheme drawn
+    dashed or dotted (it shares a colour) gets a line sample."""
+    if theme is not None:
+        c = QColor(colour)
+        colour = QColor(*theme.map_colour((c.red(), c.green(), c.blue(), 255))).name()
     pm = QPixmap(14, 14)
     if style == Qt.PenStyle.SolidLine:
         pm.fill(QColor(colour))
@@ -395,6 +399,8 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
     def apply_theme(self, theme) -> None:
         self._theme = theme
         self._apply_fonts(theme.font_scale, theme.foreground)
+        for s, cb in getattr(self, "scheme_checks", {}).items():
+            cb.setIcon(_swatch(SCHEME_COLOURS[s], line_style(s), theme))
         if hasattr(self, "loss_view"):  # built (the base class may restyle before the views exist)
             self.table.set_theme(theme)
             self.grid.set_theme(theme)
