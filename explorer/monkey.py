@@ -51,7 +51,7 @@ from .monkey_checks import (  # noqa: F401 - re-exported: the tests and replays 
 )
 from .monkey_events import WidgetEvents
 
-#: The widest a panel may ask to be: a 1280 × 720 projector, the lecture hall's screen.
+#: The widest a panel may ask to be at 100 % text size (the zoom scales it): a 1280 × 720 projector.
 MAX_PANEL_WIDTH = 1280
 
 
@@ -326,12 +326,13 @@ class Monkey(WidgetEvents):
         return self.counts
 
     def _check_widths(self) -> None:
-        """No panel may need more width than a 1280-px projector has: content that grows without
-        bound (a 500-letter word once did) forces the window past the screen."""
+        """No panel may need more width than a 1280-px projector has (times the text zoom): content that
+        grows without bound (a 500-letter word once did) forces the window past the screen."""
+        limit = int(MAX_PANEL_WIDTH * max(1.0, self.window.zoom))
         for pid, panel in self.window.panels.items():
             need = panel.minimumSizeHint().width()
-            if need > MAX_PANEL_WIDTH:
-                self._problems.append(f"the {pid} panel needs {need} px of width (at most {MAX_PANEL_WIDTH})")
+            if need > limit:
+                self._problems.append(f"the {pid} panel needs {need} px of width (at most {limit})")
 
     def check_final(self) -> None:
         """Raise :class:`MonkeyFailure` unless every plot shows the result of the final parameters."""

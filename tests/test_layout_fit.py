@@ -435,3 +435,27 @@ def test_schemes_with_every_scheme_shown_keeps_its_plots_at_720p_presenter(windo
         win.set_presenter(False)
         win.apply_look()
         _settle(30)
+
+
+def test_no_panel_needs_more_than_a_1280_projector_at_160_percent_text_in_presenter_mode(window):
+    """Token swap's hover line was one unwrapped line: at 160 % text in presenter mode it asked for 1,444 px,
+    forcing the window past a 1280-px projector. Every panel, on every tab, now fits at 160 % (at 200 % the
+    widest needs about 1,290 px)."""
+    win = window
+    win.set_presenter(True)
+    try:
+        while win.zoom < 1.6:
+            win.zoom_in()
+        _settle(40)
+        assert win.zoom == pytest.approx(1.6)
+        need = {}
+        for pid in win.panels:
+            win.show_panel(pid)
+            for where in _tab_walk(win.panels[pid]):
+                _settle(20)
+                need[f"{pid} {where}"] = win.panels[pid].minimumSizeHint().width()
+        assert max(need.values()) <= 1280, {k: v for k, v in need.items() if v > 1280}
+    finally:
+        win.zoom_reset()
+        win.set_presenter(False)
+        _settle(40)

@@ -120,6 +120,8 @@ class SwapPanel(RealTableOption, Panel):
         self.readout = QLabel("Hover a cell or bar to read its value; click a row of “Attention before” to "
                               "choose the query.", self)
         self.readout.setObjectName("swapReadout")
+        # Wrapped: on one line it asked for 1,444 px at 160 % text in presenter mode, past a 1280-px projector.
+        self.readout.setWordWrap(True)
         self.body.addWidget(self.readout)
         self._connect()
         self._restyle()
