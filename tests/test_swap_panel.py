@@ -285,6 +285,16 @@ def test_a_500_letter_word_neither_widens_the_panel_nor_eats_the_plots(qtbot, pa
     assert all(len(panel.query_combo.itemText(k)) < 40 for k in range(panel.query_combo.count()))
 
 
+def test_short_word_keeps_short_words_and_both_ends_of_long_ones():
+    from explorer.widgets.token_chips import short_word
+
+    assert short_word("bites") == "bites" and short_word("x" * 24) == "x" * 24
+    long = "a" * 10 + "m" * 480 + "z" * 10
+    shown = short_word(long)
+    assert len(shown) == 24 and shown.startswith("a" * 10) and shown.endswith("z" * 8) and "…" in shown
+    assert len(short_word(long, 10)) == 10
+
+
 def test_token_axis_thins_labels_to_fit():
     ax = TokenAxis("left")
     ax.set_labels([f"t{k}" for k in range(64)])

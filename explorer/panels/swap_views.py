@@ -441,7 +441,7 @@ class QueryBars(FittedTitle, pg.PlotWidget):
         b, a = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
         n = len(tokens)
         self._b, self._a, self._tokens = b, a, list(tokens)
-        self._query = tokens[query]
+        self._query = short_word(tokens[query])
         x = np.arange(n, dtype=float)
         self.before.setOpts(x=x + 0.3, height=b, width=0.38)
         self.after.setOpts(x=x + 0.7, height=a, width=0.38)

@@ -21,6 +21,8 @@ COMPACT_ABOVE = 16
 
 #: Colours of the chip roles (colour-blind-safe blue/orange, as on the plots).
 SWAP_COLOUR = QColor("#d95f02")
+SELECT_COLOUR = QColor("#1f6fd1")
+DROP_COLOUR = QColor("#2e7d32")
 
 #: A word longer than this is shown shortened (head…tail; the whole word in the tooltip), so one
 #: 500-letter "word" neither makes a chip wider than the panel nor forces the window past the screen.
@@ -33,8 +35,6 @@ def short_word(word: str, limit: int = LONG_WORD) -> str:
         return word
     head = (limit - 1) * 2 // 3
     return word[:head] + "…" + word[-(limit - 1 - head):]
-SELECT_COLOUR = QColor("#1f6fd1")
-DROP_COLOUR = QColor("#2e7d32")
 
 
 class TokenChip(QWidget):
