@@ -61,10 +61,10 @@ def _scheme_params(texts) -> dict:
         shown = text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
         if not (eq and dot and sid and name):
             raise UsageError(f"--scheme-param takes SCHEME.NAME=VALUE (see pe-explorer lab --help), got {shown!r}")
-        own = {q.name: q for q in registry.get(sid).lab_parameters} if sid in registry.lab_ids() else {}
+        own = registry.lab_settings_of(sid)
         if name not in own:
-            valid = ", ".join(f"{s}.{q.name}" for s in registry.lab_ids() for q in registry.get(s).lab_parameters)
-            raise UsageError(f"--scheme-param: no Lab setting {key.strip()[:40]!r}; valid: {valid or 'none'}")
+            raise UsageError(f"--scheme-param: no Lab setting {key.strip()[:40]!r}; "
+                             f"valid: {registry.lab_setting_names()}")
         q = own[name]
         try:
             v = (parse_whole(value, q.lo, q.hi) if q.integer else parse_number(value, q.lo, q.hi))
@@ -109,11 +109,10 @@ def add_parser(sub) -> None:
                    help="seed for the rule, the data and the weights (default 0)")
     p.add_argument("--layers", type=whole(), default=2, metavar="N",
                    help=f"decoder blocks of every model, 1 … {MAX_LAYERS} (default 2)")
-    settable = [(s, q) for s in registry.lab_ids() for q in registry.get(s).lab_parameters]
     p.add_argument("--scheme-param", action="append", default=[], metavar="SCHEME.NAME=VALUE",
                    help="a scheme's own Lab setting, repeatable: " + ("; ".join(
                        f"{s}.{q.name}: {q.label}, {q.lo:g} … {q.hi:g} (default {q.default:g})"
-                       for s, q in settable) or "none"))
+                       for s, q in registry.lab_settings()) or "none"))
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: the GPU when torch sees one, else the CPU")
     p.add_argument("--threads", type=whole(), default=1, metavar="T",

@@ -227,10 +227,10 @@ def lab_scheme_params(given, schemes) -> tuple:
     for sid, name, value in items:
         if sid not in registry.lab_ids():
             raise LabError(f"scheme_params: unknown scheme {str(sid)[:40]!r}")
-        own = {p.name: p for p in registry.get(sid).lab_parameters}
+        own = registry.lab_settings_of(sid)
         if name not in own:
-            valid = ", ".join(f"{s}.{p.name}" for s in registry.lab_ids() for p in registry.get(s).lab_parameters)
-            raise LabError(f"scheme_params: {sid} has no Lab setting {str(name)[:40]!r}; valid: {valid or 'none'}")
+            raise LabError(f"scheme_params: {sid} has no Lab setting {str(name)[:40]!r}; "
+                           f"valid: {registry.lab_setting_names()}")
         if isinstance(value, int) and value.bit_length() > 63:
             raise LabError(f"scheme_params: {sid}.{name} must be {own[name].lo:g} … {own[name].hi:g}, "
                            f"got a number of {len(str(abs(value)))} digits")

@@ -19,15 +19,10 @@ from ..state.lab import MAX_LAYERS, LabState
 from ..widgets.value_box import SpinBox
 
 
-def settable() -> list[tuple[str, object]]:
-    """(scheme id, Parameter) for every Lab setting of every Lab scheme, in registry order."""
-    return [(s, q) for s in registry.lab_ids() for q in registry.get(s).lab_parameters]
-
-
 def settings_text(st: LabState) -> str:
     """One line per scheme with Lab settings: what they do in this state's model (ticked or not)."""
     lines = []
-    for sid in dict.fromkeys(s for s, _q in settable()):
+    for sid in dict.fromkeys(s for s, _q in registry.lab_settings()):
         try:
             cfg = LabConfig(schemes=(sid,), layers=st.layers, scheme_params={sid: st.params_of(sid)})
         except LabError as exc:  # pragma: no cover - the state checked the same limits
@@ -52,7 +47,7 @@ class LabModelBox:
         self.layers_spin.valueChanged.connect(self._on_layers_changed)
         form.addRow("Layers", self.layers_spin)
         self.param_spins: dict[tuple[str, str], SpinBox] = {}
-        for sid, q in settable():
+        for sid, q in registry.lab_settings():
             spin = SpinBox(minimum=int(q.lo), maximum=int(q.hi))
             spin.setObjectName(f"labParam_{sid}_{q.name}")
             tip = f"{SCHEME_LABELS[sid]}: {q.label} — {q.help}" if q.help else f"{SCHEME_LABELS[sid]}: {q.label}"

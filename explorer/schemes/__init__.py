@@ -86,6 +86,21 @@ def lab_ids() -> tuple[str, ...]:
     return tuple(s.id for s in all_schemes() if s.in_lab)
 
 
+def lab_settings() -> tuple[tuple[str, Parameter], ...]:
+    """(scheme id, Parameter) for every Lab setting (:attr:`Scheme.lab_parameters`) of every Lab scheme."""
+    return tuple((s.id, p) for s in all_schemes() if s.in_lab for p in s.lab_parameters)
+
+
+def lab_settings_of(scheme_id) -> dict[str, Parameter]:
+    """The Lab settings of ``scheme_id`` by name ({} for a scheme without any, or not in the Lab)."""
+    return {p.name: p for s, p in lab_settings() if s == scheme_id}
+
+
+def lab_setting_names() -> str:
+    """Every Lab setting as ``scheme.name``, comma-separated, for messages ("none" when there is none)."""
+    return ", ".join(f"{s}.{p.name}" for s, p in lab_settings()) or "none"
+
+
 def lab_default_ids() -> tuple[str, ...]:
     """The schemes a new Lab trains."""
     return tuple(s.id for s in all_schemes() if s.in_lab and s.lab_by_default)

@@ -65,10 +65,9 @@ class LabState(PanelState):
             raise StateError(f"test lengths may reach {MAX_EXTRAPOLATION} × L = {top}; "
                              f"got {', '.join(map(str, over))}")
         for sid, name, value in self.scheme_params:
-            own = {p.name: p for p in registry.get(sid).lab_parameters} if sid in registry.lab_ids() else {}
+            own = registry.lab_settings_of(sid)
             if name not in own:
-                valid = ", ".join(f"{s}.{p.name}" for s in registry.lab_ids() for p in registry.get(s).lab_parameters)
-                raise StateError(f"scheme_params: unknown {sid}.{name}; valid: {valid or 'none'}")
+                raise StateError(f"scheme_params: unknown {sid}.{name}; valid: {registry.lab_setting_names()}")
             try:
                 own[name].check(value)
             except EncodingError as exc:
