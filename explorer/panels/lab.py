@@ -61,16 +61,12 @@ from .lab_model import LabModelBox
 from .lab_run import LabRunControl, LabRunner, _eta
 from .lab_table import LearnedTableButton
 from .lab_text import formula_text, model_text, task_text
-from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, show_key
+from .lab_views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, scheme_colour, show_key
 from .schemes_items import line_style
 
 
-def _swatch(colour: str, style=Qt.PenStyle.SolidLine, theme=None) -> QIcon:
-    """A square of the scheme's colour as ``theme`` draws it (the plots' colour, in dark too); a scheme drawn
-    dashed or dotted (it shares a colour) gets a line sample."""
-    if theme is not None:
-        c = QColor(colour)
-        colour = QColor(*theme.map_colour((c.red(), c.green(), c.blue(), 255))).name()
+def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
+    """A square of the scheme's colour; a scheme drawn dashed or dotted (it shares a colour) gets a line sample."""
     pm = QPixmap(14, 14)
     if style == Qt.PenStyle.SolidLine:
         pm.fill(QColor(colour))
@@ -400,7 +396,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
         self._theme = theme
         self._apply_fonts(theme.font_scale, theme.foreground)
         for s, cb in getattr(self, "scheme_checks", {}).items():
-            cb.setIcon(_swatch(SCHEME_COLOURS[s], line_style(s), theme))
+            cb.setIcon(_swatch(scheme_colour(s, theme).name(), line_style(s)))  # as the plots draw it
         if hasattr(self, "loss_view"):  # built (the base class may restyle before the views exist)
             self.table.set_theme(theme)
             self.grid.set_theme(theme)

@@ -18,6 +18,7 @@ from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.log_ticks import thinned, use_si_log_ticks
 from ..widgets.plots import make_plot
+from ..widgets.styling import mapped_colour
 from ..widgets.theming import adopt_item
 from .schemes_items import line_style
 
@@ -159,11 +160,7 @@ class _LegendFitter(QObject):
 
 def scheme_colour(scheme: str, theme=None) -> QColor:
     """``scheme``'s colour as ``theme`` draws its curves (the plots' theming maps each pen the same way)."""
-    c = QColor(SCHEME_COLOURS[scheme])
-    if theme is not None:
-        r, g, b, _a = theme.map_colour((c.red(), c.green(), c.blue(), 255))
-        c = QColor(r, g, b)
-    return c
+    return mapped_colour(SCHEME_COLOURS[scheme], theme)
 
 
 def scheme_key(schemes, theme=None) -> str:

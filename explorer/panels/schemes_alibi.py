@@ -23,6 +23,7 @@ from ..schemes.learned import model_tables_text
 from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plot_data import set_image
 from ..widgets.plots import SEQUENTIAL, colormap
+from ..widgets.styling import mapped_colour
 from .schemes_items import (
     FutureMask,
     label,
@@ -370,9 +371,7 @@ class PropertiesView(QWidget):
             item = self.table.item(i, 0)
             if item is None:
                 continue
-            c = QColor(scheme_colour(item.data(Qt.ItemDataRole.UserRole)))
-            if theme is not None:
-                c = QColor(*theme.map_colour((c.red(), c.green(), c.blue(), 255)))
+            c = mapped_colour(scheme_colour(item.data(Qt.ItemDataRole.UserRole)), theme)
             item.setForeground(QBrush(c))
 
     def apply_theme(self, theme) -> None:

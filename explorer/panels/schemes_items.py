@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
 from .. import schemes as registry
 from ..theme import mask_colour
 from ..widgets.plots import make_plot as _make_plot
+from ..widgets.styling import mapped_colour
 from ..widgets.theming import current_theme
 
 
@@ -168,10 +169,7 @@ def scheme_key(schemes, theme=None) -> str:
     out = []
     for s in schemes:
         sch = registry.get(s)
-        c = QColor(scheme_colour(s))
-        if theme is not None:
-            r, g, b, _a = theme.map_colour((c.red(), c.green(), c.blue(), 255))
-            c = QColor(r, g, b)
+        c = mapped_colour(scheme_colour(s), theme)
         out.append(f"<span style='white-space:nowrap'><span style='color:{c.name()}; font-weight:700'>"
                    f"{KEY_GLYPHS.get(sch.line, '━━')}</span>&nbsp;{sch.title}</span>")
     return " &nbsp; ".join(out)

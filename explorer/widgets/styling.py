@@ -43,6 +43,16 @@ def _qt():
     return pg, QColor, QFont, QPen
 
 
+def mapped_colour(colour, theme: Theme | None):
+    """``colour`` (a name or QColor) opaque, as ``theme`` draws it (as it is when ``theme`` is None): a key's or a
+    swatch's colour matching the curves the plots' theming maps."""
+    QColor = _qt()[1]
+    c = QColor(colour)
+    if theme is None:
+        return QColor(c.red(), c.green(), c.blue())
+    return QColor(*theme.map_colour((c.red(), c.green(), c.blue(), 255))[:3])
+
+
 def mapped_pen(base, theme: Theme, width_scale: float):
     """A copy of ``base`` (QPen) in ``theme``'s colours with its width scaled."""
     _, QColor, _, QPen = _qt()

@@ -16,6 +16,7 @@ from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from ...widgets.pointer import pointer_for
+from ...widgets.styling import mapped_colour
 from ...widgets.theming import current_theme, theme_bus
 from ...widgets.titles import declutter
 from .common import (
@@ -526,8 +527,7 @@ class VectorView(Card):
     def _on_theme_changed(self, theme) -> None:
         """The key's swatches in the colours the theme draws the bars and the overlay in."""
         def hexc(c: str) -> str:
-            q = pg.mkColor(c)
-            return "#{:02x}{:02x}{:02x}".format(*theme.map_colour((q.red(), q.green(), q.blue(), 255))[:3])
+            return mapped_colour(c, theme).name()
 
         self.key.setText(f'<span style="color:{hexc(P_COLOUR)}">■</span> PE(p) &nbsp; '
                          f'<span style="color:{hexc(PK_COLOUR)}">━</span> PE(p+k)')
