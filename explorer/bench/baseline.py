@@ -22,16 +22,12 @@ def _matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def _visible_plots(panel) -> list:
-    return panel.visible_plots()
-
-
 def figure_items(panel) -> list:
     """What the panel shows, per plot: images, curves and bars (the display data, not the widgets)."""
     import pyqtgraph as pg
 
     plots = []
-    for pw in _visible_plots(panel):
+    for pw in panel.visible_plots():
         items = []
         for it in pw.getPlotItem().items:
             if isinstance(it, pg.ImageItem) and it.image is not None:
@@ -110,7 +106,7 @@ def _full_arrays(panel) -> list:
     if panel.panel_id == "waves":
         return _waves_full(panel)
     out = []
-    for pw in _visible_plots(panel):
+    for pw in panel.visible_plots():
         try:
             data = panel.export_data(pw)
         except Exception:  # noqa: BLE001 - a plot with nothing exportable is left out
