@@ -142,3 +142,26 @@ def test_spectrum_opens_on_the_frequencies_that_hold_power():
     slow = np.sin(2 * np.pi * p * np.linspace(1, 20, 16)[None, :] / 512) + 0.01 * rng.standard_normal((512, 16))
     assert 20 / 512 <= top(slow) < 0.1
     assert top(rng.standard_normal((512, 16))) == 0.5
+
+
+@pytest.mark.parametrize("change", ["rows", "tab"])
+def test_a_refused_file_then_new_parameters_draw_the_new_parameters(qtbot, panel, tmp_path, change):
+    """The GUI monkey's stale plot (issue 25): while a refused file is being read, the rows change (or another
+    tab comes up); once the file is refused, what is on screen must be the current parameters' table, not the
+    last one drawn before the file was asked for (nor nothing at all)."""
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
+    panel.show_view("similarity")
+    qtbot.waitUntil(lambda: "table.similarity" in panel._drawn_keys and not panel.waiting, timeout=20000)
+    panel.open_checkpoint(str(bad))
+    if change == "rows":
+        panel.set_state(dataclasses.replace(panel.state, rows=32))
+    else:
+        panel.show_view("spectrum")
+    qtbot.waitUntil(lambda: panel.banner.isVisibleTo(panel), timeout=20000)
+    view = panel.current_view()
+    want = panel.requests(panel.state)[0]
+    assert want.source.kind == "random" and want.key == f"table.{view}"
+    qtbot.waitUntil(lambda: panel.last_drawn_request == want, timeout=20000)
+    assert panel._last[view].info.positions == panel.state.rows
+    assert panel.banner.isVisibleTo(panel) and "bad.safetensors" in panel.banner.text()  # the reason stays

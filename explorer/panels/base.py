@@ -210,6 +210,8 @@ class Panel(QWidget):
         self.frames.post(result.key, result)
 
     def _draw_result(self, _key: str, result: Result) -> None:
+        if not self.wants(result.request):
+            return  # asked for something no longer shown (its replacement is on its way): not drawn
         self.last_drawn_origin = result.origin
         self.last_drawn_request = result.request
         self.banner.clear_error()
@@ -220,6 +222,11 @@ class Panel(QWidget):
 
     def _on_error(self, failure: Failure) -> None:
         self.banner.show_error(failure.message)
+
+    def wants(self, request) -> bool:
+        """Whether a result for ``request`` may still be drawn (a panel whose data source can change under its
+        requests says no for an old source's; such a result is neither drawn nor counted as drawn)."""
+        return True
 
     def show_result(self, response) -> None:
         """Draw ``response`` (UI thread; only setData/setImage-style updates)."""

@@ -70,6 +70,8 @@ class TablePanel(Panel):
         self._source: TableSource | None = None  # None: the seeded stand-in of the state
         self._fallback: TableSource | None = None
         self._source_ok = True
+        #: Why the last file asked for was refused: it stays in the banner over the table drawn instead.
+        self._source_error = ""
         self.info = None
         self._last: dict[str, TableResponse] = {}  # the newest response drawn per view, for data export
         self._build_header()
@@ -177,6 +179,7 @@ class TablePanel(Panel):
             self._fallback = self._source
         self._source = src
         self._source_ok = src is None
+        self._source_error = ""
         self.sourceChanged.emit(src)
         self.request_update()
 
@@ -185,24 +188,28 @@ class TablePanel(Panel):
         view = self.current_view() or VIEWS[0]
         return [TableRequest(self.source(), view, probe=state.probe, key=f"table.{view}")]
 
+    def wants(self, request) -> bool:
+        return request.source == self.source()  # a table shown before: its newer views are on their way
+
     def show_result(self, r: TableResponse) -> None:
-        req = self.last_drawn_request
-        if req is not None and req.source != self.source():
-            return  # a table shown before: its newer views are on their way
         self._source_ok = True
         self.info = r.info
         self._last[r.view] = r
         self._show_info(r.info)
         self.views[r.view].show_result(r)
+        if self._source_error:
+            self.banner.show_error(self._source_error)
 
     def _on_error(self, failure) -> None:
         super()._on_error(failure)
         if not self._source_ok and failure.request.source == self._source:
-            # The file could not be read: what was shown before stays on screen (the failed request drew
-            # nothing), with the one line above; nothing is asked again, so the line stays too.
+            # The file could not be read: the table shown before comes back, drawn for the parameters and
+            # the tab of now (they may have changed while the file was read), under the one line above.
             self._source = self._fallback
             self._source_ok = True
+            self._source_error = failure.message
             self.sourceChanged.emit(self._source)
+            self.request_update()
 
     def _show_info(self, info) -> None:
         self.source_label.setText(info.text)
