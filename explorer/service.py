@@ -330,6 +330,13 @@ class ComputeService(QObject):
         with self._cv:
             return self._latest.get(key) == generation
 
+    def delivered(self, key: str):
+        """The request whose result was the last delivered for ``key`` (None: none, or its newest request
+        failed): after :meth:`idle`, what a requester of ``key`` has on screen."""
+        with self._cv:
+            shown = self._shown.get(key)
+            return None if shown is None else shown[0]
+
     def idle(self) -> bool:
         """No interactive request is waiting, running or on its way to the UI thread."""
         with self._cv:

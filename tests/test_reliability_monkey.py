@@ -2,8 +2,8 @@
 
 No crash, no Qt warning, no exception escaping to the event loop, and — whenever the window has
 settled, and at the end — every plot shows the result of the current parameters.  See
-explorer/monkey.py for the events; a failure names the seed and the last 20 events, and
-``python -m explorer.monkey --seed S --events N`` replays it.  1,000 events take about 45 s here;
+explorer/qa/monkey.py for the events; a failure names the seed and the last 20 events, and
+``python -m explorer.qa.monkey --seed S --events N`` replays it.  1,000 events take about 45 s here;
 ``PE_MONKEY_EVENTS=20000 PE_MONKEY_SEED=7 pytest tests/test_reliability_monkey.py`` explores further.
 
 It found two bugs, both fixed: typing "1,000" (or "0,5" in a comma-decimal locale) into a labelled
@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from explorer.monkey import Monkey, MonkeyFailure, final_mismatches, settle
+from explorer.qa.monkey import Monkey, MonkeyFailure, final_mismatches, settle
 
 #: Fixed so a failure can be replayed; PE_MONKEY_SEED / PE_MONKEY_EVENTS explore further.
 SEED = int(os.environ.get("PE_MONKEY_SEED", "20240610"))
@@ -119,3 +119,37 @@ def test_the_formula_strip_follows_a_change_that_needs_no_new_result(qtbot, serv
     qtbot.wait(50)
     assert service.completed == sent  # and indeed nothing was computed for it
     panel.shutdown()
+
+
+def _walk(qtbot, tmp_path, extra_box: bool, events: int) -> list[str]:
+    from PySide6.QtWidgets import QCheckBox
+
+    from explorer.main_window import MainWindow
+
+    win = MainWindow(restore_layout=False)
+    qtbot.addWidget(win)
+    try:
+        if extra_box:  # one more check box than the app has, in the sidebar on screen
+            box = win.panels["waves"].sidebars()[0].widget()
+            extra = QCheckBox("one more", box)
+            extra.setObjectName("monkeyExtraBox")
+            box.layout().addWidget(extra)
+        monkey = Monkey(win, 4242, tmp_path / ("b" if extra_box else "a"))
+        win.resize(1280, 720)
+        win.show()
+        monkey.run(events)
+        return monkey.walk
+    finally:
+        win.close()
+
+
+def test_one_more_widget_changes_only_the_events_that_pick_it(qtbot, tmp_path):
+    """The walk does not hang on how many widgets there are (issue 25: one more check box turned a passing seed
+    into a failing one): each event draws from its own source and picks a widget by its name, so the events that
+    do not pick the new box do what they did without it."""
+    events = 80
+    plain, more = _walk(qtbot, tmp_path, False, events), _walk(qtbot, tmp_path, True, events)
+    assert len(plain) == len(more) == events
+    picked = [i for i, e in enumerate(more) if "monkeyExtraBox" in e]
+    same = [i for i in range(events) if plain[i] == more[i]]
+    assert len(same) >= events - len(picked) - events // 10, list(zip(plain, more, strict=True))

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_hostile_files import _variant_ini, corpus  # noqa: E402
 
-from explorer.monkey import Monkey  # noqa: E402
+from explorer.qa.monkey import Monkey  # noqa: E402
 
 SEED = int(os.environ.get("PE_MONKEY_SEED", "160016"))
 EVENTS = int(os.environ.get("PE_MONKEY_HOSTILE_EVENTS", "300"))

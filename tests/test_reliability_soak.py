@@ -1,6 +1,6 @@
 """Soak (issue 10): ten thousand live updates of every panel in one process; memory must not creep.
 
-Runs ``python -m explorer.soak`` (see explorer/soak.py) in a subprocess, so a fatal interpreter error
+Runs ``python -m explorer.qa.soak`` (see explorer/qa/soak.py) in a subprocess, so a fatal interpreter error
 fails this test instead of killing pytest.  Per panel: 10,000 updates, of which 100 go through the
 panel's whole path (set_state → compute service → show_result, each waited for) and the rest drive
 the rendering path directly — the panel's state is set and precomputed results (two or three
@@ -33,7 +33,7 @@ MAX_GROWTH_MB = 50
 def test_ten_thousand_live_updates_of_a_panel(tmp_path, panel):
     """One process per panel: each is a minute or two here, and a slow machine fails one, not all."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PE_EXPLORER_HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-m", "explorer.soak", "--updates", str(UPDATES), "--panels", panel],
+    proc = subprocess.run([sys.executable, "-m", "explorer.qa.soak", "--updates", str(UPDATES), "--panels", panel],
                           env=env, capture_output=True, text=True, timeout=840)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     assert lines, f"the soak died (rc {proc.returncode}):\n{proc.stderr[-3000:]}"

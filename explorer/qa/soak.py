@@ -1,6 +1,6 @@
 """Soak: thousands of live updates of every panel in one process, with resident memory measured.
 
-``python -m explorer.soak --updates 10000 --real 100`` opens the real main window offscreen and, for
+``python -m explorer.qa.soak --updates 10000 --real 100`` opens the real main window offscreen and, for
 each panel in turn, makes it the front tab and updates it over and over; it prints one JSON line
 with the updates made, the time taken, and resident memory (``/proc/self/statm``) after a warm-up
 and at the end.  ``tests/test_reliability_soak.py`` runs it in a subprocess, so a fatal interpreter
@@ -79,9 +79,9 @@ def _process_events(app, until: Callable[[], bool] | None = None, timeout_s: flo
 # -- parameter sets each panel alternates between --------------------------------------------------
 def variants(panel_id: str) -> list:
     """A few states of ``panel_id`` that draw visibly different results (grouped per view for Schemes)."""
-    from . import schemes as registry
-    from .state import SchemesState, SwapState, WavesState
-    from .state.schemes import VIEWS
+    from .. import schemes as registry
+    from ..state import SchemesState, SwapState, WavesState
+    from ..state.schemes import VIEWS
 
     if panel_id == "waves":
         w = WavesState()
@@ -101,7 +101,7 @@ def variants(panel_id: str) -> list:
             out.append(base.clamped(view=view, factor=8.0, scaling="ntk", l_eval=2048, head_dim=32, heads=4))
         return out
     if panel_id == "lab":
-        from .state.lab import LabState
+        from ..state.lab import LabState
 
         every = LabState().schemes
         return [LabState(schemes=every[::2], train_len=8, eval_lens=(8, 16), steps=30),
@@ -113,7 +113,7 @@ class ServiceSoak:
     """Direct and real updates of a panel that draws compute-service results (Waves, Swap, Schemes)."""
 
     def __init__(self, window, panel_id: str, app) -> None:
-        from . import jobs
+        from .. import jobs
 
         self.app = app
         self.window = window
@@ -223,9 +223,9 @@ def soak(updates: int = 10000, real: int = 100, panels: tuple[str, ...] = ("wave
     from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    from .app import make_app
-    from .main_window import MainWindow
-    from .widgets.plots import configure_pyqtgraph
+    from ..app import make_app
+    from ..main_window import MainWindow
+    from ..widgets.plots import configure_pyqtgraph
 
     warnings: list[str] = []
     errors: list[str] = []
@@ -310,7 +310,7 @@ def soak(updates: int = 10000, real: int = 100, panels: tuple[str, ...] = ("wave
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explorer.soak", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m explorer.qa.soak", description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=10000, help="updates per panel (default 10000)")
     parser.add_argument("--real", type=int, default=100,
                         help="of which through the compute service, each waited for (default 100)")

@@ -18,7 +18,7 @@ after the last event, :func:`final_mismatches` checks that every plot shows the 
 parameters.
 
 A failure raises :class:`MonkeyFailure` naming the seed, the event number and the last events, so it
-can be replayed: ``python -m explorer.monkey --seed S --events N`` (offscreen) runs the same sequence.
+can be replayed: ``python -m explorer.qa.monkey --seed S --events N`` (offscreen) runs the same sequence.
 Replays are exact up to timing: where a result arrives (or the Waves animation ticks) between two
 events can differ, which only changes values, not which events are fired.
 """
@@ -62,11 +62,15 @@ class Monkey(WidgetEvents):
         self.window = window
         self.seed = seed
         self.rng = random.Random(seed)
+        #: Names this event in :meth:`_pick` (each event has a random source of its own, see :meth:`run`).
+        self._event_key = f"{seed}:-1"
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         #: Hostile files "Open preset…" may be handed (the test's corpus; a FIFO and a folder always).
         self.hostile = self._write_hostile(hostile or {})
         self.history: collections.deque[str] = collections.deque(maxlen=20)
+        #: What every event did, in order (the walk).
+        self.walk: list[str] = []
         self.messages: list[str] = []  # error boxes the app would have shown
         self.counts = Counts()
         self.recorder = DrawnRecorder(window)
@@ -205,11 +209,11 @@ class Monkey(WidgetEvents):
             fields = [f for f in ("position", "factor", "alpha", "seed", "steps") if hasattr(panel.state, f)]
             if not fields:
                 return None
-            from .export import ExportError, sweep_values
+            from ..export import ExportError, sweep_values
 
             name = fields[0]
             try:
-                from .export.controller import effective_range
+                from ..export.controller import effective_range
 
                 lo, hi = effective_range(panel.state, name)
                 values = sweep_values(type(panel.state), name, lo, hi, 3)
@@ -221,7 +225,7 @@ class Monkey(WidgetEvents):
             plots = panel.visible_plots()
             if not plots:
                 return None
-            view = self.rng.choice(plots)
+            view = self._pick(plots)
             if what == "copy plot":
                 ex.copy_plot(view)
             elif what in ("plot png", "plot svg"):
@@ -264,7 +268,7 @@ class Monkey(WidgetEvents):
         return MonkeyFailure(
             f"{what}\n\nGUI monkey, seed {self.seed}, at event {index}. "
             f"The last {len(self.history)} events:\n"
-            f"{last}\nReplay: python -m explorer.monkey --seed {self.seed} --events {index + 1}"
+            f"{last}\nReplay: python -m explorer.qa.monkey --seed {self.seed} --events {index + 1}"
         )
 
     def run(self, events: int, *, progress=None) -> Counts:
@@ -290,6 +294,10 @@ class Monkey(WidgetEvents):
         previous_hook, sys.excepthook = sys.excepthook, on_exception
         try:
             for i in range(events):
+                # Each event draws from a source of its own: what one event did (how many widgets it saw, how
+                # many numbers it drew) never shifts what the next ones do.
+                self._event_key = f"{self.seed}:{i}"
+                self.rng = random.Random(self._event_key)
                 action = self._choose()
                 name = action.__name__
                 self.history.append(f"#{i} {name}: …")
@@ -303,6 +311,7 @@ class Monkey(WidgetEvents):
                 except Exception:  # noqa: BLE001 - reported with the seed and the events before it
                     raise self._fail(f"{name} raised:\n{traceback.format_exc()}", i) from None
                 self.history[-1] = _clip(f"#{i} {name}: {desc or '(nothing to act on)'}")
+                self.walk.append(self.history[-1])
                 self.counts.events += 1
                 (self.counts.by_action if desc else self.counts.skipped)[name] += 1
                 self.counts.seconds[name] += time.perf_counter() - t0
@@ -345,16 +354,16 @@ class Monkey(WidgetEvents):
 
 def main(argv: list[str] | None = None) -> int:
     """Replay a monkey run outside the test suite (offscreen); exit 1 on a failure."""
-    parser = argparse.ArgumentParser(prog="python -m explorer.monkey", description="Replay the GUI monkey.")
+    parser = argparse.ArgumentParser(prog="python -m explorer.qa.monkey", description="Replay the GUI monkey.")
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--events", type=int, required=True)
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     home = tempfile.mkdtemp(prefix="pe-monkey-")
     os.environ["PE_EXPLORER_HOME"] = home  # never the user's settings or presets
-    from .app import make_app
-    from .main_window import MainWindow
-    from .widgets.plots import configure_pyqtgraph
+    from ..app import make_app
+    from ..main_window import MainWindow
+    from ..widgets.plots import configure_pyqtgraph
 
     make_app()
     configure_pyqtgraph()

@@ -1,5 +1,5 @@
 """The GUI monkey's vocabulary and its checks: what it types, how it waits for the window to settle,
-and how it proves that every plot shows the result of the current parameters (see :mod:`explorer.monkey`)."""
+and how it proves that every plot shows the result of the current parameters (see :mod:`explorer.qa.monkey`)."""
 
 from __future__ import annotations
 
@@ -106,14 +106,15 @@ def final_mismatches(window, recorder: DrawnRecorder) -> list[str]:
     for pid, panel in window.panels.items():
         st = panel.state
         for req in panel.requests(st):
-            got = recorder.drawn[pid].get(req.key)
-            if pid == "swap" and got is not None:
-                # The query and the head shown are display-only: redrawn from the last result, not computed.
-                shown = dataclasses.replace(got.state, query=st.query, head=st.head)
-                got = dataclasses.replace(got, state=shown)
+            got = _display_only(pid, recorder.drawn[pid].get(req.key), st)
             if got != req:
                 out.append(f"{pid}: {req.key} shows {_short(got)}; the current parameters ask for "
                            f"{_short(req)}")
+            # The service's own record: the last result it delivered for the key, by generation.
+            served = _display_only(pid, window.service.delivered(req.key), st)
+            if served != req and got == req:
+                out.append(f"{pid}: the service last delivered {_short(served)} for {req.key}, not the request "
+                           f"of the current parameters")
         if pid == "waves":
             for req in panel.requests(st):
                 r = panel.responses.get(req.key)
@@ -134,6 +135,15 @@ def final_mismatches(window, recorder: DrawnRecorder) -> list[str]:
         if panel.formula.text() != want:
             out.append(f"{pid}: the formula strip shows other numbers than the current parameters give")
     return out
+
+
+def _display_only(pid: str, request, state):
+    """``request`` with what a panel draws from its state without computing put to ``state``'s values (Token swap's
+    query and head are redrawn from the last result)."""
+    if pid == "swap" and request is not None:
+        shown = dataclasses.replace(request.state, query=state.query, head=state.head)
+        return dataclasses.replace(request, state=shown)
+    return request
 
 
 def _short(x) -> str:

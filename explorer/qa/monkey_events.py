@@ -1,7 +1,9 @@
 """The widget-level events of the GUI monkey (sliders, boxes, combos, buttons, plots, tabs, docks, token
-chips), mixed into :class:`explorer.monkey.Monkey`."""
+chips), mixed into :class:`explorer.qa.monkey.Monkey`."""
 
 from __future__ import annotations
+
+import hashlib
 
 from .monkey_checks import LIST_TEXT, NUMBER_TEXT, PROCESS_SHARE, WORDS, _clip, _qt, process, type_text
 
@@ -18,6 +20,27 @@ class WidgetEvents:
                 if w.isVisible() and w.isEnabled() and id(w) not in self._excluded:
                     out.append(w)
         return out
+
+    def _pick(self, widgets: list):
+        """One of ``widgets``, chosen by this event's key and each widget's :meth:`_ident` (rendezvous hashing):
+        a widget added or removed elsewhere changes only the events that would pick it, never the rest of the
+        walk, which an index into the list would shift."""
+        key = self._event_key
+        return min(widgets, key=lambda w: hashlib.blake2b(f"{key}|{self._ident(w)}".encode(), digest_size=8).digest())
+
+    def _ident(self, w) -> str:
+        """A name for ``w`` that stays the same across runs: its object name (or class and place among its
+        siblings of that class) and those of its parents up to the window."""
+        parts = []
+        while w is not None and w is not self.window:
+            parent = w.parentWidget()
+            name = w.objectName()
+            if not name:
+                kin = [c for c in (parent.children() if parent is not None else ()) if type(c) is type(w)]
+                name = f"{type(w).__name__}#{kin.index(w) if w in kin else 0}"
+            parts.append(name)
+            w = parent
+        return "/".join(reversed(parts))
 
     def _name(self, w) -> str:
         pid = self.window._panel_of(w) or "window"
@@ -37,7 +60,7 @@ class WidgetEvents:
         sliders = self._leaf_sliders()
         if not sliders:
             return None
-        s = self.rng.choice(sliders)
+        s = self._pick(sliders)
         lo, hi = s.minimum(), s.maximum()
         whole = isinstance(lo, int) and isinstance(hi, int)  # superqt's float sliders give floats
         steps = self.rng.randint(1, 6)
@@ -60,7 +83,7 @@ class WidgetEvents:
         sliders = self._leaf_sliders()
         if not sliders:
             return None
-        s = self.rng.choice(sliders)
+        s = self._pick(sliders)
         keys = [QtCore.Qt.Key.Key_Left, QtCore.Qt.Key.Key_Right, QtCore.Qt.Key.Key_Up, QtCore.Qt.Key.Key_Down,
                 QtCore.Qt.Key.Key_PageUp, QtCore.Qt.Key.Key_PageDown, QtCore.Qt.Key.Key_Home,
                 QtCore.Qt.Key.Key_End]
@@ -79,7 +102,7 @@ class WidgetEvents:
             kinds.setdefault(type(t).__name__, []).append(t)
         if not kinds:
             return None
-        w = self.rng.choice(kinds[self.rng.choice(sorted(kinds))])
+        w = self._pick(kinds[self.rng.choice(sorted(kinds))])
         text = self.rng.choice(NUMBER_TEXT)
         w.selectAll()
         type_text(w, text)
@@ -97,7 +120,7 @@ class WidgetEvents:
                  and not isinstance(e.parentWidget(), QtWidgets.QAbstractSpinBox)]
         if not edits:
             return None
-        e = self.rng.choice(edits)
+        e = self._pick(edits)
         swap = self.window.panels.get("swap")
         if swap is not None and e is getattr(swap, "sentence_edit", None):
             r = self.rng.random()
@@ -121,7 +144,7 @@ class WidgetEvents:
         combos = [c for c in self._usable(QtWidgets.QComboBox) if c.count() > 0]
         if not combos:
             return None
-        c = self.rng.choice(combos)
+        c = self._pick(combos)
         i = self.rng.randrange(c.count())
         c.setCurrentIndex(i)  # what choosing an entry in the open list does
         return f"choose {c.itemText(i)[:40]!r} in {self._name(c)}"
@@ -131,7 +154,7 @@ class WidgetEvents:
         boxes = self._usable(QtWidgets.QCheckBox)
         if not boxes:
             return None
-        b = self.rng.choice(boxes)
+        b = self._pick(boxes)
         b.click()
         return f"click {self._name(b)} -> {b.isChecked()}"
 
@@ -140,7 +163,7 @@ class WidgetEvents:
         buttons = [b for b in self._usable(QtWidgets.QPushButton)]
         if not buttons:
             return None
-        b = self.rng.choice(buttons)
+        b = self._pick(buttons)
         b.click()
         return f"click {self._name(b)}"
 
@@ -151,7 +174,7 @@ class WidgetEvents:
         views = self._usable(pg.GraphicsView)
         if not views:
             return None
-        v = self.rng.choice(views)
+        v = self._pick(views)
         vp = v.viewport()
         pos = QtCore.QPoint(self.rng.randrange(max(1, vp.width())), self.rng.randrange(max(1, vp.height())))
         kind = self.rng.choice(("click", "click", "double", "wheel"))
@@ -176,7 +199,7 @@ class WidgetEvents:
                 if b.isVisible() and b.isEnabled() and b.count() > 1]
         if not bars:
             return None
-        bar = self.rng.choice(bars)
+        bar = self._pick(bars)
         i = self.rng.randrange(bar.count())
         QtTest.QTest.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier,
                                 bar.tabRect(i).center())
