@@ -183,6 +183,16 @@ def test_image_numbers_to_csv_and_npy(heatmap):
     np.testing.assert_allclose(arr, data, atol=1e-7)
 
 
+@pytest.mark.parametrize("names", [("Δ", "≈ k·ω"), ("pair 0 · ω₀",)])
+def test_npy_with_names_outside_latin1_is_written_without_a_warning(names):
+    """Column names such as "Δ" need NPY format 3.0; NumPy warned when it had to guess that (the GUI monkey's
+    export of such a plot raised under the suite's warnings-as-errors)."""
+    arrays = {n: np.arange(4.0) + i for i, n in enumerate(names)}
+    rec = np.load(io.BytesIO(ex.data_bytes(arrays, ".npy")), allow_pickle=False)  # warnings are errors here
+    for i, n in enumerate(names):
+        np.testing.assert_array_equal(rec[n] if len(names) > 1 else rec, np.arange(4.0) + i)
+
+
 def test_mixed_and_ragged_numbers():
     mixed = {"image": np.eye(2), "x": np.arange(3.0)}
     with pytest.raises(ex.ExportError, match="use NPY"):

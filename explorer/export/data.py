@@ -30,9 +30,20 @@ def data_bytes(arrays: dict[str, np.ndarray], ext: str) -> bytes:
             raise ExportError(f"{name!r} is not numeric ({a.dtype}); cannot export it")
     if ext == ".npy":
         buf = io.BytesIO()
-        np.save(buf, _npy_payload(arrays), allow_pickle=False)
+        # Names outside Latin-1 (Δ, ≈, ω) need the NPY format 3.0 (NumPy ≥ 1.17 reads it); said here rather than
+        # guessed by NumPy, which warns when it guesses.
+        wide = any(not _latin1(k) for k in arrays)
+        np.lib.format.write_array(buf, _npy_payload(arrays), version=(3, 0) if wide else None, allow_pickle=False)
         return buf.getvalue()
     return _csv(arrays).encode("utf-8")
+
+
+def _latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _npy_payload(arrays: dict[str, np.ndarray]) -> np.ndarray:
