@@ -91,10 +91,9 @@ class ThemeBus(QObject):
             if not shiboken6.isValid(view):
                 continue
             top = view.window()
-            if top is not view and top.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide) \
-                    and top.isHidden():
-                # A window that was shown and then closed: it will not be seen again (a new window
-                # styles its own plots), and its items may already be on their way out.
+            if top.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide) and top.isHidden():
+                # A window (or a plot of its own) that was shown and then closed: it will not be seen
+                # again (a new window styles its own plots), and its items may already be on their way out.
                 continue
             self.restyle(view)
 
