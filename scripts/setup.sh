@@ -1,36 +1,47 @@
 #!/usr/bin/env bash
-# Create (or refresh) the project's virtual environment in .venv.
+# Create (or refresh) the project's virtual environment in .venv, for the app alone or for its tests too.
 #
-# Idempotent: it does the work only when .venv is missing or pyproject.toml changed
-# since the last set-up.  Sourced by scripts/launch.sh and scripts/test.sh.
+#   bash scripts/setup.sh app    the app's runtime: torch (CPU), PySide6, pyqtgraph, numpy, superqt, ...
+#   bash scripts/setup.sh test   the same plus the test, benchmark and packaging tools (pytest, ruff, mypy,
+#                                transformers and rotary-embedding-torch as references, matplotlib, PyInstaller)
 #
-# torch: we install it BEFORE the project, pinned by $PE_TORCH_SPEC (default
-# torch==2.13.0).  On our build/CI machines that exact version is a CPU-only wheel
-# that pip finds locally; an unpinned "torch" would pull a multi-GB CUDA build.
-# Elsewhere the same pin resolves to the ordinary PyPI wheel for the platform.
-# The package itself only asks for torch>=2.2, so `pip install pe-explorer`
-# keeps working everywhere.
+# Idempotent: it does the work only when that set is not installed yet or pyproject.toml (or this script)
+# changed since; "test" in place satisfies "app".  Called by scripts/launch.sh (app) and scripts/test.sh (test).
+#
+# torch: installed BEFORE the project, pinned by $PE_TORCH_SPEC (default torch==2.13.0).  On our build and
+# CI machines that exact version is a CPU-only wheel that pip finds on disk; an unpinned "torch" would pull a
+# multi-GB CUDA build.  Elsewhere set $PE_TORCH_INDEX to PyTorch's CPU index (docs/install.md) to get its CPU
+# wheel.  The package itself only asks for torch>=2.2, so a plain `pip install pe-explorer` works everywhere.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+what="${1:-app}"
+case "$what" in
+    app) extras="" ;;
+    test) extras="[test,bench,package]" ;;
+    *) echo "usage: bash scripts/setup.sh [app|test]" >&2; exit 2 ;;
+esac
 PY="${PYTHON:-python3}"
 VENV="${PE_VENV:-$here/.venv}"
-EXTRAS="${PE_EXTRAS-test,bench,package}"
 TORCH_SPEC="${PE_TORCH_SPEC:-torch==2.13.0}"
-stamp="$VENV/.pe-setup-stamp"
-want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16) $EXTRAS $TORCH_SPEC"
+TORCH_INDEX="${PE_TORCH_INDEX:-}"
+want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16) $TORCH_SPEC $TORCH_INDEX"
+stamp() { echo "$VENV/.pe-setup-$1"; }
+done_for() { [ -x "$VENV/bin/python" ] && [ -f "$(stamp "$1")" ] && [ "$(cat "$(stamp "$1")")" = "$want" ]; }
 
-if [ -x "$VENV/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+if done_for "$what" || { [ "$what" = app ] && done_for test; }; then
     exit 0
 fi
-echo "[setup] creating environment in $VENV (extras: $EXTRAS) ..." >&2
+t0=$(date +%s)
+echo "[setup] setting up $VENV for the ${what} (${TORCH_SPEC}, then pe-explorer${extras}) ..." >&2
 "$PY" -m venv "$VENV"
 pipq() {
     # pip's notes about index folders that do not exist on this machine are noise here.
     "$VENV/bin/python" -m pip install --quiet "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 }
 pipq --upgrade pip
-pipq "$TORCH_SPEC"
-pipq -e ".[${EXTRAS}]"
-echo "$want" > "$stamp"
-echo "[setup] done" >&2
+if [ -n "$TORCH_INDEX" ]; then pipq "$TORCH_SPEC" --index-url "$TORCH_INDEX"; else pipq "$TORCH_SPEC"; fi
+pipq -e ".${extras}"
+echo "$want" > "$(stamp "$what")"
+[ "$what" = test ] && echo "$want" > "$(stamp app)"
+echo "[setup] done in $(( $(date +%s) - t0 )) s ($(du -sh "$VENV" | cut -f1) in $VENV)" >&2
