@@ -82,7 +82,8 @@ def _add_app_options(parser: argparse.ArgumentParser) -> None:
                              "or a Hugging Face model folder / cache entry)")
     parser.add_argument("--config", dest="model_config", metavar="F",
                         help="open the Schemes panel on this model's RoPE (its config.json, or the model's folder)")
-    parser.add_argument("--reset-layout", action="store_true", help="ignore the saved window layout")
+    parser.add_argument("--reset-layout", action="store_true",
+                        help="start with the default layout and parameters (what you do then is saved on close)")
 
 
 def _check_screenshot(parser: OneLineParser, path: str) -> None:

@@ -21,8 +21,9 @@ from ..state.swap import RENAMED, default_scheme
 from .args import number, whole
 
 
-def _out(p) -> None:
-    p.add_argument("--out", required=True, metavar="F", help="output file: .npy, .csv or .json")
+def _out(p, *, json_only: bool = False) -> None:
+    formats = ".json" if json_only else ".npy, .csv or .json"
+    p.add_argument("--out", required=True, metavar="F.json" if json_only else "F", help=f"output file: {formats}")
 
 
 def add_parser(sub) -> None:
@@ -54,7 +55,7 @@ def add_parser(sub) -> None:
                    help="PE strength for the added schemes (sinusoidal, learned), 0 … 3")
     p.add_argument("--seed", type=whole(), default=0, metavar="S",
                    help="seed of W_Q, W_K, W_V (and the learned table)")
-    _out(p)
+    _out(p, json_only=True)
     p.set_defaults(func=_swap)
 
 
@@ -111,9 +112,9 @@ class DataCommands:
     UsageError = UsageError
 
     @staticmethod
-    def out(parser) -> None:
-        """The ``--out`` option every data subcommand has."""
-        _out(parser)
+    def out(parser, *, json_only: bool = False) -> None:
+        """The ``--out`` option every data subcommand has (``json_only``: for :meth:`write_json`)."""
+        _out(parser, json_only=json_only)
 
     @staticmethod
     def write(args, compute, meta=None, shape=None) -> int:

@@ -215,7 +215,7 @@ class RoPE(Scheme):
             "computes them for a model's config.json (--config) or for the flags alone; --seq-len is the current "
             "length (dynamic and longrope depend on it; default: as at start-up).  Flags override the config.")
         _model_flags(f, cli)
-        cli.out(f)
+        cli.out(f, json_only=True)
         f.set_defaults(func=partial(_run_frequencies, cli))
 
 
