@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMenu
 
 from . import export as ex
 from .theme import BASE_THEMES, ZOOM_STEPS, Theme, screen_theme
 from .widgets.styling import style_widgets
-from .widgets.superqt_lite import signals_blocked
 from .widgets.theming import theme_bus
 
 
@@ -95,7 +95,7 @@ class LookMixin:
             (self.act_dark, self._base_theme == "dark"),
             (self.act_safe_maps, self._safe_maps),
         ):
-            with signals_blocked(act):
+            with QSignalBlocker(act):
                 act.setChecked(on)
         for name, act in self.theme_actions.items():
             act.setChecked(name == self._base_theme)
@@ -145,5 +145,5 @@ class LookMixin:
         else:
             self.showNormal()
         self.act_leave_fullscreen.setEnabled(bool(on))
-        with signals_blocked(self.act_fullscreen):
+        with QSignalBlocker(self.act_fullscreen):
             self.act_fullscreen.setChecked(bool(on))

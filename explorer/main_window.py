@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSlider,
@@ -41,7 +41,6 @@ from .session import DEFAULT_TITLE, SessionMixin
 from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
 from .undo import UndoController
 from .welcome import WelcomeMixin
-from .widgets.superqt_lite import signals_blocked
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 3
@@ -256,7 +255,7 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
     def set_sidebar_visible(self, on: bool) -> None:
         for panel in self.panels.built().values():
             panel.set_sidebar_visible(bool(on))
-        with signals_blocked(self.act_sidebar):
+        with QSignalBlocker(self.act_sidebar):
             self.act_sidebar.setChecked(bool(on))
 
     def set_explain_visible(self, on: bool) -> None:
@@ -264,7 +263,7 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         self._explain_on[self.presenter] = bool(on)
         for panel in self.panels.built().values():
             panel.set_explain_visible(bool(on))
-        with signals_blocked(self.act_explain):
+        with QSignalBlocker(self.act_explain):
             self.act_explain.setChecked(bool(on))
 
     def _on_look_for_panes(self, _theme=None) -> None:

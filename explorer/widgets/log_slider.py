@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .superqt_lite import signals_blocked
 from .value_box import AnyText, check_number, name_adjustment, route_undo
 
 
@@ -258,7 +257,7 @@ class LogSlider(QWidget):
         return v
 
     def _sync_widgets(self) -> None:
-        with signals_blocked(self._slider):
+        with QSignalBlocker(self._slider):
             self._slider.setValue(self._to_pos(self._value))
         self._box.setText(format_value(self._value, self._integer))
 
