@@ -1,7 +1,8 @@
 """Packaging: resources found the same way everywhere, the wheel, the icon, the desktop entry, the bundle.
 
-The bundle test builds the real PyInstaller one-folder bundle (minutes: marked slow, skipped when
-PyInstaller is not installed), starts it offscreen with --screenshot and checks the picture.
+The bundle tests build the real PyInstaller one-folder bundle (minutes, once per change of what it is made of:
+it is cached by their hash; marked slow, skipped when PyInstaller is not installed), start it offscreen with
+--screenshot and check the picture.
 """
 
 from __future__ import annotations
@@ -334,25 +335,55 @@ def test_scripts_reject_unknown_arguments_in_one_line(script):
 
 
 # -- the bundle ----------------------------------------------------------------------------------
+#: The files a bundle is built from (besides the installed packages, named with their versions).
+BUNDLE_INPUTS = ("explorer", "resources", "docs", "packaging", "pyproject.toml", "setup.py")
+
+
+def _bundle_key() -> str:
+    """A hash of everything the bundle is made of: the inputs' files and the environment's packages."""
+    import hashlib
+    from importlib.metadata import distributions
+
+    h = hashlib.sha256(sys.version.encode())
+    for name in BUNDLE_INPUTS:
+        top = ROOT / name
+        for path in sorted([top] if top.is_file() else top.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    for dist in sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions()):
+        h.update(dist.encode())
+    return h.hexdigest()[:16]
+
+
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
-    """Build the one-folder bundle once for this module (minutes); yields its folder, removed after."""
+def bundle():
+    """The one-folder bundle, built once per change of its inputs (minutes) and kept in the user's cache
+    (``$XDG_CACHE_HOME/pe-explorer-tests/bundle-<hash>``: the last one only), or the one ``$PE_EXPLORER_BUNDLE``
+    names (a folder holding ``pe-explorer``)."""
+    given = os.environ.get("PE_EXPLORER_BUNDLE")
+    if given:
+        yield Path(given)
+        return
     pytest.importorskip("PyInstaller", reason=NO_PYINSTALLER)
     if BASH is None:
         pytest.skip("packaging/build.sh needs bash")
-    out = tmp_path_factory.mktemp("bundle")
-    env = dict(os.environ, PYTHON=sys.executable)
-    t0 = time.monotonic()
-    proc = subprocess.run(
-        [BASH, str(PACKAGING / "build.sh"), "--dist", str(out / "dist"), "--work", str(out / "work")],
-        capture_output=True, text=True, env=env, timeout=1500,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    print(f"bundle built in {time.monotonic() - t0:.0f} s: {proc.stdout.strip().splitlines()[-1]}")
-    shutil.rmtree(out / "work", ignore_errors=True)  # PyInstaller's scratch, no longer needed
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explorer-tests"
+    out = cache / f"bundle-{_bundle_key()}"
+    done = out / "built"
+    if not done.is_file():
+        for old in cache.glob("bundle-*"):  # ~900 MB each: only the newest is kept
+            shutil.rmtree(old, ignore_errors=True)
+        env = dict(os.environ, PYTHON=sys.executable)
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            [BASH, str(PACKAGING / "build.sh"), "--dist", str(out / "dist"), "--work", str(out / "work")],
+            capture_output=True, text=True, env=env, timeout=1500,
+        )
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+        print(f"bundle built in {time.monotonic() - t0:.0f} s: {proc.stdout.strip().splitlines()[-1]}")
+        shutil.rmtree(out / "work", ignore_errors=True)  # PyInstaller's scratch, no longer needed
+        done.write_text(proc.stdout.strip().splitlines()[-1], encoding="utf-8")
     yield out / "dist" / "pe-explorer"
-    # ~800 MB: not left for pytest's kept temp folders to pile up.
-    shutil.rmtree(out, ignore_errors=True)
 
 
 def _run_bundle(bundle: Path, *args: str, home: Path) -> subprocess.CompletedProcess:
