@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QToolBar, QToolButton
 
 from . import export as ex
 from .theme import BASE_THEMES
@@ -216,9 +216,12 @@ class ActionsMixin:
         self.edit_menu = edit
 
         view = mb.addMenu("&View")
-        for n, dock in enumerate(self.docks.values(), start=1):
-            act = dock.toggleViewAction()
-            act.setShortcut(QKeySequence(f"Ctrl+{n}"))
+        # Bring a panel to the front (a dock's own toggle hid a panel whose tab was behind another).
+        self.panel_actions = {}
+        for n, (pid, title) in enumerate(self.titles.items(), start=1):
+            act = self._action(f"actPanel_{pid}", f"&{title}", lambda _=False, pid=pid: self.show_panel(pid),
+                               _seq(f"Ctrl+{n}"), tip=f"Bring the {title} panel to the front")
+            self.panel_actions[pid] = act
             view.addAction(act)
         view.addSeparator()
         reset = QAction("&Reset layout", self)
@@ -337,6 +340,9 @@ class ActionsMixin:
 
     def _fill_export_menu(self) -> None:
         m = self.export_menu
+        for sub in m.findChildren(QMenu):  # the submenus of the last opening (clear() keeps them)
+            sub.setParent(None)
+            sub.deleteLater()
         m.clear()
         panel = self.current_panel()
         pid = self.current_panel_id()
@@ -356,6 +362,12 @@ class ActionsMixin:
         pm.addAction("SVG…").triggered.connect(lambda: self.export_current_panel(ext=".svg"))
         pm.addAction("Copy image").triggered.connect(self.copy_current_panel)
         self.exporter.add_slide_actions(m, panel)
+        from .export.controller import add_python_action
+
+        python = add_python_action(m, panel.formula_snippet, self._status)
+        python.setText(f"Copy “{title}” formula as Python")
+        python.setObjectName("actCopyPanelPython")
+        python.setProperty("panel", pid)
         plots = panel.plots()
         plots_menu = m.addMenu(f"Plots of “{title}”")
         plots_menu.setEnabled(bool(plots))

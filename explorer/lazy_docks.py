@@ -153,7 +153,6 @@ class LazyDocksMixin:
         if visible:
             if not self.panels.is_built(panel_id):  # first on screen: build it now
                 self.panels[panel_id]
-            self._last_panel = panel_id
             self._on_panel_raised(panel_id)
 
     # -- a checkpoint's learned table ----------------------------------------------------------------

@@ -39,6 +39,7 @@ from .presets import Preset
 from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, SessionMixin
 from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
+from .shell.stage import Stage
 from .undo import UndoController
 from .welcome import WelcomeMixin
 
@@ -153,7 +154,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         self.service.failed.connect(self._on_service_failed)
         self._all_drawn_emitted = False
         self._closed = False
-        self._last_panel: str | None = None
         self._scene: Preset | None = None
         # Set by restore_layout() / restore_session() (or save_on_close): what closing writes back.
         self._layout_restored = bool(save_on_close)
@@ -168,6 +168,9 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
         self._slider_keys = _SliderKeys(self)
         self._make_docks()  # the docks now, each panel when it is first shown or asked for
+        #: What is on screen: the panel, its tab, the plot in focus (export, scenes and lessons read it).
+        self.stage = Stage(self.docks, self.panels, self)
+        self.panelBuilt.connect(lambda pid: self.stage.adopt(pid, self.panels[pid]))
         self.undo = UndoController(self.panels, self.titles, self)
         # Plots carry their export submenu from birth; this controller fills it for this window's plots.
         self.exporter = ExportController(self, self.look, notify=self._status, paused=self.undo.paused)
@@ -181,7 +184,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         self._add_lesson_menus()
         self._default_layout()
         self._default_state = self.saveState(LAYOUT_VERSION)
-        QApplication.instance().focusChanged.connect(self._on_focus_changed)
         self.statusBar().showMessage("Ready", 3000)
         if self.settings_problem is not None:
             self.statusBar().showMessage(f"Settings disabled: {self.settings_problem}", 30000)
@@ -271,10 +273,7 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
             self.set_explain_visible(self._explain_on[self.presenter])
 
     def show_panel(self, panel_id: str) -> None:
-        dock = self.docks[panel_id]
-        dock.show()
-        dock.raise_()
-        self._last_panel = panel_id
+        self.stage.put(panel_id)
         # Keys must not keep going to a control of the panel that just went behind.
         focused = QApplication.focusWidget()
         if focused is not None and self._panel_of(focused) not in (None, panel_id):
@@ -308,23 +307,10 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
             widget = widget.parentWidget()
         return None
 
-    def _on_focus_changed(self, _old, new) -> None:
-        pid = self._panel_of(new)
-        if pid is not None:
-            self._last_panel = pid
-
     def current_panel_id(self) -> str:
-        """The panel the user is working in: focus, else the last raised tab, else the first visible."""
-        pid = self._panel_of(QApplication.focusWidget())
-        if pid is not None:
-            return pid
-        built = self.panels.built()
-        if self._last_panel in built and built[self._last_panel].isVisible():
-            return self._last_panel
-        for pid, panel in built.items():
-            if panel.isVisible():
-                return pid
-        return self._last_panel if self._last_panel in self.panels else next(iter(self.panels))
+        """The panel on stage (:class:`~explorer.shell.stage.Stage`): raised or clicked into, never keyboard
+        focus left in a panel that went behind."""
+        return self.stage.panel_id()
 
     def current_panel(self) -> Panel:
         return self.panels[self.current_panel_id()]
@@ -398,10 +384,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self._closed:
             self._closed = True
-            try:
-                QApplication.instance().focusChanged.disconnect(self._on_focus_changed)
-            except (RuntimeError, TypeError):
-                pass
             # Only what this run took from the settings folder is written back to it: a run that did
             # not load the layout or the session (--screenshot, tests) never replaces the user's, and
             # a folder that cannot be used is not written at all.

@@ -24,20 +24,25 @@ def test_every_panel_is_a_real_dock_and_draws_a_first_result(qtbot, main_window)
     qtbot.waitUntil(lambda: main_window.all_drawn, timeout=60000)
 
 
-def test_view_menu_hides_shows_and_resets_docks(qtbot, main_window):
-    titles = {a.text(): a for a in main_window.view_menu.actions()}
+def test_view_menu_brings_panels_back_and_resets_docks(qtbot, main_window):
+    """View → a panel brings it to the front, also after its dock was closed (Qt's own toggle, which this
+    menu held before, hid a panel whose tab was behind another)."""
+    titles = {a.text().replace("&", ""): a for a in main_window.view_menu.actions()}
     for _, title, _ in PANELS:
         assert title in titles
     dock = main_window.docks["schemes"]
     titles["Schemes"].trigger()
+    assert dock.isVisible() and main_window.stage.panel_id() == "schemes"
+    dock.close()
     assert dock.isHidden()
     titles["Schemes"].trigger()
-    assert not dock.isHidden()
+    assert not dock.isHidden() and main_window.stage.panel_id() == "schemes"
     dock.setFloating(True)
     main_window.docks["swap"].close()
-    titles["&Reset layout"].trigger()
+    titles["Reset layout"].trigger()
     assert not dock.isFloating()
     assert all(not d.isHidden() for d in main_window.docks.values())
+    qtbot.waitUntil(main_window.service.idle, timeout=60000)
 
 
 def test_about_names_the_version(main_window):

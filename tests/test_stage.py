@@ -1,0 +1,131 @@
+"""The stage (issue 26): export, slides and Copy as Python act on the panel on screen, however the user got there —
+a tab of the dock area clicked by hand, a scene, a lesson, the menu or a shortcut — and a click in a dock that is
+not a panel's (the Lesson pane) leaves the stage where it is.  Keyboard focus left behind in a panel that went
+behind another never decides it (Export → Panel wrote Token swap's picture with Schemes on screen)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLineEdit, QMenu, QTabBar
+
+
+def _dock_tab_bar(win):
+    """The window's own tab bar of the dock area (not a panel's tabs)."""
+    for bar in win.findChildren(QTabBar):
+        if bar.parent() is win and bar.isVisible() and bar.count() >= len(win.docks):
+            return bar
+    raise AssertionError("no dock-area tab bar")
+
+
+def _click_dock_tab(qtbot, win, title):
+    bar = _dock_tab_bar(win)
+    index = next(i for i in range(bar.count()) if bar.tabText(i) == title)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    qtbot.waitUntil(lambda: win.docks[next(p for p, t in win.titles.items() if t == title)].isVisible())
+
+
+def _focus_in_swap(qtbot, win):
+    """Keyboard focus in Token swap's sentence box (left there when another tab is clicked)."""
+    win.show_panel("swap")
+    edit = win.panels["swap"].findChild(QLineEdit)
+    edit.setFocus()
+    qtbot.waitUntil(lambda: QGuiApplication.focusObject() is edit)
+    return edit
+
+
+def _exported(win, do) -> str:
+    """The default file name the export ``do`` offers (the dialog is answered with Cancel)."""
+    names = []
+
+    def ask(_title, default, _ext):
+        names.append(default)
+        return None
+
+    win.exporter.ask_save_path = ask
+    do()
+    assert names, "nothing was offered for export"
+    return names[-1]
+
+
+def _export_menu_titles(win) -> list[str]:
+    win._fill_export_menu()
+    return [a.text() for a in win.export_menu.actions()]
+
+
+@pytest.fixture
+def win(qtbot, main_window):
+    """The main window; the test ends with no job running (pytest-qt closes the window before this fixture's
+    teardown could wait)."""
+    yield main_window
+
+
+def _check_stage(win, pid: str) -> None:
+    panel = win.panels[pid]
+    assert win.stage.panel_id() == pid
+    assert win.current_panel() is panel
+    assert _exported(win, win.act_export_panel.trigger).startswith(panel.export_basename())
+    assert f"Panel “{win.titles[pid]}”" in _export_menu_titles(win)
+    (slide,) = win.export_menu.findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
+    first_png = next(a for a in slide.actions() if a.text().startswith("PNG"))
+    assert _exported(win, first_png.trigger).startswith(panel.export_basename())
+    python = next(a for a in win.export_menu.actions() if a.objectName() == "actCopyPanelPython")
+    assert python.property("panel") == pid
+
+
+def test_a_dock_tab_clicked_by_hand_is_on_stage_whatever_holds_the_keyboard(qtbot, win):
+    edit = _focus_in_swap(qtbot, win)
+    _click_dock_tab(qtbot, win, "Schemes")
+    assert QGuiApplication.focusObject() is edit or not win.docks["swap"].isVisible()
+    _check_stage(win, "schemes")
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_scene_puts_its_panel_and_tab_on_stage(qtbot, win):
+    _focus_in_swap(qtbot, win)
+    scene = next(p for p in win._builtin if p.panel == "schemes")
+    assert win.apply_preset(scene)
+    assert win.stage.now().panel == "schemes" and win.stage.now().view == scene.state.get("schemes").view
+    _check_stage(win, "schemes")
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_lesson_step_puts_its_panel_on_stage(qtbot, win):
+    _focus_in_swap(qtbot, win)
+    win.show_panel("waves")
+    pane = win.show_lesson()
+    lesson = next(x for x in pane.lessons if any(s.scene and s.scene.panel == "schemes" for s in x.steps))
+    step = next(s for s in lesson.steps if s.scene and s.scene.panel == "schemes")
+    assert win.set_lesson_scene(step, lesson)
+    _check_stage(win, "schemes")
+    # A click in the Lesson pane (another dock) leaves the stage where it is.
+    pane.setFocus()
+    qtbot.mouseClick(pane, Qt.MouseButton.LeftButton)
+    _check_stage(win, "schemes")
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_the_menu_and_its_shortcut_bring_a_panel_on_stage(qtbot, win, n):
+    """View → the panel (Ctrl+N) brings it to the front, even when its tab is behind another (it used to hide
+    the panel it names: a dock tab behind another still counts as shown for Qt's toggle)."""
+    _focus_in_swap(qtbot, win)
+    pid = list(win.docks)[n - 1]
+    win.show_panel("waves" if pid != "waves" else "lab")
+    act = win.panel_actions[pid]
+    assert act.shortcut().toString() == f"Ctrl+{n}" and act in win.view_menu.actions()
+    act.trigger()
+    qtbot.waitUntil(lambda: win.docks[pid].isVisible())
+    _check_stage(win, pid)
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_the_stage_says_when_it_moves(qtbot, win):
+    seen = []
+    win.stage.changed.connect(seen.append)
+    win.show_panel("table")
+    assert seen and seen[-1].panel == "table"
+    win.panels["table"].show_view("spectrum")
+    assert seen[-1].view == "spectrum"
+    qtbot.waitUntil(win.service.idle, timeout=60000)
