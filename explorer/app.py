@@ -310,7 +310,7 @@ def run_app(args) -> int:
             return 2
         window.show_panel(args.panel)
     if getattr(args, "checkpoint", None):
-        window.open_checkpoint(args.checkpoint)
+        window.panel_docks.open_checkpoint(args.checkpoint)
     if getattr(args, "model_config", None):
         open_model_view(window, os.path.expanduser(args.model_config))
     window.show()

@@ -1,12 +1,12 @@
 """Help: the keyboard shortcuts table, the user guide (docs/, offline, inside the app), About.
 
-:class:`HelpMixin` is the part of :class:`explorer.main_window.MainWindow` behind the Help menu.
+:class:`Help` is the part of the main window behind the Help menu; the shortcuts table is made from the
+action records (:mod:`explorer.shell.actions`), like docs/keyboard.md.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -16,53 +16,28 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
+from .shell.menus import keyboard_rows
 from .widgets.guide import GuideDialog, docs_dir
 
-#: Keys that work inside the panels (not window actions); listed in Help → Keyboard shortcuts.
-PANEL_KEYS = (
-    ("Panels", "Move to the next / previous control", "Tab / Shift+Tab"),
-    ("Panels", "Step the focused slider or spin box by one", "Left / Right or Up / Down"),
-    ("Panels", "Step the focused slider by a page", "PgUp / PgDown"),
-    ("Panels", "Jump the focused slider to its minimum / maximum", "Home / End"),
-    ("Panels", "Open a plot's menu (export, zoom)", "right-click the plot"),
-)
 
+class Help:
+    """Keyboard shortcuts, the user guide and About, for the window ``parent``."""
 
-class HelpMixin:
-    """Keyboard shortcuts, the user guide and About (needs the menus and actions)."""
+    def __init__(self, parent: QWidget) -> None:
+        self._parent = parent
+        self.shortcuts_dialog: QDialog | None = None
+        self.guide_dialog: GuideDialog | None = None
 
-    def shortcut_rows(self) -> list[tuple[str, str, str]]:
-        """(group, what, keys) for every shortcut: the window's actions and the keys inside panels."""
-        groups = {}
-        for menu, name in (
-            (self.file_menu, "File"),
-            (self.edit_menu, "Edit"),
-            (self.view_menu, "View"),
-            (self.presets_menu, "Presets"),
-            (self.export_menu, "Export"),
-            (self.help_menu, "Help"),
-        ):
-            for act in menu.actions():
-                groups.setdefault(id(act), name)
-        rows = []
-        for act in self.all_shortcut_actions():
-            keys = " or ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in act.shortcuts())
-            text = act.text().replace("&", "").rstrip("…").strip()
-            if act is self.act_undo:
-                text = "Undo the last parameter change"
-            elif act is self.act_redo:
-                text = "Redo"
-            elif act.parent() in self.docks.values():
-                text = f"Show / hide the {text} panel"
-            rows.append((groups.get(id(act), "Window"), text, keys))
-        order = ["File", "Edit", "View", "Presets", "Export", "Help", "Window"]
-        rows.sort(key=lambda r: (order.index(r[0]) if r[0] in order else len(order), r[1]))
-        return rows + list(PANEL_KEYS)
+    @staticmethod
+    def shortcut_rows() -> list[tuple[str, str, str]]:
+        """(where, what, keys) for every key: the window's actions (from their records) and the keys in panels."""
+        return [(where, what, keys) for where, keys, what in keyboard_rows()]
 
     def show_shortcuts(self) -> QDialog:
-        dlg = QDialog(self)
+        dlg = QDialog(self._parent)
         dlg.setObjectName("shortcutsDialog")
         dlg.setWindowTitle("Keyboard shortcuts")
         lay = QVBoxLayout(dlg)
@@ -86,7 +61,7 @@ class HelpMixin:
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(dlg.reject)
         lay.addWidget(buttons)
-        dlg.setFont(self.font())
+        dlg.setFont(self._parent.font())
         dlg.resize(720, 620)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.shortcuts_dialog = dlg
@@ -94,7 +69,8 @@ class HelpMixin:
         dlg.show()
         return dlg
 
-    def about_text(self) -> str:
+    @staticmethod
+    def about_text() -> str:
         import pyqtgraph
         import PySide6
 
@@ -108,13 +84,13 @@ class HelpMixin:
         )
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About PE Explorer", self.about_text())
+        QMessageBox.about(self._parent, "About PE Explorer", self.about_text())
 
     def show_guide(self, page: str = "index.md") -> GuideDialog:
         """Open the user guide (docs/ beside the package, or shipped in it) in a window of its own."""
-        dlg = GuideDialog(docs_dir(), page, self)
+        dlg = GuideDialog(docs_dir(), page, self._parent)
         dlg.setObjectName("guideDialog")
-        dlg.setFont(self.font())
+        dlg.setFont(self._parent.font())
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.guide_dialog = dlg
         dlg.show()

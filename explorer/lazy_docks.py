@@ -17,7 +17,8 @@ import logging
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from .panels import PANELS, load_panel_class
 from .panels.base import Panel
@@ -83,16 +84,30 @@ class LazyPanels(Mapping):
         return rest
 
 
-class LazyDocksMixin:
-    """The docks of :class:`~explorer.main_window.MainWindow` and the building of their panels."""
+class PanelDocks(QObject):
+    """One dock per panel of :data:`explorer.panels.PANELS` in ``window``, and the building of their panels.
 
-    def _make_docks(self) -> None:
+    ``service``: the compute service the panels ask; ``setup(panel_id, panel)`` is called for each panel as it is
+    built (the window styles and wires it).  :attr:`panels` is the window's :class:`LazyPanels`.
+    """
+
+    #: A panel was built (its id): it is in its dock, styled and wired.
+    built = Signal(str)
+
+    #: The panel that shows learned position tables (checkpoints, the Lab's).
+    TABLE_PANEL = "table"
+
+    def __init__(self, window: QMainWindow, service, setup: Callable[[str, Panel], None]) -> None:
+        super().__init__(window)
+        self._window = window
+        self._service = service
+        self._setup = setup
         self.panels = LazyPanels([pid for pid, _, _ in PANELS], self._build_panel)
         self._specs = {pid: spec for pid, _, spec in PANELS}
         self.docks: dict[str, QDockWidget] = {}
         self.titles: dict[str, str] = {}
         for panel_id, title, _spec in PANELS:
-            dock = QDockWidget(title, self)
+            dock = QDockWidget(title, window)
             dock.setObjectName(f"dock_{panel_id}")
             holder = QWidget(dock)  # stands in until the panel is built
             holder.setObjectName(f"placeholder_{panel_id}")
@@ -107,71 +122,45 @@ class LazyDocksMixin:
             dock.visibilityChanged.connect(lambda on, pid=panel_id: self._on_dock_visible(pid, on))
 
     def _build_panel(self, panel_id: str) -> Panel:
-        """Make the panel of ``panel_id`` (its initial state if one was given), dock it, style and wire it."""
+        """Make the panel of ``panel_id`` (its initial state if one was given), dock it, set it up."""
         cls = load_panel_class(self._specs[panel_id])
         state = self.panels.initial.pop(panel_id, None)
         try:
-            panel = cls(self.service, state)
+            panel = cls(self._service, state)
         except Exception as exc:  # noqa: BLE001 - a restored state the panel refuses: start from its defaults
             if state is None:
                 raise
             log.warning("%s: saved parameters not used (%s)", panel_id, exc)
-            panel = cls(self.service)
+            panel = cls(self._service)
         self.panels._built[panel_id] = panel
         dock = self.docks[panel_id]
         old = dock.widget()
         dock.setWidget(panel)
         if old is not None and old is not panel:
             old.deleteLater()
-        panel.drawn.connect(self._check_all_drawn)
         self._link_table(panel_id, panel)
-        self._keyboard_sliders(panel)
-        undo = getattr(self, "undo", None)
-        if undo is not None:
-            undo.adopt(panel_id, panel)
-        theme = getattr(self, "_theme", None)
-        if theme is not None:
-            from .widgets.styling import style_widgets
-
-            style_widgets(panel, theme, ui_pt=self._ui_pt, zoom=self._zoom, set_root_font=False)
-            # Back into the window's care: a palette of its own would keep this theme after the next
-            # change (a panel first shown in light presenter mode stayed light, its labels black on black).
-            from PySide6.QtGui import QPalette
-
-            panel.setPalette(QPalette())
-            panel.apply_theme(theme)
-        act = getattr(self, "act_sidebar", None)
-        if act is not None:
-            panel.set_sidebar_visible(act.isChecked())
-        explain = getattr(self, "_explain_on", None)
-        if explain is not None:
-            panel.set_explain_visible(explain[self.presenter])
-        self.panelBuilt.emit(panel_id)
+        self._setup(panel_id, panel)
+        self.built.emit(panel_id)
         return panel
 
     def _on_dock_visible(self, panel_id: str, visible: bool) -> None:
-        if visible:
-            if not self.panels.is_built(panel_id):  # first on screen: build it now
-                self.panels[panel_id]
-            self._on_panel_raised(panel_id)
+        if visible and not self.panels.is_built(panel_id):  # first on screen: build it now
+            self.panels[panel_id]
 
     # -- a checkpoint's learned table ----------------------------------------------------------------
-    #: The panel that shows learned position tables (checkpoints, the Lab's).
-    TABLE_PANEL = "table"
-
     def open_checkpoint(self, path: str, tensor: str = "") -> None:
         """Bring the Learned-table panel to the front showing the table in ``path`` (read by the compute
         process with the same checks as always; a bad file is one line in the panel's banner)."""
-        self.show_panel(self.TABLE_PANEL)
+        self._window.show_panel(self.TABLE_PANEL)
         self.panels[self.TABLE_PANEL].open_checkpoint(path, tensor)
 
     def show_learned_table(self, table, label: str) -> None:
         """Bring the Learned-table panel to the front showing ``table`` (positions × dims)."""
-        self.show_panel(self.TABLE_PANEL)
+        self._window.show_panel(self.TABLE_PANEL)
         self.panels[self.TABLE_PANEL].show_table(table, label)
 
     def open_checkpoint_dialog(self) -> None:
-        self.show_panel(self.TABLE_PANEL)
+        self._window.show_panel(self.TABLE_PANEL)
         self.panels[self.TABLE_PANEL].open_dialog()
 
     def _link_table(self, panel_id: str, panel) -> None:

@@ -19,7 +19,6 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
-from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QScrollArea, QToolBar, QWidget
 
 from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
@@ -60,23 +59,6 @@ class LessonDockMixin:
         self._lesson_placed_by_hand = False
         self.lesson_dock = dock
         self._lesson_errors: list[str] = []
-        act = dock.toggleViewAction()
-        act.setObjectName("actLesson")
-        act.setText("&Lesson")
-        act.setShortcut(QKeySequence("Ctrl+L"))
-        act.setToolTip("Guided lessons: predict, then see every claim checked live")
-        self.act_lesson = act
-        self.addAction(act)
-        self.act_open_lesson = self._action("actOpenLesson", "Open &lesson…", self.open_lesson_file,
-                                            tip="Open a lesson file (docs/lessons.md describes the format)")
-        self.act_lesson_next = self._action("actLessonNext", "Next lesson step", self._lesson_next,
-                                            [QKeySequence("Alt+Right")])
-        self.act_lesson_back = self._action("actLessonBack", "Previous lesson step", self._lesson_back,
-                                            [QKeySequence("Alt+Left")])
-
-    def _add_lesson_menus(self) -> None:
-        self.view_menu.insertAction(self.view_menu.actions()[len(self.docks)], self.act_lesson)
-        self.file_menu.insertAction(self.act_save_preset, self.act_open_lesson)
 
     # -- building --------------------------------------------------------------------------------
     def _on_lesson_visible(self, visible: bool) -> None:

@@ -1,13 +1,16 @@
-"""The main window: docked panels fed by one compute service, and the wiring between the rooms.
+"""The main window: docked panels fed by one compute service, composed of plain parts.
 
-This module keeps the docks, the current panel, keyboard reach for sliders, the service and
-shutdown.  The rest lives in its own room, mixed into :class:`MainWindow`:
+The window lays out docks and toolbars and owns the service; everything else is a part that takes what it needs
+in its constructor:
 
-* :mod:`explorer.actions` — actions, menus (File, Edit, View, Presets, Export, Help), toolbar, scene strip;
-* :mod:`explorer.look` — theme, presenter mode, colour maps, text zoom (the theme bus restyles every plot);
-* :mod:`explorer.session` — presets, lecture scenes, the last session;
-* :mod:`explorer.help` — shortcuts, the user guide, About;
-* :mod:`explorer.export` — the export controller behind every Export menu.
+* :class:`~explorer.lazy_docks.PanelDocks` — a dock per panel, each panel built when first shown;
+* :class:`~explorer.shell.stage.Stage` — what is on screen (panel, tab, plot in focus);
+* :class:`~explorer.look.Look` — theme, presenter mode, colour maps, text zoom, full screen;
+* :class:`~explorer.session.Session` — presets, lecture scenes, the last session;
+* :class:`~explorer.export.commands.ExportCommands` and :class:`~explorer.export.controller.ExportController` —
+  everything that leaves the app;
+* :class:`~explorer.help.Help` and :class:`~explorer.dialogs.Dialogs`;
+* the actions, menus and toolbar, built from the records of :mod:`explorer.shell.actions`.
 
 The window layout, the look and the last session's parameters are saved on close and restored at start.
 """
@@ -17,72 +20,31 @@ from __future__ import annotations
 import sys
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSignalBlocker, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractSlider,
-    QApplication,
-    QMainWindow,
-    QScrollBar,
-    QTabWidget,
-    QWidget,
-)
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QAbstractSlider, QMainWindow, QScrollBar, QTabWidget, QWidget
 
-from .actions import ActionsMixin
+from . import export as ex
+from .dialogs import Dialogs
+from .export.commands import ExportCommands
 from .export.controller import ExportController
-from .help import HelpMixin
-from .lazy_docks import LazyDocksMixin
+from .help import Help
+from .lazy_docks import PanelDocks
 from .lesson_dock import LessonDockMixin
-from .look import LookMixin
-from .panels import PANELS, load_panel_class  # noqa: F401 - load_panel_class kept importable here
+from .look import Look
 from .panels.base import Panel
-from .presets import Preset
 from .service import ComputeService, Failure
-from .session import DEFAULT_TITLE, SessionMixin
+from .session import DEFAULT_TITLE, Session
 from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
+from .shell.actions import ACTIONS, ActionSpec
+from .shell.menus import build_actions, build_menus, build_toolbar
 from .shell.stage import Stage
 from .undo import UndoController
 from .welcome import WelcomeMixin
+from .widgets.scene_bar import SceneBar
+from .widgets.styling import style_widgets
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 3
-
-
-def _needs_key_steps(slider) -> bool:
-    """True for sliders that draw and drag but ignore the keyboard (superqt's float/range sliders:
-    their key handling is a to-do upstream, superqt 0.9)."""
-    try:
-        from superqt.sliders._generic_slider import _GenericSlider
-    except ImportError:  # a superqt that moved it: nothing to patch
-        return False
-    return isinstance(slider, _GenericSlider)
-
-
-class _SliderKeys(QObject):
-    """Arrow, Page and Home/End keys for sliders that do not handle them themselves."""
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() != QEvent.Type.KeyPress or not isinstance(obj, QAbstractSlider):
-            return False
-        key = event.key()
-        single, page = obj.singleStep(), obj.pageStep()
-        sign = -1 if obj.invertedControls() else 1
-        steps = {
-            Qt.Key.Key_Right: single,
-            Qt.Key.Key_Up: single,
-            Qt.Key.Key_Left: -single,
-            Qt.Key.Key_Down: -single,
-            Qt.Key.Key_PageUp: page,
-            Qt.Key.Key_PageDown: -page,
-        }
-        if key in steps:
-            obj.setValue(min(max(obj.value() + sign * steps[key], obj.minimum()), obj.maximum()))
-        elif key == Qt.Key.Key_Home:
-            obj.setValue(obj.minimum())
-        elif key == Qt.Key.Key_End:
-            obj.setValue(obj.maximum())
-        else:
-            return False
-        return True
 
 
 class _FirstFrame(QObject):
@@ -109,12 +71,10 @@ class _FirstFrame(QObject):
         self._then()
 
 
-class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, SessionMixin, HelpMixin, WelcomeMixin,
-                 QMainWindow):
+class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
     """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`.
 
-    A panel is built when its dock is first on screen or when ``panels[pid]`` asks for it
-    (:mod:`explorer.lazy_docks`)."""
+    A panel is built when its dock is first on screen or when ``panels[pid]`` asks for it."""
 
     #: Every panel has drawn its first result.
     allPanelsDrawn = Signal()
@@ -125,14 +85,8 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
     #: A screen size the window must fit instead of its screen's (the layout test simulates screens).
     screen_limit: QSize | None = None
 
-    def __init__(
-        self,
-        *,
-        restore_layout: bool = True,
-        restore_session: bool | None = None,
-        save_on_close: bool | None = None,
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, *, restore_layout: bool = True, restore_session: bool | None = None,
+                 save_on_close: bool | None = None, parent: QWidget | None = None) -> None:
         """``restore_layout``/``restore_session``: read the saved layout and look / the last session
         (the session follows the layout unless given).  ``save_on_close``: write them back when the
         window closes; by default only what this run read is written back, so a run that did not
@@ -140,12 +94,8 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         super().__init__(parent)
         self.setObjectName("PEExplorerMainWindow")
         self.setWindowTitle(DEFAULT_TITLE)
-        self.setDockOptions(
-            QMainWindow.DockOption.AnimatedDocks
-            | QMainWindow.DockOption.AllowNestedDocks
-            | QMainWindow.DockOption.AllowTabbedDocks
-            | QMainWindow.DockOption.GroupedDragging
-        )
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowNestedDocks
+                            | QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.GroupedDragging)
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
         self.fit_to_screen()  # the available screen (a saved size is clamped to it in restore_layout)
         # Paused until the window is on screen (showEvent): the window comes up first, then the
@@ -154,10 +104,11 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         self.service.failed.connect(self._on_service_failed)
         self._all_drawn_emitted = False
         self._closed = False
-        self._scene: Preset | None = None
-        # Set by restore_layout() / restore_session() (or save_on_close): what closing writes back.
+        self._first_frame: _FirstFrame | None = None
+        self._first_frame_done = False
+        self._after_first_frame: list = []
+        # Set by restore_layout() (or save_on_close): what closing writes back.
         self._layout_restored = bool(save_on_close)
-        self._session_owned = bool(save_on_close)
         # A settings folder that cannot be used (a file, read-only, no home) disables the settings
         # for this run: nothing is restored or saved, and the window says so.
         self.settings_problem = config_problem()
@@ -165,23 +116,51 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
             remove_stale_temp_files()  # left by writes a killed instance did not finish
         else:
             print(f"pe-explorer: settings disabled: {self.settings_problem}", file=sys.stderr)
-        self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
-        self._slider_keys = _SliderKeys(self)
-        self._make_docks()  # the docks now, each panel when it is first shown or asked for
+        self.dialogs = Dialogs(self)
+        self.look = Look(self, self._status)
+        self.look.changed.connect(self._on_look_changed)
+        self.look.fullScreenChanged.connect(self._on_full_screen)
+        self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
+        self.panel_docks = PanelDocks(self, self.service, self._set_up_panel)
+        self.panels = self.panel_docks.panels
+        self.docks = self.panel_docks.docks
+        self.titles = self.panel_docks.titles
         #: What is on screen: the panel, its tab, the plot in focus (export, scenes and lessons read it).
         self.stage = Stage(self.docks, self.panels, self)
-        self.panelBuilt.connect(lambda pid: self.stage.adopt(pid, self.panels[pid]))
+        self.panel_docks.built.connect(self._on_panel_built)
         self.undo = UndoController(self.panels, self.titles, self)
+        self.scene_bar = SceneBar(self)
+        self.session = Session(self, panels=self.panels, stage=self.stage, undo=self.undo, titles=self.titles,
+                               scene_bar=self.scene_bar, dialogs=self.dialogs, status=self._status)
         # Plots carry their export submenu from birth; this controller fills it for this window's plots.
-        self.exporter = ExportController(self, self.look, notify=self._status, paused=self.undo.paused)
-        self._builtin, self._builtin_errors = self._load_builtins()
-        self._build_actions()
-        self._build_menus()
-        self._build_toolbar()
-        self._build_scene_bar()
-        self._build_side_actions()
+        self.exporter = ExportController(self, self.look.screen_look, notify=self._status, paused=self.undo.paused)
+        self.exports = ExportCommands(self, self.exporter, self.stage, self.titles, self._status)
+        self.help = Help(self)
         self._make_lesson_dock()  # the dock now (hidden), its pane when it is first shown
-        self._add_lesson_menus()
+        self.actions = build_actions(self)
+        self.exports.actions = self.actions
+        ok, why = ex.mp4_available()
+        mp4 = self.actions["actSweepMp4"]
+        mp4.setEnabled(ok)
+        if not ok:
+            mp4.setText("Record sweep animation (MP4) — needs imageio-ffmpeg")
+            mp4.setToolTip(why)
+        self.actions["actLeaveFullScreen"].setEnabled(False)
+        self.actions["actSidebar"].setChecked(True)
+        self.menus = build_menus(self.menuBar(), self.actions, {"@toolbars": []})
+        self.menus["Presets"].aboutToShow.connect(self._fill_presets_menu)
+        self.menus["Export"].setObjectName("peExportTop")
+        # Filled when it opens: filling it now would build the panel on stage before the window is up.
+        self.menus["Export"].aboutToShow.connect(lambda: self.exports.fill_menu(self.menus["Export"]))
+        self._fill_presets_menu()
+        self.toolbar = build_toolbar(self, self.actions, self.menus, self.undo.stack)
+        self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.scene_bar)
+        self.scene_bar.hide()
+        view = self.menus["View"]
+        sidebar = self.actions["actSidebar"]
+        for bar in (self.toolbar, self.scene_bar):
+            view.insertAction(sidebar, bar.toggleViewAction())
         self._default_layout()
         self._default_state = self.saveState(LAYOUT_VERSION)
         self.statusBar().showMessage("Ready", 3000)
@@ -190,13 +169,69 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         if restore_layout and self.settings_problem is None:
             self.restore_layout()
         if (restore_layout if restore_session is None else restore_session) and self.settings_problem is None:
-            self.restore_session()
+            self.session.restore_session()
         if save_on_close is False:
-            self._layout_restored = self._session_owned = False
-        self.themeChanged.connect(self._on_look_for_panes)
-        if self._scene is None:
+            self._layout_restored = self.session.owned = False
+        elif save_on_close:
+            self.session.owned = True
+        if self.session.scene is None:
             self.scene_bar.hide()  # a restored layout may have it shown, but there is nothing to say
-        self.apply_look()
+        self.look.apply()
+
+    # -- parts' needs ------------------------------------------------------------------------------------
+    def make_undo_action(self, _spec: ActionSpec) -> QAction:
+        return self.undo.stack.createUndoAction(self, "&Undo")
+
+    def make_redo_action(self, _spec: ActionSpec) -> QAction:
+        return self.undo.stack.createRedoAction(self, "&Redo")
+
+    def make_lesson_action(self, spec: ActionSpec) -> QAction:
+        act = self.lesson_dock.toggleViewAction()
+        act.setText(spec.title)
+        return act
+
+    def _fill_presets_menu(self) -> None:
+        a = self.actions
+        files = [a[i] for i in ("actSavePreset", "actSavePresetFile", "actOpenPreset", "actOpenPresetsFolder")]
+        self.session.fill_presets_menu(self.menus["Presets"], files, a["actResetAll"])
+
+    def _on_look_changed(self, theme) -> None:
+        look = self.look
+        for act_id, on in (("actPresenter", look.presenter), ("actDark", look.base_theme == "dark"),
+                           ("actSafeMaps", look.safe_maps)):
+            with QSignalBlocker(self.actions[act_id]):
+                self.actions[act_id].setChecked(on)
+        for spec in ACTIONS:
+            if spec.id.startswith("actTheme_"):
+                with QSignalBlocker(self.actions[spec.id]):
+                    self.actions[spec.id].setChecked(spec.args == (look.base_theme,))
+        self.set_explain_visible(self._explain_on[look.presenter])
+        self.themeChanged.emit(theme)
+
+    def _on_full_screen(self, on: bool) -> None:
+        self.actions["actLeaveFullScreen"].setEnabled(on)
+        with QSignalBlocker(self.actions["actFullScreen"]):
+            self.actions["actFullScreen"].setChecked(on)
+
+    def _set_up_panel(self, panel_id: str, panel: Panel) -> None:
+        """A panel just built: styled for the look, wired to the window (undo, drawn, keys), sidebars as set."""
+        panel.drawn.connect(self._check_all_drawn)
+        self._keyboard_sliders(panel)
+        self.undo.adopt(panel_id, panel)
+        look = self.look
+        style_widgets(panel, look.theme, ui_pt=look.ui_pt, zoom=look.zoom, set_root_font=False)
+        # Back into the window's care: a palette of its own would keep this theme after the next
+        # change (a panel first shown in light presenter mode stayed light, its labels black on black).
+        from PySide6.QtGui import QPalette
+
+        panel.setPalette(QPalette())
+        panel.apply_theme(look.theme)
+        panel.set_sidebar_visible(self.actions["actSidebar"].isChecked())
+        panel.set_explain_visible(self._explain_on[look.presenter])
+
+    def _on_panel_built(self, panel_id: str) -> None:
+        self.stage.adopt(panel_id, self.panels[panel_id])
+        self.panelBuilt.emit(panel_id)
 
     # -- layout ----------------------------------------------------------------------------------
     def _default_layout(self) -> None:
@@ -240,45 +275,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         if keep_size and not avail.contains(self.frameGeometry()):
             self.move(avail.topLeft())
 
-    # -- side columns: controls (Ctrl+B) and "What am I looking at?" (Ctrl+I) --------------------------
-    def _build_side_actions(self) -> None:
-        self._explain_on = {False: True, True: False}  # shown in normal mode, hidden in presenter mode
-        self.act_sidebar = self._action(
-            "actSidebar", "Show &controls", self.set_sidebar_visible, [QKeySequence("Ctrl+B")],
-            checkable=True, tip="Show or hide every panel's control sidebar (give the plots the screen)")
-        self.act_sidebar.setChecked(True)
-        self.act_explain = self._action(
-            "actExplain", "&What am I looking at?", self.set_explain_visible, [QKeySequence("Ctrl+I")],
-            checkable=True, tip="Show or hide the explanations beside the plots (hidden in presenter mode)")
-        self.view_menu.addAction(self.act_sidebar)
-        self.view_menu.addAction(self.act_explain)
-        self._on_look_for_panes()
-
-    def set_sidebar_visible(self, on: bool) -> None:
-        for panel in self.panels.built().values():
-            panel.set_sidebar_visible(bool(on))
-        with QSignalBlocker(self.act_sidebar):
-            self.act_sidebar.setChecked(bool(on))
-
-    def set_explain_visible(self, on: bool) -> None:
-        """Show or hide the "What am I looking at?" panes; remembered per mode (normal, presenter)."""
-        self._explain_on[self.presenter] = bool(on)
-        for panel in self.panels.built().values():
-            panel.set_explain_visible(bool(on))
-        with QSignalBlocker(self.act_explain):
-            self.act_explain.setChecked(bool(on))
-
-    def _on_look_for_panes(self, _theme=None) -> None:
-        if getattr(self, "_explain_on", None) is not None:
-            self.set_explain_visible(self._explain_on[self.presenter])
-
-    def show_panel(self, panel_id: str) -> None:
-        self.stage.put(panel_id)
-        # Keys must not keep going to a control of the panel that just went behind.
-        focused = QApplication.focusWidget()
-        if focused is not None and self._panel_of(focused) not in (None, panel_id):
-            focused.clearFocus()
-
     def restore_layout(self) -> None:
         """Take the layout and the look from the saved settings (plain values, each checked)."""
         s = load_settings()
@@ -288,24 +284,31 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         if "state" in s:
             self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
         self.fit_to_screen(keep_size=True)  # saved on a larger screen (or a projector): clamp to this one
-        self._restore_look(s)
+        self.look.restore(s)
 
     def save_layout(self) -> None:
-        save_settings({
-            "geometry": bytes(self.saveGeometry().data()),
-            "state": bytes(self.saveState(LAYOUT_VERSION).data()),
-            **self._look_settings(),
-        })
+        save_settings({"geometry": bytes(self.saveGeometry().data()),
+                       "state": bytes(self.saveState(LAYOUT_VERSION).data()), **self.look.settings()})
 
-    # -- current panel ---------------------------------------------------------------------------
-    def _panel_of(self, widget) -> str | None:
-        while widget is not None:
-            if isinstance(widget, Panel):
-                for pid, p in self.panels.built().items():
-                    if p is widget:
-                        return pid
-            widget = widget.parentWidget()
-        return None
+    # -- side columns: controls (Ctrl+B) and "What am I looking at?" (Ctrl+I) --------------------------
+    def set_sidebar_visible(self, on: bool) -> None:
+        for panel in self.panels.built().values():
+            panel.set_sidebar_visible(bool(on))
+        with QSignalBlocker(self.actions["actSidebar"]):
+            self.actions["actSidebar"].setChecked(bool(on))
+
+    def set_explain_visible(self, on: bool) -> None:
+        """Show or hide the "What am I looking at?" panes; remembered per mode (normal, presenter)."""
+        self._explain_on[self.look.presenter] = bool(on)
+        for panel in self.panels.built().values():
+            panel.set_explain_visible(bool(on))
+        with QSignalBlocker(self.actions["actExplain"]):
+            self.actions["actExplain"].setChecked(bool(on))
+
+    # -- the panel on stage --------------------------------------------------------------------------
+    def show_panel(self, panel_id: str) -> None:
+        """Bring ``panel_id`` on stage (its dock shown and raised)."""
+        self.stage.put(panel_id)
 
     def current_panel_id(self) -> str:
         """The panel on stage (:class:`~explorer.shell.stage.Stage`): raised or clicked into, never keyboard
@@ -315,17 +318,13 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
     def current_panel(self) -> Panel:
         return self.panels[self.current_panel_id()]
 
-    def _ensure_keyboard_sliders(self) -> None:
+    def _keyboard_sliders(self, panel) -> None:
         """Every slider can be reached with Tab and stepped with the arrow keys.
 
-        A labelled slider (superqt) is a slider wrapping an inner one that does the stepping; the
-        wrapper itself takes Tab focus but ignores the arrow keys, so hand its focus to the inner
-        slider and take it out of the Tab chain (otherwise Tab stops twice, once uselessly).
+        A labelled slider is a slider wrapping an inner one that does the stepping; the wrapper itself takes Tab
+        focus but ignores the arrow keys, so hand its focus to the inner slider and take it out of the Tab chain
+        (otherwise Tab stops twice, once uselessly).
         """
-        for panel in self.panels.built().values():
-            self._keyboard_sliders(panel)
-
-    def _keyboard_sliders(self, panel) -> None:
         for s in panel.findChildren(QAbstractSlider):
             if isinstance(s, QScrollBar):
                 continue
@@ -336,8 +335,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
                 continue
             if not (s.focusPolicy() & Qt.FocusPolicy.TabFocus):
                 s.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-            if _needs_key_steps(s):
-                s.installEventFilter(self._slider_keys)
 
     # -- service ---------------------------------------------------------------------------------
     def _status(self, message: str, timeout_ms: int = 5000) -> None:
@@ -361,7 +358,7 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         # Let the first frame be painted, then start computing (a 0-ms timer from here ran before it).
-        if getattr(self, "_first_frame", None) is None:
+        if self._first_frame is None:
             self._first_frame = _FirstFrame(self, self._on_first_frame)
         else:
             QTimer.singleShot(0, self.service.resume)
@@ -369,26 +366,71 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
     def after_first_frame(self, callback) -> None:
         """Run ``callback`` once, just after the window's first frame is painted (after the service
         starts); at once (queued) if that frame is already on screen."""
-        if getattr(self, "_first_frame_done", False):
+        if self._first_frame_done:
             QTimer.singleShot(0, callback)
         else:
-            self.__dict__.setdefault("_after_first_frame", []).append(callback)
+            self._after_first_frame.append(callback)
 
     def _on_first_frame(self) -> None:
         self._first_frame_done = True
         self.service.resume()
-        for callback in self.__dict__.pop("_after_first_frame", []):
+        callbacks, self._after_first_frame = self._after_first_frame, []
+        for callback in callbacks:
             callback()
+
+    # -- the two parts still mixed in (lesson dock, welcome) ---------------------------------------
+    @property
+    def presenter(self) -> bool:
+        return self.look.presenter
+
+    @property
+    def zoom(self) -> float:
+        return self.look.zoom
+
+    @property
+    def theme(self):
+        return self.look.theme
+
+    @property
+    def _theme(self):
+        return self.look.theme
+
+    @property
+    def _zoom(self) -> float:
+        return self.look.zoom
+
+    @property
+    def _ui_pt(self) -> float:
+        return self.look.ui_pt
+
+    @property
+    def _builtin(self):
+        return self.session.builtin
+
+    def apply_preset(self, preset) -> bool:
+        return self.session.apply_preset(preset)
+
+    def show_error(self, title: str, message: str) -> None:
+        self.dialogs.show_error(title, message)
+
+    def ask_lesson_path(self) -> str | None:
+        return self.dialogs.ask_lesson_path()
+
+    def lesson_next(self) -> None:
+        self._lesson_next()
+
+    def lesson_back(self) -> None:
+        self._lesson_back()
 
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self._closed:
             self._closed = True
-            # Only what this run took from the settings folder is written back to it: a run that did
-            # not load the layout or the session (--screenshot, tests) never replaces the user's, and
-            # a folder that cannot be used is not written at all.
+            # Only what this run took from the settings folder is written back to it: a run that did not
+            # load the layout or the session (--screenshot, tests) never replaces the user's, and a folder
+            # that cannot be used is not written at all.
             saves = (("window layout", self.save_layout, self._layout_restored),
-                     ("last session", self.save_session, self._session_owned))
+                     ("last session", self.session.save_session, self.session.owned))
             for what, save, owned in saves:
                 if not owned or self.settings_problem is not None:
                     continue
@@ -402,7 +444,3 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
                 p.shutdown()
             self.service.stop()
         super().closeEvent(event)
-
-
-# Kept for code that imported it from here.
-QtTabPosition = QTabWidget.TabPosition

@@ -1,28 +1,21 @@
 """The session and presets of the main window: all panels' parameters, lecture scenes, the user's
 presets and the last session (saved on close, restored at start).
 
-:class:`SessionMixin` is the part of :class:`explorer.main_window.MainWindow` that owns them.  Every
-change goes through the undo controller as one step (all panels, or — on error — none); dialogs go
-through the window's small ``ask_*``/``show_error`` methods so tests can replace them.
+:class:`Session` is a part of the main window; it takes what it needs in its constructor.  Every change goes
+through the undo controller as one step (all panels, or — on error — none); questions go through the window's
+:class:`~explorer.dialogs.Dialogs`, which tests replace.
 """
 
 from __future__ import annotations
 
 import datetime
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QFileDialog,
-    QFormLayout,
-    QLineEdit,
-    QMessageBox,
-    QPlainTextEdit,
-)
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices
+from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter
 
 from .presets import (
     Preset,
@@ -35,7 +28,7 @@ from .presets import (
     user_dir,
     user_presets,
 )
-from .settings import config_dir, home_folder
+from .settings import config_dir
 from .state import PANEL_STATES, AppState
 
 log = logging.getLogger(__name__)
@@ -54,27 +47,57 @@ def _aside_name(path: Path) -> Path:
     return path.with_name(f"{path.stem}.rejected-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
 
 
-class SessionMixin:
-    """Presets, lecture scenes and the last session (needs ``panels``, ``undo``, ``docks``, the scene
-    bar and the preset actions)."""
+
+class Session(QObject):
+    """Presets, lecture scenes and the last session of ``window``.
+
+    ``panels``: the window's panels (id -> panel, built on asking; ``state_of``/``defer`` for those not built);
+    ``stage``: what is on screen; ``undo``: the undo controller; ``titles``: panel id -> title; ``scene_bar``:
+    the strip that shows the scene; ``dialogs``: the window's questions; ``status``: a line in the status bar.
+    """
+
+    #: The scene on screen changed (the :class:`~explorer.presets.Preset`, or None once it was left).
+    sceneChanged = Signal(object)
+
+    def __init__(self, window: QMainWindow, *, panels, stage, undo, titles: dict[str, str], scene_bar,
+                 dialogs, status: Callable[..., None]) -> None:
+        super().__init__(window)
+        self._window = window
+        self.panels = panels
+        self.stage = stage
+        self.undo = undo
+        self.titles = titles
+        self.scene_bar = scene_bar
+        self.dialogs = dialogs
+        self._status = status
+        self._scene: Preset | None = None
+        self._applying_scene = False
+        self._pending_ranges: tuple | None = None
+        self._ranges_wired = False
+        #: This run read the session file (or was told to own it): closing writes it back.
+        self.owned = False
+        self.builtin, self.builtin_errors = self._load_builtins()
+        stage.changed.connect(self._on_stage_changed)
 
     # -- the Presets menu (filled on opening) -----------------------------------------------------
-    def _load_builtins(self) -> tuple[list[Preset], list[str]]:
+    @staticmethod
+    def _load_builtins() -> tuple[list[Preset], list[str]]:
         try:
             return builtin_presets(), []
         except PresetError as exc:  # a broken built-in is a bug; keep the app usable and say so
             return [], [str(exc)]
 
-    def _fill_presets_menu(self) -> None:
-        m = self.presets_menu
+    def fill_presets_menu(self, m: QMenu, file_actions: list[QAction], reset_all: QAction) -> None:
+        """The lecture scenes, my presets, then ``file_actions`` and ``reset_all`` (the menu is filled as it opens:
+        my presets may have changed on disk)."""
         m.clear()
         m.addSection("Lecture scenes")
-        for n, preset in enumerate(self._builtin, start=1):
+        for n, preset in enumerate(self.builtin, start=1):
             act = m.addAction(f"&{n}  {preset.title}")
             act.setToolTip(preset.description)
             act.setStatusTip(preset.description[:200])
             act.triggered.connect(lambda _=False, p=preset: self.apply_preset(p))
-        for err in self._builtin_errors:
+        for err in self.builtin_errors:
             m.addAction(f"⚠ {err}").setEnabled(False)
         m.addSection("My presets")
         mine, broken = user_presets()
@@ -87,22 +110,15 @@ class SessionMixin:
         if not mine and not broken:
             m.addAction("(none yet — Save preset… keeps the current set-up)").setEnabled(False)
         m.addSeparator()
-        for act in (
-            self.act_save_preset,
-            self.act_save_preset_file,
-            self.act_open_preset,
-            self.act_open_presets_folder,
-        ):
+        for act in file_actions:
             m.addAction(act)
         m.addSeparator()
-        m.addAction(self.act_reset_all)
+        m.addAction(reset_all)
 
     # -- state, presets, sessions ----------------------------------------------------------------
     def app_state(self) -> AppState:
-        """All panels' parameters now."""
-        state_of = getattr(self.panels, "state_of", None)  # a panel not built yet: the state it will have
-        return AppState().replace(**{pid: state_of(pid) if state_of else self.panels[pid].state
-                                     for pid in self.panels if pid in PANEL_STATES})
+        """All panels' parameters now (a panel not built yet: the state it will have)."""
+        return AppState().replace(**{pid: self.panels.state_of(pid) for pid in self.panels if pid in PANEL_STATES})
 
     def set_app_state(self, state: AppState, text: str = "Load parameters") -> bool:
         """Apply ``state`` to every panel as one undoable step (all panels, or — on error — none)."""
@@ -113,7 +129,7 @@ class SessionMixin:
         try:
             self.set_app_state(preset.state, f"Load “{preset.title}”")
         except Exception as exc:  # noqa: BLE001 - the panels are back where they were; say what happened
-            self.show_error("Preset not loaded", f"{preset.title}: {exc}\n\nNothing was changed.")
+            self.dialogs.show_error("Preset not loaded", f"{preset.title}: {exc}\n\nNothing was changed.")
             return False
         self._status(f"Loaded “{preset.title}”")  # first: what the layout could not find is said over it
         self._applying_scene = True
@@ -129,22 +145,21 @@ class SessionMixin:
         try:
             preset = load_preset(path)
         except PresetError as exc:
-            self.show_error("Preset not loaded", f"{exc}\n\nNothing was changed.")
+            self.dialogs.show_error("Preset not loaded", f"{exc}\n\nNothing was changed.")
             return False
         except Exception as exc:  # noqa: BLE001 - a reader bug must not take the window down with it
             log.exception("reading %s", path)
-            self.show_error("Preset not loaded", f"{Path(path).name}: {type(exc).__name__}\n\nNothing was changed.")
+            self.dialogs.show_error("Preset not loaded", f"{Path(path).name}: {type(exc).__name__}\n\n"
+                                    "Nothing was changed.")
             return False
         return self.apply_preset(preset)
 
     def _open_panel_view(self, preset: Preset) -> None:
         """Bring up the preset's panel, open its view (tab) and arrange it, as the scene needs them."""
-        if preset.panel not in self.docks:
+        if preset.panel not in self.panels:
             return
         panel = self.panels[preset.panel]
-        self.show_panel(preset.panel)
-        if preset.view is not None:
-            panel.show_view(preset.view)
+        self.stage.put(preset.panel, preset.view)
         layout = preset.layout or {}
         missing = self._set_splitters(panel, layout.get("splitters", {}))
         self._pending_ranges = (panel, layout.get("ranges", {})) if layout.get("ranges") else None
@@ -155,8 +170,6 @@ class SessionMixin:
     @staticmethod
     def _set_splitters(panel, shares: dict) -> list[str]:
         """Each named splitter of ``panel`` divided in the given shares; the names not found."""
-        from PySide6.QtWidgets import QSplitter
-
         missing = []
         for name, parts in shares.items():
             split = panel.findChild(QSplitter, name)
@@ -170,12 +183,12 @@ class SessionMixin:
     def _apply_pending_ranges(self, *_args) -> None:
         """The scene's axis ranges, once its panel has drawn what the scene's parameters ask for (a result
         that arrives later sets its own range and would undo them)."""
-        pending = getattr(self, "_pending_ranges", None)
+        pending = self._pending_ranges
         if pending is None:
             return
         panel, ranges = pending
         if panel.waiting:
-            if not getattr(self, "_ranges_wired", False):
+            if not self._ranges_wired:
                 for p in self.panels.values():
                     p.drawn.connect(self._apply_pending_ranges)
                 self._ranges_wired = True
@@ -201,13 +214,11 @@ class SessionMixin:
         self._scene = preset
         if preset is None or not (preset.description or preset.builtin):
             self.scene_bar.hide()
-            self.setWindowTitle(DEFAULT_TITLE if preset is None else f"PE Explorer — {preset.title}")
-            return
-        self.scene_title.setText(preset.title)
-        self.scene_text.set_notes(preset.description)
-        self.scene_text.set_expanded(False)  # one line; a click shows the rest
-        self.scene_bar.show()
-        self.setWindowTitle(f"PE Explorer — {preset.title}")
+            self._window.setWindowTitle(DEFAULT_TITLE if preset is None else f"PE Explorer — {preset.title}")
+        else:
+            self.scene_bar.show_scene(preset.title, preset.description)
+            self._window.setWindowTitle(f"PE Explorer — {preset.title}")
+        self.sceneChanged.emit(preset)
 
     @property
     def scene(self) -> Preset | None:
@@ -224,16 +235,16 @@ class SessionMixin:
         if why:
             self._status(f"Left “{title}”: {why}")
 
-    def _on_panel_raised(self, panel_id: str) -> None:
-        """A panel came to the front: by hand, that leaves a scene set on another panel."""
+    def _on_stage_changed(self, now) -> None:
+        """Another panel came on stage: by hand, that leaves a scene set on another panel."""
         scene = self._scene
-        if scene is None or getattr(self, "_applying_scene", False) or not self.isVisible():
+        if scene is None or self._applying_scene or not self._window.isVisible():
             return
-        if scene.panel is not None and panel_id != scene.panel:
-            self.leave_scene(f"{self.titles.get(panel_id, panel_id)} brought to the front")
+        if scene.panel is not None and now.panel != scene.panel:
+            self.leave_scene(f"{self.titles.get(now.panel, now.panel)} brought to the front")
 
     def reset_current_panel(self) -> None:
-        pid = self.current_panel_id()
+        pid = self.stage.panel_id()
         panel = self.panels[pid]
         if self.undo.set_states({pid: panel.state_cls()}, f"Reset {self.titles.get(pid, pid)}"):
             self.leave_scene()
@@ -250,14 +261,9 @@ class SessionMixin:
     def save_session(self) -> None:
         """Write the session file (closing does so only when this run restored the session)."""
         scene = self._scene
-        save_preset(
-            self.session_path(),
-            self.app_state(),
-            title=scene.title if scene else "",
-            description=scene.description if scene else "",
-            panel=self.current_panel_id(),
-            view=self.panels[self.current_panel_id()].current_view(),
-        )
+        now = self.stage.now()
+        save_preset(self.session_path(), self.app_state(), title=scene.title if scene else "",
+                    description=scene.description if scene else "", panel=now.panel, view=now.view)
 
     def _refuse_session(self, path: Path, why: str) -> None:
         """Keep a session file this app cannot use: move it aside (never replace it with defaults)."""
@@ -265,7 +271,7 @@ class SessionMixin:
         try:
             path.rename(aside)
         except OSError as exc:
-            self._session_owned = False  # it stays where it is, and this run will not overwrite it
+            self.owned = False  # it stays where it is, and this run will not overwrite it
             log.warning("last session not restored (%s); %s kept in place: %s", why, path, exc.strerror or exc)
             self._status(f"Last session not restored: {why} (the file is kept; it will not be overwritten)", 15000)
             return
@@ -278,7 +284,7 @@ class SessionMixin:
         The run that calls this owns the session: it is saved when the window closes.  A session
         that cannot be used is moved aside as ``session.rejected-<date>.json``, never overwritten.
         """
-        self._session_owned = True
+        self.owned = True
         path = self.session_path()
         if not (path.exists() or path.is_symlink()):
             return False
@@ -293,8 +299,7 @@ class SessionMixin:
             return False
         try:
             states = {pid: preset.state.get(pid) for pid in self.panels if pid in PANEL_STATES}
-            defer = getattr(self.panels, "defer", None)  # panels not built yet are built with their state
-            self.undo.set_states(defer(states) if defer else states, "Restore session")
+            self.undo.set_states(self.panels.defer(states), "Restore session")  # not built yet: built with it
         except Exception as exc:  # noqa: BLE001 - start with defaults rather than not at all
             self._refuse_session(path, f"{path.name}: {exc}")
             return False
@@ -305,96 +310,49 @@ class SessionMixin:
                                    state=preset.state, panel=preset.panel, view=preset.view))
         return True
 
-    # -- dialogs (small methods so tests can replace them) ---------------------------------------
-    def show_error(self, title: str, message: str) -> None:
-        QMessageBox.warning(self, title, message)
-
-    def ask_open_path(self) -> str | None:
-        folder = user_dir() if user_dir().is_dir() else home_folder()
-        path, _ = QFileDialog.getOpenFileName(self, "Open preset", str(folder), "PE Explorer preset (*.json)")
-        return path or None
-
-    def ask_save_path(self, default_name: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Save preset to file", str(home_folder() / default_name), "PE Explorer preset (*.json)"
-        )
-        if path and not Path(path).suffix:
-            path += ".json"
-        return path or None
-
-    def ask_overwrite(self, path: Path, title: str) -> bool:
-        answer = QMessageBox.question(
-            self,
-            "Replace preset?",
-            f"A preset named “{title}” exists already ({path.name}). Replace it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        return answer == QMessageBox.StandardButton.Yes
-
-    def ask_preset_details(self) -> tuple[str, str] | None:
-        dlg = QDialog(self)
-        dlg.setWindowTitle("Save preset")
-        form = QFormLayout(dlg)
-        title = QLineEdit(self._scene.title if self._scene and not self._scene.builtin else "")
-        title.setPlaceholderText("e.g. Week 3 — RoPE at 32k")
-        desc = QPlainTextEdit()
-        desc.setPlaceholderText("What this set-up shows (optional; shown when it is loaded)")
-        desc.setFixedHeight(90)
-        form.addRow("Name", title)
-        form.addRow("Notes", desc)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(dlg.accept)
-        buttons.rejected.connect(dlg.reject)
-        form.addRow(buttons)
-        if dlg.exec() != QDialog.DialogCode.Accepted or not title.text().strip():
-            return None
-        return title.text().strip(), desc.toPlainText().strip()
-
     # -- preset commands -------------------------------------------------------------------------
     def open_preset_file(self) -> bool:
-        path = self.ask_open_path()
+        path = self.dialogs.ask_open_path()
         return self.load_preset_file(path) if path else False
 
     def save_preset_dialog(self) -> bool:
-        details = self.ask_preset_details()
+        scene = self._scene
+        details = self.dialogs.ask_preset_details(scene.title if scene and not scene.builtin else "")
         if details is None:
             return False
         title, description = details
-        state, panel = self.app_state(), self.current_panel_id()
-        view = self.panels[panel].current_view()
+        state, now = self.app_state(), self.stage.now()
         try:
             try:
-                path = save_user_preset(title, state, description=description, panel=panel, view=view)
+                path = save_user_preset(title, state, description=description, panel=now.panel, view=now.view)
             except PresetExists as exists:
-                if not self.ask_overwrite(exists.path, title):
+                if not self.dialogs.ask_overwrite(exists.path, title):
                     self._status(f"Not saved: “{title}” is kept as it was")
                     return False
-                path = save_user_preset(title, state, description=description, panel=panel, view=view,
+                path = save_user_preset(title, state, description=description, panel=now.panel, view=now.view,
                                         overwrite=True)
         except PresetError as exc:
-            self.show_error("Preset not saved", str(exc))
+            self.dialogs.show_error("Preset not saved", str(exc))
             return False
         self._status(f"Saved preset “{title}” ({path})")
         return True
 
     def save_preset_file(self) -> bool:
-        path = self.ask_save_path("pe-explorer-preset.json")
+        path = self.dialogs.ask_save_path("pe-explorer-preset.json")
         if not path:
             return False
         try:
-            pid = self.current_panel_id()
-            save_preset(path, self.app_state(), title=Path(path).stem.replace("_", " "), panel=pid,
-                        view=self.panels[pid].current_view())
+            now = self.stage.now()
+            save_preset(path, self.app_state(), title=Path(path).stem.replace("_", " "), panel=now.panel,
+                        view=now.view)
         except PresetError as exc:
-            self.show_error("Preset not saved", str(exc))
+            self.dialogs.show_error("Preset not saved", str(exc))
             return False
         self._status(f"Saved {path}")
         return True
 
-    def open_presets_folder(self) -> None:
+    @staticmethod
+    def open_presets_folder() -> None:
         folder = user_dir()
         folder.mkdir(parents=True, exist_ok=True)
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))

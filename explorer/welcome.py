@@ -284,7 +284,7 @@ class WelcomeDialog(QDialog):
         name = self.sender().property("sceneName")
         window = self._window()
         preset = next((p for p in getattr(window, "_builtin", []) if p.name == name), None)
-        self._pick(f"scene:{name}", None if preset is None else functools.partial(window.apply_preset, preset))
+        self._pick(f"scene:{name}", None if preset is None else functools.partial(window.session.apply_preset, preset))
 
     def _pick_tour(self) -> None:
         window = self._window()

@@ -82,7 +82,7 @@ def test_no_colour_has_two_meanings_in_one_plot(qtbot, main_window, theme):
     if theme == "print":
         theme_bus().set_look(PRINT)
     else:
-        win.set_base_theme(theme)
+        win.look.set_base_theme(theme)
     problems, named = [], 0
     for where, plot in _walk(win, qtbot):
         for colour, meanings in _claims(plot).items():

@@ -55,7 +55,7 @@ def window(tmp_path_factory):
         app.processEvents()
         time.sleep(0.01)
     yield win
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     win.close()
     app.processEvents()
     assert not win.service.thread.is_alive()
@@ -158,8 +158,8 @@ def _problems(win, panel: QWidget, where: str) -> list[str]:
 def test_every_panel_and_tab_fits_the_screen(window, size, presenter):
     win = window
     win.screen_limit = QSize(*size)
-    win.set_presenter(presenter)
-    win.apply_look()  # the test set-up puts the theme bus back to light between tests
+    win.look.set_presenter(presenter)
+    win.look.apply()  # the test set-up puts the theme bus back to light between tests
     win.fit_to_screen()
     _settle(60)
     problems: list[str] = []
@@ -181,7 +181,7 @@ def test_every_panel_and_tab_fits_the_screen(window, size, presenter):
 def test_window_opens_at_the_available_screen_and_clamps_a_saved_size(window):
     win = window
     win.screen_limit = QSize(1280, 720)
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     win.fit_to_screen()
     _settle()
     assert win.frameGeometry().size() == QSize(1280, 720)
@@ -199,14 +199,14 @@ def test_sidebar_and_explain_pane_toggle_for_every_panel(window):
 
     win = window
     win.screen_limit = QSize(1920, 1080)
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     win.fit_to_screen()
     for pid, panel in win.panels.items():
         assert panel.findChildren(Sidebar), f"{pid} has no control sidebar"
-    win.act_sidebar.trigger()  # Ctrl+B
+    win.actions["actSidebar"].trigger()  # Ctrl+B
     _settle()
     assert not any(bar.isVisible() for p in win.panels.values() for bar in p.findChildren(Sidebar))
-    win.act_sidebar.trigger()
+    win.actions["actSidebar"].trigger()
     _settle()
     assert all(win.panels[win.current_panel_id()].findChildren(Sidebar)[0].isVisible() for _ in [0])
     # The explanations: shown in normal mode, hidden in presenter mode, remembered per mode.
@@ -214,17 +214,17 @@ def test_sidebar_and_explain_pane_toggle_for_every_panel(window):
     _settle()
     pane = win.panels["swap"].findChild(ExplainPane)
     assert pane.isVisible() and win.panels["swap"].explanation in pane.labels()
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     _settle()
     assert not pane.isVisible()
-    win.act_explain.trigger()  # Ctrl+I in presenter mode
+    win.actions["actExplain"].trigger()  # Ctrl+I in presenter mode
     _settle()
     assert pane.isVisible()
-    win.set_presenter(False)
-    win.set_presenter(True)
-    assert win.act_explain.isChecked()
-    win.act_explain.trigger()
-    win.set_presenter(False)
+    win.look.set_presenter(False)
+    win.look.set_presenter(True)
+    assert win.actions["actExplain"].isChecked()
+    win.actions["actExplain"].trigger()
+    win.look.set_presenter(False)
     _settle()
     assert pane.isVisible()
 
@@ -252,7 +252,7 @@ w = MainWindow(restore_layout=False)
 w.show()
 out = {"screen": list(w.screen().availableGeometry().getRect())}
 for presenter in (False, True):
-    w.set_presenter(presenter)
+    w.look.set_presenter(presenter)
     for pid in w.panels:
         w.show_panel(pid)
         end = time.monotonic() + 0.4
@@ -318,15 +318,15 @@ def test_every_scene_in_order_and_back_fits_the_screen(window, size, presenter):
 
     win = window
     win.screen_limit = QSize(*size)
-    win.set_presenter(presenter)
-    win.apply_look()
+    win.look.set_presenter(presenter)
+    win.look.apply()
     win.fit_to_screen()
     _settle(60)
     scenes = pr.builtin_presets()
     problems: list[str] = []
     mode = "presenter" if presenter else "normal"
     for n, scene in [*enumerate(scenes, 1), *reversed(list(enumerate(scenes, 1)))]:
-        assert win.apply_preset(scene)
+        assert win.session.apply_preset(scene)
         deadline = time.monotonic() + 30
         while not (win.panels[scene.panel].has_drawn and win.service.idle()) and time.monotonic() < deadline:
             _settle(20)
@@ -335,14 +335,14 @@ def test_every_scene_in_order_and_back_fits_the_screen(window, size, presenter):
         assert win.current_panel_id() == scene.panel, where
         if scene.view is not None:
             assert win.panels[scene.panel].current_view() == scene.view, where
-        assert win.scene_bar.isVisible() and win.scene_title.text() == scene.title, where
+        assert win.scene_bar.isVisible() and win.scene_bar.title.text() == scene.title, where
         outer = win.frameGeometry()
         assert outer.width() <= size[0] and outer.height() <= size[1], (where, outer.getRect())
         problems += _problems(win, win.panels[scene.panel], where)
         problems += _problems(win, win.scene_bar, f"{where} scene strip")
         shown = [p for p in win.panels[scene.panel].plots() if p.isVisible()]
         assert shown, f"{where}: no plot on screen"
-    win.leave_scene()
+    win.session.leave_scene()
     assert not problems, "\n".join(dict.fromkeys(problems))
 
 
@@ -353,8 +353,8 @@ def test_lesson_pane_fits_beside_the_panels(window, size, presenter):
     over the window (off the ringed plot) where they would not; nothing clipped in the pane or the panels."""
     win = window
     win.screen_limit = QSize(*size)
-    win.set_presenter(presenter)
-    win.apply_look()
+    win.look.set_presenter(presenter)
+    win.look.apply()
     win.fit_to_screen()
     pane = win.show_lesson()
     pane.set_lesson(pane.lessons[1], 2)  # the longest wavelength: a number question, a wrong claim, a reveal
@@ -384,7 +384,7 @@ def test_lesson_pane_fits_beside_the_panels(window, size, presenter):
         _settle(30)
         problems += _problems(win, win.panels[pid], f"{where} {pid}")
     win.lesson_dock.hide()
-    win.leave_scene()
+    win.session.leave_scene()
     _settle(30)
     assert not problems, "\n".join(dict.fromkeys(problems))
 
@@ -402,8 +402,8 @@ def test_schemes_with_every_scheme_shown_keeps_its_plots_at_720p_presenter(windo
 
     win = window
     win.screen_limit = QSize(1280, 720)
-    win.set_presenter(True)
-    win.apply_look()
+    win.look.set_presenter(True)
+    win.look.apply()
     win.fit_to_screen()
     win.show_panel("schemes")
     panel = win.panels["schemes"]
@@ -432,8 +432,8 @@ def test_schemes_with_every_scheme_shown_keeps_its_plots_at_720p_presenter(windo
         assert all(registry.get(s).title in key.text() for s in registry.ids())
     finally:
         panel.set_state(before)
-        win.set_presenter(False)
-        win.apply_look()
+        win.look.set_presenter(False)
+        win.look.apply()
         _settle(30)
 
 
@@ -442,10 +442,10 @@ def test_no_panel_needs_more_than_a_1280_projector_at_160_percent_text_in_presen
     forcing the window past a 1280-px projector. Every panel, on every tab, now fits at 160 % (at 200 % the
     widest needs about 1,290 px)."""
     win = window
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     try:
         while win.zoom < 1.6:
-            win.zoom_in()
+            win.look.zoom_in()
         _settle(40)
         assert win.zoom == pytest.approx(1.6)
         need = {}
@@ -456,6 +456,6 @@ def test_no_panel_needs_more_than_a_1280_projector_at_160_percent_text_in_presen
                 need[f"{pid} {where}"] = win.panels[pid].minimumSizeHint().width()
         assert max(need.values()) <= 1280, {k: v for k, v in need.items() if v > 1280}
     finally:
-        win.zoom_reset()
-        win.set_presenter(False)
+        win.look.zoom_reset()
+        win.look.set_presenter(False)
         _settle(40)

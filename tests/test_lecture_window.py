@@ -42,18 +42,18 @@ def win(qapp, tmp_path_factory):
 @pytest.fixture
 def window(win, qtbot):
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
-    win.set_full_screen(False)
-    win.set_presenter(False)
-    win.set_base_theme("light")
-    win.set_zoom(1.0)
+    win.look.set_full_screen(False)
+    win.look.set_presenter(False)
+    win.look.set_base_theme("light")
+    win.look.set_zoom(1.0)
     win.undo.set_states({pid: p.state_cls() for pid, p in win.panels.items()}, "reset for a test")
     win.undo.clear()
-    win._set_scene(None)
+    win.session.leave_scene()
     win.show_panel("waves")
     win.activateWindow()
     qtbot.waitUntil(lambda: all(p.has_drawn for p in win.panels.values()), timeout=30000)
     errors = []
-    win.show_error = lambda title, message: errors.append(message)
+    win.dialogs.show_error = lambda title, message: errors.append(message)
     win.errors = errors
     return win
 
@@ -115,7 +115,8 @@ def test_a_slider_drag_is_one_undo_step(qtbot, window):
 
 
 def test_undo_and_redo_are_in_the_edit_menu_and_toolbar(window):
-    assert window.act_undo in window.edit_menu.actions() and window.act_redo in window.edit_menu.actions()
+    edit = window.menus["Edit"].actions()
+    assert window.actions["actUndo"] in edit and window.actions["actRedo"] in edit
     names = {a.objectName() for a in window.toolbar.actions()}
     assert {"toolbarUndo", "toolbarRedo", "actPresenter", "actResetPanel"} <= names
 
@@ -137,27 +138,27 @@ def test_reset_panel_restores_defaults_and_is_undoable(qtbot, window):
 # -- presets ----------------------------------------------------------------------------------------------
 def test_presets_menu_lists_the_six_scenes_and_loads_one_in_one_undo_step(qtbot, window):
     window._fill_presets_menu()
-    texts = [a.text() for a in window.presets_menu.actions()]
+    texts = [a.text() for a in window.menus["Presets"].actions()]
     scenes = pr.builtin_presets()
     for n, p in enumerate(scenes, start=1):
         assert f"&{n}  {p.title}" in texts
-    act = next(a for a in window.presets_menu.actions() if a.text().endswith("RoPE vs ALiBi"))
-    before = window.app_state()
+    act = next(a for a in window.menus["Presets"].actions() if a.text().endswith("RoPE vs ALiBi"))
+    before = window.session.app_state()
     act.trigger()
     preset = pr.find_preset("rope_vs_alibi")
     for pid in window.panels:
         assert window.panels[pid].state == preset.state.get(pid)
-    assert window.scene_bar.isVisible() and "ALiBi" in window.scene_text.notes()
+    assert window.scene_bar.isVisible() and "ALiBi" in window.scene_bar.notes.notes()
     assert window.current_panel_id() == "schemes"
     assert window.undo.stack.count() == 1
     window.undo.stack.undo()
-    assert window.app_state() == before
+    assert window.session.app_state() == before
 
 
 def test_malformed_preset_changes_nothing(tmp_path, window):
     panel = window.panels["waves"]
     panel.set_state(dataclasses.replace(panel.state, base=123456.0))
-    before = window.app_state()
+    before = window.session.app_state()
     count = window.undo.stack.count()
     good = json.loads(pr.preset_json(AppState()))
     cases = {
@@ -168,8 +169,8 @@ def test_malformed_preset_changes_nothing(tmp_path, window):
     }
     for name, text in cases.items():
         (tmp_path / name).write_text(text)
-        assert not window.load_preset_file(tmp_path / name)
-        assert window.app_state() == before, name
+        assert not window.session.load_preset_file(tmp_path / name)
+        assert window.session.app_state() == before, name
         assert window.undo.stack.count() == count
     assert len(window.errors) == len(cases)
     assert all("Nothing was changed" in m for m in window.errors)
@@ -178,7 +179,7 @@ def test_malformed_preset_changes_nothing(tmp_path, window):
 
 
 def test_a_panel_that_fails_to_apply_rolls_every_panel_back(window, monkeypatch):
-    before = window.app_state()
+    before = window.session.app_state()
     preset = pr.find_preset("stretching_rope_to_long_contexts")
     panel = window.panels["schemes"]
 
@@ -186,28 +187,28 @@ def test_a_panel_that_fails_to_apply_rolls_every_panel_back(window, monkeypatch)
         raise RuntimeError("widget exploded")
 
     monkeypatch.setattr(panel, "set_state", broken)
-    assert not window.apply_preset(preset)
+    assert not window.session.apply_preset(preset)
     monkeypatch.undo()
-    assert window.app_state() == before
+    assert window.session.app_state() == before
     assert "widget exploded" in window.errors[-1] and "Nothing was changed" in window.errors[-1]
 
 
 def test_save_and_load_my_preset(window):
     panel = window.panels["waves"]
     panel.set_state(dataclasses.replace(panel.state, base=777.0))
-    window.ask_preset_details = lambda: ("Week 5", "my notes")
-    assert window.save_preset_dialog()
-    saved = window.app_state()
-    window.reset_all_panels()
+    window.dialogs.ask_preset_details = lambda _title="": ("Week 5", "my notes")
+    assert window.session.save_preset_dialog()
+    saved = window.session.app_state()
+    window.session.reset_all_panels()
     window._fill_presets_menu()
-    act = next(a for a in window.presets_menu.actions() if a.text() == "Week 5")
+    act = next(a for a in window.menus["Presets"].actions() if a.text() == "Week 5")
     act.trigger()
-    assert window.app_state() == saved and window.scene_text.notes() == "my notes"
+    assert window.session.app_state() == saved and window.scene_bar.notes.notes() == "my notes"
 
 
 def test_save_preset_to_a_missing_folder_is_a_clear_error(tmp_path, window):
-    window.ask_save_path = lambda _name: str(tmp_path / "none" / "p.json")
-    assert not window.save_preset_file()
+    window.dialogs.ask_save_path = lambda _name: str(tmp_path / "none" / "p.json")
+    assert not window.session.save_preset_file()
     assert "does not exist" in window.errors[-1]
     assert not (tmp_path / "none").exists()
 
@@ -219,15 +220,15 @@ def test_last_session_is_restored_at_start(qtbot):
     w1 = MainWindow(restore_layout=True)  # only a run that loaded the session saves it
     qtbot.addWidget(w1)
     preset = pr.find_preset("waves_and_frequencies")
-    w1.apply_preset(preset)
-    w1.set_base_theme("dark")
+    w1.session.apply_preset(preset)
+    w1.look.set_base_theme("dark")
     w1.panels["swap"].set_state(w1.panels["swap"].state.clamped(sentence="the cat sat", swap_i=0, swap_j=2))
-    expected = w1.app_state()
+    expected = w1.session.app_state()
     w1.close()
     w2 = MainWindow(restore_layout=True)
     qtbot.addWidget(w2)
     try:
-        assert w2.app_state() == expected
+        assert w2.session.app_state() == expected
         assert w2.undo.stack.count() == 0  # a restored session is not an undo step
         assert w2.theme.dark
         assert w2.windowTitle().endswith(preset.title)
@@ -243,7 +244,7 @@ def test_corrupt_session_starts_with_defaults(qtbot):
     w = MainWindow(restore_layout=True)
     qtbot.addWidget(w)
     try:
-        assert w.app_state() == AppState()
+        assert w.session.app_state() == AppState()
         assert "Last session not restored" in w.statusBar().currentMessage()
     finally:
         w.close()
@@ -269,7 +270,7 @@ def _look(window):
 def test_f5_toggles_presenter_mode(qtbot, window):
     normal = _look(window)
     _key(qtbot, window, "F5")
-    assert window.presenter and window.act_presenter.isChecked()
+    assert window.presenter and window.actions["actPresenter"].isChecked()
     big = _look(window)
     assert big["font"] >= 1.4 * normal["font"] and big["panel_font"] == big["font"]
     assert big["tick"] >= 1.4 * normal["tick"]
@@ -281,14 +282,14 @@ def test_f5_toggles_presenter_mode(qtbot, window):
 
 
 def test_presenter_toolbar_toggle_and_dark_high_contrast(window):
-    window.act_dark.trigger()
+    window.actions["actDark"].trigger()
     assert window.theme.dark
-    window.act_presenter.trigger()
+    window.actions["actPresenter"].trigger()
     assert window.theme.high_contrast and window.theme.dark
     view = window.panels["waves"].plots()[0]
     assert view.backgroundBrush().color().name() == "#000000"
-    window.act_presenter.trigger()
-    window.act_dark.trigger()
+    window.actions["actPresenter"].trigger()
+    window.actions["actDark"].trigger()
     assert window.theme.name == "light"
     assert view.backgroundBrush().color().name() == "#ffffff"
 
@@ -321,9 +322,9 @@ def test_grey_scale_safe_maps_switch_the_colour_bars(window):
     ]
     assert bars
     names = [b.colorMap().name for b in bars]
-    window.act_safe_maps.trigger()
+    window.actions["actSafeMaps"].trigger()
     assert "CET-D1A" not in [b.colorMap().name for b in bars]
-    window.act_safe_maps.trigger()
+    window.actions["actSafeMaps"].trigger()
     assert [b.colorMap().name for b in bars] == names
 
 
@@ -352,14 +353,14 @@ def test_every_slider_is_reachable_and_steppable_from_the_keyboard(qtbot, window
 
 def test_shortcuts_dialog_lists_every_shortcut(qtbot, window):
     _key(qtbot, window, "F1")
-    dlg = window.shortcuts_dialog
+    dlg = window.help.shortcuts_dialog
     qtbot.waitUntil(dlg.isVisible)
     from PySide6.QtWidgets import QTableWidget
 
     table = dlg.findChild(QTableWidget, "shortcutsTable")
     cells = {table.item(r, 2).text() for r in range(table.rowCount())}
     joined = " ".join(cells)
-    actions = window.all_shortcut_actions()
+    actions = _shortcut_actions(window)
     assert len(actions) >= 20
     for act in actions:
         for seq in act.shortcuts():
@@ -367,11 +368,18 @@ def test_shortcuts_dialog_lists_every_shortcut(qtbot, window):
     dlg.close()
 
 
+def _shortcut_actions(window) -> list:
+    """Every action of the window with a keyboard shortcut, wherever it was made."""
+    from PySide6.QtGui import QAction
+
+    return [a for a in window.findChildren(QAction) if a.shortcuts()]
+
+
 def test_docs_list_every_shortcut(window):
     text = DOCS.read_text(encoding="utf-8")
     table = "\n".join(line for line in text.splitlines() if line.startswith("|"))
     documented = set(re.findall(r"`([^`]+)`", table))
-    for act in window.all_shortcut_actions():
+    for act in _shortcut_actions(window):
         for seq in act.shortcuts():
             key = seq.toString(QKeySequence.SequenceFormat.PortableText)
             assert key in documented, f"{key} ({act.text()}) is missing from {DOCS.name}"

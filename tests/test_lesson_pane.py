@@ -22,9 +22,10 @@ def _revealed(qtbot, pane):
 def test_pane_is_built_only_when_shown_and_is_in_the_view_menu(qtbot, main_window):
     win = main_window
     assert win.lesson_pane is None and not win.lesson_dock.isVisible()
-    assert win.act_lesson in win.view_menu.actions() and win.act_lesson.shortcut().toString() == "Ctrl+L"
-    assert win.act_open_lesson in win.file_menu.actions()
-    win.act_lesson.trigger()
+    lesson = win.actions["actLesson"]
+    assert lesson in win.menus["View"].actions() and lesson.shortcut().toString() == "Ctrl+L"
+    assert win.actions["actOpenLesson"] in win.menus["File"].actions()
+    win.actions["actLesson"].trigger()
     qtbot.waitUntil(lambda: win.lesson_pane is not None and win.lesson_pane.isVisible(), timeout=5000)
     pane = win.lesson_pane
     assert len(pane.lessons) >= 6 and pane.picker.count() == len(pane.lessons)
@@ -41,7 +42,7 @@ def test_show_me_sets_the_scene_and_reveals_the_numbers(qtbot, main_window):
     result = _revealed(qtbot, pane)
     assert result.name == "swap_causal_leak" and result.passed
     assert win.current_panel_id() == "swap" and win.panels["swap"].state.causal
-    assert win.scene_title.text().endswith("A causal mask leaks order")
+    assert win.scene_bar.title.text().endswith("A causal mask leaks order")
     assert f"{result.values['between_change']:.3g}" in pane.reveal.text()
     assert pane.verdict.text().startswith("Not quite") and pane.wrong.isVisible()
     assert "holds" in pane.computed.text()
@@ -113,16 +114,16 @@ def test_arrow_keys_step_through_but_leave_a_focused_slider_alone(qtbot, main_wi
     slider.setFocus()
     qtbot.keyClick(slider, Qt.Key.Key_Right)
     assert pane.index == 1 and slider.value() != before
-    win.act_lesson_next.trigger()  # Alt+→ anywhere in the window
+    win.actions["actLessonNext"].trigger()  # Alt+→ anywhere in the window
     assert pane.index == 2
-    win.act_lesson_back.trigger()
+    win.actions["actLessonBack"].trigger()
     assert pane.index == 1
 
 
 def test_a_bad_lesson_file_is_refused_in_one_line_and_a_good_one_opens(qtbot, main_window, tmp_path):
     win = main_window
     errors = []
-    win.show_error = lambda title, message: errors.append(message)
+    win.dialogs.show_error = lambda title, message: errors.append(message)
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "pe-explorer-lesson", "version": 1, "title": "T", "steps": [{"n": ' + "9" * 400 + "}]}")
     assert not win.open_lesson_file(str(bad))
@@ -183,7 +184,7 @@ def test_answer_boxes_keep_the_presenter_font_on_every_step(qtbot, main_window):
     """The coloured boxes kept presenter size on the first step only (a style sheet set on a later step
     dropped the font the pane gave them); "no prediction" is neither right nor wrong: a neutral box."""
     win = main_window
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     pane = win.show_lesson()
     pane.set_lesson(pane.lessons[1], 0)
     kinds = []
@@ -199,7 +200,7 @@ def test_answer_boxes_keep_the_presenter_font_on_every_step(qtbot, main_window):
         assert pane.verdict.text().startswith("No prediction")
         kinds.append(pane.verdict.property("kind"))
     assert kinds == ["none"] * 3
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     qtbot.waitUntil(win.service.idle, timeout=60000)
 
 
@@ -213,8 +214,8 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
 
     win = main_window
     win.screen_limit = QSize(1280, 720)
-    win.set_presenter(True)
-    win.apply_look()
+    win.look.set_presenter(True)
+    win.look.apply()
     win.fit_to_screen()
     pane = win.show_lesson()
     qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
@@ -255,5 +256,5 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
     win._place_lesson_dock()
     assert win.lesson_dock.geometry().left() > win.mapToGlobal(left.topRight()).x()
     del win._lesson_target_rect
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     qtbot.waitUntil(win.service.idle, timeout=60000)

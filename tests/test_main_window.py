@@ -27,7 +27,7 @@ def test_every_panel_is_a_real_dock_and_draws_a_first_result(qtbot, main_window)
 def test_view_menu_brings_panels_back_and_resets_docks(qtbot, main_window):
     """View → a panel brings it to the front, also after its dock was closed (Qt's own toggle, which this
     menu held before, hid a panel whose tab was behind another)."""
-    titles = {a.text().replace("&", ""): a for a in main_window.view_menu.actions()}
+    titles = {a.text().replace("&", ""): a for a in main_window.menus["View"].actions()}
     for _, title, _ in PANELS:
         assert title in titles
     dock = main_window.docks["schemes"]
@@ -46,7 +46,7 @@ def test_view_menu_brings_panels_back_and_resets_docks(qtbot, main_window):
 
 
 def test_about_names_the_version(main_window):
-    assert __version__ in main_window.about_text()
+    assert __version__ in main_window.help.about_text()
 
 
 def test_layout_is_saved_and_restored(qtbot):

@@ -42,7 +42,7 @@ def test_large_readout_and_crosshair_follow_the_cursor_in_presenter_mode(qtbot, 
     view._on_mouse_moved((scene_pos,))
     pointer = pointer_for(view.plot)
     assert not pointer.label.isVisible()  # normal mode: the readout under the plot is enough
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     qtbot.wait(100)  # the bigger fonts lay the plot out again
     scene_pos, vb = _centre(view)
     view._on_mouse_moved((scene_pos,))
@@ -74,13 +74,13 @@ def test_large_readout_and_crosshair_follow_the_cursor_in_presenter_mode(qtbot, 
     # Off the data: gone.
     view._on_mouse_moved((vb.sceneBoundingRect().topLeft() - QPointF(5, 5),))
     assert not pointer.label.isVisible() and not vline.isVisible()
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     assert pointer.label.font().pointSizeF() == LIGHT.point_size(POINTER_PT)
 
 
 def test_click_and_hold_is_a_laser_pointer_not_a_pan_or_a_pick(qtbot, waves):
     win, view = waves
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     state = view.panel_state() if hasattr(view, "panel_state") else win.panels["waves"].state
     scene_pos, vb = _centre(view)
     port = view.plot.viewport()

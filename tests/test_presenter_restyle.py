@@ -93,7 +93,7 @@ def test_presenter_restyles_hidden_panels_and_tabs(qtbot, hidden):
 
     normal = look()
     assert normal["cannot run cell"] == normal["table"]
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     big = look()
     assert not hidden_card.isVisible() and not lab.isVisible()
     for key, value in normal.items():
@@ -108,7 +108,7 @@ def test_presenter_restyles_hidden_panels_and_tabs(qtbot, hidden):
     for curve_ in lab.length_view.curves.values():
         assert pg.mkPen(curve_.opts["pen"]).widthF() == pytest.approx(3.0 * PRESENTER_LIGHT.line_scale)
 
-    win.set_presenter(False)
+    win.look.set_presenter(False)
     assert look() == normal
     assert _legend_pts(lab.length_view.legend) == [LIGHT.point_size(TICK_PT)] * len(lab.length_view.legend.items)
 
@@ -139,11 +139,11 @@ def test_presenter_restyles_the_lesson_pane_docked_floating_and_hidden(qtbot, ma
     for floating, hidden in ((False, False), (True, False), (False, True)):
         win.lesson_dock.setFloating(floating)
         win.lesson_dock.setVisible(not hidden)
-        win.set_presenter(True)
+        win.look.set_presenter(True)
         big = look()
         for key, value in normal.items():
             assert big[key] == pytest.approx(value * SCALE, rel=0.02), (key, floating, hidden)
-        win.set_presenter(False)
+        win.look.set_presenter(False)
         assert look() == normal, (floating, hidden)
     win.lesson_dock.setFloating(False)
     qtbot.waitUntil(win.service.idle, timeout=60000)

@@ -76,7 +76,7 @@ def window(qtbot):
     w.show()
     qtbot.waitUntil(lambda: w.all_drawn and w.service.idle(), timeout=60000)
     w.errors = []
-    w.show_error = lambda title, message: w.errors.append(f"{title}: {message}")
+    w.dialogs.show_error = lambda title, message: w.errors.append(f"{title}: {message}")
     w.exporter.show_error = lambda message: w.errors.append(message)
     yield w
     w.close()
@@ -85,7 +85,7 @@ def window(qtbot):
 def _changed(w) -> AppState:
     waves = w.panels["waves"]
     waves.set_state(waves.state.clamped(base=500000.0, d_model=256))
-    return w.app_state()
+    return w.session.app_state()
 
 
 def _leftovers(folder) -> list[str]:
@@ -99,25 +99,25 @@ def test_full_disk_while_saving_a_preset_file(window, tmp_path, full_disk):
         pr.save_preset(target, AppState(), title="old")
     state = _changed(window)
     undo_count = window.undo.stack.count()
-    window.ask_save_path = lambda _default: str(target)
-    assert not window.save_preset_file()
+    window.dialogs.ask_save_path = lambda _default: str(target)
+    assert not window.session.save_preset_file()
     assert full_disk.writes == 1
     assert len(window.errors) == 1
     msg = window.errors[0]
     assert msg.startswith("Preset not saved:") and "lecture.json" in msg and "No space left on device" in msg
     assert _leftovers(tmp_path) == []
     assert pr.load_preset(target).title == "old"  # the old file is whole
-    assert window.app_state() == state and window.undo.stack.count() == undo_count
+    assert window.session.app_state() == state and window.undo.stack.count() == undo_count
 
 
 def test_full_disk_while_saving_my_preset(window, full_disk):
     state = _changed(window)
-    window.ask_preset_details = lambda: ("Week 3", "notes")
-    assert not window.save_preset_dialog()
+    window.dialogs.ask_preset_details = lambda _title="": ("Week 3", "notes")
+    assert not window.session.save_preset_dialog()
     assert "No space left on device" in window.errors[-1] and "week_3.json" in window.errors[-1]
     assert _leftovers(pr.user_dir()) == []
     assert not (pr.user_dir() / "week_3.json").exists()
-    assert window.app_state() == state
+    assert window.session.app_state() == state
 
 
 def test_full_disk_while_saving_the_session_on_close(qtbot, full_disk, capfd):
@@ -129,14 +129,14 @@ def test_full_disk_while_saving_the_session_on_close(qtbot, full_disk, capfd):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fileio, "os", os)
         w1.close()  # a good session: the defaults
-    good = w1.session_path().read_text(encoding="utf-8")
+    good = w1.session.session_path().read_text(encoding="utf-8")
     w2 = MainWindow(restore_layout=True)
     qtbot.addWidget(w2)
     _changed(w2)
     w2.close()
     assert not w2.service.thread.is_alive()
-    assert w2.session_path().read_text(encoding="utf-8") == good
-    assert _leftovers(w2.session_path().parent) == []
+    assert w2.session.session_path().read_text(encoding="utf-8") == good
+    assert _leftovers(w2.session.session_path().parent) == []
     err = capfd.readouterr().err
     assert "session not saved" in err and "No space left on device" in err and "Traceback" not in err
 
@@ -145,16 +145,16 @@ def test_full_disk_while_saving_the_session_on_close(qtbot, full_disk, capfd):
 def test_full_disk_while_exporting(window, tmp_path, full_disk, what):
     target = tmp_path / ("old" + "." + what.split()[1])
     target.write_bytes(b"the previous export")
-    state = window.app_state()
+    state = window.session.app_state()
     window.exporter.ask_save_path = lambda title, default, ext: str(target)
     panel = window.panels["waves"]
     window.show_panel("waves")
     view = next(v for v in panel.plots() if v.isVisible())
     ext = target.suffix
     if what.startswith("panel"):
-        ok = window.export_current_panel(ext=ext)
+        ok = window.exports.export_panel(ext=ext)
     elif what == "window png":
-        ok = window.export_window(scale=1)
+        ok = window.exports.export_window(scale=1)
     elif what == "plot png":
         ok = window.exporter.save_plot(panel, view, ext=".png")
     else:
@@ -164,7 +164,7 @@ def test_full_disk_while_exporting(window, tmp_path, full_disk, what):
     assert target.name in window.errors[-1]
     assert target.read_bytes() == b"the previous export"
     assert _leftovers(tmp_path) == []
-    assert window.app_state() == state
+    assert window.session.app_state() == state
 
 
 def test_broken_window_settings_start_with_defaults(qtbot):

@@ -189,7 +189,7 @@ def test_a_bad_session_starts_with_defaults_and_is_moved_aside(qtbot, name):
     session.write_text(text)
     w = _window(qtbot)
     try:
-        assert w.app_state() == AppState()
+        assert w.session.app_state() == AppState()
         assert "Last session not restored" in w.statusBar().currentMessage()
         assert "\n" not in w.statusBar().currentMessage()
     finally:
@@ -215,7 +215,7 @@ def test_a_bad_file_in_my_presets_does_not_stop_the_start(qtbot, name):
     w = _window(qtbot, restore_layout=False)
     try:
         w._fill_presets_menu()
-        broken = [a.text() for a in w.presets_menu.actions() if a.text().startswith("⚠")]
+        broken = [a.text() for a in w.menus["Presets"].actions() if a.text().startswith("⚠")]
         assert len(broken) == 1 and f"{name}.json" in broken[0] and "\n" not in broken[0]
     finally:
         w.close()
@@ -239,10 +239,10 @@ def win(qapp, tmp_path_factory):
 def window(win):
     win.undo.set_states({pid: p.state_cls() for pid, p in win.panels.items()}, "reset for a test")
     win.undo.clear()
-    win._set_scene(None)
+    win.session.leave_scene()
     win.errors = []
-    win.show_error = lambda title, message: win.errors.append(message)
-    win.ask_overwrite = lambda path, title: pytest.fail("asked to overwrite")
+    win.dialogs.show_error = lambda title, message: win.errors.append(message)
+    win.dialogs.ask_overwrite = lambda path, title: pytest.fail("asked to overwrite")
     return win
 
 
@@ -260,12 +260,12 @@ def test_load_preset_file_shows_a_one_line_error_and_never_raises(window, tmp_pa
         path.symlink_to("/dev/zero")
     else:
         path.write_text({**CRASHERS, **REFUSED}[name])
-    before = window.app_state()
-    assert window.load_preset_file(path) is False
+    before = window.session.app_state()
+    assert window.session.load_preset_file(path) is False
     assert len(window.errors) == 1
     first, _, rest = window.errors[0].partition("\n")
     assert path.name in first and rest.strip() == "Nothing was changed."
-    assert window.app_state() == before and not (tmp_path / "MARKER").exists()
+    assert window.session.app_state() == before and not (tmp_path / "MARKER").exists()
 
 
 @pytest.mark.parametrize("text,words", [
@@ -276,7 +276,7 @@ def test_load_preset_file_shows_a_one_line_error_and_never_raises(window, tmp_pa
 def test_messages_name_what_is_wrong(window, tmp_path, text, words):
     path = tmp_path / "p.json"
     path.write_text(text)
-    assert not window.load_preset_file(path)
+    assert not window.session.load_preset_file(path)
     assert words in window.errors[-1], window.errors[-1]
 
 
@@ -320,17 +320,17 @@ def test_preset_names_are_unique_and_readable_in_any_script():
 
 
 def test_saving_a_preset_of_the_same_title_asks_first(window):
-    window.ask_preset_details = lambda: ("Week 5", "first")
-    assert window.save_preset_dialog()
+    window.dialogs.ask_preset_details = lambda _title="": ("Week 5", "first")
+    assert window.session.save_preset_dialog()
     path = pr.user_dir() / "week_5.json"
     first = path.read_text()
     asked = []
-    window.ask_preset_details = lambda: ("Week 5", "second")
-    window.ask_overwrite = lambda p, title: asked.append((p, title)) or False
-    assert not window.save_preset_dialog()
+    window.dialogs.ask_preset_details = lambda _title="": ("Week 5", "second")
+    window.dialogs.ask_overwrite = lambda p, title: asked.append((p, title)) or False
+    assert not window.session.save_preset_dialog()
     assert asked == [(path, "Week 5")] and path.read_text() == first
-    window.ask_overwrite = lambda p, title: True
-    assert window.save_preset_dialog()
+    window.dialogs.ask_overwrite = lambda p, title: True
+    assert window.session.save_preset_dialog()
     assert pr.load_preset(path).description == "second"
     assert sorted(f.name for f in pr.user_dir().iterdir()) == ["week_5.json"]
 
@@ -338,12 +338,12 @@ def test_saving_a_preset_of_the_same_title_asks_first(window):
 def test_a_lone_surrogate_in_a_title_does_not_make_the_session_unsavable(window, tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"version": 2, "title": "Week \\ud800 3", "description": "a \\udfff b", "panels": {}}')
-    assert window.load_preset_file(path), window.errors
-    window.save_session()  # raised UnicodeEncodeError, so every close lost the session
-    back = pr.load_preset(window.session_path())
+    assert window.session.load_preset_file(path), window.errors
+    window.session.save_session()  # raised UnicodeEncodeError, so every close lost the session
+    back = pr.load_preset(window.session.session_path())
     assert back.title == "Week \ufffd 3" and back.description == "a \ufffd b"
-    window.ask_preset_details = lambda: ("Week \udc00 4", "notes \ud800")
-    assert window.save_preset_dialog(), window.errors
+    window.dialogs.ask_preset_details = lambda _title="": ("Week \udc00 4", "notes \ud800")
+    assert window.session.save_preset_dialog(), window.errors
     assert [p.title for p in pr.user_presets()[0]] == ["Week \ufffd 4"]
 
 

@@ -28,26 +28,26 @@ def win(qtbot):
 
 
 def _in_scene(w, preset) -> bool:
-    return w.scene is preset and w.windowTitle().endswith(preset.title) and w.scene_bar.isVisible()
+    return w.session.scene is preset and w.windowTitle().endswith(preset.title) and w.scene_bar.isVisible()
 
 
 def _left(w) -> bool:
-    return w.scene is None and w.windowTitle() == DEFAULT_TITLE and not w.scene_bar.isVisible()
+    return w.session.scene is None and w.windowTitle() == DEFAULT_TITLE and not w.scene_bar.isVisible()
 
 
 def test_a_reset_leaves_the_scene(win):
     alibi = pr.find_preset("rope_vs_alibi")
-    assert win.apply_preset(alibi) and _in_scene(win, alibi)
-    win.reset_current_panel()
+    assert win.session.apply_preset(alibi) and _in_scene(win, alibi)
+    win.session.reset_current_panel()
     assert _left(win)
-    assert win.apply_preset(alibi) and _in_scene(win, alibi)
-    win.reset_all_panels()
+    assert win.session.apply_preset(alibi) and _in_scene(win, alibi)
+    win.session.reset_all_panels()
     assert _left(win)
 
 
 def test_bringing_another_panel_up_by_hand_leaves_the_scene(win, qtbot):
     scene = pr.find_preset("stretching_rope_to_long_contexts")
-    assert win.apply_preset(scene) and _in_scene(win, scene)
+    assert win.session.apply_preset(scene) and _in_scene(win, scene)
     assert win.current_panel_id() == "schemes"
     win.show_panel("schemes")  # the scene's own panel: still in the scene
     assert _in_scene(win, scene)
@@ -60,8 +60,8 @@ def test_every_scene_after_every_other_names_only_itself(win):
     scenes = pr.builtin_presets()
     for first in scenes:
         for second in scenes:
-            assert win.apply_preset(first) and _in_scene(win, first)
-            assert win.apply_preset(second) and _in_scene(win, second), (first.title, second.title)
+            assert win.session.apply_preset(first) and _in_scene(win, first)
+            assert win.session.apply_preset(second) and _in_scene(win, second), (first.title, second.title)
             if second.panel:
                 assert win.current_panel_id() == second.panel
 
@@ -72,15 +72,15 @@ def test_a_session_without_a_scene_restores_without_a_name(qtbot):
 
     w1 = MainWindow(restore_layout=True)
     qtbot.addWidget(w1)
-    w1.apply_preset(pr.find_preset("rope_vs_alibi"))
-    w1.reset_all_panels()  # leaves the scene
+    w1.session.apply_preset(pr.find_preset("rope_vs_alibi"))
+    w1.session.reset_all_panels()  # leaves the scene
     w1.close()
     saved = json.loads((config_dir() / "session.json").read_text())
     assert "title" not in saved
     w2 = MainWindow(restore_layout=True)
     qtbot.addWidget(w2)
     try:
-        assert w2.windowTitle() == DEFAULT_TITLE and w2.scene is None
+        assert w2.windowTitle() == DEFAULT_TITLE and w2.session.scene is None
     finally:
         w2.close()
 
@@ -94,7 +94,7 @@ def test_the_welcome_opens_on_the_first_start_only_and_a_scene_from_it_loads(win
     assert [b.text() for b in dlg.scene_buttons] == [f"{n}. {p.title}" for n, p in enumerate(scenes, 1)]
     qtbot.mouseClick(dlg.scene_buttons[4], Qt.MouseButton.LeftButton)
     assert not dlg.isVisible()
-    assert win.scene is not None and win.scene.title == scenes[4].title
+    assert win.session.scene is not None and win.session.scene.title == scenes[4].title
     assert load_settings()["welcome/done"] is True
     assert not win.offer_welcome(), "remembered: not offered again"
 
@@ -116,8 +116,8 @@ def test_no_welcome_when_the_settings_cannot_be_kept(win, monkeypatch):
 
 
 def test_the_help_menu_opens_it_again(win):
-    assert win.act_welcome in win.help_menu.actions()
-    win.act_welcome.trigger()
+    assert win.actions["actWelcome"] in win.menus["Help"].actions()
+    win.actions["actWelcome"].trigger()
     assert win.welcome is not None and win.welcome.isVisible()
     win.welcome.reject()
 
@@ -159,7 +159,7 @@ def test_a_scene_opens_its_tab_and_a_session_keeps_the_tab(qtbot):
     assert waves.current_view() == "table"
     scene = pr.find_preset("relative_position_as_rotation")
     assert scene.view == "relative"
-    assert w1.apply_preset(scene)
+    assert w1.session.apply_preset(scene)
     assert w1.current_panel_id() == "waves" and waves.current_view() == "relative"
     assert waves.tabs.tabText(waves.tabs.currentIndex()) == "Relative position"
     w1.close()
@@ -204,11 +204,11 @@ def test_closing_the_window_closes_the_welcome_so_the_app_can_quit(qtbot):
 
 def test_scene_notes_are_one_line_until_clicked(win, qtbot):
     """At 1280 × 720 in presenter mode the notes took four lines and pushed the window past the screen."""
-    win.set_presenter(True)
+    win.look.set_presenter(True)
     try:
         scene = pr.find_preset("stretching_rope_to_long_contexts")
-        assert win.apply_preset(scene)
-        notes = win.scene_text
+        assert win.session.apply_preset(scene)
+        notes = win.scene_bar.notes
         assert not notes.expanded and notes.notes() == scene.description
         one_line = notes.fontMetrics().height() + notes.contentsMargins().top() + notes.contentsMargins().bottom()
         assert notes.height() <= one_line + 4 and notes.text().endswith("…")
@@ -218,7 +218,7 @@ def test_scene_notes_are_one_line_until_clicked(win, qtbot):
         qtbot.mouseClick(notes, Qt.MouseButton.LeftButton)
         assert not notes.expanded
     finally:
-        win.set_presenter(False)
+        win.look.set_presenter(False)
 
 
 # -- layouts ---------------------------------------------------------------------------------------
@@ -229,14 +229,14 @@ def test_a_scene_sets_its_splitters_and_axis_ranges_after_its_plots_are_drawn(wi
            "layout": {"ranges": {"distance-top": {"x": [0, 64], "y": [-3, 1.5]}}},
            "version": 2, "panels": {"schemes": {"schemes": ["rope", "alibi"], "view": "distance", "l_eval": 2048}}}
     scene = pr.parse_preset(json.dumps(doc))
-    assert win.apply_preset(scene)
+    assert win.session.apply_preset(scene)
     plot = dict(__import__("explorer.export.slide", fromlist=["named_plots"]).named_plots(win.panels["schemes"]))[
         "distance-top"]
-    qtbot.waitUntil(lambda: getattr(win, "_pending_ranges", None) is None, timeout=30000)
+    qtbot.waitUntil(lambda: win.session._pending_ranges is None, timeout=30000)
     (x0, x1), (y0, y1) = plot.getPlotItem().viewRange()
     assert (x0, x1) == pytest.approx((0, 64)) and (y0, y1) == pytest.approx((-3, 1.5))
     # Scene 3 gives the rotation three fifths of the tab.
-    assert win.apply_preset(pr.find_preset("relative_position_as_rotation"))
+    assert win.session.apply_preset(pr.find_preset("relative_position_as_rotation"))
     split = win.panels["waves"].findChild(QSplitter, "wavesRelativeSplit")
     a, b = split.sizes()
     assert a / (a + b) == pytest.approx(0.6, abs=0.03)
@@ -246,7 +246,7 @@ def test_a_layout_name_the_panel_lacks_is_said_not_fatal(win):
     doc = {"title": "Odd", "panel": "waves", "layout": {"splitters": {"noSuchSplit": [1, 1]},
                                                           "ranges": {"no-such-plot": {"x": [0, 1]}}},
            "version": 2, "panels": {}}
-    assert win.apply_preset(pr.parse_preset(json.dumps(doc)))
+    assert win.session.apply_preset(pr.parse_preset(json.dumps(doc)))
     assert "noSuchSplit" in win.statusBar().currentMessage() or "no-such-plot" in win.statusBar().currentMessage()
 
 

@@ -50,8 +50,8 @@ def _exported(win, do) -> str:
 
 
 def _export_menu_titles(win) -> list[str]:
-    win._fill_export_menu()
-    return [a.text() for a in win.export_menu.actions()]
+    win.exports.fill_menu(win.menus["Export"])
+    return [a.text() for a in win.menus["Export"].actions()]
 
 
 @pytest.fixture
@@ -65,12 +65,12 @@ def _check_stage(win, pid: str) -> None:
     panel = win.panels[pid]
     assert win.stage.panel_id() == pid
     assert win.current_panel() is panel
-    assert _exported(win, win.act_export_panel.trigger).startswith(panel.export_basename())
+    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
     assert f"Panel “{win.titles[pid]}”" in _export_menu_titles(win)
-    (slide,) = win.export_menu.findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
+    (slide,) = win.menus["Export"].findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
     first_png = next(a for a in slide.actions() if a.text().startswith("PNG"))
     assert _exported(win, first_png.trigger).startswith(panel.export_basename())
-    python = next(a for a in win.export_menu.actions() if a.objectName() == "actCopyPanelPython")
+    python = next(a for a in win.menus["Export"].actions() if a.objectName() == "actCopyPanelPython")
     assert python.property("panel") == pid
 
 
@@ -84,8 +84,8 @@ def test_a_dock_tab_clicked_by_hand_is_on_stage_whatever_holds_the_keyboard(qtbo
 
 def test_a_scene_puts_its_panel_and_tab_on_stage(qtbot, win):
     _focus_in_swap(qtbot, win)
-    scene = next(p for p in win._builtin if p.panel == "schemes")
-    assert win.apply_preset(scene)
+    scene = next(p for p in win.session.builtin if p.panel == "schemes")
+    assert win.session.apply_preset(scene)
     assert win.stage.now().panel == "schemes" and win.stage.now().view == scene.state.get("schemes").view
     _check_stage(win, "schemes")
     qtbot.waitUntil(win.service.idle, timeout=60000)
@@ -113,8 +113,8 @@ def test_the_menu_and_its_shortcut_bring_a_panel_on_stage(qtbot, win, n):
     _focus_in_swap(qtbot, win)
     pid = list(win.docks)[n - 1]
     win.show_panel("waves" if pid != "waves" else "lab")
-    act = win.panel_actions[pid]
-    assert act.shortcut().toString() == f"Ctrl+{n}" and act in win.view_menu.actions()
+    act = win.actions[f"actPanel_{pid}"]
+    assert act.shortcut().toString() == f"Ctrl+{n}" and act in win.menus["View"].actions()
     act.trigger()
     qtbot.waitUntil(lambda: win.docks[pid].isVisible())
     _check_stage(win, pid)

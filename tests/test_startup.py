@@ -66,7 +66,7 @@ def test_a_restored_session_reaches_panels_built_later(qtbot):
     try:
         assert not win.panels.is_built("swap")
         assert win.panels.state_of("swap").alpha == 2.5  # known before the panel exists
-        assert isinstance(win.app_state(), AppState) and win.app_state().get("swap").alpha == 2.5
+        assert isinstance(win.session.app_state(), AppState) and win.session.app_state().get("swap").alpha == 2.5
         win.show()
         assert win.panels["swap"].state.alpha == 2.5
         assert win.undo.stack.count() == 0  # a restored session is not an undo step
@@ -124,9 +124,9 @@ def test_a_panel_built_late_follows_the_next_theme_change(qtbot):
     win = _window(qtbot)
     try:
         win.show()
-        win.set_presenter(True)
+        win.look.set_presenter(True)
         swap = win.panels["swap"]  # built now, in light presenter mode
-        win.set_base_theme("dark")
+        win.look.set_base_theme("dark")
         label = next(lb for lb in swap.findChildren(QLabel) if lb.text() == "Sentence")
         text = label.palette().color(QPalette.ColorRole.WindowText)
         window = swap.palette().color(QPalette.ColorRole.Window)

@@ -149,7 +149,7 @@ def test_the_schemes_panel_follows_the_opened_checkpoint(qtbot, main_window, tmp
     main_window.show_panel("schemes")
     assert not panel.table_check.isEnabled() and not panel.table_check.isChecked()
     assert "Open a checkpoint" in panel.table_check.toolTip()
-    main_window.open_checkpoint(str(gpt2_folder(tmp_path / "gpt2", 64, 16)))
+    main_window.panel_docks.open_checkpoint(str(gpt2_folder(tmp_path / "gpt2", 64, 16)))
     table = main_window.panels["table"]
     qtbot.waitUntil(lambda: table.info is not None and table.info.kind == "file" and not table.waiting,
                     timeout=30000)

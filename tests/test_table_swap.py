@@ -57,7 +57,7 @@ def test_a_table_too_short_for_the_sentence_is_one_line():
 def test_the_swap_panel_follows_the_opened_checkpoint(qtbot, main_window, tmp_path):
     swap = main_window.panels["swap"]
     assert not swap.table_check.isEnabled()
-    main_window.open_checkpoint(str(gpt2_folder(tmp_path / "gpt2", 64, 16)))
+    main_window.panel_docks.open_checkpoint(str(gpt2_folder(tmp_path / "gpt2", 64, 16)))
     table = main_window.panels["table"]
     qtbot.waitUntil(lambda: table.info is not None and table.info.kind == "file" and not table.waiting,
                     timeout=30000)

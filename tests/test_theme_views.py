@@ -42,7 +42,7 @@ def test_presenter_mode_restyles_plots_on_hidden_tabs(hidden_schemes):
     assert _tick_pt(plot) == LIGHT.point_size(TICK_PT)
     assert _title_pt(plot) == f"{LIGHT.point_size(TITLE_PT):g}pt"
 
-    window.set_presenter(True)
+    window.look.set_presenter(True)
     assert not view.isVisible()  # still hidden: nothing drew it
     assert _pen_width(curve) == pytest.approx(base_width * PRESENTER_LIGHT.line_scale)
     assert _tick_pt(plot) == PRESENTER_LIGHT.point_size(TICK_PT)
@@ -52,7 +52,7 @@ def test_presenter_mode_restyles_plots_on_hidden_tabs(hidden_schemes):
     waves_readout = window.panels["waves"].waves.readout
     assert waves_readout.font().pointSizeF() == PRESENTER_LIGHT.point_size(11)
 
-    window.set_presenter(False)
+    window.look.set_presenter(False)
     assert _pen_width(curve) == pytest.approx(base_width)
     assert _tick_pt(plot) == LIGHT.point_size(TICK_PT)
     assert _title_pt(plot) == f"{LIGHT.point_size(TITLE_PT):g}pt"
@@ -61,7 +61,7 @@ def test_presenter_mode_restyles_plots_on_hidden_tabs(hidden_schemes):
 
 def test_items_added_after_a_theme_change_get_the_current_theme(qtbot, hidden_schemes):
     window, panel, view = hidden_schemes
-    window.set_presenter(True)
+    window.look.set_presenter(True)
     pi = view.top.getPlotItem()
     # A curve, a line, a text item and an axis label made now, after the change, with light-theme values.
     curve = pi.plot([0, 1, 2], [0, 1, 0], pen=pg.mkPen("#0072B2", width=2.0))
@@ -83,12 +83,12 @@ def test_items_added_after_a_theme_change_get_the_current_theme(qtbot, hidden_sc
     assert _pen_width(curve) == pytest.approx(3.0 * PRESENTER_LIGHT.line_scale)
     curve.setData([0, 1], [1, 0], pen=pg.mkPen("#E69F00", width=1.5))
     assert _pen_width(curve) == pytest.approx(1.5 * PRESENTER_LIGHT.line_scale)
-    window.set_presenter(False)
+    window.look.set_presenter(False)
     assert _pen_width(curve) == pytest.approx(1.5)
     assert text.textItem.font().pointSizeF() == pytest.approx(10)
 
     # A new result draws with the current theme (the view is hidden and no scene is walked).
-    window.set_presenter(True)
+    window.look.set_presenter(True)
     panel.set_state(panel.state.clamped(l_eval=panel.state.l_eval * 2 if panel.state.l_eval < 4096 else 1024))
     qtbot.waitUntil(lambda: panel.has_drawn, timeout=60000)
     for item in view.top.getPlotItem().items:
@@ -99,7 +99,7 @@ def test_items_added_after_a_theme_change_get_the_current_theme(qtbot, hidden_sc
 
 def test_a_plot_made_later_is_born_in_the_current_theme(qtbot, hidden_schemes):
     window, panel, _view = hidden_schemes
-    window.set_presenter(True)
+    window.look.set_presenter(True)
     later = panel.view("beyond")  # a view built only now, in presenter mode
     plot = later.plot_widgets()[0]
     assert _tick_pt(plot) == PRESENTER_LIGHT.point_size(TICK_PT)
@@ -135,8 +135,8 @@ def test_help_user_guide_opens_the_index(qtbot, main_window, tmp_path, monkeypat
         (folder / "index.md").write_text("# PE Explorer guide\n\nSee [Waves](panels/waves.md).\n")
         (folder / "panels" / "waves.md").write_text("# The Waves panel\n\nBack to [the guide](../index.md).\n")
         monkeypatch.setattr(help_mod, "docs_dir", lambda: folder)
-    main_window.findChild(type(main_window.act_guide), "actGuide").trigger()
-    dlg = main_window.guide_dialog
+    main_window.findChild(type(main_window.actions["actGuide"]), "actGuide").trigger()
+    dlg = main_window.help.guide_dialog
     qtbot.waitExposed(dlg)
     index_text = (folder / "index.md").read_text(encoding="utf-8")
     first_heading = next(line.lstrip("# ").strip() for line in index_text.splitlines() if line.startswith("#"))
@@ -190,7 +190,7 @@ def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
     dots = waves.similarity.dots  # builds its tab
     light = QColor(P_COLOUR)
     assert dots.opts["brush"].color() == light
-    main_window.act_dark.trigger()
+    main_window.actions["actDark"].trigger()
     want = QColor(*DARK.map_colour((light.red(), light.green(), light.blue(), 255)))
     assert want != light  # the dark theme does map this blue
     assert dots.opts["brush"].color() == want
@@ -198,7 +198,7 @@ def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
     orange = QColor("#e66100")
     assert dots.opts["brush"].color() == QColor(*DARK.map_colour((orange.red(), orange.green(), orange.blue(), 255)))
     dots.setBrush(pg.mkBrush(P_COLOUR))
-    main_window.act_dark.trigger()
+    main_window.actions["actDark"].trigger()
     assert dots.opts["brush"].color() == light
 
 
@@ -214,7 +214,7 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
     def swatch(s):
         return lab.scheme_checks[s].icon().pixmap(14, 14).toImage().pixelColor(7, 7)
 
-    main_window.act_dark.trigger()
+    main_window.actions["actDark"].trigger()
     changed = 0
     for s, cb in lab.scheme_checks.items():
         if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() == 0:
@@ -224,6 +224,6 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
         assert swatch(s) == want, s
         changed += want != c
     assert changed >= 3
-    main_window.act_dark.trigger()
+    main_window.actions["actDark"].trigger()
     assert all(swatch(s) == QColor(SCHEME_COLOURS[s]) for s, cb in lab.scheme_checks.items()
                if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() != 0)

@@ -37,5 +37,5 @@ class LearnedTableButton:
         window = self.window()
         if found is None or not hasattr(window, "show_learned_table"):
             return False
-        window.show_learned_table(*found)
+        window.panel_docks.show_learned_table(*found)
         return True

@@ -84,7 +84,7 @@ class Monkey(WidgetEvents):
         schemes = window.panels.get("schemes")
         if schemes is not None:  # "Open model config…" is handed the same files as "Open preset…"
             schemes.ask_config_path = self._pick_preset_file
-        table = window.panels.get(window.TABLE_PANEL)
+        table = window.panels.get(window.panel_docks.TABLE_PANEL)
         if table is not None:  # "Open checkpoint…": hostile files, a folder, a missing file, never a dialog
             table.ask_checkpoint_path = self._pick_checkpoint
         # (weight, action); an action returns a short description of what it did, or None if it
@@ -123,11 +123,12 @@ class Monkey(WidgetEvents):
 
     def _answer_dialogs(self) -> None:
         w = self.window
-        w.show_error = lambda title, message: self.messages.append(f"{title}: {message}")
-        w.ask_save_path = lambda default: self._next_path("preset", ".json")
-        w.ask_open_path = lambda: self._pick_preset_file()
-        w.ask_preset_details = lambda: (self.rng.choice(("Monkey", "Week 3 — RoPE", "x" * 40)), "notes")
-        w.ask_overwrite = lambda path, title: self.rng.random() < 0.5
+        w.dialogs.show_error = lambda title, message: self.messages.append(f"{title}: {message}")
+        w.dialogs.ask_save_path = lambda default: self._next_path("preset", ".json")
+        w.dialogs.ask_open_path = lambda: self._pick_preset_file()
+        w.dialogs.ask_preset_details = lambda _title="": (
+            self.rng.choice(("Monkey", "Week 3 — RoPE", "x" * 40)), "notes")
+        w.dialogs.ask_overwrite = lambda path, title: self.rng.random() < 0.5
         w.exporter.ask_save_path = lambda title, default, ext: self._next_path("export", ext)
         w.exporter.ask_width = lambda current: self.rng.choice((16, 320, 800, 1600))
         w.exporter.show_error = lambda message: self.messages.append(f"Export failed: {message}")
@@ -148,10 +149,10 @@ class Monkey(WidgetEvents):
     def preset(self):
         w = self.window
         w._fill_presets_menu()  # what opening the menu does (aboutToShow)
-        acts = [a for a in w.presets_menu.actions()
+        acts = [a for a in w.menus["Presets"].actions()
                 if a.isEnabled() and not a.isSeparator() and a.menu() is None
-                and a not in (w.act_open_preset, w.act_save_preset, w.act_save_preset_file,
-                              w.act_open_presets_folder)]
+                and a not in (w.actions["actOpenPreset"], w.actions["actSavePreset"], w.actions["actSavePresetFile"],
+                              w.actions["actOpenPresetsFolder"])]
         if not acts:
             return None
         a = self.rng.choice(acts)
@@ -162,29 +163,30 @@ class Monkey(WidgetEvents):
         w = self.window
         what = self.rng.choice(("save file", "save mine", "open"))
         if what == "save file":
-            w.act_save_preset_file.trigger()
+            w.actions["actSavePresetFile"].trigger()
         elif what == "save mine":
-            w.act_save_preset.trigger()
+            w.actions["actSavePreset"].trigger()
         else:
-            w.act_open_preset.trigger()
+            w.actions["actOpenPreset"].trigger()
         return f"File → {what}"
 
     def undo_redo(self):
         w = self.window
-        act = self.rng.choice((w.act_undo, w.act_undo, w.act_redo))
+        act = self.rng.choice((w.actions["actUndo"], w.actions["actUndo"], w.actions["actRedo"]))
         act.trigger()
         return f"Edit → {act.objectName()}"
 
     def reset(self):
         w = self.window
-        act = self.rng.choice((w.act_reset_panel, w.act_reset_panel, w.act_reset_all))
+        act = self.rng.choice((w.actions["actResetPanel"], w.actions["actResetPanel"], w.actions["actResetAll"]))
         act.trigger()
         return f"Edit → {act.objectName()}"
 
     def look(self):
         w = self.window
-        acts = [w.act_presenter, w.act_presenter, w.act_dark, w.act_safe_maps, w.act_zoom_in, w.act_zoom_out,
-                w.act_zoom_reset, w.act_fullscreen, *w.theme_actions.values()]
+        acts = [w.actions[i] for i in ("actPresenter", "actPresenter", "actDark", "actSafeMaps", "actZoomIn",
+                                       "actZoomOut", "actZoomReset", "actFullScreen")]
+        acts += [a for i, a in w.actions.items() if i.startswith("actTheme_")]
         a = self.rng.choice(acts)
         a.trigger()
         return f"View → {a.objectName()}"
@@ -196,15 +198,15 @@ class Monkey(WidgetEvents):
         panel = w.current_panel()
         ex = w.exporter
         if what == "panel png":
-            w.export_current_panel(scale=self.rng.choice((1, 2)))
+            w.exports.export_panel(scale=self.rng.choice((1, 2)))
         elif what == "panel svg":
-            w.export_current_panel(ext=".svg")
+            w.exports.export_panel(ext=".svg")
         elif what == "window png":
-            w.export_window(scale=1)
+            w.exports.export_window(scale=1)
         elif what == "copy panel":
-            w.copy_current_panel()
+            w.exports.copy_panel()
         elif what == "panel width":
-            w.export_current_panel(ask_width=True)
+            w.exports.export_panel(ask_width=True)
         elif what == "gif":
             fields = [f for f in ("position", "factor", "alpha", "seed", "steps") if hasattr(panel.state, f)]
             if not fields:

@@ -92,6 +92,10 @@ class Stage(QObject):
         self._front = panel_id
         if view is not None:
             self._panels[panel_id].show_view(view)
+        # Keys must not keep going to a control of the panel that just went behind.
+        focused = QApplication.focusWidget()
+        if focused is not None and self._panel_of(focused) not in (None, panel_id):
+            focused.clearFocus()
         self._emit()
 
     def set_focus_plot(self, name: str | None) -> None:
