@@ -46,44 +46,6 @@ from .welcome import WelcomeMixin
 LAYOUT_VERSION = 3
 
 
-def _needs_key_steps(slider) -> bool:
-    """True for sliders that draw and drag but ignore the keyboard (superqt's float/range sliders:
-    their key handling is a to-do upstream, superqt 0.9)."""
-    try:
-        from superqt.sliders._generic_slider import _GenericSlider
-    except ImportError:  # a superqt that moved it: nothing to patch
-        return False
-    return isinstance(slider, _GenericSlider)
-
-
-class _SliderKeys(QObject):
-    """Arrow, Page and Home/End keys for sliders that do not handle them themselves."""
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() != QEvent.Type.KeyPress or not isinstance(obj, QAbstractSlider):
-            return False
-        key = event.key()
-        single, page = obj.singleStep(), obj.pageStep()
-        sign = -1 if obj.invertedControls() else 1
-        steps = {
-            Qt.Key.Key_Right: single,
-            Qt.Key.Key_Up: single,
-            Qt.Key.Key_Left: -single,
-            Qt.Key.Key_Down: -single,
-            Qt.Key.Key_PageUp: page,
-            Qt.Key.Key_PageDown: -page,
-        }
-        if key in steps:
-            obj.setValue(min(max(obj.value() + sign * steps[key], obj.minimum()), obj.maximum()))
-        elif key == Qt.Key.Key_Home:
-            obj.setValue(obj.minimum())
-        elif key == Qt.Key.Key_End:
-            obj.setValue(obj.maximum())
-        else:
-            return False
-        return True
-
-
 class _FirstFrame(QObject):
     """Calls ``then`` once, just after the window's first paint (or after ``fallback_ms`` if none comes)."""
 
@@ -166,7 +128,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
         else:
             print(f"pe-explorer: settings disabled: {self.settings_problem}", file=sys.stderr)
         self._init_look()  # base theme, presenter mode, grey-scale-safe maps, text zoom
-        self._slider_keys = _SliderKeys(self)
         self._make_docks()  # the docks now, each panel when it is first shown or asked for
         self.undo = UndoController(self.panels, self.titles, self)
         # Plots carry their export submenu from birth; this controller fills it for this window's plots.
@@ -350,8 +311,6 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
                 continue
             if not (s.focusPolicy() & Qt.FocusPolicy.TabFocus):
                 s.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-            if _needs_key_steps(s):
-                s.installEventFilter(self._slider_keys)
 
     # -- service ---------------------------------------------------------------------------------
     def _status(self, message: str, timeout_ms: int = 5000) -> None:
