@@ -319,21 +319,10 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         return self.panels[self.current_panel_id()]
 
     def _keyboard_sliders(self, panel) -> None:
-        """Every slider can be reached with Tab and stepped with the arrow keys.
-
-        A labelled slider is a slider wrapping an inner one that does the stepping; the wrapper itself takes Tab
-        focus but ignores the arrow keys, so hand its focus to the inner slider and take it out of the Tab chain
-        (otherwise Tab stops twice, once uselessly).
-        """
+        """Every slider can be reached with Tab (and steps with the arrow keys: the app's sliders are Qt's own
+        QSlider inside, explorer/widgets/sliders.py)."""
         for s in panel.findChildren(QAbstractSlider):
-            if isinstance(s, QScrollBar):
-                continue
-            inner = [c for c in s.findChildren(QAbstractSlider) if not isinstance(c, QScrollBar)]
-            if inner:
-                s.setFocusProxy(inner[0])
-                s.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-                continue
-            if not (s.focusPolicy() & Qt.FocusPolicy.TabFocus):
+            if not isinstance(s, QScrollBar) and not (s.focusPolicy() & Qt.FocusPolicy.TabFocus):
                 s.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     # -- service ---------------------------------------------------------------------------------

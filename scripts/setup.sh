@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create (or refresh) the project's virtual environment in .venv, for the app alone or for its tests too.
 #
-#   bash scripts/setup.sh app    the app's runtime: torch (CPU), PySide6, pyqtgraph, numpy, superqt, ...
+#   bash scripts/setup.sh app    the app's runtime: torch (CPU), PySide6, pyqtgraph, numpy, pillow, ...
 #   bash scripts/setup.sh test   the same plus the test, benchmark and packaging tools (pytest, ruff, mypy,
 #                                transformers and rotary-embedding-torch as references, matplotlib, PyInstaller)
 #

@@ -151,10 +151,10 @@ def test_check_box_focus_ring_stands_out(qtbot, base, presenter):
 def test_labelled_slider_value_is_readable(qtbot, base, presenter):
     """A labelled slider's value (Token swap's α) was dark grey on a dark window: its box kept the light palette
     it was polished with.  Measured: the text's strongest pixel against the window."""
-    from superqt import QLabeledDoubleSlider
+    from explorer.widgets.sliders import LabeledFloatSlider
 
     theme = screen_theme(base, presenter=presenter)
-    slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal)
+    slider = LabeledFloatSlider()
     slider.setRange(0.0, 3.0)
     slider.setValue(1.0)
     root = _shown(qtbot, slider, theme, size=(320, 60))
@@ -165,7 +165,7 @@ def test_labelled_slider_value_is_readable(qtbot, base, presenter):
     qtbot.wait(10)
     img = root.grab().toImage()
     bg = img.pixelColor(1, 1)
-    label = next(w for w in slider.findChildren(QWidget) if type(w).__name__ == "SliderLabel")
+    label = slider.line_edit()
     g = label.geometry().translated(label.parentWidget().mapTo(root, label.parentWidget().rect().topLeft()))
     pts = [(x, y) for x in range(g.left(), g.right()) for y in range(g.top(), g.bottom())]
     assert _best(img, pts, bg) >= 4.5

@@ -7,8 +7,9 @@ explorer/qa/monkey.py for the events; a failure names the seed and the last 20 e
 ``PE_MONKEY_EVENTS=20000 PE_MONKEY_SEED=7 pytest tests/test_reliability_monkey.py`` explores further.
 
 It found two bugs, both fixed: typing "1,000" (or "0,5" in a comma-decimal locale) into a labelled
-slider's value box raised inside superqt (explorer/widgets/superqt_fixes.py), and the Schemes formula
-strip kept old numbers after a change that needed no new result (explorer/panels/base.py).
+slider's value box raised inside the slider (its box now reads numbers as every value box does,
+explorer/widgets/value_box.py), and the Schemes formula strip kept old numbers after a change that
+needed no new result (explorer/panels/base.py).
 """
 
 from __future__ import annotations
@@ -72,9 +73,7 @@ def test_the_final_check_notices_a_plot_that_is_behind(window, tmp_path):
 
 # -- the bugs the monkey found, pinned down ------------------------------------------------------------
 def _value_box(labelled_slider):
-    from superqt.sliders._labeled import SliderLabel
-
-    return labelled_slider.findChild(SliderLabel)
+    return labelled_slider.line_edit()
 
 
 def test_numbers_written_the_locale_way_in_a_slider_value_box(qtbot, service):

@@ -103,7 +103,7 @@ def test_learned_shows_no_row_past_l_train(qtbot, make_panel):
 def test_main_slider_is_s_and_recomputes_only_scaled_rope(qtbot, make_panel, monkeypatch):
     panel = make_panel()
     slider = panel.main_slider()
-    assert isinstance(slider, QAbstractSlider)
+    assert isinstance(slider.slider(), QAbstractSlider)  # a real QSlider inside
     sent = []
     original = panel.service.submit
 

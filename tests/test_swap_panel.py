@@ -195,7 +195,7 @@ def test_scheme_picker_changes_the_verdict_formula_and_name(qtbot, panel, scheme
 
 def test_alpha_is_a_real_slider_with_a_value_box(qtbot, panel):
     slider = panel.main_slider()
-    assert isinstance(slider, QAbstractSlider)
+    assert isinstance(slider.slider(), QAbstractSlider)  # a real QSlider inside, with the box beside it
     assert (slider.minimum(), slider.maximum()) == (0.0, 3.0)
     slider.setValue(2.5)
     assert panel.state.alpha == pytest.approx(2.5)

@@ -102,8 +102,8 @@ def test_waves_boxes_answer(window, qtbot):
     _type(qtbot, d, "129")  # d_model is even: the adjustment is named
     assert panel.state.d_model in (128, 130) and d.text() == str(panel.state.d_model)
     assert f"using {panel.state.d_model}" in window.statusBar().currentMessage()
-    # superqt's labelled slider's box (position p: 0 … 255)
-    pos = c.position._label
+    # a labelled slider's box (position p: 0 … 255)
+    pos = c.position.line_edit()
     for text, used in (("-5", 0), ("1e400", 255), (BIG, 0 if BIG.startswith("-") else 255)):
         _type(qtbot, pos, text)
         assert panel.state.position == used and pos.text() == str(used), text
@@ -180,7 +180,7 @@ def test_swap_boxes_answer(window, qtbot):
     assert panel.state.d_model % 8 == 0 and panel.d_spin.text() == str(panel.state.d_model)
     assert f"d_model: 250 is not possible here; using {panel.state.d_model}" in (
         window.statusBar().currentMessage())
-    alpha = panel.alpha_slider._label
+    alpha = panel.alpha_slider.line_edit()
     _type(qtbot, alpha, "0,5")
     assert panel.state.alpha == 0.5
     for text, used in (("-5", 0.0), ("1e400", 3.0)):
@@ -232,7 +232,7 @@ def test_ctrl_z_in_a_box_undoes_the_app_and_ctrl_shift_z_redoes(window, qtbot):
     assert schemes.state.head_dim == 64 and schemes.d_spin.text() == "64"
     qtbot.keyClick(schemes.d_spin, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
     assert schemes.state.head_dim == 32
-    pos = panel.controls.position._label
+    pos = panel.controls.position.line_edit()
     _type(qtbot, pos, "9")
     assert panel.state.position == 9
     qtbot.keyClick(pos, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)

@@ -156,7 +156,7 @@ def test_slider_keys_change_the_state_live(panel, qtbot):
     s = panel.controls.position
     s.setFocus()
     old = panel.state.position
-    qtbot.keyClick(s._slider, Qt.Key.Key_Right)
+    qtbot.keyClick(s.slider(), Qt.Key.Key_Right)
     assert panel.state.position == old + 1
     qtbot.keyClick(panel.main_slider(), Qt.Key.Key_PageUp)
     assert panel.state.base > 10000.0

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
 from ..snippets import NoSnippet, Snippet
-from ..widgets import superqt_fixes  # noqa: F401 - typed values in labelled sliders' boxes (see there)
 from ..widgets.formula_strip import FormulaStrip
 from ..widgets.frames import FrameScheduler
 from ..widgets.plots import Banner
@@ -51,7 +50,6 @@ class Panel(QWidget):
         #: The origin and request behind the newest drawn result (the benchmark maps it to a drag step).
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
-        self._controls_cache: tuple[list, list] | None = None
         #: Results are drawn once per frame, the newest of each key (see explorer.widgets.frames).
         self.frames = FrameScheduler(self._draw_result, self)
         self._formula_key: Any = None  # the formula_inputs the strip shows
@@ -157,23 +155,9 @@ class Panel(QWidget):
                 w.blockSignals(was)
 
     def _controls(self) -> list[QWidget]:
-        """Every child widget whose signals are blocked while the state is shown — except the
-        inner parts of composite controls (superqt's labelled sliders), which must keep
-        talking to each other so the value box follows the slider.
-
-        Worked out once and kept while the panel's widgets stay the same (one C++ walk checks it).
-        """
-        children = self.findChildren(QWidget)
-        cached = self._controls_cache
-        if cached is not None and cached[0] == children:
-            return cached[1]
-        inner: set = set()
-        for w in children:
-            if type(w).__name__.startswith("QLabeled"):
-                inner.update(w.findChildren(QWidget))
-        out = [w for w in children if w not in inner]
-        self._controls_cache = (children, out)
-        return out
+        """Every child widget: their signals are blocked while the state is shown.  A composite control
+        (a slider with its value box) updates its parts directly when set, not through their signals."""
+        return self.findChildren(QWidget)
 
     def sync_widgets(self, state) -> None:
         """Show ``state`` in the controls (called with their signals blocked)."""

@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractSlider,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -45,7 +43,7 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
-from ..widgets.superqt_lite import QDoubleSlider
+from ..widgets.sliders import FloatSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from .base import Panel
@@ -168,7 +166,7 @@ class SchemesPanel(RealTableOption, Panel):
         self.scaling_combo = QComboBox()
         for k, v in METHOD_TITLES.items():
             self.scaling_combo.addItem(v, k)
-        self.factor_slider = QDoubleSlider(Qt.Orientation.Horizontal)
+        self.factor_slider = FloatSlider()
         self.factor_slider.setObjectName("factorSlider")
         self.factor_slider.setRange(0.0, LOG2_FACTOR_MAX)
         self.factor_slider.setSingleStep(LOG2_FACTOR_STEP)
@@ -335,7 +333,7 @@ class SchemesPanel(RealTableOption, Panel):
     def _on_tabs_changed(self, index: int) -> None:
         self._change(view=VIEWS[index])
 
-    def main_slider(self) -> QAbstractSlider:
+    def main_slider(self) -> FloatSlider:
         """The slider the benchmark drags: the context-scaling factor s (log scale, 1 … 64).
 
         Dragging it recomputes only the scaled-RoPE plots of the visible view (the scaled column and

@@ -36,7 +36,7 @@ from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
 from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
-from ..widgets.superqt_lite import QLabeledDoubleSlider
+from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ..widgets.value_box import SpinBox
 from .base import Panel
@@ -185,7 +185,7 @@ class SwapPanel(RealTableOption, Panel):
             self.scheme_combo.addItem(sch.swap_label, sid)
             self.scheme_combo.setItemData(i, sch.swap_note, Qt.ItemDataRole.ToolTipRole)
         form.addRow("Scheme", self.scheme_combo)
-        self.alpha_slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal, box)
+        self.alpha_slider = LabeledFloatSlider(box)
         self.alpha_slider.setRange(0.0, 3.0)
         self.alpha_slider.setSingleStep(0.05)
         self.alpha_slider.setPageStep(0.25)
@@ -358,11 +358,6 @@ class SwapPanel(RealTableOption, Panel):
             self._compact = len(tokens) > COMPACT_ABOVE
             self._restyle()
         self.scheme_combo.setCurrentIndex(self.scheme_combo.findData(st.scheme))
-        # The labelled slider updates its value box from its inner slider's signal, which the
-        # base class blocked with every other child: let that one through (the outer signal, which
-        # would feed back into the state, stays blocked).
-        for child in self.alpha_slider.findChildren(QWidget):
-            child.blockSignals(False)
         self.alpha_slider.setValue(st.alpha)
         self.alpha_note.setVisible(not _adds_to_input(st.scheme))
         self.d_spin.setSingleStep(2 * st.heads)
@@ -485,7 +480,7 @@ class SwapPanel(RealTableOption, Panel):
     def formula_data(self) -> dict:
         return self.export_data(self.before_map)
 
-    def main_slider(self) -> QLabeledDoubleSlider:
+    def main_slider(self) -> LabeledFloatSlider:
         """The slider a benchmark drags: PE strength α."""
         return self.alpha_slider
 

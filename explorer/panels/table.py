@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from ..jobs.table import TableRequest, TableResponse, TableSource
 from ..state.table import VIEWS, TableState
-from ..widgets.superqt_lite import QLabeledDoubleSlider
+from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.value_box import SpinBox
 from .base import Panel
 from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab, table_export
@@ -139,9 +139,9 @@ class TablePanel(Panel):
             spin.valueChanged.connect(self._on_spin_changed)
             self.spins[name] = spin
             form.addRow(meta["label"], spin)
-        self.sliders: dict[str, QLabeledDoubleSlider] = {}
+        self.sliders: dict[str, LabeledFloatSlider] = {}
         for name, lo, hi in (("yaw", -180.0, 180.0), ("pitch", -90.0, 90.0)):
-            s = QLabeledDoubleSlider(Qt.Orientation.Horizontal, box)
+            s = LabeledFloatSlider(box)
             s.setRange(lo, hi)
             s.setDecimals(0)
             s.setSingleStep(5.0)

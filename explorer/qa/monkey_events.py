@@ -62,7 +62,7 @@ class WidgetEvents:
             return None
         s = self._pick(sliders)
         lo, hi = s.minimum(), s.maximum()
-        whole = isinstance(lo, int) and isinstance(hi, int)  # superqt's float sliders give floats
+        whole = isinstance(lo, int) and isinstance(hi, int)  # a QAbstractSlider subclass may give floats
         steps = self.rng.randint(1, 6)
         s.setSliderDown(True)  # the handle grabbed: sliderPressed
         values = []

@@ -1,7 +1,8 @@
 """A slider on a logarithmic scale with a typed-value box and labelled marks (e.g. base 10000, 500000).
 
-Why not superqt: its labelled sliders are linear; a frequency base spans six decades, where a
-linear slider leaves the interesting values (10⁴ … 10⁶) in a few pixels.
+A frequency base spans six decades, where a linear slider (:mod:`.sliders`) leaves the interesting
+values (10⁴ … 10⁶) in a few pixels.  The slider and its box are those of every slider
+(:mod:`.value_slider`); only the mapping and the marks are the log slider's own.
 """
 
 from __future__ import annotations
@@ -10,17 +11,9 @@ import math
 
 from PySide6.QtCore import QRect, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLineEdit,
-    QSlider,
-    QStyle,
-    QStyleOptionSlider,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QSlider, QStyle, QStyleOptionSlider, QVBoxLayout, QWidget
 
-from .value_box import AnyText, check_number, name_adjustment, route_undo
+from .value_slider import ValueSlider
 
 
 def format_value(value: float, integer: bool = False) -> str:
@@ -124,7 +117,7 @@ class MarkRuler(QWidget):
         super().mousePressEvent(event)
 
 
-class LogSlider(QWidget):
+class LogSlider(ValueSlider):
     """A value on a log scale: a slider (with marks) plus a box where a value can be typed.
 
     Signals
@@ -136,35 +129,30 @@ class LogSlider(QWidget):
     """
 
     valueChanged = Signal(float)
-    sliderPressed = Signal()
-    sliderReleased = Signal()
 
     def __init__(self, minimum: float, maximum: float, *, value: float | None = None, marks=(),
                  integer: bool = False, even: bool = False, steps: int = 1200, snap_steps: int = 8,
                  digits: int = 3, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        marked = MarkedSlider()
+        super().__init__(marked, parent=parent)
+        self._marked = marked
         if not 0 < minimum < maximum:
             raise ValueError("a log slider needs 0 < minimum < maximum")
         self._lo, self._hi = float(minimum), float(maximum)
         self._integer, self._even = integer or even, even
         self._steps, self._snap, self._digits = int(steps), int(snap_steps), int(digits)
+        self._marks: list[float] = []
         self._value = self._round(value if value is not None else minimum)
-        self._slider = MarkedSlider(self)
-        self._slider.setRange(0, self._steps)
-        self._slider.setPageStep(max(1, self._steps // 20))
-        self._slider.setSingleStep(1)
+        with QSignalBlocker(self._slider):
+            self._slider.setRange(0, self._steps)
+            self._slider.setPageStep(max(1, self._steps // 20))
+            self._slider.setSingleStep(1)
         self._slider.setObjectName("logSliderHandle")
-        self._box = QLineEdit(self)
-        self._box.setObjectName("logSliderBox")
-        # Any text may be typed and Enter always answers (value_box): a number out of range is clamped and
-        # named, anything else is refused with a reason; a validator that refused keys would lose them silently.
-        self._box.setValidator(AnyText(self._box))
-        route_undo(self._box)
-        self._box.setAlignment(Qt.AlignmentFlag.AlignRight)
-        self._box.setFixedWidth(QFontMetrics(self._box.font()).horizontalAdvance("0" * 9) + 12)
-        self._box.setToolTip(f"type a value from {format_value(self._lo, self._integer)} "
-                             f"to {format_value(self._hi, self._integer)} and press Enter")
-        self._ruler = MarkRuler(self._slider, self)
+        box = self.line_edit()
+        box.setObjectName("logSliderBox")
+        self._fit_box()
+        self._tip_box()
+        self._ruler = MarkRuler(marked, self)
         column = QVBoxLayout()
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
@@ -174,39 +162,20 @@ class LogSlider(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(6)
         lay.addLayout(column, 1)
-        lay.addWidget(self._box, 0, Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
         pairs = [m if isinstance(m, tuple) else (m, short_label(m)) for m in marks]
         self._marks = [float(m) for m, _ in pairs]
         self._ruler.set_marks([(self._to_pos(m), text) for m, text in pairs])
         self._sync_widgets()
-        self._slider.valueChanged.connect(self._on_slider_value_changed)
-        self._slider.sliderPressed.connect(self.sliderPressed)
-        self._slider.sliderReleased.connect(self._on_slider_released)
         self._ruler.markClicked.connect(lambda pos: self.setValue(self._from_pos(pos, snap=True)))
-        self._box.editingFinished.connect(self._on_box_edited)
 
     # -- public API ------------------------------------------------------------------------------
-    def value(self) -> float:
-        return int(self._value) if self._integer else self._value
-
-    def setValue(self, value: float) -> None:  # noqa: N802 - mirrors QSlider
-        """Set the value exactly (clamped to the range, rounded for integer sliders)."""
-        v = self._round(value)
-        changed = v != self._value
-        self._value = v
-        self._sync_widgets()
-        if changed:
-            self.valueChanged.emit(self.value())
-
     def slider(self) -> MarkedSlider:
         """The QSlider inside (positions 0 … steps on the log scale)."""
-        return self._slider
+        return self._marked
 
     def ruler(self) -> MarkRuler:
         return self._ruler
-
-    def line_edit(self) -> QLineEdit:
-        return self._box
 
     def marks(self) -> list[float]:
         return list(self._marks)
@@ -216,9 +185,6 @@ class LogSlider(QWidget):
 
     def maximum(self) -> float:
         return self._hi
-
-    def isSliderDown(self) -> bool:  # noqa: N802 - mirrors QSlider
-        return self._slider.isSliderDown()
 
     def position_of(self, value: float) -> int:
         """Slider position of ``value`` (for tests and the benchmark)."""
@@ -256,30 +222,8 @@ class LogSlider(QWidget):
             v = float(round(v))
         return v
 
-    def _sync_widgets(self) -> None:
-        with QSignalBlocker(self._slider):
-            self._slider.setValue(self._to_pos(self._value))
-        self._box.setText(format_value(self._value, self._integer))
+    def _text(self, value: float) -> str:
+        return format_value(value, self._integer)
 
-    # -- handlers ----------------------------------------------------------------------------------
-    def _on_slider_value_changed(self, pos: int) -> None:
-        v = self._round(self._from_pos(pos, snap=True))
-        if v != self._value:
-            self._value = v
-            self._box.setText(format_value(v, self._integer))
-            self.valueChanged.emit(self.value())
-
-    def _on_slider_released(self) -> None:
-        self.sliderReleased.emit()
-
-    def _on_box_edited(self) -> None:
-        if not self._box.isModified():
-            return  # focus left a box nobody typed in
-        v, ok = check_number(self._box, self._box.text(), self._lo, self._hi, integer=self._integer)
-        if v is None:
-            self._sync_widgets()  # not a number: the value in use again
-            return
-        self.setValue(v)
-        self._sync_widgets()
-        if ok:
-            name_adjustment(self._box, v, float(self.value()))  # e.g. d_model 129 -> 130 (even)
+    def _box_samples(self) -> list[str]:
+        return ["0" * 7]  # and a digit more: 10000000 in full, the same width for every log slider

@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
-from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 #: Object names the window looks for (and the layout test).
 SIDEBAR_NAME = "controlSidebar"
@@ -39,12 +39,8 @@ class Sidebar(QScrollArea):
         self._fit()
 
     def _fit_boxes(self) -> None:
-        """Value boxes that size themselves once for their font (superqt's slider labels) re-measure
-        after a font change (presenter mode, zoom), else "1.00" shows as ".00"."""
-        for edit in self.widget().findChildren(QLineEdit):
-            update = getattr(edit, "_update_size", None)
-            if callable(update):
-                update()
+        """After a font change (presenter mode, zoom), once the value boxes have re-measured themselves
+        (:class:`~explorer.widgets.value_slider.ValueSlider`): as wide as they now need."""
         self._fit()
 
     def _fit(self) -> None:

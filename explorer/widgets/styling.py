@@ -445,8 +445,8 @@ def style_controls(root, theme: Theme) -> None:
             continue
         w.setStyleSheet(sheet)
         w.setProperty(_CONTROL_SHEET, True)
-    # A value box with a style sheet of its own (a labelled slider's value) took the palette it had when
-    # its sheet was polished, the light one: its text stayed near-black on a dark window.  Give it the theme's.
+    # A value box with a style sheet of its own (one outlined while it refuses a value) took the palette it
+    # had when its sheet was polished, the light one: its text stayed near-black on a dark window.  Give it the theme's.
     pal = palette(theme)
     for cls in (QLineEdit, QAbstractSpinBox):
         for w in root.findChildren(cls):

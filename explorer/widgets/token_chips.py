@@ -11,7 +11,7 @@ from PySide6.QtCore import QByteArray, QMimeData, QPoint, QRectF, QSize, Qt, Sig
 from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QSizePolicy, QWidget
 
-from .superqt_lite import QFlowLayout
+from .flow_layout import FlowLayout
 
 #: MIME type of a dragged chip: "<container id>:<token index>".
 MIME_TYPE = "application/x-pe-explorer-token"
@@ -228,8 +228,8 @@ class TokenChips(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # superqt's flow layout (Qt's flow-layout example): left to right, wrapping when the width runs out.
-        self._layout = QFlowLayout(self)
+        # Left to right, wrapping when the width runs out (Qt's flow-layout example).
+        self._layout = FlowLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setHorizontalSpacing(6)
         self._layout.setVerticalSpacing(6)

@@ -1,7 +1,7 @@
 """Typed values that answer: one reading of typed numbers and one way of saying "no" for every value box.
 
-Every box where a value is typed (spin boxes, the log sliders' boxes, superqt's labelled sliders' boxes,
-the list boxes) goes through here, so a bad value gets the same answer everywhere:
+Every box where a value is typed (spin boxes, the sliders' boxes (:mod:`.value_slider`), the list boxes)
+goes through here, so a bad value gets the same answer everywhere:
 
 - a red outline and a one-line reason just under the box ("base must be 10 … 10⁷");
 - the box shows the value in use again: text that is not a number is put back, a number out of range is

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from ...state import WavesState
 from ...widgets.log_slider import LogSlider
-from ...widgets.superqt_lite import QLabeledSlider
+from ...widgets.sliders import LabeledSlider
 from ...widgets.value_box import SpinBox, clip_text, feedback, route_undo
 
 VARIANT_TIPS = {
@@ -47,8 +47,8 @@ def spread_pairs(half: int, count: int = 5) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unique(np.round(np.linspace(0, half - 1, count)).astype(int)))
 
 
-def _slider(lo: int, hi: int) -> QLabeledSlider:
-    s = QLabeledSlider(Qt.Orientation.Horizontal)
+def _slider(lo: int, hi: int) -> LabeledSlider:
+    s = LabeledSlider()
     s.setRange(lo, hi)
     return s
 

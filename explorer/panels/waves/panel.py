@@ -201,8 +201,8 @@ class WavesPanel(Panel):
         self.set_state(WavesState())
 
     def _block_and_sync(self) -> None:
-        # Block only the controls' own signals: blocking every descendant (the base class's way) would
-        # also silence the internal signals that superqt's labelled sliders use to update their labels.
+        # Block only the controls' own signals (their inner parts need no blocking: a control sets them
+        # directly), a short list instead of every descendant (the base class's way).
         vector = self._built.get("vector")
         widgets = self.controls.inputs() + ([vector.overlay_box] if vector is not None else [])
         blocked = [(w, w.blockSignals(True)) for w in widgets]
