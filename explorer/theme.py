@@ -2,19 +2,19 @@
 
 A :class:`Theme` is a small frozen description (colours, scales, colour-map names).  This module holds no Qt:
 the themes, the colour arithmetic and the style-sheet text.  The Qt side lives in
-:mod:`explorer.widgets.styling` (how a theme reaches plot items) and :mod:`explorer.widgets.theming`
-(the current theme, ``themeChanged``, and the plot factory that styles items as they are made), so a
-panel needs its own ``apply_theme(theme)`` hook only for what lives outside the plots (HTML labels
-with fixed colours, custom-painted items).
+:mod:`explorer.widgets.theming` (the current theme and ``themeChanged``), :mod:`explorer.widgets.styler`
+(how a theme reaches a plot's items) and :mod:`explorer.widgets.plots` (the plot, which restyles itself on
+``themeChanged``), so a panel needs its own ``apply_theme(theme)`` hook only for what lives outside the
+plots (HTML labels with fixed colours, custom-painted items).
 
 How colours follow a theme.  Panels pick their pens for the light theme (pyqtgraph is configured
-with a white background).  The generic pass keeps each item's *base* pen (what the panel set) and
+with a white background).  Each plot's styler keeps each item's *base* pen (what the panel set) and
 derives the pen for the current theme from it: widths are multiplied by ``line_scale`` (and by the
 export scale while a high-resolution image is rendered, because pyqtgraph's cosmetic pens stay one
 device pixel wide however large the image), neutral colours (greys, black) follow the foreground,
 and chromatic colours are clamped in lightness so they stay readable on the theme's background.
-When a panel replaces a pen later (a new curve, a highlight), the next pass takes the new pen as
-that item's base.
+When a panel replaces a pen later (a highlight), it gives the new light-theme pen to the plot's styler,
+which keeps it as that item's base.
 
 Colour maps.  Signed values use a perceptually uniform diverging map.  The screen default is
 CET-D1A (blue-white-red; red/blue stays distinct for the common red-green colour blindnesses), whose

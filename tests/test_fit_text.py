@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from explorer.widgets.formula_strip import FormulaStrip, lines_at
-from explorer.widgets.log_ticks import _nice_at_least, thinned
+from explorer.widgets.log_ticks import nice_at_least, thinned
 from explorer.widgets.plots import make_plot
 from explorer.widgets.titles import full_title
 
@@ -68,7 +68,7 @@ def test_named_ticks_are_thinned_so_labels_never_overlap():
 
 @pytest.mark.parametrize("step, nice", [(0.7, 1), (1, 1), (1.01, 2), (3.9, 5), (394, 500), (5001, 10000)])
 def test_nice_steps(step, nice):
-    assert _nice_at_least(step) == pytest.approx(nice)
+    assert nice_at_least(step) == pytest.approx(nice)
 
 
 def test_linear_tick_labels_leave_room_on_a_narrow_plot(qtbot):

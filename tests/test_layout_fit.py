@@ -284,11 +284,11 @@ def test_real_window_fits_a_1280x720_screen_under_xvfb(tmp_path):
 
 @pytest.mark.parametrize("span", [(0.5, 1.2), (1.0, 4.0), (0.0, 7.0), (-3.0, 5.0)])
 def test_log_ticks_are_si_and_leave_room(qtbot, span):
-    import pyqtgraph as pg
 
     from explorer.widgets.log_ticks import _font_height, si_text, use_si_log_ticks
+    from explorer.widgets.plots import Plot
 
-    pw = pg.PlotWidget()
+    pw = Plot()
     qtbot.addWidget(pw)
     pi = pw.getPlotItem()
     pi.setLogMode(x=False, y=True)

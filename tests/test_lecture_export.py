@@ -32,10 +32,9 @@ def _nonblank(img: QImage) -> bool:
 
 @pytest.fixture
 def plot(qtbot):
-    from explorer.widgets.plots import configure_pyqtgraph
+    from explorer.widgets.plots import Plot
 
-    configure_pyqtgraph()
-    w = pg.PlotWidget(title="Two waves")
+    w = Plot("Two waves", grid=False, si_prefix=True)  # an app plot: exports restyle it for their look
     qtbot.addWidget(w)
     x = np.arange(50, dtype=float)
     w.plot(x, np.sin(x / 5), pen=pg.mkPen("k", width=1), name="sin")
@@ -255,7 +254,7 @@ def test_every_plot_has_an_export_menu_that_writes_files(qtbot, main_window, tmp
             # Every ViewBox with a right-click menu (colour bars have none).
             vbs = [i for i in view.scene().items() if isinstance(i, pg.ViewBox) and i.menu is not None]
             for vb in vbs:
-                sub = vb.__dict__.get("_pe_export_menu")
+                sub = view.export_menu
                 assert sub is not None and sub in [a.menu() for a in vb.menu.actions() if a.menu()]
                 sub.aboutToShow.emit()  # filled when it opens, by this window's controller
                 assert "Save as SVG…" in [a.text() for a in sub.actions()]
@@ -265,8 +264,7 @@ def test_every_plot_has_an_export_menu_that_writes_files(qtbot, main_window, tmp
     qtbot.wait(50)
     panel = main_window.panels["waves"]
     view = next(v for v in panel.plots() if v.isVisible())
-    vb = next(i for i in view.scene().items() if isinstance(i, pg.ViewBox))
-    sub = vb.__dict__["_pe_export_menu"]
+    sub = view.export_menu
     sub.aboutToShow.emit()
     actions = {a.text(): a for a in sub.actions()}
     actions["Save as PNG, 2×…"].trigger()

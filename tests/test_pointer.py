@@ -102,8 +102,10 @@ def test_click_and_hold_is_a_laser_pointer_not_a_pan_or_a_pick(qtbot, waves):
 
 
 def test_a_short_click_is_still_a_click(qtbot):
+    from explorer.widgets.plots import Plot
+
     theme_bus().set_look(PRESENTER_DARK)
-    plot = pg.PlotWidget()
+    plot = Plot()
     qtbot.addWidget(plot)
     plot.resize(300, 200)
     plot.show()
@@ -150,10 +152,10 @@ def test_every_plot_has_a_presenter_readout_of_the_point_under_the_cursor(qtbot)
     try:
         bus.set_look(LIGHT)
         plot.scene().sigMouseMoved.emit(near)
-        assert plot.__dict__.get("_pe_pointer") is None  # quiet outside presenter mode
+        assert plot.pointer is None  # quiet outside presenter mode
         bus.set_look(PRESENTER_LIGHT)
         plot.scene().sigMouseMoved.emit(near)
-        pointer = plot.__dict__["_pe_pointer"]
+        pointer = plot.pointer
         assert pointer.label.isVisible() and "y = 3" in pointer.label.text()
         plot.scene().sigMouseMoved.emit(vb.mapViewToScene(QPointF(0.2, 3.9)))
         assert not pointer.label.isVisible()
@@ -174,4 +176,4 @@ def test_every_plot_has_a_presenter_readout_of_the_point_under_the_cursor(qtbot)
     own = make_plot("own")
     qtbot.addWidget(own)
     pointer_for(own)  # the panel's hover code points here: the default readout stays out of its way
-    assert own.__dict__["_pe_hover_owned"]
+    assert own.hover_owned

@@ -78,10 +78,13 @@ def test_items_added_after_a_theme_change_get_the_current_theme(qtbot, hidden_sc
     assert text.textItem.font().pointSizeF() == pytest.approx(10 * PRESENTER_LIGHT.font_scale)
     axis = pi.getAxis("bottom")
     assert f"{PRESENTER_LIGHT.point_size(LABEL_PT):g}pt" in axis.label.toHtml()
-    # A panel replacing a pen later: the new pen is the base, scaled by the theme (not compounded).
-    curve.setPen(pg.mkPen("#E69F00", width=3.0))
+    # A panel replacing a pen later (through its plot's styler): the new pen is the base, scaled by the theme
+    # (not compounded).
+    styler = view.top.styler
+    styler.set_pen(curve, pg.mkPen("#E69F00", width=3.0))
     assert _pen_width(curve) == pytest.approx(3.0 * PRESENTER_LIGHT.line_scale)
-    curve.setData([0, 1], [1, 0], pen=pg.mkPen("#E69F00", width=1.5))
+    curve.setData([0, 1], [1, 0])
+    styler.set_pen(curve, pg.mkPen("#E69F00", width=1.5))
     assert _pen_width(curve) == pytest.approx(1.5 * PRESENTER_LIGHT.line_scale)
     window.look.set_presenter(False)
     assert _pen_width(curve) == pytest.approx(1.5)
@@ -92,9 +95,8 @@ def test_items_added_after_a_theme_change_get_the_current_theme(qtbot, hidden_sc
     panel.set_state(panel.state.clamped(l_eval=panel.state.l_eval * 2 if panel.state.l_eval < 4096 else 1024))
     qtbot.waitUntil(lambda: panel.has_drawn, timeout=60000)
     for item in view.top.getPlotItem().items:
-        if isinstance(item, pg.PlotDataItem) and item.opts["pen"] is not None and item.__dict__.get("_pe_theme_memo"):
-            memo = item.__dict__["_pe_theme_memo"]
-            assert _pen_width(item) == pytest.approx(memo.base["pen"].widthF() * PRESENTER_LIGHT.line_scale)
+        if isinstance(item, pg.PlotDataItem) and item.opts["pen"] is not None and styler.base(item, "pen"):
+            assert _pen_width(item) == pytest.approx(styler.base(item, "pen").widthF() * PRESENTER_LIGHT.line_scale)
 
 
 def test_a_plot_made_later_is_born_in_the_current_theme(qtbot, hidden_schemes):
@@ -105,19 +107,18 @@ def test_a_plot_made_later_is_born_in_the_current_theme(qtbot, hidden_schemes):
     assert _tick_pt(plot) == PRESENTER_LIGHT.point_size(TICK_PT)
     assert plot.backgroundBrush().color().name() == PRESENTER_LIGHT.background
     # It carries the export submenu from birth, filled by this window's controller when opened.
-    vb = plot.getPlotItem().getViewBox()
-    sub = vb.__dict__["_pe_export_menu"]
+    sub = plot.export_menu
     sub.aboutToShow.emit()
     assert "Save numbers as CSV…" in [a.text() for a in sub.actions()]
 
 
 def test_no_scene_walk_after_a_draw(qtbot, main_window, monkeypatch):
     """The shell no longer restyles after draws: a draw does not call the whole-view styling."""
-    from explorer.widgets import styling
+    from explorer.widgets.styler import Styler
 
     qtbot.waitUntil(lambda: main_window.all_drawn, timeout=60000)
     calls = []
-    monkeypatch.setattr(styling, "style_plot", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(Styler, "restyle", lambda *a, **k: calls.append(a))
     panel = main_window.panels["waves"]
     panel.set_state(panel.state.clamped(position=panel.state.position + 1))
     qtbot.waitUntil(lambda: panel.has_drawn, timeout=30000)
@@ -194,10 +195,11 @@ def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
     want = QColor(*DARK.map_colour((light.red(), light.green(), light.blue(), 255)))
     assert want != light  # the dark theme does map this blue
     assert dots.opts["brush"].color() == want
-    dots.setBrush(pg.mkBrush("#e66100"))  # a panel's new fill is the base, mapped at once
+    styler = waves.similarity.plot.styler
+    styler.set_brush(dots, pg.mkBrush("#e66100"))  # a panel's new fill is the base, mapped at once
     orange = QColor("#e66100")
     assert dots.opts["brush"].color() == QColor(*DARK.map_colour((orange.red(), orange.green(), orange.blue(), 255)))
-    dots.setBrush(pg.mkBrush(P_COLOUR))
+    styler.set_brush(dots, pg.mkBrush(P_COLOUR))
     main_window.actions["actDark"].trigger()
     assert dots.opts["brush"].color() == light
 

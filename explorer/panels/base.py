@@ -255,7 +255,7 @@ class Panel(QWidget):
         return self.panel_id
 
     def plots(self) -> list[pg.PlotWidget]:
-        """The panel's plots, for export menus and theming (a panel that builds tabs lazily builds them)."""
+        """The panel's plots, for export menus (a panel that builds tabs lazily builds them)."""
         return self.findChildren(pg.PlotWidget)
 
     def visible_plots(self) -> list[pg.PlotWidget]:
@@ -300,18 +300,17 @@ class Panel(QWidget):
         self.apply_theme(theme)
 
     def apply_theme(self, theme) -> None:
-        """Re-colour what the plots' own theming cannot reach; called on every ``themeChanged``.
+        """Re-colour what the plots' own styling cannot reach; called on every ``themeChanged``.
 
         ``theme`` is an :class:`explorer.theme.Theme`, also :func:`explorer.widgets.theming.current_theme`.
-        Plots made with :func:`explorer.widgets.plots.make_plot` (or registered with the theme bus)
-        style themselves: background, axes, tick and label fonts, titles, legends, text items,
+        Plots (:class:`explorer.widgets.plots.Plot`, made by :func:`~explorer.widgets.plots.make_plot` and
+        the views) style themselves: background, axes, tick and label fonts, titles, legends, text items,
         curve/line pens (width × ``theme.line_scale``; neutral colours follow the foreground) and the
-        standard colour maps, for items present and items added later.  Use this hook for the rest,
-        e.g. HTML labels or QLabel style sheets with fixed colours or sizes (``theme.foreground``,
-        ``theme.font_scale``, ``theme.dark``, ``theme.high_contrast``).  Pens set here should use
-        *base* widths and may use colours picked for ``theme``: the plots scale the widths and leave
-        colours that already suit the theme as they are.  Called for every panel, shown or hidden,
-        before the plots restyle.
+        standard colour maps, for every item added to them, now and later.  A pen or text colour a view
+        changes after adding its item goes through the plot's styler (``plot.styler.set_pen(item, pen)``,
+        with the light theme's pen).  Use this hook for the rest, e.g. HTML labels or QLabel style sheets
+        with fixed colours or sizes (``theme.foreground``, ``theme.font_scale``, ``theme.dark``,
+        ``theme.high_contrast``).  Called for every panel, shown or hidden.
         """
 
     @property

@@ -19,7 +19,6 @@ from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.log_ticks import thinned, use_si_log_ticks
 from ..widgets.plots import make_plot
 from ..widgets.styling import mapped_colour
-from ..widgets.theming import adopt_item
 from .schemes_items import line_style
 
 
@@ -190,9 +189,9 @@ def _bottom_legend(view: pg.PlotWidget) -> _FitLegend:
     pi.layout.addItem(legend, 4, 1)
     pi.layout.setRowStretchFactor(4, 0)
     legend.fitter = _LegendFitter(view, legend)
-    # Put in the plot's layout by hand, not by addLegend: the theme bus must be told, or entries added
+    # Put in the plot's layout by hand, not by addLegend: the plot's styler must be told, or entries added
     # later (while presenter mode is on) keep the normal size until the next theme change.
-    adopt_item(legend)
+    view.styler.adopt(legend)
     return legend
 
 

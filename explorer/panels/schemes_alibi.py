@@ -22,7 +22,7 @@ from ..schemes import alibi
 from ..schemes.learned import model_tables_text
 from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plot_data import set_image
-from ..widgets.plots import SEQUENTIAL, colormap
+from ..widgets.plots import SEQUENTIAL
 from ..widgets.styling import mapped_colour
 from .schemes_items import (
     FutureMask,
@@ -30,7 +30,6 @@ from .schemes_items import (
     make_plot,
     pen,
     scheme_colour,
-    theme_colour_bar,
     theme_info_label,
 )
 from .schemes_table import fit_table, wrap_headers
@@ -108,9 +107,8 @@ class AlibiView(QWidget):
         api.showGrid(x=False, y=False)
         self.att_img = pg.ImageItem(axisOrder="row-major")
         api.addItem(self.att_img)
-        self.att_bar = pg.ColorBarItem(values=(ATTENTION_LOG_FLOOR, 0.0), colorMap=colormap(SEQUENTIAL),
-                                       interactive=False, width=14, label="log₁₀ share")
-        self.att_bar.setImageItem(self.att_img, insert_in=api)
+        self.att_bar = self.attention.add_colour_bar(self.att_img, (ATTENTION_LOG_FLOOR, 0.0), SEQUENTIAL,
+                                                     width=14, label="log₁₀ share")
         self.att_mask = FutureMask()
         api.addItem(self.att_mask, ignoreBounds=True)
 
@@ -124,10 +122,8 @@ class AlibiView(QWidget):
         self.tile_img = pg.ImageItem(axisOrder="row-major")
         self.tile_img.setZValue(5)
         tpi.addItem(self.tile_img)
-        self.tile_bar = pg.ColorBarItem(values=(-ALIBI_CLIP, 0.0), colorMap=colormap(SEQUENTIAL),
-                                        interactive=False, width=14,
-                                        label=f"bias (clipped at −{ALIBI_CLIP:g})")
-        self.tile_bar.setImageItem(self.tile_img, insert_in=tpi)
+        self.tile_bar = self.tiles.add_colour_bar(self.tile_img, (-ALIBI_CLIP, 0.0), SEQUENTIAL, width=14,
+                                                  label=f"bias (clipped at −{ALIBI_CLIP:g})")
         self.tile_backs: list[QGraphicsRectItem] = []
         self.tile_labels: list[pg.TextItem] = []
         # A frame around the head shown in the other plots.
@@ -283,8 +279,6 @@ class AlibiView(QWidget):
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
         QTimer.singleShot(0, self.label_tiles)  # presenter mode's larger labels
-        theme_colour_bar(self.att_bar, theme, SEQUENTIAL)
-        theme_colour_bar(self.tile_bar, theme, SEQUENTIAL)
 
 
 class PropertiesView(QWidget):

@@ -13,9 +13,8 @@ from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
 from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plot_data import set_image
-from ..widgets.plots import DIVERGING, colormap
+from ..widgets.plots import DIVERGING
 from ..widgets.reflow import ReflowGrid
-from ..widgets.theming import adopt_item
 from ..widgets.titles import full_title
 from .schemes_items import (
     HatchItem,
@@ -25,7 +24,6 @@ from .schemes_items import (
     make_plot,
     pen,
     scheme_colour,
-    theme_colour_bar,
     theme_info_label,
 )
 from .schemes_views import info_column
@@ -61,9 +59,7 @@ class BeyondView(QWidget):
         tpi.invertY(True)
         self.table_img = pg.ImageItem(axisOrder="row-major")
         tpi.addItem(self.table_img)
-        self.table_bar = pg.ColorBarItem(values=(-3.0, 3.0), colorMap=colormap(DIVERGING), interactive=False,
-                                         width=14)
-        self.table_bar.setImageItem(self.table_img, insert_in=tpi)
+        self.table_bar = self.table.add_colour_bar(self.table_img, (-3.0, 3.0), DIVERGING, width=14)
         self.table_hatch = HatchItem()
         tpi.addItem(self.table_hatch, ignoreBounds=True)
         self.table_line = beyond_line(0, 0, "L_train")
@@ -202,7 +198,8 @@ class BeyondView(QWidget):
             else:
                 pi.enableAutoRange(x=True)
             while len(marks) < len(spec.marks):
-                line = beyond_line(0, 90, "")
+                k = len(marks)
+                line = beyond_line(0, 90, spec.marks[k][1], position=0.85 - 0.15 * k, size=None)
                 pi.addItem(line, ignoreBounds=True)
                 marks.append(line)
             for k, line in enumerate(marks):
@@ -210,10 +207,6 @@ class BeyondView(QWidget):
                     pos, text = spec.marks[k]
                     line.setPos(math.log10(max(pos, 1.0)) if spec.log_x else pos)
                     line.setToolTip(text)
-                    if getattr(line, "label", None) is None:
-                        line.label = pg.InfLineLabel(line, text, position=0.85 - 0.15 * k,
-                                                     anchors=[(0, 0), (0, 0)], color=(40, 40, 40))
-                        adopt_item(line)  # the label came after addItem styled the line: dark needs it light
                     line.label.setFormat(text)
                 line.setVisible(k < len(spec.marks))
             pw.setVisible(s in self._shown)
@@ -336,5 +329,4 @@ class BeyondView(QWidget):
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
-        theme_colour_bar(self.table_bar, theme, DIVERGING)
         self.table_hatch.set_colour(theme.foreground)

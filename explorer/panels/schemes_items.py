@@ -129,15 +129,16 @@ def pen(scheme: str, width: float = 2.5, style=Qt.PenStyle.SolidLine) -> QPen:
     return p
 
 
-def beyond_line(pos: float, angle: int = 90, text: str = "") -> pg.InfiniteLine:
-    """A dashed line at L_train (or another limit), optionally labelled."""
+def beyond_line(pos: float, angle: int = 90, text: str = "", *, position: float | None = None,
+                size: int | None = 10) -> pg.InfiniteLine:
+    """A dashed line at L_train (or another limit), optionally labelled (at ``position`` along it, ``size`` pt)."""
     dash = pg.mkPen(BEYOND_COLOUR, width=1.6, style=Qt.PenStyle.DashLine)
-    line = pg.InfiniteLine(pos, angle=angle, pen=dash, movable=False)
-    if text:
-        line.label = pg.InfLineLabel(line, text, position=0.92 if angle == 90 else 0.08,
-                                     anchors=[(0, 0), (0, 0)], color=(40, 40, 40))
+    where = position if position is not None else 0.92 if angle == 90 else 0.08
+    opts = {"position": where, "anchors": [(0, 0), (0, 0)], "color": (40, 40, 40)}
+    line = pg.InfiniteLine(pos, angle=angle, pen=dash, movable=False, label=text or None, labelOpts=opts)
+    if text and size is not None:
         font = QFont()
-        font.setPointSize(10)
+        font.setPointSize(size)
         line.label.setFont(font)
     line.setZValue(25)
     return line
@@ -147,16 +148,6 @@ def theme_info_label(lab, theme) -> None:
     """Size and colour an explanatory label for ``theme`` (its style sheet sets the font itself)."""
     pt = round(11 * theme.font_scale, 1)
     lab.setStyleSheet(f"QLabel {{ font-size: {pt:g}pt; padding: 2px 4px; color: {theme.foreground}; }}")
-
-
-def theme_colour_bar(bar, theme, base_name: str) -> None:
-    """Give a colour bar (and so every image linked to it) the theme's version of ``base_name``.
-
-    The generic theming styles a ColorBarItem as the PlotItem it also is, so its map is set here.
-    """
-    target = theme.map_colormap_name(base_name)
-    if target and getattr(bar.colorMap(), "name", None) != target:
-        bar.setColorMap(target)
 
 
 #: The key's sample of each line style (schemes that share a colour are told apart by it).

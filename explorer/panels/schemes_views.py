@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 from .. import schemes as registry
 from ..jobs.schemes import DistanceResponse, MatrixResponse
 from ..schemes.base import BAND_QUERIES
-from ..widgets.plots import DIVERGING, colormap
+from ..widgets.plots import DIVERGING, ColourBar, Plot, colormap
 from ..widgets.reflow import ReflowGrid
 from ..widgets.theming import theme_bus
 from ..widgets.titles import full_title
@@ -27,7 +27,6 @@ from .schemes_items import (
     pen,
     refit_note,
     scheme_key,
-    theme_colour_bar,
     theme_info_label,
 )
 
@@ -76,14 +75,13 @@ class MatrixView(QWidget):
         self.notes: dict[str, pg.TextItem] = {}
         self.diagonals: dict[str, list] = {}  # scheme -> its marked diagonals i − j = Δ (Shaw's ±k)
         self.responses: dict[str, MatrixResponse] = {}
-        self.cbar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colormap(DIVERGING), interactive=False,
-                                    width=22, label="ΔS (logit units), one scale for all")
+        self.cbar = ColourBar(values=(-1.0, 1.0), colorMap=colormap(DIVERGING), interactive=False,
+                              width=22, label="ΔS (logit units), one scale for all")
         font = QFont()
         font.setPointSize(11)
         self.cbar.axis.setTickFont(font)
-        # A PlotWidget of its own, so that theming (colour maps included) and export reach it.
-        self.cbar_widget = pg.PlotWidget(plotItem=self.cbar)
-        theme_bus().register(self.cbar_widget)
+        # A plot of its own, so that theming (colour maps included) and export reach it.
+        self.cbar_widget = Plot(plot_item=self.cbar)
         self.cbar_widget.setObjectName("sharedColourBar")
         self.cbar_widget.setFixedWidth(108)
         theme_bus().themeChanged.connect(self._fit_colour_bar)
@@ -251,7 +249,6 @@ class MatrixView(QWidget):
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
-        theme_colour_bar(self.cbar, theme, DIVERGING)
         for h in self.hatches.values():
             h.set_colour(theme.foreground)
         for m in self.masks.values():
@@ -456,7 +453,7 @@ class DistanceView(QWidget):
         if out:
             r = self.responses[out[0]]
             worst = int(np.nanargmax(np.abs(r.mean)))
-            self.clip_note.setColor(pg.mkColor(registry.get(out[0]).colour))
+            self.top.styler.set_text_colour(self.clip_note, registry.get(out[0]).colour)
             self.clip_note.setText(f"{registry.get(out[0]).title} leaves the plot: ΔS reaches "
                                    f"{r.mean[worst]:,.1f} at Δ = {int(r.distance[worst]):,}")
             self.clip_note.setPos(0.06 * st.l_eval, -1.02 * k)

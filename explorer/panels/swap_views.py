@@ -11,10 +11,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, configure_pyqtgraph
+from ..widgets.axis import Axis
+from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ..widgets.pointer import pointer_for, two_lines
-from ..widgets.theming import theme_bus
-from ..widgets.titles import full_title
 from ..widgets.token_chips import short_word
 
 #: Token tick labels are shortened above this many letters (the whole word is in its chip's tooltip).
@@ -50,7 +49,7 @@ def fmt_value(v: float) -> str:
     return f"{v:.2f}"
 
 
-class TokenAxis(pg.AxisItem):
+class TokenAxis(Axis):
     """An axis whose ticks are tokens at cell centres (k + 0.5), thinned so labels never overlap.
 
     ``extra`` adds fixed ticks (e.g. "Σ" over the row-sum column).  The step between labelled
@@ -210,34 +209,17 @@ def _text_colour_on_viridis(v: float) -> QColor:
     return QColor("white") if v < 0.55 else QColor("black")
 
 
-class FittedTitle:
-    """Mixin for a PlotWidget: ``set_title``/``title`` over the theme's title fitting
-    (:mod:`explorer.widgets.titles`: elided to the plot's width, never widening it, the whole text kept)."""
-
-    def set_title(self, text: str) -> None:
-        self.getPlotItem().setTitle(text)  # keeps the size and colour the theme gave it
-
-    def title(self) -> str:
-        """The full title (the plot may show it elided)."""
-        return full_title(self.getPlotItem())
-
-
-def _style_plot(plot: pg.PlotWidget, *, zoom: bool = False) -> None:
-    """Fonts and mouse zoom (maps) or a fixed view (bars); the theme fits the title (widgets/titles.py)."""
+def _style_plot(plot: Plot, *, zoom: bool = False) -> None:
+    """Mouse zoom (maps) or a fixed view (bars); the plot's theme sizes the text and fits the title."""
     pi = plot.getPlotItem()
     # Maps zoom with the wheel, so a 64-token map can be read cell by cell (the numbers appear
     # once the cells are big enough); the "A" button or a new sentence shows all of it again.
     pi.setMouseEnabled(x=zoom, y=zoom)
     if not zoom:
         pi.hideButtons()
-    for name in ("left", "bottom"):
-        ax = pi.getAxis(name)
-        ax.setTickFont(_tick_font())
-        ax.label.setFont(_tick_font())
-    theme_bus().register(plot)  # styled now and on every theme change; export menu attached once
 
 
-class AttentionMap(FittedTitle, Heatmap):
+class AttentionMap(Heatmap):
     """Attention weights (queries down, keys across) labelled with tokens, plus a Σ row-sum column.
 
     Signals
@@ -252,7 +234,6 @@ class AttentionMap(FittedTitle, Heatmap):
     rowClicked = Signal(int)
 
     def __init__(self, title: str, parent=None) -> None:
-        configure_pyqtgraph()
         super().__init__(title, x="key", y="query", levels=(0.0, 1.0),
                          cmap=SEQUENTIAL, parent=parent)
         pi = self.getPlotItem()
@@ -345,13 +326,12 @@ class AttentionMap(FittedTitle, Heatmap):
             self.rowClicked.emit(r)
 
 
-class OutputMap(FittedTitle, Heatmap):
+class OutputMap(Heatmap):
     """Output vectors, one row per token (labelled), components across; signed diverging colours."""
 
     hovered = Signal(str)
 
     def __init__(self, title: str, parent=None) -> None:
-        configure_pyqtgraph()
         super().__init__(title, x="output component", y="token", levels=(-1.0, 1.0), cmap=DIVERGING,
                          parent=parent)
         pi = self.getPlotItem()
@@ -402,15 +382,14 @@ class OutputMap(FittedTitle, Heatmap):
         self.hovered.emit(text)
 
 
-class QueryBars(FittedTitle, pg.PlotWidget):
+class QueryBars(Plot):
     """One query token's attention weights before and after the swap, keys in the original order."""
 
     hovered = Signal(str)
 
     def __init__(self, parent=None) -> None:
-        configure_pyqtgraph()
         self.x_axis = TokenAxis("bottom")
-        super().__init__(parent=parent, axisItems={"bottom": self.x_axis})
+        super().__init__(parent=parent, grid=False, si_prefix=True, axis_items={"bottom": self.x_axis})
         pi = self.getPlotItem()
         pi.setLabel("bottom", "key (original order)", **_LABEL_STYLE)
         pi.setLabel("left", "weight", **_LABEL_STYLE)

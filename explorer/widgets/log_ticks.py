@@ -1,6 +1,8 @@
 """Log-axis ticks that never overlap: labels at decades only (every 2nd or 3rd one when the axis is short),
 2 and 5 added only when less than a decade shows, SI-formatted ("1", "100", "10k", "1M"), and the minor
 ticks without labels.  pyqtgraph labels its 2 … 9 minor ticks too, which printed "3·10¹4·10¹5·10¹".
+
+The arithmetic of :class:`explorer.widgets.axis.Axis` (which uses it) and of named ticks (:func:`thinned`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ def si_text(value: float) -> str:
     return f"10{str(exp).translate(sup)}"
 
 
-def _log_tick_values(axis, min_val: float, max_val: float, size: float, _std):
+def log_tick_values(axis, min_val: float, max_val: float, size: float) -> list:
+    """Tick levels (spacing, values) of a log axis ``size`` px long showing decades ``min_val`` … ``max_val``."""
     lo, hi = min(min_val, max_val), max(min_val, max_val)
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 0 or size <= 0:
         return []
@@ -46,77 +49,21 @@ def _log_tick_values(axis, min_val: float, max_val: float, size: float, _std):
     return levels
 
 
-def _log_tick_strings(axis, values, scale, spacing):
+def log_tick_strings(values, scale, spacing) -> list[str]:
+    """SI text at the labelled levels, none at the minor ticks."""
     if spacing is not None and spacing < _LABELLED:
         return ["" for _ in values]
     return [si_text(float(10 ** v) * scale) for v in np.asarray(values, dtype=float)]
 
 
 def use_si_log_ticks(plot_item) -> None:
-    """Give every axis of ``plot_item`` these log ticks (they apply while the axis is in log mode).
-
-    A flag on the axis, read by one class-level hook: no per-axis closures (no reference cycles through
-    Qt objects for the garbage collector to break)."""
-    _install()
+    """Give every axis of ``plot_item`` (an app plot's: :class:`explorer.widgets.axis.Axis`) these log ticks
+    (they apply while the axis is in log mode)."""
     for name in ("left", "bottom", "right", "top"):
-        plot_item.getAxis(name)._pe_si_ticks = True
+        plot_item.getAxis(name).set_si_log_ticks(True)
 
 
-def _install() -> None:
-    import pyqtgraph as pg
-
-    cls = pg.AxisItem
-    if getattr(cls, "_pe_si_installed", False):
-        return
-    cls._pe_si_installed = True
-    values, strings = cls.logTickValues, cls.logTickStrings
-
-    def log_tick_values(self, min_val, max_val, size, std):
-        if getattr(self, "_pe_si_ticks", False):
-            return _log_tick_values(self, min_val, max_val, size, std)
-        return values(self, min_val, max_val, size, std)
-
-    def log_tick_strings(self, vals, scale, spacing):
-        if getattr(self, "_pe_si_ticks", False):
-            return _log_tick_strings(self, vals, scale, spacing)
-        return strings(self, vals, scale, spacing)
-
-    cls.logTickValues = log_tick_values
-    cls.logTickStrings = log_tick_strings
-
-
-def room_for_labels() -> None:
-    """Linear horizontal axes space their ticks by their labels' width too (once, for every axis).
-
-    pyqtgraph spaces ticks by the axis length only, so presenter-size labels on a narrow plot ran
-    together ("200400600800"); here a wider 1-2-5 step is taken where its labels would not fit side by
-    side with a gap."""
-    import pyqtgraph as pg
-
-    cls = pg.AxisItem
-    if getattr(cls, "_pe_room_installed", False):
-        return
-    cls._pe_room_installed = True
-    spacing = cls.tickSpacing
-
-    def tick_spacing(self, min_val, max_val, size):
-        levels = spacing(self, min_val, max_val, size)
-        if self.orientation not in ("top", "bottom") or self.logMode or self._tickSpacing is not None:
-            return levels
-        dif = abs(max_val - min_val)
-        if not levels or not math.isfinite(dif) or dif <= 0 or size <= 0:
-            return levels
-        allowed = max(1.0, size / _label_room(self, min_val, max_val))  # labels side by side
-        if dif / levels[0][0] <= allowed:
-            return levels
-        major = _nice_at_least(dif / allowed)
-        minor = major / (2 if str(f"{major:.0e}")[0] == "2" else 5)
-        return [(major, 0), (minor, 0)]
-
-    cls.tickSpacing = tick_spacing
-
-
-def _nice_at_least(step: float) -> float:
+def nice_at_least(step: float) -> float:
     """The smallest 1, 2 or 5 × 10ᵏ that is at least ``step``."""
     exp = math.floor(math.log10(step))
     for m in (1, 2, 5, 10):
@@ -125,7 +72,8 @@ def _nice_at_least(step: float) -> float:
     return 10 ** (exp + 1)
 
 
-def _label_room(axis, min_val: float, max_val: float) -> float:
+
+def label_room(axis, min_val: float, max_val: float) -> float:
     """Pixels one tick label of this range takes, with a gap: the wider of its two ends' labels."""
     from PySide6.QtGui import QFontMetricsF
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import weakref
 
 import numpy as np
 import pyqtgraph as pg
@@ -18,16 +19,20 @@ def plot_title(view) -> str:
     return re.sub(r"<[^>]+>", "", text).strip()
 
 
+#: image item -> the float64 array :func:`set_image` showed in it (in float32).
+_EXACT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def set_image(item, data, **options) -> None:
     """Show ``data`` in ``item`` as float32 (half the bytes to draw) and keep the float64 array for export."""
     exact = np.asarray(data, dtype=np.float64)
     item.setImage(exact.astype(np.float32), **options)
-    item.__dict__["_pe_exact"] = exact
+    _EXACT[item] = exact
 
 
 def _image_data(item) -> np.ndarray:
     """The array behind an image: the float64 one :func:`set_image` kept, if the image still shows it."""
-    exact = item.__dict__.get("_pe_exact")
+    exact = _EXACT.get(item)
     shown = np.asarray(item.image)
     if exact is not None and exact.shape == shown.shape and np.array_equal(exact.astype(shown.dtype), shown,
                                                                              equal_nan=True):

@@ -1,17 +1,28 @@
-"""pyqtgraph set-up done once, and the one plot factory the panels share.
+"""pyqtgraph set-up done once, and the app's plot: :class:`Plot` (and :class:`Heatmap` on it).
 
-:func:`make_plot` makes every plot of the app: the house set-up (labels, grid, no SI prefixes) once,
-and registration with the theme (:mod:`explorer.widgets.theming`), so the plot and every item later
-added to it take their pens, fonts and colour maps from the current theme, follow ``themeChanged``,
-and carry the export submenu in their right-click menu.
+A :class:`Plot` is built with the app's own pieces: its axes are :class:`~explorer.widgets.axis.Axis` (passed
+to the plot item as ``axisItems``), its title a :class:`~explorer.widgets.titles.TitleLabel`, its items kept by
+a :class:`~explorer.widgets.styler.Styler`; it carries the "Export" submenu and the presenter pointer readout
+from its constructor, and restyles itself — background, axes, title and every item it holds — in one
+:meth:`Plot.restyle`, on the theme's ``themeChanged`` (shown or hidden) and around an export.  A view gives
+its items light-theme pens when it makes them and adds them to the plot; a pen it changes later goes
+through ``plot.styler`` (``set_pen``, ``set_text_colour`` …).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSizePolicy
+import shiboken6
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy
+
+from ..theme import Theme
+from .axis import app_axes
+from .pointer import PointerReadout, reading
+from .styler import Styler
+from .theming import theme_bus
+from .titles import TitleLabel, full_title
 
 _configured = False
 
@@ -28,12 +39,6 @@ def configure_pyqtgraph() -> None:
     if _configured:
         return
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
-    from .log_ticks import room_for_labels
-
-    room_for_labels()  # tick labels never run together on a narrow plot
-    from .titles import fit_axis_labels
-
-    fit_axis_labels()  # an axis label longer than its axis is drawn smaller, not cut
     _configured = True
 
 
@@ -41,38 +46,214 @@ def colormap(name: str = DIVERGING) -> pg.ColorMap:
     return pg.colormap.get(name)
 
 
-def make_plot(title: str = "", *, x: str = "", y: str = "", grid: bool = True, parent=None,
-              plot_item=None) -> pg.PlotWidget:
-    """A themed PlotWidget with labelled axes, a light grid and the menu kept (export lives there).
+class AppPlotItem(pg.PlotItem):
+    """The plot item of a :class:`Plot`: the app's axes and title, and every item added kept by ``styler``."""
 
-    ``plot_item`` puts an existing PlotItem (e.g. a ColorBarItem) in the widget.
+    def __init__(self, styler: Styler, axis_items: dict | None = None, **kwargs) -> None:
+        self.styler = styler
+        self._ready = False
+        super().__init__(axisItems=app_axes(axis_items), **kwargs)
+        for name in ("top", "right"):  # pyqtgraph shows every axis it is given
+            if name not in (axis_items or {}):
+                self.hideAxis(name)
+        # The title over the whole width (axis included), not only over the data column; never wider than it.
+        self.layout.removeItem(self.titleLabel)
+        self.titleLabel.setParentItem(None)
+        self.titleLabel = TitleLabel(parent=self)
+        self.layout.addItem(self.titleLabel, 0, 0, 1, 3)  # left axis, data, right axis: not a colour bar
+        self.setTitle(None)
+        self._ready = True
+        for name in ("left", "bottom", "right", "top"):
+            styler.adopt(self.getAxis(name))
+
+    def addItem(self, item, *args, **kwargs) -> None:  # noqa: N802 - pyqtgraph API
+        super().addItem(item, *args, **kwargs)
+        self.styler.adopt(item)
+
+    def addLegend(self, offset=(30, 30), **kwargs):  # noqa: N802 - pyqtgraph API
+        legend = super().addLegend(offset=offset, **kwargs)
+        self.styler.adopt(legend)
+        return legend
+
+    def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph API
+        super().setAxisItems(axisItems)
+        if self._ready:
+            for axis in (axisItems or {}).values():
+                self.styler.adopt(axis)
+
+
+class ColourBar(pg.ColorBarItem):
+    """pyqtgraph's colour bar on the app's axes (its label shrinks to fit, like every axis label)."""
+
+    def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph API
+        super().setAxisItems(app_axes(axisItems))
+
+
+class Plot(pg.PlotWidget):
+    """The app's plot widget (see the module).
+
+    Parameters
+    ----------
+    title, x, y : str
+        The title and the bottom and left axis labels.
+    grid : bool
+        A light grid.
+    si_prefix : bool
+        Keep pyqtgraph's SI prefixes on the axes (off by default: "(x0.001)" on a log axis reads as a
+        different quantity).
+    buttons : bool
+        Keep the "A" auto-range button (off where it would jump away from a requested range).
+    axis_items : dict
+        Custom axes by name (e.g. token axes); the rest are :class:`~explorer.widgets.axis.Axis`.
+    plot_item : pyqtgraph.PlotItem
+        An existing plot item to show instead (a colour bar of its own).
     """
-    from .theming import adopt_plot
 
-    configure_pyqtgraph()
-    w = pg.PlotWidget(parent=parent) if plot_item is None else pg.PlotWidget(parent=parent, plotItem=plot_item)
-    return adopt_plot(w, title, x=x, y=y, grid=grid)
+    def __init__(self, title: str = "", *, x: str = "", y: str = "", grid: bool = True, si_prefix: bool = False,
+                 buttons: bool = True, axis_items: dict | None = None, plot_item=None, parent=None) -> None:
+        configure_pyqtgraph()
+        bus = theme_bus()
+        self.styler = Styler(bus.theme, bus.zoom)
+        item = AppPlotItem(self.styler, axis_items) if plot_item is None else plot_item
+        super().__init__(parent=parent, plotItem=item)
+        self._background = ""
+        self._pointer: PointerReadout | None = None
+        #: The view's own hover code points on this plot (the default readout keeps out of its way).
+        self.hover_owned = False
+        pi = self.getPlotItem()
+        if plot_item is None:
+            self._set_up(pi, title, x, y, grid, si_prefix, buttons)
+        else:
+            self.styler.adopt(plot_item)
+        self.export_menu = self._add_export_menu(pi.getViewBox())
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        bus.themeChanged.connect(self._on_theme_changed)
+        self.restyle()
+
+    def _set_up(self, pi, title, x, y, grid, si_prefix, buttons) -> None:
+        if title:
+            pi.setTitle(title)
+        for name, text in (("bottom", x), ("left", y)):
+            if not si_prefix:
+                pi.getAxis(name).enableAutoSIPrefix(False)
+            if text:
+                pi.setLabel(name, text)
+        if grid:
+            pi.showGrid(x=True, y=True, alpha=0.2)
+        if not buttons:
+            pi.hideButtons()  # the "A" auto-range button would jump away from a requested range
+
+    # -- the look ---------------------------------------------------------------------------------
+    def restyle(self, theme: Theme | None = None, zoom: float | None = None, *, pen_scale: float = 1.0) -> None:
+        """Style the plot and every item it holds for ``theme`` at ``zoom`` (default: the current look);
+        ``pen_scale`` multiplies line widths (an export at 2× or 4×).  Cheap when nothing changed."""
+        bus = theme_bus()
+        theme = theme or bus.theme
+        zoom = bus.zoom if zoom is None else zoom
+        if self._background != theme.background:
+            self.setBackground(theme.background)
+            self._background = theme.background
+        title = getattr(self.getPlotItem(), "titleLabel", None)
+        if isinstance(title, TitleLabel):
+            title.set_look(theme, zoom)
+        self.styler.restyle(theme, zoom, pen_scale)
+
+    def _on_theme_changed(self, _theme) -> None:
+        if not shiboken6.isValid(self):
+            return
+        top = self.window()
+        if top.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide) and top.isHidden():
+            # A window (or a plot of its own) that was shown and then closed: it will not be seen again,
+            # and its items may already be on their way out.
+            return
+        self.restyle()
+
+    # -- the view's own helpers -------------------------------------------------------------------
+    def title(self) -> str:
+        """The whole title (the plot may show it elided)."""
+        return full_title(self.getPlotItem())
+
+    def set_title(self, text: str) -> None:
+        """Show ``text`` as the title unless it already is (a new title lays the plot out again)."""
+        if self.title() != text:
+            self.getPlotItem().setTitle(text)
+
+    def add_colour_bar(self, image, values, cmap, *, width: int = 14, label: str | None = None) -> ColourBar:
+        """A fixed-level colour bar beside the plot driving ``image`` (an ImageItem or a list of them)."""
+        bar = ColourBar(values=values, colorMap=colormap(cmap) if isinstance(cmap, str) else cmap,
+                        interactive=False, width=width, label=label)
+        bar.setImageItem(image, insert_in=self.getPlotItem())
+        self.styler.adopt(bar)
+        return bar
+
+    # -- the export menu and the pointer ------------------------------------------------------------
+    def _add_export_menu(self, vb) -> QMenu | None:
+        """One "Export" submenu in the right-click menu, filled when it opens by whichever export controller
+        claims the plot."""
+        menu = getattr(vb, "menu", None)
+        if menu is None:
+            return None
+        sub = QMenu("E&xport", menu)
+        sub.setObjectName("peExportMenu")
+        sub.setToolTipsVisible(True)
+        sub.aboutToShow.connect(self._on_export_menu_about_to_show)
+        menu.addSeparator()
+        menu.addMenu(sub)
+        return sub
+
+    def _on_export_menu_about_to_show(self) -> None:
+        theme_bus().fill_export_menu(self, self.export_menu)
+
+    @property
+    def pointer(self) -> PointerReadout | None:
+        """The presenter readout, once made (None before)."""
+        return self._pointer
+
+    def own_pointer(self) -> PointerReadout:
+        """The presenter readout, for the view's own hover code (the default readout leaves the plot to it)."""
+        self.hover_owned = True
+        return self._make_pointer()
+
+    def _make_pointer(self) -> PointerReadout:
+        if self._pointer is None or not shiboken6.isValid(self._pointer):
+            self._pointer = PointerReadout(self)
+        return self._pointer
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        """The default presenter readout: the nearest curve point or the image cell under the cursor."""
+        if self.hover_owned or not theme_bus().theme.high_contrast:
+            return
+        text, at = reading(self, QPointF(scene_pos))
+        if self._pointer is None and not text:
+            return
+        pointer = self._make_pointer()
+        if text:
+            pointer.show_at(at, text)
+        else:
+            pointer.hide()
 
 
-class Heatmap(pg.PlotWidget):
+def make_plot(title: str = "", *, x: str = "", y: str = "", grid: bool = True, parent=None,
+              plot_item=None) -> Plot:
+    """A :class:`Plot` with labelled axes, a light grid and the menu kept (export lives there).
+
+    ``plot_item`` puts an existing PlotItem (e.g. a colour bar) in the widget.
+    """
+    return Plot(title, x=x, y=y, grid=grid, parent=parent, plot_item=plot_item)
+
+
+class Heatmap(Plot):
     """An ImageItem with a fixed-level colour bar, for matrices (rows = y, columns = x)."""
 
     def __init__(self, title: str = "", *, x: str = "", y: str = "", levels=(-1.0, 1.0), cmap: str = DIVERGING,
-                 parent=None) -> None:
-        configure_pyqtgraph()
-        super().__init__(parent=parent, title=title)
+                 parent=None, axis_items: dict | None = None) -> None:
+        super().__init__(title, x=x, y=y, grid=False, axis_items=axis_items, parent=parent)
         pi = self.getPlotItem()
-        pi.setLabel("bottom", x)
-        pi.setLabel("left", y)
         pi.invertY(True)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setAutoDownsample(True)
         pi.addItem(self.image)
-        self.colorbar = pg.ColorBarItem(values=levels, colorMap=colormap(cmap), interactive=False, width=14)
-        self.colorbar.setImageItem(self.image, insert_in=pi)
-        from .theming import adopt_plot
-
-        adopt_plot(self, grid=False)
+        self.colorbar = self.add_colour_bar(self.image, levels, cmap)
 
     def set_matrix(self, data: np.ndarray, rect=None, levels=None) -> None:
         """Show ``data`` (NaN cells are drawn transparent); ``rect`` = (x, y, w, h) in data units."""

@@ -7,7 +7,9 @@ turns the cursor into a laser-pointer dot until the button is released (moving w
 instead of panning, and the release is not a click).
 
 A panel's hover code keeps computing its own text; it calls :meth:`PointerReadout.show_at` with the scene
-position and a short rich text, and :meth:`PointerReadout.hide` when the cursor is off the data.  One per plot.
+position and a short rich text, and :meth:`PointerReadout.hide` when the cursor is off the data.  One per plot,
+made by the plot (:class:`explorer.widgets.plots.Plot`); a plot without hover code of its own shows what
+:func:`reading` finds under the cursor.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class PointerReadout(QObject):
             line.setVisible(False)
             line.setZValue(900)
             self.vb.addItem(line, ignoreBounds=True)
+            plot.styler.adopt(line)  # drawn in the theme's colours, like every line of the plot
         self.laser = QGraphicsEllipseItem(-14, -14, 28, 28)
         glow = QColor(LASER_COLOUR)
         glow.setAlpha(150)
@@ -193,19 +196,10 @@ class PointerReadout(QObject):
             self.laser.setVisible(False)
 
 
-def pointer_for(plot: pg.PlotWidget) -> PointerReadout:
-    """``plot``'s pointer readout, made on first use (a panel's hover code calls this: from then on the
-    default readout of :func:`auto_pointer` leaves the plot to it)."""
-    plot.__dict__["_pe_hover_owned"] = True
-    return _pointer(plot)
-
-
-def _pointer(plot: pg.PlotWidget) -> PointerReadout:
-    pointer = plot.__dict__.get("_pe_pointer")
-    if pointer is None or not shiboken6.isValid(pointer):
-        pointer = PointerReadout(plot)
-        plot.__dict__["_pe_pointer"] = pointer
-    return pointer
+def pointer_for(plot) -> PointerReadout:
+    """``plot``'s pointer readout (an app :class:`~explorer.widgets.plots.Plot`), made on first use, for a
+    view's hover code: from then on the plot's default readout leaves the plot to it."""
+    return plot.own_pointer()
 
 
 def two_lines(text: str, prefix: str = "") -> str:
@@ -219,48 +213,12 @@ def two_lines(text: str, prefix: str = "") -> str:
     return f"{html.escape(head)}<br><b>{html.escape(value)}</b>"
 
 
-def auto_pointer(plot: pg.PlotWidget) -> None:
-    """Give ``plot`` the presenter readout even where its panel has no hover code of its own: the nearest
-    curve point (or the image cell) under the cursor, by value.  Made on the first move in presenter mode."""
-    scene = plot.scene()
-    if scene is None or plot.__dict__.get("_pe_auto_pointer") is not None:
-        return
-    auto = _AutoPointer(plot)
-    plot.__dict__["_pe_auto_pointer"] = auto
-    scene.sigMouseMoved.connect(auto.moved)
-
-
 #: How near (px) the cursor must be to a curve's point for the readout to name it.
 SNAP_PX = 30
 
 
 def _fmt(v: float) -> str:
     return f"{v:.4g}".replace("-", "−")
-
-
-class _AutoPointer(QObject):
-    """The default hover readout of one plot (a child of it): nearest point of a visible curve, or the cell
-    of a visible image; quiet outside presenter mode and on plots whose panel points by itself."""
-
-    def __init__(self, plot: pg.PlotWidget) -> None:
-        super().__init__(plot)
-        self._plot = plot
-
-    def moved(self, scene_pos) -> None:
-        plot = self._plot
-        if not theme_bus().theme.high_contrast or not shiboken6.isValid(plot):
-            return
-        if plot.__dict__.get("_pe_hover_owned"):
-            return  # the panel's hover code points (with its own words)
-        text, at = reading(plot, QPointF(scene_pos))
-        pointer = plot.__dict__.get("_pe_pointer")
-        if pointer is None and not text:
-            return
-        pointer = pointer or _pointer(plot)
-        if text:
-            pointer.show_at(at, text)
-        else:
-            pointer.hide()
 
 
 def reading(plot: pg.PlotWidget, scene_pos: QPointF) -> tuple[str, QPointF]:

@@ -3,18 +3,21 @@
 pyqtgraph makes a title's text width the plot item's minimum width, and puts the title over the
 data column only; a long title (or a presenter-mode font) on a narrow plot then pushes the whole
 plot item past its widget's right edge, where the axis, the colour bar and the title are cut off.
-Every plot that follows the theme gets a :class:`TitleFit`: the title spans the plot's full width,
-its minimum width is zero, and its text is elided ("Accuracy by position (len…") to the width there
-is; :func:`full_title` gives the whole text (for export names, tooltips and the data files).
+Every app plot's title is a :class:`TitleLabel`: it spans the plot's full width, its minimum width is
+zero, and its text is elided ("Accuracy by position (len…") to the width there is; :func:`full_title`
+gives the whole text (for export names, tooltips and the data files).  Its colour and size are the
+theme's (:meth:`TitleLabel.set_look`), whatever a view passes to ``setTitle``.
 """
 
 from __future__ import annotations
 
 import re
-import weakref
 
-from PySide6.QtCore import QObject, Qt
+import pyqtgraph as pg
+from PySide6.QtCore import QSizeF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
+
+from ..theme import TITLE_PT
 
 _TAG = re.compile(r"<[^>]+>")
 _MARGIN = 8  # px kept free at each end of the title
@@ -22,10 +25,10 @@ _MARGIN = 8  # px kept free at each end of the title
 
 def full_title(plot_item) -> str:
     """The whole title of ``plot_item`` (the plot may show it elided); "" when it has none."""
-    fit = plot_item.__dict__.get("_pe_title_fit") if plot_item is not None else None
-    if fit is not None:
-        return fit.full
-    return getattr(getattr(plot_item, "titleLabel", None), "text", "") or ""
+    label = getattr(plot_item, "titleLabel", None)
+    if isinstance(label, TitleLabel):
+        return label.full
+    return getattr(label, "text", "") or ""
 
 
 def elided(text: str, font: QFont, width: float) -> str:
@@ -36,58 +39,64 @@ def elided(text: str, font: QFont, width: float) -> str:
     return QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, max(24.0, width))
 
 
-class TitleFit(QObject):
-    """Keeps one plot item's title inside the plot (a child of the item: it lives as long as it)."""
+class TitleLabel(pg.LabelItem):
+    """A plot's title, elided to the plot's width, in the theme's colour and size; ``full`` is the whole text.
 
-    def __init__(self, plot_item) -> None:
-        super().__init__(plot_item)
-        self.setObjectName("peTitleFit")
-        self._item = weakref.ref(plot_item)
-        label = plot_item.titleLabel
-        self._label = weakref.ref(label)
-        self.full = label.text or ""
-        self._busy = False
-        plot_item.__dict__["_pe_title_fit"] = self
-        # The title over the whole width (axis included), not only over the data column.
-        layout = plot_item.layout
-        layout.removeItem(label)
-        layout.addItem(label, 0, 0, 1, 3)  # left axis, data, right axis: not a colour bar beside them
-        label.__dict__["setText"] = self._set_text  # LabelItem.setText, for this label only
-        label.__dict__["updateMin"] = self._update_min  # called by LabelItem.setText
-        self._update_min()
-        label.geometryChanged.connect(self.fit)
+    ``setText`` (what ``PlotItem.setTitle`` calls) takes the whole title; the label shows as much of it as fits
+    and fits it again whenever its width changes.
+    """
+
+    def __init__(self, parent=None) -> None:
+        self.full = ""
+        self._height = 0.0
+        self._fitting = False
+        self._themed = False
+        super().__init__("", size=f"{TITLE_PT:g}pt", parent=parent)
+        self.geometryChanged.connect(self.fit)
+
+    def set_look(self, theme, zoom: float = 1.0) -> None:
+        """The theme's colour and title size (kept in the label's options, so every new title has them)."""
+        size = f"{theme.point_size(TITLE_PT, zoom):g}pt"
+        self._themed = True
+        if self.opts.get("color") == theme.foreground and self.opts.get("size") == size:
+            return
+        self.setAttr("color", theme.foreground)
+        self.setAttr("size", size)
+        if self.full:
+            self.setText(self.full)
+
+    def setText(self, text, **args) -> None:  # noqa: N802 - pyqtgraph API
+        if self._fitting:
+            super().setText(text, **args)
+            return
+        if self._themed:  # the theme owns colour and size
+            args.pop("size", None)
+            args.pop("color", None)
+        self.full = text or ""
+        super().setText(text, **args)
         self._relayout()
         self.fit()
 
-    def _set_text(self, text, **args) -> None:
-        label = self._label()
-        if label is None:
-            return
-        if not self._busy:
-            self.full = text or ""
-        type(label).setText(label, text, **args)
-        if not self._busy:
-            self._relayout()
-            self.fit()
+    def updateMin(self) -> None:  # noqa: N802 - pyqtgraph API
+        """The text's height, any width (pyqtgraph's minimum width is the whole text's)."""
+        self._height = self.itemRect().height()
+        self.setMinimumWidth(0)
+        self.setMinimumHeight(self._height)
+        self.updateGeometry()
 
-    def _update_min(self) -> None:
-        """LabelItem.updateMin without its minimum width: the text's height, any width."""
-        label = self._label()
-        if label is None:
-            return
-        h = label.itemRect().height()
-        label.setMinimumWidth(0)
-        label.setMinimumHeight(h)
-        label._sizeHint = {Qt.SizeHint.MinimumSize: (0, h), Qt.SizeHint.PreferredSize: (0, h),
-                           Qt.SizeHint.MaximumSize: (-1, -1), Qt.SizeHint.MinimumDescent: (0, 0)}
-        label.updateGeometry()
+    def sizeHint(self, hint, constraint=None) -> QSizeF:  # noqa: N802 - Qt override
+        if hint == Qt.SizeHint.MaximumSize:
+            return QSizeF(-1, -1)
+        if hint in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
+            return QSizeF(0, self._height)
+        return QSizeF(0, 0)
 
     def _relayout(self) -> None:
         """Give the view's central item its view's size again: a title wider than the plot had made
         Qt clamp the item to that width, and nothing else resizes it until the window does."""
-        item = self._item()
-        scene = item.scene() if item is not None else None
-        for view in scene.views() if scene is not None else ():
+        item = self.parentItem()
+        scene = self.scene()
+        for view in scene.views() if scene is not None and item is not None else ():
             central = getattr(view, "centralWidget", None)
             rect = getattr(view, "range", None)
             if central is None or rect is None or not (central is item or central.isAncestorOf(item)):
@@ -96,98 +105,40 @@ class TitleFit(QObject):
                 central.setGeometry(rect)
 
     def fit(self) -> None:
-        """Elide the title to its label's present width (on every resize and every new title).
+        """Elide the title to the label's present width (on every resize and every new title).
 
         Rich text (sub- and superscripts) is shown whole when it fits, else as elided plain text."""
-        label = self._label()
-        if label is None or self._busy or not self.full:
+        if self._fitting or not self.full:
             return
-        avail = label.width() - 2 * _MARGIN
+        avail = self.width() - 2 * _MARGIN
         if avail <= 0:
             return
-        font = QFont(label.item.font())
-        size = str(label.opts.get("size") or "")
+        font = QFont(self.item.font())
+        size = str(self.opts.get("size") or "")
         if size.endswith("pt"):
             try:
                 font.setPointSizeF(float(size[:-2]))
             except ValueError:
                 pass
-        self._busy = True
+        self._fitting = True
         try:
             if _TAG.search(self.full):
-                if label.text != self.full:
-                    type(label).setText(label, self.full)
-                if label.item.boundingRect().width() <= avail:
+                if self.text != self.full:
+                    self.setText(self.full)
+                if self.item.boundingRect().width() <= avail:
                     return
                 plain = _TAG.sub("", self.full).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
                 shown = elided(plain, font, avail)
             else:
                 shown = elided(self.full, font, avail)
-            if shown != label.text:
-                type(label).setText(label, shown)
+            if shown != self.text:
+                self.setText(shown)
         finally:
-            self._busy = False
-
-
-def fit_title(plot_item) -> TitleFit:
-    """Give ``plot_item`` a :class:`TitleFit` (once) and return it."""
-    fit = plot_item.__dict__.get("_pe_title_fit")
-    return fit if fit is not None else TitleFit(plot_item)
+            self._fitting = False
 
 
 #: The smallest share of its size an axis label is drawn at to fit its axis (below that it is cut).
 AXIS_LABEL_MIN_SCALE = 0.6
-_NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
-
-
-def fit_axis_labels() -> None:
-    """Axis labels longer than their axis are drawn smaller to fit it (once, for every axis).
-
-    pyqtgraph centres an axis label on its axis whatever its length, so a rotated label on a short plot
-    ("slower ◀ pair i ▶ FASTER", "λᵢ (positions, log scale)") was cut at both ends and ran into the
-    plot above.  The label keeps its text and is scaled down (to 60 % at most) and centred again.
-    """
-    import pyqtgraph as pg
-
-    cls = pg.AxisItem
-    if getattr(cls, "_pe_fit_labels", False):
-        return
-    cls._pe_fit_labels = True
-    resize, update = cls.resizeEvent, cls._updateLabel
-
-    def resize_event(self, ev=None):
-        resize(self, ev)
-        _fit_axis_label(self)
-
-    def update_label(self):
-        update(self)
-        _fit_axis_label(self)
-
-    cls.resizeEvent = resize_event
-    cls._updateLabel = update_label
-
-
-def _fit_axis_label(axis) -> None:
-    label = getattr(axis, "label", None)
-    if label is None:
-        return
-    br = label.boundingRect()
-    vertical = axis.orientation in ("left", "right")
-    room = (axis.size().height() if vertical else axis.size().width()) - 8
-    scale = 1.0 if br.width() <= room or br.width() <= 0 else max(AXIS_LABEL_MIN_SCALE, room / br.width())
-    if scale == label.scale() and scale == 1.0:
-        return
-    label.setScale(scale)
-    w, h = br.width() * scale, br.height() * scale
-    size = axis.size()
-    if axis.orientation == "left":
-        label.setPos(-_NUDGE, int(size.height() / 2 + w / 2))
-    elif axis.orientation == "right":
-        label.setPos(int(size.width() - h + _NUDGE), int(size.height() / 2 + w / 2))
-    elif axis.orientation == "top":
-        label.setPos(int(size.width() / 2 - w / 2), -_NUDGE)
-    else:
-        label.setPos(int(size.width() / 2 - w / 2), int(size.height() - h + _NUDGE))
 
 
 def declutter(labels) -> None:

@@ -8,7 +8,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ...widgets.theming import adopt_plot, theme_bus
+from ...widgets.plots import Plot
+from ...widgets.theming import theme_bus
 
 #: Colour per lane (tab10 and tab20b without grey, blue and orange): distinct on a projector and for most
 #: colour-blind viewers.  No blue or orange: those are PE(p) and PE(p+k) (and L_train), drawn over the lanes
@@ -25,12 +26,22 @@ def pair_colour(lane: int) -> str:
     return PAIR_COLOURS[lane % len(PAIR_COLOURS)]
 
 
-def style_plot(widget: pg.PlotWidget, title: str = "", x: str = "", y: str = "") -> pg.PlotItem:
-    """The house plot set-up (explorer.widgets.theming.adopt_plot): the theme sizes titles, labels
-    and ticks for the back row and follows presenter mode; no grid, no "A" button (it would jump
-    away from the requested range)."""
-    adopt_plot(widget, title, x=x, y=y, grid=False, si_prefix=True, buttons=False)
+def waves_plot() -> Plot:
+    """A plot for a Waves view: no grid, pyqtgraph's SI prefixes kept, no "A" button (it would jump away
+    from the requested range); the theme sizes titles, labels and ticks for the back row."""
+    return Plot(grid=False, si_prefix=True, buttons=False)
+
+
+def style_plot(widget: Plot, title: str = "", x: str = "", y: str = "") -> pg.PlotItem:
+    """A Waves view's title and axis labels on ``widget`` (a :func:`waves_plot` or a heatmap), no "A" button,
+    the right-click menu kept (export lives there)."""
     pi = widget.getPlotItem()
+    if title:
+        pi.setTitle(title)
+    for name, text in (("bottom", x), ("left", y)):
+        if text:
+            pi.setLabel(name, text)
+    pi.hideButtons()
     pi.setMenuEnabled(True)
     return pi
 
@@ -57,11 +68,9 @@ def lane_pen(colour, width: float):
     return pen
 
 
-def set_title(widget: pg.PlotWidget, title: str) -> None:
+def set_title(widget: Plot, title: str) -> None:
     """Set a plot's title unless it already reads so (re-setting re-lays-out and repaints the plot)."""
-    if getattr(widget, "_title_text", None) != title:
-        widget._title_text = title
-        widget.getPlotItem().setTitle(title, size=f"{TITLE_PT}pt")
+    widget.set_title(title)
 
 
 def readout_label(parent: QWidget | None = None) -> QLabel:

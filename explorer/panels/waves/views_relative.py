@@ -23,6 +23,7 @@ from .common import (
     sci,
     set_title,
     style_plot,
+    waves_plot,
 )
 from .views_table import _click_in
 
@@ -37,7 +38,7 @@ class RotationView(Card):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesRotation")
         style_plot(self.plot, "Relative position is a rotation", "cos(p·ωᵢ)", "sin(p·ωᵢ)")
         self.plot.setAspectLocked(True)
@@ -52,7 +53,7 @@ class RotationView(Card):
         self.vec_pk = pg.PlotCurveItem(pen=pg.mkPen(PK_COLOUR, width=4))
         self.arc = pg.PlotCurveItem(pen=pg.mkPen("k", width=2))
         self.arrow = pg.ArrowItem(headLen=14, tipAngle=35, brush="k", pen=None)
-        self.tips = pg.ScatterPlotItem(size=14)
+        self.tips = pg.ScatterPlotItem(size=14, pen=None)
         self.label_p = pg.TextItem("PE(p)", color=P_COLOUR, anchor=(0.5, 0.5))
         self.label_pk = pg.TextItem("PE(p+k)", color=PK_COLOUR, anchor=(0.5, 0.5))
         self.label_arc = pg.TextItem("k·ωᵢ", color="k", anchor=(0.5, 0.5))
@@ -70,7 +71,7 @@ class RotationView(Card):
         (sp, cp), (spk, cpk) = r.pair_p, r.pair_pk
         self.vec_p.setData([0, cp], [0, sp], antialias=self.aa())
         self.vec_pk.setData([0, cpk], [0, spk], antialias=self.aa())
-        self.tips.setData([cp, cpk], [sp, spk], brush=[P_COLOUR, PK_COLOUR], pen=None)
+        self.tips.setData([cp, cpk], [sp, spk], brush=[P_COLOUR, PK_COLOUR])
         self.label_p.setPos(1.2 * cp, 1.2 * sp)
         self.label_pk.setPos(1.2 * cpk, 1.2 * spk)
         a0 = math.atan2(sp, cp)
@@ -124,7 +125,7 @@ class SimilarityView(Card):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.state = WavesState()
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesSimilarity")
         style_plot(self.plot, "Similarity against the offset Δ = q − p", "offset Δ = q − p", "PE(p)·PE(q)")
         self.vb = self.plot.getViewBox()
@@ -139,7 +140,7 @@ class SimilarityView(Card):
             self.plot.addItem(item)
         # One row, bottom left, in a band below the curve (set_full_range): at 720p a two-row legend at the top
         # right covered half the curve, and Δ = 0's peak.
-        self.plot.addLegend(offset=(6, -4), brush=(255, 255, 255, 215), colCount=2).setLabelTextSize("10pt")
+        self.plot.addLegend(offset=(6, -4), brush=(255, 255, 255, 215), colCount=2)
         self.plot.getPlotItem().legend.addItem(self.curve, "Σᵢ cos(Δ·ωᵢ)")
         self.plot.getPlotItem().legend.addItem(self.dots, "PE(p)·PE(q)")  # the formula's curve vs the direct dots
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
@@ -259,7 +260,7 @@ class BeyondView(Card):
         super().__init__(parent)
         self.state = WavesState()
         self.lanes: tuple[int, ...] = ()
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesBeyond")
         style_plot(self.plot, "Beyond training: positions past L_train", "position p", "")
         self.plot.setMouseEnabled(x=False, y=False)
@@ -302,7 +303,7 @@ class BeyondView(Card):
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                c.setPen(lane_pen(pair_colour(j), 1.4))
+                self.plot.styler.set_pen(c, lane_pen(pair_colour(j), 1.4))
         top, bottom = 1.3, -self.LANE * (len(lanes) - 1) - 1.3
         right = max(n - 1, 1)
         self.vb.setRange(xRange=(0, right), yRange=(bottom, top + 1.2), padding=0)
@@ -365,7 +366,7 @@ class TokenView(Card):
         self.plots = []
         self.x_items, self.v_items, self.bands = [], [], []
         for colour in (P_COLOUR, PK_COLOUR):
-            w = pg.PlotWidget()
+            w = waves_plot()
             style_plot(w, "", "column", "value")
             w.setMouseEnabled(x=False, y=False)
             band = pg.LinearRegionItem(values=(-1, 1), orientation="horizontal", movable=False,
@@ -385,13 +386,12 @@ class TokenView(Card):
         self.plots[1].setObjectName("wavesTokenP2")
         self.plots[1].setYLink(self.plots[0])
         leg = self.plots[0].addLegend(offset=(10, 10), brush=(255, 255, 255, 215))
-        leg.setLabelTextSize("10pt")
         leg.addItem(self.x_items[0], "token x")
         # A legend sample for the band (a LinearRegionItem has no sample of its own).
         self._band_sample = pg.PlotDataItem(pen=None, symbol="s", symbolSize=12,
                                             symbolBrush=(26, 152, 80, 90), symbolPen=None)
         leg.addItem(self._band_sample, "PE's range [−1, 1]")
-        self.norms = pg.PlotWidget()
+        self.norms = waves_plot()
         self.norms.setObjectName("wavesTokenNorms")
         self.norms.setMinimumWidth(180)  # four bars with their names: never a stamp
         style_plot(self.norms, "Norms", "", "")

@@ -30,6 +30,7 @@ from .common import (
     set_title,
     style_plot,
     wavelength_text,
+    waves_plot,
 )
 
 
@@ -257,7 +258,7 @@ class WavesView(Card):
         super().__init__(parent)
         self.state = WavesState()
         self.lanes: tuple[int, ...] = ()
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesWaves")
         # The direction cue on the lane axis itself (rotated text reads bottom to top).
         style_plot(self.plot, "", "position p", "slower  ◀  pair i  ▶  FASTER")
@@ -314,7 +315,7 @@ class WavesView(Card):
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                c.setPen(lane_pen(pair_colour(j), 3 if lanes[j] == pair else 2))
+                self.plot.styler.set_pen(c, lane_pen(pair_colour(j), 3 if lanes[j] == pair else 2))
         self.vb.setYRange(-self.LANE * (len(lanes) - 1) - 1.3, 1.3, padding=0)
         set_title(self.plot, "Waves: pair 0 is the FASTEST")
 
@@ -376,7 +377,7 @@ class SpectrumView(Card):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.state = WavesState()
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesSpectrum")
         style_plot(self.plot, "Spectrum: wavelength of each pair", "pair i", "λᵢ (positions, log)")
         self.plot.setLogMode(y=True)
@@ -498,7 +499,7 @@ class VectorView(Card):
         self.overlay_box.setObjectName("overlayCheck")
         self.header.addStretch(1)
         self.header.addWidget(self.overlay_box)
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesVector")
         style_plot(self.plot, "Position vector PE(p)", "column", "value")
         self.vb = self.plot.getViewBox()

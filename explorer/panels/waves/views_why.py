@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSizePolic
 from ...encodings.candidates import CANDIDATES
 from ...jobs.why import ScorecardRequest, ScorecardResponse
 from ...widgets.theming import current_theme, theme_bus
-from .common import Card, set_title, style_plot
+from .common import Card, set_title, style_plot, waves_plot
 
 #: One colour per candidate in the growth plot (raw p, p/N, binary, sinusoidal): distinct in print and for most
 #: colour-blind viewers; the table's pass/fail colours are separate and never the only cue (✓ / ✗).
@@ -61,7 +61,7 @@ class WhyView(Card):
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.table.setMinimumWidth(200)
         theme_bus().follow_font(self.table, TABLE_PT)
-        self.plot = pg.PlotWidget()
+        self.plot = waves_plot()
         self.plot.setObjectName("wavesWhyGrowth")
         pi = style_plot(self.plot, "Growth with N", "N (positions, log)",
                         "‖PE‖ / ‖x‖ (log)")

@@ -1,0 +1,117 @@
+"""The app's plot axis: tick labels that never run together, SI log ticks, and a label that shrinks rather than
+being cut.  Every plot of the app is built with it (``PlotItem(axisItems=...)``), colour bars included.
+
+* Linear horizontal axes space their ticks by their labels' width too: pyqtgraph spaces ticks by the axis'
+  length only, so presenter-size labels on a narrow plot ran together ("200400600800").
+* :meth:`Axis.set_si_log_ticks`: in log mode, labels at decades only ("1", "100", "10k", "1M"; every 2nd or
+  3rd decade on a short axis), 2 and 5 only when less than a decade shows, the minor ticks unlabelled
+  (pyqtgraph labelled its 2 … 9 minor ticks too: "3·10¹4·10¹5·10¹").
+* An axis label longer than its axis is drawn smaller (down to :data:`~explorer.widgets.titles.AXIS_LABEL_MIN_SCALE`)
+  and centred again: pyqtgraph centres it whatever its length, so "slower ◀ pair i ▶ FASTER" on a short
+  plot was cut at both ends and ran into the plot above.
+* Its label takes the theme's colour and size (:meth:`Axis.set_look`), whatever style a view passes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+
+from ..theme import LABEL_PT, Theme
+from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_least
+from .titles import AXIS_LABEL_MIN_SCALE
+
+_NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
+
+
+class Axis(pg.AxisItem):
+    """A pyqtgraph axis with the app's tick spacing, log ticks and label fitting (see the module)."""
+
+    def __init__(self, orientation: str, **kwargs) -> None:
+        self._si_log = False
+        self._look: tuple[Theme, float] | None = None
+        super().__init__(orientation, **kwargs)
+        # A label's text changes without a resize (a new title for the axis): fit it then too.
+        self.label.document().contentsChanged.connect(self._on_label_changed)
+
+    def set_si_log_ticks(self, on: bool = True) -> None:
+        """Use the SI decade ticks of this module while the axis is in log mode."""
+        self._si_log = bool(on)
+        self.picture = None
+        self.update()
+
+    def set_look(self, theme: Theme, zoom: float) -> None:
+        """The theme's label colour and size from now on (the theme's styling calls this)."""
+        self._look = (theme, float(zoom))
+
+    # -- pyqtgraph's hooks ------------------------------------------------------------------------
+    def setLabel(self, text=None, units=None, unitPrefix=None, **kwargs) -> None:  # noqa: N802,N803 - pyqtgraph API
+        if self._look is not None:
+            theme, zoom = self._look
+            kwargs = {**kwargs, "color": theme.foreground, "font-size": f"{theme.point_size(LABEL_PT, zoom):g}pt"}
+        super().setLabel(text, units, unitPrefix, **kwargs)
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if self.orientation not in ("top", "bottom") or self.logMode or self._tickSpacing is not None:
+            return levels
+        dif = abs(maxVal - minVal)
+        if not levels or not math.isfinite(dif) or dif <= 0 or size <= 0:
+            return levels
+        allowed = max(1.0, size / label_room(self, minVal, maxVal))  # labels side by side
+        if dif / levels[0][0] <= allowed:
+            return levels
+        major = nice_at_least(dif / allowed)
+        minor = major / (2 if f"{major:.0e}"[0] == "2" else 5)
+        return [(major, 0), (minor, 0)]
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802,N803 - pyqtgraph API
+        if self._si_log:
+            return log_tick_values(self, minVal, maxVal, size)
+        return super().logTickValues(minVal, maxVal, size, stdTicks)
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        if self._si_log:
+            return log_tick_strings(values, scale, spacing)
+        return super().logTickStrings(values, scale, spacing)
+
+    def resizeEvent(self, ev=None) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(ev)
+        fit_axis_label(self)
+
+    def _on_label_changed(self) -> None:
+        fit_axis_label(self)
+
+
+def fit_axis_label(axis) -> None:
+    """Draw ``axis``' label smaller (at most down to ``AXIS_LABEL_MIN_SCALE``) where it is longer than its axis,
+    centred on it."""
+    label = getattr(axis, "label", None)
+    if label is None:
+        return
+    br = label.boundingRect()
+    vertical = axis.orientation in ("left", "right")
+    room = (axis.size().height() if vertical else axis.size().width()) - 8
+    scale = 1.0 if br.width() <= room or br.width() <= 0 else max(AXIS_LABEL_MIN_SCALE, room / br.width())
+    if scale == label.scale() and scale == 1.0:
+        return
+    label.setScale(scale)
+    w, h = br.width() * scale, br.height() * scale
+    size = axis.size()
+    if axis.orientation == "left":
+        label.setPos(-_NUDGE, int(size.height() / 2 + w / 2))
+    elif axis.orientation == "right":
+        label.setPos(int(size.width() - h + _NUDGE), int(size.height() / 2 + w / 2))
+    elif axis.orientation == "top":
+        label.setPos(int(size.width() / 2 - w / 2), -_NUDGE)
+    else:
+        label.setPos(int(size.width() / 2 - w / 2), int(size.height() - h + _NUDGE))
+
+
+def app_axes(given: dict | None = None) -> dict:
+    """Four :class:`Axis` items by name, with those in ``given`` (custom ones, e.g. token axes) in their place."""
+    axes = {name: Axis(name) for name in ("left", "bottom", "right", "top") if name not in (given or {})}
+    axes.update(given or {})
+    return axes
+
