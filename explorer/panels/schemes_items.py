@@ -91,10 +91,18 @@ class FutureMask(QGraphicsPolygonItem):
         self.setPolygon(QPolygonF([QPointF(0, 0), QPointF(n, 0), QPointF(n, n)]))
 
 
+class Note(pg.TextItem):
+    """An annotation inside a plot that remembers its whole text (:func:`fit_note` may show less of it) and
+    whether its view wants it shown where there is room."""
+
+    full_note = ""
+    wanted = False
+
+
 def label(text: str = "", *, colour: str = "#202020", fill: str | None = "#ffffffd8", anchor=(0.5, 0.5),
-          size: int = 11, bold: bool = False) -> pg.TextItem:
+          size: int = 11, bold: bool = False) -> Note:
     """A readable text item (light box behind it) for annotations inside plots."""
-    item = pg.TextItem(text, color=colour, anchor=anchor, fill=pg.mkBrush(fill) if fill else None)
+    item = Note(text, color=colour, anchor=anchor, fill=pg.mkBrush(fill) if fill else None)
     font = QFont()
     font.setPointSize(size)
     font.setBold(bold)
@@ -166,8 +174,8 @@ def scheme_key(schemes, theme=None) -> str:
     return " &nbsp; ".join(out)
 
 
-def fit_note(item, plot, text: str, room: float = 0.94) -> None:
-    """Put ``text`` on the text item ``item`` in ``plot``, or its first line when the whole is wider than ``room``
+def fit_note(item: Note, plot, text: str, room: float = 0.94) -> None:
+    """Put ``text`` on the note ``item`` in ``plot``, or its first line when the whole is wider than ``room``
     of the plot's view box, or nothing (hidden) when even that is; the whole is kept for the next fit.
     (At 1280 × 720 presenter the Learned matrix's "no row for p ≥ 512" ran off its small tile.)"""
     from PySide6.QtGui import QFontMetrics
@@ -184,6 +192,6 @@ def fit_note(item, plot, text: str, room: float = 0.94) -> None:
     item.setToolTip(text if shown != text else "")
 
 
-def refit_note(item, plot) -> None:
+def refit_note(item: Note, plot) -> None:
     """:func:`fit_note` again with the text last given (after a resize)."""
-    fit_note(item, plot, getattr(item, "full_note", ""))
+    fit_note(item, plot, item.full_note)
