@@ -199,3 +199,19 @@ def test_the_look_check_sees_a_pen_set_behind_the_styler(qtbot):
     stray = pg.InfiniteLine(0.5)
     plot.getPlotItem().getViewBox().addItem(stray)  # not through the plot: never styled
     assert plot.styler.drifted(plot.scene()) == ["InfiniteLine: not adopted"]
+
+
+def test_a_fixed_axis_width_grows_with_the_text_whenever_it_is_given(qtbot):
+    """A view lines plots up with a fixed axis width at zoom 1; given in presenter mode it is scaled at once."""
+    from explorer.theme import LIGHT, PRESENTER_LIGHT
+    from explorer.widgets.plots import Plot
+    from explorer.widgets.theming import theme_bus
+
+    theme_bus().set_look(PRESENTER_LIGHT)
+    plot = Plot("t")
+    qtbot.addWidget(plot)
+    axis = plot.getPlotItem().getAxis("left")
+    axis.setWidth(60)
+    assert axis.fixedWidth == round(60 * PRESENTER_LIGHT.font_scale)
+    theme_bus().set_look(LIGHT)
+    assert axis.fixedWidth == 60

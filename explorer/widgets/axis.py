@@ -9,7 +9,8 @@ being cut.  Every plot of the app is built with it (``PlotItem(axisItems=...)``)
 * An axis label longer than its axis is drawn smaller (down to :data:`~explorer.widgets.titles.AXIS_LABEL_MIN_SCALE`)
   and centred again: pyqtgraph centres it whatever its length, so "slower ◀ pair i ▶ FASTER" on a short
   plot was cut at both ends and ran into the plot above.
-* Its label takes the theme's colour and size (:meth:`Axis.set_look`), whatever style a view passes.
+* Its label takes the theme's colour and size (:meth:`Axis.set_look`), whatever style a view passes, and a
+  fixed width or height a view gives it (to line plots up) is for zoom 1 in a normal theme: it grows with the text.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Axis(pg.AxisItem):
     def __init__(self, orientation: str, **kwargs) -> None:
         self._si_log = False
         self._look: tuple[Theme, float] | None = None
+        self._fixed: dict[str, int | None] = {"width": None, "height": None}
         super().__init__(orientation, **kwargs)
         # A label's text changes without a resize (a new title for the axis): fit it then too.
         self.label.document().contentsChanged.connect(self._on_label_changed)
@@ -42,8 +44,30 @@ class Axis(pg.AxisItem):
         self.update()
 
     def set_look(self, theme: Theme, zoom: float) -> None:
-        """The theme's label colour and size from now on (the theme's styling calls this)."""
+        """The theme's label colour and size from now on, and a fixed width or height a view gave the axis
+        grown with the text (the theme's styling calls this)."""
         self._look = (theme, float(zoom))
+        if self._fixed["width"] is not None:
+            super().setWidth(self._scaled(self._fixed["width"]))
+        if self._fixed["height"] is not None:
+            super().setHeight(self._scaled(self._fixed["height"]))
+
+    def _scaled(self, size: int | None) -> int | None:
+        if size is None or self._look is None:
+            return size
+        theme, zoom = self._look
+        return int(round(size * theme.font_scale * zoom))
+
+    def setWidth(self, w=None) -> None:  # noqa: N802 - pyqtgraph API
+        """Reserve ``w`` px for the ticks and their labels at zoom 1 in a normal theme (the text grows with the
+        theme and zoom, and so does the width); None: as much as the text needs."""
+        self._fixed["width"] = w
+        super().setWidth(self._scaled(w))
+
+    def setHeight(self, h=None) -> None:  # noqa: N802 - pyqtgraph API
+        """The height's counterpart of :meth:`setWidth`."""
+        self._fixed["height"] = h
+        super().setHeight(self._scaled(h))
 
     # -- pyqtgraph's hooks ------------------------------------------------------------------------
     def setLabel(self, text=None, units=None, unitPrefix=None, **kwargs) -> None:  # noqa: N802,N803 - pyqtgraph API

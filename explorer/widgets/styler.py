@@ -169,6 +169,8 @@ class Styler:
                 out.append(f"{name}: pen changed directly")
             if role == "text" and memo.applied.get("color") not in (None, QColor(item.color).rgba()):
                 out.append(f"{name} {item.toPlainText()!r}: colour changed directly")
+            if role == "text" and memo.applied.get("font") not in (None, _font_key(item.textItem.font())):
+                out.append(f"{name} {item.toPlainText()!r}: font changed directly")
         return out
 
     def base(self, item, slot: str):
@@ -414,9 +416,10 @@ def style_axis(axis, theme: Theme, zoom: float, pen_scale: float, memo) -> None:
         axis.textHeight = 18
         axis.setStyle(tickFont=tick_font)
     # A view may fix an axis' width (or height) to line plots up; text grows with the theme and
-    # zoom, so the fixed size grows with it.
+    # zoom, so the fixed size grows with it (the app's Axis does so itself).
     ratio = theme.font_scale * zoom
-    for attr, setter in (("fixedWidth", axis.setWidth), ("fixedHeight", axis.setHeight)):
+    fixed = () if isinstance(axis, Axis) else (("fixedWidth", axis.setWidth), ("fixedHeight", axis.setHeight))
+    for attr, setter in fixed:
         current = getattr(axis, attr, None)
         if current is None:
             continue

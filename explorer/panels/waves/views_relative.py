@@ -57,14 +57,14 @@ class RotationView(Card):
         self.label_p = pg.TextItem("PE(p)", color=P_COLOUR, anchor=(0.5, 0.5))
         self.label_pk = pg.TextItem("PE(p+k)", color=PK_COLOUR, anchor=(0.5, 0.5))
         self.label_arc = pg.TextItem("k·ωᵢ", color="k", anchor=(0.5, 0.5))
-        for item in (self.vec_p, self.vec_pk, self.arc, self.arrow, self.tips, self.label_p, self.label_pk,
-                     self.label_arc):
-            self.plot.addItem(item)
-        for t in (self.label_p, self.label_pk, self.label_arc):
+        for t in (self.label_p, self.label_pk, self.label_arc):  # before they are added: the plot scales it
             f = t.textItem.font()
             f.setPointSize(12)
             f.setBold(True)
             t.setFont(f)
+        for item in (self.vec_p, self.vec_pk, self.arc, self.arrow, self.tips, self.label_p, self.label_pk,
+                     self.label_arc):
+            self.plot.addItem(item)
 
     def show_pick(self, r: PickResponse) -> None:
         req, rot = r.request, r.rotation
