@@ -42,6 +42,7 @@ from .undo import UndoController
 from .welcome import WelcomeMixin
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
+from .widgets.wheel_guard import WheelGuard, guard_wheel
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 3
@@ -121,6 +122,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.look.changed.connect(self._on_look_changed)
         self.look.fullScreenChanged.connect(self._on_full_screen)
         self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
+        self._wheel_guard = WheelGuard(self)  # the wheel scrolls the sidebars; only a focused control takes it
         self.panel_docks = PanelDocks(self, self.service, self._set_up_panel)
         self.panels = self.panel_docks.panels
         self.docks = self.panel_docks.docks
@@ -128,6 +130,9 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         #: What is on screen: the panel, its tab, the plot in focus (export, scenes and lessons read it).
         self.stage = Stage(self.docks, self.panels, self)
         self.panel_docks.built.connect(self._on_panel_built)
+        # Controls a tab builds when first shown are guarded too once it is on stage.
+        self.stage.changed.connect(lambda now: guard_wheel(self.panels[now.panel], self._wheel_guard)
+                                   if self.panels.is_built(now.panel) else None)
         self.undo = UndoController(self.panels, self.titles, self)
         self.scene_bar = SceneBar(self)
         self.session = Session(self, panels=self.panels, stage=self.stage, undo=self.undo, titles=self.titles,
@@ -217,6 +222,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         """A panel just built: styled for the look, wired to the window (undo, drawn, keys), sidebars as set."""
         panel.drawn.connect(self._check_all_drawn)
         self._keyboard_sliders(panel)
+        guard_wheel(panel, self._wheel_guard)
         self.undo.adopt(panel_id, panel)
         look = self.look
         style_widgets(panel, look.theme, ui_pt=look.ui_pt, zoom=look.zoom, set_root_font=False)
