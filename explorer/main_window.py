@@ -40,9 +40,9 @@ from .shell.menus import build_actions, build_menus, build_toolbar
 from .shell.stage import Stage
 from .undo import UndoController
 from .welcome import WelcomeMixin
+from .widgets.control_guard import ControlGuard, guard_controls
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
-from .widgets.wheel_guard import WheelGuard, guard_wheel
 
 #: Bump when the dock set changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 3
@@ -122,7 +122,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.look.changed.connect(self._on_look_changed)
         self.look.fullScreenChanged.connect(self._on_full_screen)
         self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
-        self._wheel_guard = WheelGuard(self)  # the wheel scrolls the sidebars; only a focused control takes it
+        self._guard = ControlGuard(self)  # the wheel scrolls the sidebars; a focused control keeps its keys
         self.panel_docks = PanelDocks(self, self.service, self._set_up_panel)
         self.panels = self.panel_docks.panels
         self.docks = self.panel_docks.docks
@@ -131,7 +131,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.stage = Stage(self.docks, self.panels, self)
         self.panel_docks.built.connect(self._on_panel_built)
         # Controls a tab builds when first shown are guarded too once it is on stage.
-        self.stage.changed.connect(lambda now: guard_wheel(self.panels[now.panel], self._wheel_guard)
+        self.stage.changed.connect(lambda now: guard_controls(self.panels[now.panel], self._guard)
                                    if self.panels.is_built(now.panel) else None)
         self.undo = UndoController(self.panels, self.titles, self)
         self.scene_bar = SceneBar(self)
@@ -198,7 +198,8 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
     def _fill_presets_menu(self) -> None:
         a = self.actions
         files = [a[i] for i in ("actSavePreset", "actSavePresetFile", "actOpenPreset", "actOpenPresetsFolder")]
-        self.session.fill_presets_menu(self.menus["Presets"], files, a["actResetAll"])
+        scenes = [a["actNextScene"], a["actPreviousScene"]]
+        self.session.fill_presets_menu(self.menus["Presets"], scenes, files, a["actResetAll"])
 
     def _on_look_changed(self, theme) -> None:
         look = self.look
@@ -222,7 +223,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         """A panel just built: styled for the look, wired to the window (undo, drawn, keys), sidebars as set."""
         panel.drawn.connect(self._check_all_drawn)
         self._keyboard_sliders(panel)
-        guard_wheel(panel, self._wheel_guard)
+        guard_controls(panel, self._guard)
         self.undo.adopt(panel_id, panel)
         look = self.look
         style_widgets(panel, look.theme, ui_pt=look.ui_pt, zoom=look.zoom, set_root_font=False)

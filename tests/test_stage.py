@@ -129,3 +129,54 @@ def test_the_stage_says_when_it_moves(qtbot, win):
     win.panels["table"].show_view("spectrum")
     assert seen[-1].view == "spectrum"
     qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def _stage_of(win) -> tuple:
+    from PySide6.QtWidgets import QSplitter
+
+    panel = win.stage.panel()
+    splits = tuple((s.objectName(), round(s.sizes()[0] / max(1, sum(s.sizes())), 2))
+                   for s in panel.findChildren(QSplitter) if s.objectName() and s.isVisible())
+    return win.stage.now().panel, win.stage.now().view, splits
+
+
+def test_every_scene_sets_the_same_stage_forward_and_backward(qtbot, win):
+    """Page Down / Page Up (what a presentation clicker sends) step through the lecture scenes, and each scene
+    puts the same panel, tab and splitter shares on stage whichever scene came before (scene 2 used to keep the
+    tab the scene before had left: "Why sinusoids?" forward, "Relative position" backward)."""
+    win.resize(1280, 720)
+    n = len(win.session.builtin)
+    forward = []
+    for _ in range(n):
+        assert win.actions["actNextScene"].shortcut().toString() == "PgDown"
+        win.actions["actNextScene"].trigger()
+        qtbot.wait(50)
+        forward.append((win.session.scene.name, _stage_of(win)))
+    assert not win.session.next_scene()  # past the last
+    backward = []
+    for _ in range(n):
+        backward.append((win.session.scene.name, _stage_of(win)))
+        win.actions["actPreviousScene"].trigger()
+        qtbot.wait(50)
+    assert forward == backward[::-1]
+    assert all(view is not None for _name, (pid, view, _s) in forward if win.panels[pid].view_ids)
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_focused_slider_keeps_page_down(qtbot, win):
+    """A focused slider steps by a page on Page Down; the scene changes only when no control has the keyboard."""
+    from PySide6.QtWidgets import QSlider
+
+    win.show_panel("waves")
+    slider = next(s for s in win.panels["waves"].findChildren(QSlider) if s.isVisible() and s.isEnabled()
+                  and s.value() + s.pageStep() <= s.maximum())
+    slider.setFocus()
+    qtbot.waitUntil(slider.hasFocus)
+    before, scene = slider.value(), win.session.scene
+    qtbot.keyClick(slider, Qt.Key.Key_PageDown)
+    assert slider.value() != before and win.session.scene is scene
+    slider.clearFocus()
+    win.setFocus()
+    qtbot.keyClick(win, Qt.Key.Key_PageDown)
+    assert win.session.scene is not None and win.session.scene.name == win.session.builtin[0].name
+    qtbot.waitUntil(win.service.idle, timeout=60000)
