@@ -170,6 +170,12 @@ class Session(QObject):
         missing = self._set_splitters(panel, {**shares, **layout.get("splitters", {})})
         self._pending_ranges = (panel, layout.get("ranges", {})) if layout.get("ranges") else None
         self._apply_pending_ranges()
+        focus = layout.get("focus")
+        try:
+            self.stage.set_focus_plot(focus)  # the scene's plot on the whole stage, or (None) the whole panel
+        except ValueError:
+            missing.append(str(focus))
+            self.stage.set_focus_plot(None)
         if missing:
             self._status(f"“{preset.title}”: nothing named {', '.join(missing)} on {self.titles[preset.panel]}")
 

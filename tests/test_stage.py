@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLineEdit, QMenu, QTabBar
+from PySide6.QtWidgets import QLineEdit, QMenu, QTabBar, QWidget
 
 
 def _dock_tab_bar(win):
@@ -179,4 +179,48 @@ def test_a_focused_slider_keeps_page_down(qtbot, win):
     win.setFocus()
     qtbot.keyClick(win, Qt.Key.Key_PageDown)
     assert win.session.scene is not None and win.session.scene.name == win.session.builtin[0].name
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_plot_in_focus_fills_the_panel_and_esc_brings_the_panel_back(qtbot, win):
+    """Focus a plot (double-click, F, a scene): it fills its panel, the stage says so, export acts on it; Esc puts
+    it back where it was (issue 27: a lecturer shows one plot on the whole stage)."""
+    from explorer.export.slide import named_plots
+
+    win.resize(1280, 720)
+    win.show_panel("schemes")
+    panel = win.panels["schemes"]
+    qtbot.waitUntil(lambda: bool(panel.visible_plots()))
+    name, plot = next((n, p) for n, p in named_plots(panel) if p.isVisible())
+    parent, size = plot.parentWidget(), plot.size()
+    ev_scene = plot.scene()
+    from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent  # noqa: F401 - the scene's own event
+
+    win.focus.focus(plot)
+    assert win.stage.now().plot == name and win.focus.active
+    frame = panel.findChild(QWidget, "plotFocus")
+    assert frame is not None and frame.isVisible() and frame.isAncestorOf(plot)
+    qtbot.waitUntil(lambda: plot.width() > size.width() or plot.height() > size.height())
+    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
+    win.exports.fill_menu(win.menus["Export"])
+    assert win.menus["Export"].findChild(QMenu, "pePlotInFocus") is not None
+    assert win.actions["actBack"].isEnabled()
+    win.actions["actBack"].trigger()
+    assert not win.focus.active and win.stage.now().plot is None
+    assert plot.parentWidget() is parent and panel.findChild(QWidget, "plotFocus") in (None, frame)
+    assert not win.actions["actBack"].isEnabled()
+    assert ev_scene is plot.scene()
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_scene_can_put_a_plot_in_focus(qtbot, win, tmp_path):
+    from explorer.presets import parse_preset
+
+    win.show_panel("waves")
+    scene = parse_preset('{"version": 2, "title": "One plot", "description": "the spectrum alone", '
+                         '"panel": "waves", "view": "table", "layout": {"focus": "spectrum"}, "panels": {}}')
+    assert win.session.apply_preset(scene)
+    assert win.stage.now().plot == "spectrum" and win.focus.active
+    assert win.session.next_scene()  # the next scene names no focus: the whole panel comes back
+    assert not win.focus.active
     qtbot.waitUntil(win.service.idle, timeout=60000)
