@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .check_schemes import lab_result, lengths_past_training
-from .checks import EPS, CheckError, Param, check, sci, yes_no
+from .checks import EPS, CheckError, Param, check, percent, sci, yes_no
 
 
 def _t5_bucket_by_hand(r: int, num_buckets: int, max_distance: int, causal: bool) -> int:
@@ -171,8 +171,9 @@ def _pairs_at(n: int, d: int, row: int) -> np.ndarray:
 
 
 @check("lab_holds_past_training",
-       "In the Lab's run, the schemes that put position into the scores as a function of distance keep their "
-       "accuracy past the training length (within 5 points of it at every test length), while RoPE's falls.",
+       "Trained short and tested long in a saved Lab run, the schemes listed as holding keep their accuracy past "
+       "the training length (within 5 points of it at every test length), and those listed as falling drop by "
+       "more than 5 points at some test length.",
        ("train_len", "longest", "held", "dropped", "chance", "last_symbol", "rope_longest", "best_longest",
         "accuracies"),
        slow=True, cost=lambda result, holds, drops: 0,
@@ -199,7 +200,7 @@ def lab_holds_past_training(result: str, holds: str, drops: str):
     dropped = [s for s in ids(drops) if any(accuracy(s, n) < accuracy(s, cfg.train_len) - 0.05 for n in longer)]
     longest = max(longer)
     best = max(ids(holds), key=lambda s: accuracy(s, longest))
-    shown = "; ".join(f"{_title(s)} {accuracy(s, cfg.train_len):.1%} → {accuracy(s, longest):.1%}"
+    shown = "; ".join(f"{_title(s)} {percent(accuracy(s, cfg.train_len))} → {percent(accuracy(s, longest))}"
                       for s in ids(holds) + ids(drops))
     values = {"train_len": cfg.train_len, "longest": longest, "held": ", ".join(map(_title, held)) or "none",
               "dropped": ", ".join(map(_title, dropped)) or "none", "chance": res.chance,
@@ -207,6 +208,6 @@ def lab_holds_past_training(result: str, holds: str, drops: str):
               "best_longest": accuracy(best, longest), "accuracies": shown}
     ok = len(held) == len(ids(holds)) and len(dropped) == len(ids(drops))
     return values, ok, (
-        f"trained at {cfg.train_len}, tested to {longest}: {shown} (chance {res.chance:.1%}, the last symbol "
-        f"alone {res.last_symbol_baseline:.1%}); within 5 points at every length: {values['held']}; fell: "
+        f"trained at {cfg.train_len}, tested to {longest}: {shown} (chance {percent(res.chance)}, the last symbol "
+        f"alone {percent(res.last_symbol_baseline)}); within 5 points at every length: {values['held']}; fell: "
         f"{values['dropped']}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import EPS, CheckError, Param, check, sci, yes_no
+from .checks import EPS, CheckError, Param, check, percent, sci, yes_no
 
 
 def _scheme(sid: str):
@@ -117,9 +117,10 @@ def trained_beyond_length(result: str, formula: str, table: str):
               "chance": res.chance, "last_symbol": res.last_symbol_baseline,
               "table_status": t_long.status if t_long is not None else "not tested"}
     return values, lower and blocked, (
-        f"trained at {cfg.train_len} ({f.steps_done} steps): {_scheme(formula).title} {a0:.2%} at {cfg.train_len}, "
-        f"lower by more than 5 points at each of {', '.join(map(str, longer))}: {yes_no(lower)} ({a1:.1%} at "
-        f"{max(longer)}; chance {res.chance:.1%}, the last symbol alone {res.last_symbol_baseline:.1%}); "
+        f"trained at {cfg.train_len} ({f.steps_done} steps): {_scheme(formula).title} {percent(a0, 2)} at "
+        f"{cfg.train_len}, "
+        f"lower by more than 5 points at each of {', '.join(map(str, longer))}: {yes_no(lower)} ({percent(a1)} at "
+        f"{max(longer)}; chance {percent(res.chance)}, the last symbol alone {percent(res.last_symbol_baseline)}); "
         f"{_scheme(table).title} past {cfg.train_len}: {values['table_status']} at every length: {yes_no(blocked)}")
 
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .check_schemes import lab_result
-from .checks import EPS, CheckError, Param, check, sci
+from .checks import EPS, CheckError, Param, check, percent, sci
 
 _RESULT = Param("name", "lab_learned_table.json", help="a saved Lab result with a trained position table")
 
@@ -138,8 +138,8 @@ def table_helix(result: str):
               "max_difference": diff, "bound": bound}
     ok = diff <= bound and share.sum() < 2 * rand and share.sum() < sin2
     return values, ok, (
-        f"M = {m}, d = {d}: the first three components hold {share.sum():.1%} of the trained table (a random "
-        f"table: {rand:.1%}; the sinusoidal table's first two: {sin2:.1%}); the panel's PCA against the "
+        f"M = {m}, d = {d}: the first three components hold {percent(share.sum())} of the trained table (a random "
+        f"table: {percent(rand)}; the sinusoidal table's first two: {percent(sin2)}); the panel's PCA against the "
         f"covariance's eigenvectors: {sci(diff)} (allowed {sci(bound)})")
 
 

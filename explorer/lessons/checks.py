@@ -226,6 +226,17 @@ def sci(x: float, digits: int = 1) -> str:
     return "0" if x == 0 else f"{x:.{digits}e}"
 
 
+def percent(v: float, digits: int = 1, thousands: bool = False) -> str:
+    """A share as a percentage that never reads as its end: 0.99975 is "99.97%", never "100.0%" (and a share
+    just above 0 never "0.0%"); it gets the digits that tell it apart (up to six)."""
+    comma = "," if thousands else ""
+    out = format(v, f"{comma}.{digits}%")
+    while v not in (0, 1) and digits < 6 and out in (format(1, f".{digits}%"), format(0, f".{digits}%")):
+        digits += 1
+        out = format(v, f"{comma}.{digits}%")
+    return out
+
+
 def yes_no(flag: bool) -> str:
     return "yes" if flag else "no"
 

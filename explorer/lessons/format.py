@@ -25,7 +25,7 @@ from typing import Any
 
 from ..fileio import InputError, parse_json_text
 from ..state import PANEL_STATES, PANEL_VIEWS, AppState, StateError, from_dict, to_dict
-from .checks import MAX_CHECK_WORK, CheckError, get_check
+from .checks import MAX_CHECK_WORK, CheckError, get_check, percent
 
 LESSON_FORMAT = "pe-explorer-lesson"
 LESSON_VERSION = 1
@@ -351,18 +351,13 @@ def format_value(v: Any, spec: str) -> str:
         return "yes" if v else "no"
     if isinstance(v, (int, float)) and v == 0 and spec.endswith(("e", "g")):
         return "0"
+    m = re.fullmatch(r"(,?)\.(\d{1,2})%", spec)
+    if m and isinstance(v, (int, float)):
+        return percent(v, int(m.group(2)), bool(m.group(1)))
     try:
-        out = format(v, spec)
+        return format(v, spec)
     except (ValueError, TypeError):
         return str(v)
-    m = re.fullmatch(r"(,?)\.(\d)%", spec)
-    if m and isinstance(v, (int, float)) and v not in (0, 1):
-        digits = int(m.group(2))
-        while digits < 6 and format(v, f"{m.group(1)}.{digits}%") in (format(1, f".{digits}%"),
-                                                                       format(0, f".{digits}%")):
-            digits += 1
-        out = format(v, f"{m.group(1)}.{digits}%")
-    return out
 
 
 def format_reveal(text: str, values: dict) -> str:
