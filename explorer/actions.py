@@ -310,6 +310,7 @@ class ActionsMixin:
         lay.setContentsMargins(8, 4, 8, 4)
         self.scene_title = QLabel(frame)
         self.scene_title.setObjectName("sceneTitle")
+        self.scene_title.setTextFormat(Qt.TextFormat.PlainText)  # a preset's or lesson's title, never markup
         # One line unless there is room or it is clicked: the notes' whole text at 1280 × 720 in presenter
         # mode took four lines and pushed the window past the screen.
         self.scene_text = NotesLabel(frame)

@@ -6,15 +6,19 @@ only when the dock is first on screen (View → Lesson, Ctrl+L), so start-up pay
 visibility is part of the saved window layout.
 
 "Show me" sets a step's scene through :meth:`~explorer.session.SessionMixin.apply_preset` (one undoable change;
-the scene strip shows the step), opens a saved Lab result when the step names one, and rings the plot the
-step points at for a few seconds (scrolled into view, the ring clipped to the part on screen).  On a screen
+the scene strip shows the step), opens a saved Lab result when the step names one (its curves in the Lab, or
+the position table it trained in the Learned-table panel), and rings the plot the step points at for a few
+seconds (scrolled into view, the ring clipped to the part on screen).  Opening another lesson leaves the
+previous lesson's scene (its title goes from the scene strip).  Which lesson and step were on screen is kept
+in the settings (``lesson/name``, ``lesson/step``) and shown again when the pane is next built.  On a screen
 too narrow for the panels and the pane side by side (the panels keep the width they are tested to fit,
-:data:`PANEL_MIN_WIDTH`), the dock floats over the panel's controls on the left instead — over the right edge
-only if the left would cover the ringed plot; moved or docked by hand, it stays where it is put.
+:data:`PANEL_MIN_WIDTH`), the dock floats instead, never over the panel's controls nor over the plot the step
+rings (the rightmost place that covers neither); moved or docked by hand, it stays where it is put.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QScrollArea, QTo
 
 from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
 from .presets import Preset
-from .settings import home_folder
+from .settings import OutputError, SettingsError, home_folder, save_settings, setting
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +36,12 @@ log = logging.getLogger(__name__)
 #: presenter mode): the dock stays beside the panels only while they keep at least this much.
 PANEL_MIN_WIDTH = {False: 1024, True: 1280}
 RING_MS = 2500
+#: The least height of a floating pane placed above or below the ringed plot.
+MIN_FLOAT_HEIGHT = 200
+#: The settings that remember the lesson and step on screen (a shipped lesson's name; the step, 0-based).
+LESSON_KEY, STEP_KEY = "lesson/name", "lesson/step"
+#: A lesson step's scene is a preset named "lesson:<lesson name>:<step>".
+SCENE_PREFIX = "lesson:"
 
 
 class LessonDockMixin:
@@ -77,6 +87,9 @@ class LessonDockMixin:
     def _add_lesson_menus(self) -> None:
         self.view_menu.insertAction(self.view_menu.actions()[len(self.docks)], self.act_lesson)
         self.file_menu.insertAction(self.act_save_preset, self.act_open_lesson)
+        # On the lecture toolbar too: the lessons are the app's guided way in (the tour points at this button).
+        self.toolbar.insertAction(self.act_copy_panel, self.act_lesson)
+        self.toolbar.widgetForAction(self.act_lesson).setObjectName("lessonButton")
 
     # -- building --------------------------------------------------------------------------------
     def _on_lesson_visible(self, visible: bool) -> None:
@@ -109,11 +122,45 @@ class LessonDockMixin:
         # Setting a scene relays the window out, which gave the dock area back its old share: place it again.
         pane.revealed.connect(self._place_lesson_dock_soon)
         pane.stepChanged.connect(self._place_lesson_dock_soon)
+        self._resume_lesson(pane)
+        pane.stepChanged.connect(self._remember_lesson_step)
+        pane.lessonChanged.connect(self._on_lesson_changed)
         style_widgets(pane, self._theme, ui_pt=self._ui_pt, zoom=self._zoom, set_root_font=False)
         pane.setPalette(QPalette())
         self._on_lesson_look(self._theme)
         self.themeChanged.connect(self._on_lesson_look)
         return pane
+
+    def _resume_lesson(self, pane) -> None:
+        """Show the lesson and step the settings remember (a shipped lesson still there; the step clamped)."""
+        if getattr(self, "settings_problem", None) is not None:
+            return
+        name, step = setting(LESSON_KEY, ""), setting(STEP_KEY, 0.0)
+        lesson = next((x for x in pane.lessons if x.builtin and x.name == name), None)
+        if lesson is not None:
+            pane.set_lesson(lesson, max(0, min(int(step), len(lesson.steps))))
+
+    def _remember_lesson_step(self, index: int) -> None:
+        pane = self.lesson_pane
+        if pane is None or pane.lesson is None or not pane.lesson.builtin:
+            return  # a lesson file of one's own is not reopened by a setting
+        if getattr(self, "settings_problem", None) is not None:
+            return
+        try:
+            save_settings({LESSON_KEY: pane.lesson.name, STEP_KEY: float(index)})
+        except (OutputError, SettingsError) as exc:
+            log.warning("could not remember the lesson step: %s", exc)
+
+    def _on_lesson_changed(self, lesson: Lesson) -> None:
+        """Another lesson: the previous lesson's scene is left (its title goes from the scene strip)."""
+        scene = getattr(self, "scene", None)
+        if scene is not None and scene.name.startswith(SCENE_PREFIX) \
+                and not scene.name.startswith(f"{SCENE_PREFIX}{lesson.name}:"):
+            self.leave_scene()
+        self._lesson_ring_target = (None, "")
+        ring = getattr(self, "_lesson_ring", None)
+        if ring is not None:
+            ring.hide()
 
     def _on_lesson_look(self, theme) -> None:
         if self.lesson_pane is not None:
@@ -179,16 +226,33 @@ class LessonDockMixin:
                    abs(g.bottom() - placed.bottom())) <= 48
 
     def _lesson_float_place(self, want: int) -> QRect:
-        """Where the floating pane goes (global coordinates): over the panel's controls on the left, from under
-        the toolbars to the status bar, unless that covers the plot the step rings; then over the right edge."""
+        """Where the floating pane goes (global coordinates): off the panel's controls and off the plot the step
+        rings, from under the toolbars to the status bar.  The rightmost full-height column that covers neither;
+        else a column above or below the ringed plot; else the place that covers the least of them."""
         top = max([tb.geometry().bottom() + 1 for tb in self.findChildren(QToolBar)
                    if tb.isVisible() and self.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
         bottom = self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height()
         height = max(240, bottom - top - 4)
-        avoid = self._lesson_target_rect()
-        places = [QRect(4, top + 2, want, height), QRect(max(0, self.width() - want - 4), top + 2, want, height)]
-        best = min(places, key=lambda r: _overlap(r, avoid))  # the left one unless it covers more of the target
+        target = self._lesson_target_rect()
+        controls = self._lesson_controls_rects()
+        places = []
+        for x in range(max(0, self.width() - want - 4), -1, -20):  # right to left
+            places.append(QRect(x, top + 2, want, height))
+            if not target.isEmpty():  # beside the ringed plot vertically: above it, or below it
+                places += [r for r in (QRect(x, top + 2, want, target.top() - 6 - top),
+                                       QRect(x, target.bottom() + 4, want, bottom - target.bottom() - 6))
+                           if r.height() >= MIN_FLOAT_HEIGHT]
+
+        def cost(r: QRect) -> tuple[int, int]:
+            return _overlap(r, target), sum(_overlap(r, c) for c in controls)
+
+        best = min(places, key=cost)  # stable: the first (rightmost, full height) of the equally good ones
         return QRect(self.mapToGlobal(best.topLeft()), best.size())
+
+    def _lesson_controls_rects(self) -> list[QRect]:
+        """The panel's controls on screen (its sidebars), in window coordinates."""
+        panel = self.panels[self.current_panel_id()]
+        return [visible_rect(b, self) for b in panel.sidebars() if b.isVisible()]
 
     def _lesson_target(self):
         """The plot the current step rings, if its panel is on screen."""
@@ -254,19 +318,36 @@ class LessonDockMixin:
         scene = step.scene
         if scene is None:
             return False
-        preset = Preset(name=f"{lesson.name}:{step.title}", title=f"{lesson.title} — {step.title}",
-                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view)
+        number = next((n for n, s in enumerate(lesson.steps) if s is step), 0)
+        # The notes are read as rich text by the scene strip: the step's text escaped shows as it is written.
+        preset = Preset(name=f"{SCENE_PREFIX}{lesson.name}:{number}", title=f"{lesson.title} — {step.title}",
+                        description=html.escape(step.text), state=scene.state, panel=scene.panel, view=scene.view)
         if not self.apply_preset(preset):
             return False
         if scene.results and scene.panel is not None:
             try:
-                self.panels[scene.panel].load_results(str(data_dir() / scene.results))
+                self._show_saved_result(scene.panel, data_dir() / scene.results)
             except Exception as exc:  # noqa: BLE001 - a result that cannot be shown: say so, keep the step
                 self._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
         self._lesson_ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
             QTimer.singleShot(60, self._ring_highlight)
         return True
+
+    def _show_saved_result(self, panel_id: str, path: Path) -> None:
+        """A saved Lab result: its curves in the Lab, or the position table it trained in the Learned table."""
+        if panel_id != "table":
+            self.panels[panel_id].load_results(str(path))
+            return
+        import numpy as np
+
+        from .lab import LabResult
+        from .panels.lab_table import first_trained_table
+
+        found = first_trained_table(LabResult.from_file(path).schemes)
+        if found is None:
+            raise ValueError(f"{path.name} holds no trained position table")
+        self.show_learned_table(np.asarray(found[0]), found[1])
 
     def _ring_highlight(self) -> None:
         panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))
