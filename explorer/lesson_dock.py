@@ -24,7 +24,21 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QScrollArea, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QLineEdit,
+    QScrollArea,
+    QScrollBar,
+    QTabBar,
+    QToolBar,
+    QWidget,
+)
 
 from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
 from .presets import Preset
@@ -36,8 +50,8 @@ log = logging.getLogger(__name__)
 #: presenter mode): the dock stays beside the panels only while they keep at least this much.
 PANEL_MIN_WIDTH = {False: 1024, True: 1280}
 RING_MS = 2500
-#: The least height of a floating pane placed above or below the ringed plot.
-MIN_FLOAT_HEIGHT = 200
+#: The least height and width of a floating pane placed between the controls and the ringed plot.
+MIN_FLOAT_HEIGHT, MIN_FLOAT_WIDTH = 200, 300
 #: The settings that remember the lesson and step on screen (a shipped lesson's name; the step, 0-based).
 LESSON_KEY, STEP_KEY = "lesson/name", "lesson/step"
 #: A lesson step's scene is a preset named "lesson:<lesson name>:<step>".
@@ -227,8 +241,9 @@ class LessonDockMixin:
 
     def _lesson_float_place(self, want: int) -> QRect:
         """Where the floating pane goes (global coordinates): off the panel's controls and off the plot the step
-        rings, from under the toolbars to the status bar.  The rightmost full-height column that covers neither;
-        else a column above or below the ringed plot; else the place that covers the least of them."""
+        rings, between the toolbars and the status bar.  Of the columns (right to left, as wide as ``want`` or
+        narrower) and the gaps of a column between the controls and the ringed plot, the largest that covers
+        neither; else the one that covers the least of them."""
         top = max([tb.geometry().bottom() + 1 for tb in self.findChildren(QToolBar)
                    if tb.isVisible() and self.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
         bottom = self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height()
@@ -236,23 +251,34 @@ class LessonDockMixin:
         target = self._lesson_target_rect()
         controls = self._lesson_controls_rects()
         places = []
-        for x in range(max(0, self.width() - want - 4), -1, -20):  # right to left
-            places.append(QRect(x, top + 2, want, height))
-            if not target.isEmpty():  # beside the ringed plot vertically: above it, or below it
-                places += [r for r in (QRect(x, top + 2, want, target.top() - 6 - top),
-                                       QRect(x, target.bottom() + 4, want, bottom - target.bottom() - 6))
-                           if r.height() >= MIN_FLOAT_HEIGHT]
+        narrow = max(self.lesson_pane.minimumSizeHint().width() if self.lesson_pane else 0, MIN_FLOAT_WIDTH)
+        for width in sorted({want, min(want, narrow)}, reverse=True):
+            for x in range(max(0, self.width() - width - 4), -1, -20):  # right to left
+                column = QRect(x, top + 2, width, height)
+                places.append(column)
+                # The gaps of this column between the controls and the ringed plot that cross it.
+                edges = sorted((r.top(), r.bottom()) for r in controls + [target] if r.intersects(column))
+                y = top + 2
+                for lo, hi in edges + [(bottom, bottom)]:
+                    if lo - 4 - y >= MIN_FLOAT_HEIGHT:
+                        places.append(QRect(x, y, width, lo - 4 - y))
+                    y = max(y, hi + 4)
 
-        def cost(r: QRect) -> tuple[int, int]:
-            return _overlap(r, target), sum(_overlap(r, c) for c in controls)
+        def cost(r: QRect) -> tuple[int, int, int]:
+            return _overlap(r, target), sum(_overlap(r, c) for c in controls), -r.width() * r.height()
 
-        best = min(places, key=cost)  # stable: the first (rightmost, full height) of the equally good ones
+        best = min(places, key=cost)  # stable: the rightmost of the equally good ones
         return QRect(self.mapToGlobal(best.topLeft()), best.size())
 
     def _lesson_controls_rects(self) -> list[QRect]:
-        """The panel's controls on screen (its sidebars), in window coordinates."""
+        """The controls of the panel on screen, in window coordinates: every visible slider, box, button, menu,
+        text field and tab bar (its sidebar and the rows above its plots)."""
         panel = self.panels[self.current_panel_id()]
-        return [visible_rect(b, self) for b in panel.sidebars() if b.isVisible()]
+        kinds = (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar)
+        widgets = [b for b in panel.sidebars() if b.isVisible()] + [
+            w for w in panel.findChildren(QWidget) if isinstance(w, kinds) and not isinstance(w, QScrollBar)
+            and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_")) and w.isVisible()]  # qt_: a corner
+        return [r for r in (visible_rect(w, self) for w in widgets) if not r.isEmpty()]
 
     def _lesson_target(self):
         """The plot the current step rings, if its panel is on screen."""
@@ -332,6 +358,8 @@ class LessonDockMixin:
         self._lesson_ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
             QTimer.singleShot(60, self._ring_highlight)
+        for ms in (80, 400):  # a panel built for the scene lays itself out after this call: place the pane again
+            QTimer.singleShot(ms, self._place_lesson_dock)
         return True
 
     def _show_saved_result(self, panel_id: str, path: Path) -> None:

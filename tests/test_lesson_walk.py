@@ -10,7 +10,17 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import QAbstractSlider, QAbstractSpinBox, QLabel, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QScrollBar,
+    QTabBar,
+    QWidget,
+)
 
 from explorer.lesson_parts import SHOW, SKIP
 
@@ -210,19 +220,22 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
                 assert pane.show_button.text() == SKIP
             _revealed(qtbot, pane)
             assert pane.reveal.text() and "{" not in pane.reveal.text(), (lesson.name, index)
-            qtbot.wait(80)  # the ring, the dock's place and the pane's scroll bars follow a moment after the scene
+            qtbot.wait(450)  # the ring, the dock's place and the pane's scroll bars follow a moment after the scene
             # The pane's text is never wider than the pane (a wide page scrolled it sideways, its left edge cut).
             assert pane.pages.width() <= pane.scroll.viewport().width(), (lesson.name, index)
             assert pane.scroll.horizontalScrollBar().value() == 0, (lesson.name, index)
             dock = win.lesson_dock
             if dock.isFloating():
                 floated += 1
-                covered = [visible_rect(b, win) for b in win.panels[win.current_panel_id()].sidebars()
-                           if b.isVisible()]
+                panel = win.panels[win.current_panel_id()]
+                covered = [visible_rect(w, win) for w in panel.findChildren(QWidget) if w.isVisible() and isinstance(
+                    w, (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar))
+                    and not isinstance(w, QScrollBar)
+                    and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_"))]
                 plot = win._lesson_target()
                 if plot is not None:
                     covered.append(visible_rect(plot, win))
-                for rect in covered:
+                for rect in [r for r in covered if not r.isEmpty()]:
                     on_screen = QRect(win.mapToGlobal(rect.topLeft()), rect.size())
                     assert not dock.frameGeometry().intersects(on_screen), (
                         lesson.name, index, dock.frameGeometry().getRect(), on_screen.getRect())

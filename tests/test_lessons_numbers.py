@@ -228,3 +228,11 @@ def test_lesson_titles_reach_the_terminal_with_control_characters_visible(tmp_pa
         assert json.loads(text)  # still the same JSON
     else:
         assert not re.search(r"^PASS  all", text, re.M)
+
+
+def test_the_guide_lists_every_check_and_its_values():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "lessons.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z0-9_]+)` \| ([a-z0-9_, ]+) \|$", text.split("## The checks")[1], re.M))
+    assert rows == {name: ", ".join(c.values) for name, c in all_checks().items()}
