@@ -26,11 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .lesson_parts import (  # noqa: F401 - parse_number, shown_number: the pane's helpers, imported from here
+from .lesson_parts import (  # noqa: F401 - BOXES, box_sheet, parse_number, shown_number: imported from here
+    BOXES,
     SHOW,
     SKIP,
     LessonPaneView,
     _OptionLabel,
+    box_sheet,
     parse_number,
     plain_tip,
     shown_number,

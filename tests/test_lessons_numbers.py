@@ -184,6 +184,14 @@ def _required(name: str) -> dict:
             "lab_holds_past_training": {"holds": "alibi", "drops": "rope"}}.get(name, {})
 
 
+def test_a_sentence_too_long_to_swap_every_pair_of_is_refused_before_it_runs():
+    step = {"title": "A", "text": "B", "check": {"name": "position_in_the_vectors", "params": {
+        "scheme": "sinusoidal", "sentence": " ".join("abcdefghij"), "i": 0, "j": 1}}}
+    with pytest.raises(LessonError, match="at most 6") as err:
+        parse_lesson(_doc([step]))
+    assert "\n" not in str(err.value)
+
+
 def test_too_many_steps_or_too_much_work_in_all_is_refused_in_one_line():
     with pytest.raises(LessonError, match="1 to 24 steps"):
         parse_lesson(_doc([_fast()] * 25))

@@ -68,7 +68,8 @@ def t5_buckets(num_buckets: int, max_distance: int, distances: int):
 
 @check("kerple_log_bias",
        "Kerple (log) adds −r₁·log(1 + r₂·|i − j|) per head: like ALiBi it falls at every distance, but "
-       "logarithmically, so 8 times farther costs far less than 8 times the penalty ALiBi's straight line does.",
+       "logarithmically, so in every head 8 times farther costs less than the 8 times more ALiBi's straight line "
+       "does (much less once r₂·distance is large).",
        ("max_difference", "bound", "kerple_ratio", "alibi_ratio", "heads"),
        cost=lambda heads, positions: 3 * heads * positions * positions,
        compare={"max_difference": "bound", "kerple_ratio": "alibi_ratio"},
@@ -89,7 +90,7 @@ def kerple_log_bias(heads: int, positions: int):
     kerple_ratio = float((row[:, far] / row[:, near]).max())
     values = {"max_difference": diff, "bound": bound, "kerple_ratio": kerple_ratio,
               "alibi_ratio": far / near, "heads": heads}
-    return values, diff <= bound and falls and kerple_ratio < 0.5 * far / near, (
+    return values, diff <= bound and falls and kerple_ratio < (1 - 1e-9) * far / near, (
         f"{heads} heads, {positions} positions: the bias against −r₁·log(1 + r₂·|i − j|) written out: {sci(diff)} "
         f"(rounding allows {sci(bound)}); falls at every distance: {yes_no(falls)}; from distance {near} to {far} it "
         f"grows at most {kerple_ratio:.2f}× (ALiBi's: {far / near:.2f}×)")
