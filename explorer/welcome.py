@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -130,10 +131,6 @@ class TourOverlay(QWidget):
         lay = QVBoxLayout(self.box)
         self.heading = QLabel(self.box)
         self.heading.setObjectName("tourHeading")
-        font = self.heading.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        self.heading.setFont(font)
         self.text = QLabel(self.box)
         self.text.setObjectName("tourText")
         self.text.setWordWrap(True)
@@ -184,8 +181,20 @@ class TourOverlay(QWidget):
     def go_next(self) -> None:
         self.go(self.index + 1)
 
+    def _set_fonts(self) -> None:
+        """The window's font (presenter mode's large type included): the box's style sheet stops it from
+        reaching the labels by itself."""
+        base = self.window_.font()
+        for w in (self.text, self.counter, self.back, self.next, self.done):
+            w.setFont(base)
+        heading = QFont(base)
+        heading.setBold(True)
+        heading.setPointSizeF(base.pointSizeF() * 1.25)
+        self.heading.setFont(heading)
+
     def go(self, index: int) -> None:
         self.index = max(0, min(index, len(self.steps) - 1))
+        self._set_fonts()
         self.heading.setText(self.step.title)
         self.text.setText(self.step.text)
         self.counter.setText(f"{self.index + 1} / {len(self.steps)}")

@@ -155,7 +155,12 @@ def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button
     lessons = next(n for n, s in enumerate(TOUR) if "lesson" in s.title.lower())
     tour.go(lessons)
     assert tour.target() is win.toolbar.widgetForAction(win.act_lesson) and tour.ring.isVisible()
+    win.set_presenter(True)  # the box's text follows presenter mode's large type
+    tour.go(0)
+    assert tour.text.font().pointSizeF() == pytest.approx(win.font().pointSizeF())
+    assert tour.heading.font().pointSizeF() > win.font().pointSizeF()
     tour.finish()
+    win.set_presenter(False)
 
 
 HOSTILE = '<img src="/dev/zero">'
