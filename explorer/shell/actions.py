@@ -139,7 +139,7 @@ MENUS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
 #: The lecture toolbar: "@undo"/"@redo" are short-labelled copies of Undo and Redo, "@presets"/"@export" buttons
 #: that open those menus.
 TOOLBAR: tuple[str, ...] = ("actPresenter", "actFullScreen", "actDark", "-", "@undo", "@redo", "actResetPanel", "-",
-                            "@presets", "@export", "actCopyPanel", "actLesson")
+                            "@presets", "@export", "actLesson", "actCopyPanel")
 
 #: Keys that work inside the panels (not actions of the window), for the keyboard guide.
 PANEL_KEYS: tuple[tuple[str, str], ...] = (
