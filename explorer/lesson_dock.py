@@ -6,24 +6,42 @@ only when the dock is first on screen (View → Lesson, Ctrl+L), so start-up pay
 visibility is part of the saved window layout.
 
 "Show me" sets a step's scene through :meth:`~explorer.session.SessionMixin.apply_preset` (one undoable change;
-the scene strip shows the step), opens a saved Lab result when the step names one, and rings the plot the
-step points at for a few seconds (scrolled into view, the ring clipped to the part on screen).  On a screen
+the scene strip shows the step), opens a saved Lab result when the step names one (its curves in the Lab, or
+the position table it trained in the Learned-table panel), and rings the plot the step points at for a few
+seconds (scrolled into view, the ring clipped to the part on screen).  Opening another lesson leaves the
+previous lesson's scene (its title goes from the scene strip).  Which lesson and step were on screen is kept
+in the settings (``lesson/name``, ``lesson/step``) and shown again when the pane is next built.  On a screen
 too narrow for the panels and the pane side by side (the panels keep the width they are tested to fit,
-:data:`PANEL_MIN_WIDTH`), the dock floats over the panel's controls on the left instead — over the right edge
-only if the left would cover the ringed plot; moved or docked by hand, it stays where it is put.
+:data:`PANEL_MIN_WIDTH`), the dock floats instead, never over the panel's controls nor over the plot the step
+rings (the rightmost place that covers neither); moved or docked by hand, it stays where it is put.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QScrollArea, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QLineEdit,
+    QScrollArea,
+    QScrollBar,
+    QTabBar,
+    QToolBar,
+    QWidget,
+)
 
 from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
 from .presets import Preset
-from .settings import home_folder
+from .settings import OutputError, SettingsError, home_folder, save_settings, setting
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +49,12 @@ log = logging.getLogger(__name__)
 #: presenter mode): the dock stays beside the panels only while they keep at least this much.
 PANEL_MIN_WIDTH = {False: 1024, True: 1280}
 RING_MS = 2500
+#: The least height and width of a floating pane placed between the controls and the ringed plot.
+MIN_FLOAT_HEIGHT, MIN_FLOAT_WIDTH = 200, 300
+#: The settings that remember the lesson and step on screen (a shipped lesson's name; the step, 0-based).
+LESSON_KEY, STEP_KEY = "lesson/name", "lesson/step"
+#: A lesson step's scene is a preset named "lesson:<lesson name>:<step>".
+SCENE_PREFIX = "lesson:"
 
 
 class LessonDockMixin:
@@ -91,11 +115,45 @@ class LessonDockMixin:
         # Setting a scene relays the window out, which gave the dock area back its old share: place it again.
         pane.revealed.connect(self._place_lesson_dock_soon)
         pane.stepChanged.connect(self._place_lesson_dock_soon)
+        self._resume_lesson(pane)
+        pane.stepChanged.connect(self._remember_lesson_step)
+        pane.lessonChanged.connect(self._on_lesson_changed)
         style_widgets(pane, self._theme, ui_pt=self._ui_pt, zoom=self._zoom, set_root_font=False)
         pane.setPalette(QPalette())
         self._on_lesson_look(self._theme)
         self.themeChanged.connect(self._on_lesson_look)
         return pane
+
+    def _resume_lesson(self, pane) -> None:
+        """Show the lesson and step the settings remember (a shipped lesson still there; the step clamped)."""
+        if getattr(self, "settings_problem", None) is not None:
+            return
+        name, step = setting(LESSON_KEY, ""), setting(STEP_KEY, 0.0)
+        lesson = next((x for x in pane.lessons if x.builtin and x.name == name), None)
+        if lesson is not None:
+            pane.set_lesson(lesson, max(0, min(int(step), len(lesson.steps))))
+
+    def _remember_lesson_step(self, index: int) -> None:
+        pane = self.lesson_pane
+        if pane is None or pane.lesson is None or not pane.lesson.builtin:
+            return  # a lesson file of one's own is not reopened by a setting
+        if getattr(self, "settings_problem", None) is not None:
+            return
+        try:
+            save_settings({LESSON_KEY: pane.lesson.name, STEP_KEY: float(index)})
+        except (OutputError, SettingsError) as exc:
+            log.warning("could not remember the lesson step: %s", exc)
+
+    def _on_lesson_changed(self, lesson: Lesson) -> None:
+        """Another lesson: the previous lesson's scene is left (its title goes from the scene strip)."""
+        scene = self.session.scene
+        if scene is not None and scene.name.startswith(SCENE_PREFIX) \
+                and not scene.name.startswith(f"{SCENE_PREFIX}{lesson.name}:"):
+            self.session.leave_scene()
+        self._lesson_ring_target = (None, "")
+        ring = getattr(self, "_lesson_ring", None)
+        if ring is not None:
+            ring.hide()
 
     def _on_lesson_look(self, theme) -> None:
         if self.lesson_pane is not None:
@@ -161,16 +219,45 @@ class LessonDockMixin:
                    abs(g.bottom() - placed.bottom())) <= 48
 
     def _lesson_float_place(self, want: int) -> QRect:
-        """Where the floating pane goes (global coordinates): over the panel's controls on the left, from under
-        the toolbars to the status bar, unless that covers the plot the step rings; then over the right edge."""
+        """Where the floating pane goes (global coordinates): off the panel's controls and off the plot the step
+        rings, between the toolbars and the status bar.  Of the columns (right to left, as wide as ``want`` or
+        narrower) and the gaps of a column between the controls and the ringed plot, the largest that covers
+        neither; else the one that covers the least of them."""
         top = max([tb.geometry().bottom() + 1 for tb in self.findChildren(QToolBar)
                    if tb.isVisible() and self.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
         bottom = self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height()
         height = max(240, bottom - top - 4)
-        avoid = self._lesson_target_rect()
-        places = [QRect(4, top + 2, want, height), QRect(max(0, self.width() - want - 4), top + 2, want, height)]
-        best = min(places, key=lambda r: _overlap(r, avoid))  # the left one unless it covers more of the target
+        target = self._lesson_target_rect()
+        controls = self._lesson_controls_rects()
+        places = []
+        narrow = max(self.lesson_pane.minimumSizeHint().width() if self.lesson_pane else 0, MIN_FLOAT_WIDTH)
+        for width in sorted({want, min(want, narrow)}, reverse=True):
+            for x in range(max(0, self.width() - width - 4), -1, -20):  # right to left
+                column = QRect(x, top + 2, width, height)
+                places.append(column)
+                # The gaps of this column between the controls and the ringed plot that cross it.
+                edges = sorted((r.top(), r.bottom()) for r in controls + [target] if r.intersects(column))
+                y = top + 2
+                for lo, hi in edges + [(bottom, bottom)]:
+                    if lo - 4 - y >= MIN_FLOAT_HEIGHT:
+                        places.append(QRect(x, y, width, lo - 4 - y))
+                    y = max(y, hi + 4)
+
+        def cost(r: QRect) -> tuple[int, int, int]:
+            return _overlap(r, target), sum(_overlap(r, c) for c in controls), -r.width() * r.height()
+
+        best = min(places, key=cost)  # stable: the rightmost of the equally good ones
         return QRect(self.mapToGlobal(best.topLeft()), best.size())
+
+    def _lesson_controls_rects(self) -> list[QRect]:
+        """The controls of the panel on screen, in window coordinates: every visible slider, box, button, menu,
+        text field and tab bar (its sidebar and the rows above its plots)."""
+        panel = self.panels[self.current_panel_id()]
+        kinds = (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar)
+        widgets = [b for b in panel.sidebars() if b.isVisible()] + [
+            w for w in panel.findChildren(QWidget) if isinstance(w, kinds) and not isinstance(w, QScrollBar)
+            and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_")) and w.isVisible()]  # qt_: a corner
+        return [r for r in (visible_rect(w, self) for w in widgets) if not r.isEmpty()]
 
     def _lesson_target(self):
         """The plot the current step rings, if its panel is on screen."""
@@ -236,19 +323,38 @@ class LessonDockMixin:
         scene = step.scene
         if scene is None:
             return False
-        preset = Preset(name=f"{lesson.name}:{step.title}", title=f"{lesson.title} — {step.title}",
-                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view)
+        number = next((n for n, s in enumerate(lesson.steps) if s is step), 0)
+        # The notes are read as rich text by the scene strip: the step's text escaped shows as it is written.
+        preset = Preset(name=f"{SCENE_PREFIX}{lesson.name}:{number}", title=f"{lesson.title} — {step.title}",
+                        description=html.escape(step.text), state=scene.state, panel=scene.panel, view=scene.view)
         if not self.apply_preset(preset):
             return False
         if scene.results and scene.panel is not None:
             try:
-                self.panels[scene.panel].load_results(str(data_dir() / scene.results))
+                self._show_saved_result(scene.panel, data_dir() / scene.results)
             except Exception as exc:  # noqa: BLE001 - a result that cannot be shown: say so, keep the step
                 self._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
         self._lesson_ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
             QTimer.singleShot(60, self._ring_highlight)
+        for ms in (80, 400):  # a panel built for the scene lays itself out after this call: place the pane again
+            QTimer.singleShot(ms, self._place_lesson_dock)
         return True
+
+    def _show_saved_result(self, panel_id: str, path: Path) -> None:
+        """A saved Lab result: its curves in the Lab, or the position table it trained in the Learned table."""
+        if panel_id != "table":
+            self.panels[panel_id].load_results(str(path))
+            return
+        import numpy as np
+
+        from .lab import LabResult
+        from .panels.lab_table import first_trained_table
+
+        found = first_trained_table(LabResult.from_file(path).schemes)
+        if found is None:
+            raise ValueError(f"{path.name} holds no trained position table")
+        self.panel_docks.show_learned_table(np.asarray(found[0]), found[1])
 
     def _ring_highlight(self) -> None:
         panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))

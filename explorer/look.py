@@ -131,6 +131,3 @@ class Look(QObject):
         else:
             self._window.showNormal()
         self.fullScreenChanged.emit(bool(on))
-
-    def leave_full_screen(self) -> None:
-        self.set_full_screen(False)

@@ -27,6 +27,7 @@ from . import export as ex
 from .dialogs import Dialogs
 from .export.commands import ExportCommands
 from .export.controller import ExportController
+from .export.slide import plot_key
 from .help import Help
 from .lazy_docks import PanelDocks
 from .lesson_dock import LessonDockMixin
@@ -36,10 +37,12 @@ from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, Session
 from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
 from .shell.actions import ACTIONS, ActionSpec
+from .shell.focus import PlotFocus
 from .shell.menus import build_actions, build_menus, build_toolbar
 from .shell.stage import Stage
 from .undo import UndoController
 from .welcome import WelcomeMixin
+from .widgets.control_guard import ControlGuard, guard_controls
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
 
@@ -121,6 +124,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.look.changed.connect(self._on_look_changed)
         self.look.fullScreenChanged.connect(self._on_full_screen)
         self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
+        self._guard = ControlGuard(self)  # the wheel scrolls the sidebars; a focused control keeps its keys
         self.panel_docks = PanelDocks(self, self.service, self._set_up_panel)
         self.panels = self.panel_docks.panels
         self.docks = self.panel_docks.docks
@@ -128,6 +132,11 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         #: What is on screen: the panel, its tab, the plot in focus (export, scenes and lessons read it).
         self.stage = Stage(self.docks, self.panels, self)
         self.panel_docks.built.connect(self._on_panel_built)
+        # Controls and plots a tab builds when first shown are guarded and watched once it is on stage.
+        self.stage.changed.connect(self._on_stage_changed)
+        #: One plot on the whole panel (double-click, F, a scene), Esc back.
+        self.focus = PlotFocus(self.stage, title_of=ex.plot_title, name_of=plot_key, parent=self)
+        self.focus.focusChanged.connect(self._update_back)
         self.undo = UndoController(self.panels, self.titles, self)
         self.scene_bar = SceneBar(self)
         self.session = Session(self, panels=self.panels, stage=self.stage, undo=self.undo, titles=self.titles,
@@ -145,7 +154,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         if not ok:
             mp4.setText("Record sweep animation (MP4) — needs imageio-ffmpeg")
             mp4.setToolTip(why)
-        self.actions["actLeaveFullScreen"].setEnabled(False)
+        self.actions["actBack"].setEnabled(False)
         self.actions["actSidebar"].setChecked(True)
         self.menus = build_menus(self.menuBar(), self.actions, {"@toolbars": []})
         self.menus["Presets"].aboutToShow.connect(self._fill_presets_menu)
@@ -193,7 +202,8 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
     def _fill_presets_menu(self) -> None:
         a = self.actions
         files = [a[i] for i in ("actSavePreset", "actSavePresetFile", "actOpenPreset", "actOpenPresetsFolder")]
-        self.session.fill_presets_menu(self.menus["Presets"], files, a["actResetAll"])
+        scenes = [a["actNextScene"], a["actPreviousScene"]]
+        self.session.fill_presets_menu(self.menus["Presets"], scenes, files, a["actResetAll"])
 
     def _on_look_changed(self, theme) -> None:
         look = self.look
@@ -209,14 +219,30 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.themeChanged.emit(theme)
 
     def _on_full_screen(self, on: bool) -> None:
-        self.actions["actLeaveFullScreen"].setEnabled(on)
+        self._update_back()
         with QSignalBlocker(self.actions["actFullScreen"]):
             self.actions["actFullScreen"].setChecked(on)
+
+    def _update_back(self, *_args) -> None:
+        # Enabled only when there is somewhere to go back from: an enabled Esc would take it from the tour.
+        self.actions["actBack"].setEnabled(self.focus.active or self.isFullScreen())
+
+    def back(self) -> None:
+        """Esc: from the plot in focus back to the whole panel, else out of full screen."""
+        if not self.focus.leave() and self.isFullScreen():
+            self.look.set_full_screen(False)
+
+    def _on_stage_changed(self, now) -> None:
+        if self.panels.is_built(now.panel):
+            panel = self.panels[now.panel]
+            guard_controls(panel, self._guard)
+            self.focus.watch(panel)
 
     def _set_up_panel(self, panel_id: str, panel: Panel) -> None:
         """A panel just built: styled for the look, wired to the window (undo, drawn, keys), sidebars as set."""
         panel.drawn.connect(self._check_all_drawn)
         self._keyboard_sliders(panel)
+        guard_controls(panel, self._guard)
         self.undo.adopt(panel_id, panel)
         look = self.look
         style_widgets(panel, look.theme, ui_pt=look.ui_pt, zoom=look.zoom, set_root_font=False)
@@ -230,6 +256,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         panel.set_explain_visible(self._explain_on[look.presenter])
 
     def _on_panel_built(self, panel_id: str) -> None:
+        self.focus.watch(self.panels[panel_id])
         self.stage.adopt(panel_id, self.panels[panel_id])
         self.panelBuilt.emit(panel_id)
 

@@ -121,9 +121,15 @@ def _checked_layout(layout, panel: str | None) -> dict | None:
         return None
     if panel is None:
         raise PresetError("'layout' needs a 'panel' to arrange")
-    if not isinstance(layout, dict) or set(layout) - {"splitters", "ranges"}:
-        raise PresetError("'layout' must be an object with 'splitters' and/or 'ranges'")
+    if not isinstance(layout, dict) or set(layout) - {"splitters", "ranges", "focus"}:
+        raise PresetError("'layout' must be an object with 'splitters', 'ranges' and/or 'focus'")
     out: dict = {}
+    focus = layout.get("focus")
+    if focus is not None:
+        if not isinstance(focus, str) or not 0 < len(focus) <= MAX_LAYOUT_NAME:
+            raise PresetError(f"'layout.focus' must be a plot's name of at most {MAX_LAYOUT_NAME} characters "
+                              "(pe-explorer export --panel PANEL --list-plots)")
+        out["focus"] = focus
     for key, rule in (("splitters", "a list of 2 to 8 shares > 0"),
                       ("ranges", "{\"x\": [lo, hi], \"y\": [lo, hi]} with lo < hi")):
         items = layout.get(key, {})

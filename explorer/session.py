@@ -87,9 +87,10 @@ class Session(QObject):
         except PresetError as exc:  # a broken built-in is a bug; keep the app usable and say so
             return [], [str(exc)]
 
-    def fill_presets_menu(self, m: QMenu, file_actions: list[QAction], reset_all: QAction) -> None:
-        """The lecture scenes, my presets, then ``file_actions`` and ``reset_all`` (the menu is filled as it opens:
-        my presets may have changed on disk)."""
+    def fill_presets_menu(self, m: QMenu, scene_actions: list[QAction], file_actions: list[QAction],
+                          reset_all: QAction) -> None:
+        """The lecture scenes and ``scene_actions`` (next, previous), my presets, then ``file_actions`` and
+        ``reset_all`` (the menu is filled as it opens: my presets may have changed on disk)."""
         m.clear()
         m.addSection("Lecture scenes")
         for n, preset in enumerate(self.builtin, start=1):
@@ -99,6 +100,8 @@ class Session(QObject):
             act.triggered.connect(lambda _=False, p=preset: self.apply_preset(p))
         for err in self.builtin_errors:
             m.addAction(f"⚠ {err}").setEnabled(False)
+        for act in scene_actions:
+            m.addAction(act)
         m.addSection("My presets")
         mine, broken = user_presets()
         for preset in mine:
@@ -161,9 +164,18 @@ class Session(QObject):
         panel = self.panels[preset.panel]
         self.stage.put(preset.panel, preset.view)
         layout = preset.layout or {}
-        missing = self._set_splitters(panel, layout.get("splitters", {}))
+        # The panel's own shares first, then the scene's: a scene looks the same whichever scene came before.
+        shares = {split.objectName(): split.property("defaultShares") for split in panel.findChildren(QSplitter)
+                  if split.objectName() and split.property("defaultShares")}
+        missing = self._set_splitters(panel, {**shares, **layout.get("splitters", {})})
         self._pending_ranges = (panel, layout.get("ranges", {})) if layout.get("ranges") else None
         self._apply_pending_ranges()
+        focus = layout.get("focus")
+        try:
+            self.stage.set_focus_plot(focus)  # the scene's plot on the whole stage, or (None) the whole panel
+        except ValueError:
+            missing.append(str(focus))
+            self.stage.set_focus_plot(None)
         if missing:
             self._status(f"“{preset.title}”: nothing named {', '.join(missing)} on {self.titles[preset.panel]}")
 
@@ -242,6 +254,23 @@ class Session(QObject):
             return
         if scene.panel is not None and now.panel != scene.panel:
             self.leave_scene(f"{self.titles.get(now.panel, now.panel)} brought to the front")
+
+    def step_scene(self, step: int) -> bool:
+        """The next (``step`` = 1) or previous (−1) lecture scene after the one on screen (from the first or last
+        when none is); False past either end."""
+        names = [p.name for p in self.builtin]
+        now = self._scene.name if self._scene is not None else None
+        index = names.index(now) + step if now in names else (0 if step > 0 else len(names) - 1)
+        if not 0 <= index < len(names):
+            self._status("No more lecture scenes this way" if names else "No lecture scenes")
+            return False
+        return self.apply_preset(self.builtin[index])
+
+    def next_scene(self) -> bool:
+        return self.step_scene(1)
+
+    def previous_scene(self) -> bool:
+        return self.step_scene(-1)
 
     def reset_current_panel(self) -> None:
         pid = self.stage.panel_id()

@@ -187,6 +187,8 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "export/presenter_slides": _flag,
     "export/folder": _text,
     "welcome/done": _flag,
+    "lesson/name": _text,
+    "lesson/step": _finite,
 }
 
 

@@ -312,6 +312,11 @@ def mask_word(theme: Theme) -> str:
     return "blank" if mask_colour(theme)[3] == 255 else "grey"
 
 
+#: The keyboard's focus ring (dark theme: True).  Violet, a hue of its own: the red of a refused value's outline
+#: (explorer.widgets.value_box.PROBLEM_COLOUR) and the amber of a lesson's ring must not be mistaken for it.
+FOCUS_COLOURS = {False: "#6a1b9a", True: "#d59cf0"}
+
+
 def control_colours(theme: Theme) -> dict[str, str]:
     """Slider track, filled part, handle, handle outline and value-box border for ``theme``.
 
@@ -323,11 +328,11 @@ def control_colours(theme: Theme) -> dict[str, str]:
         track = "#a3abb8" if theme.high_contrast else "#8b93a1"
         accent = "#7fb2f5" if theme.high_contrast else "#6ea6f1"
         return {"track": track, "fill": accent, "handle": "#e8eaed", "outline": accent, "border": track,
-                "focus": "#ffd54f"}
+                "focus": FOCUS_COLOURS[True]}
     track = "#5f6368" if theme.high_contrast else "#767676"
     accent = "#0b57d0" if theme.high_contrast else "#1a73e8"
     return {"track": track, "fill": accent, "handle": "#ffffff", "outline": "#174ea6", "border": track,
-            "focus": "#b3261e"}
+            "focus": FOCUS_COLOURS[False]}
 
 
 def control_sheet(theme: Theme) -> str:

@@ -1,4 +1,4 @@
-""""Start here": the first-start welcome (the lecture scenes, a one-minute tour) and the tour itself.
+""""Start here": the first-start welcome (the guided lessons, the lecture scenes, a one-minute tour) and the tour.
 
 :class:`WelcomeMixin` is the part of :class:`explorer.main_window.MainWindow` that owns them.  The
 welcome opens once, on the first start of an interactive run whose settings folder works; whatever
@@ -7,7 +7,8 @@ the newcomer picks (a scene, the tour, or just closing it) is remembered in ``se
 who starts the app in front of the hall can ignore it and drag a slider.
 
 The tour is a row of callouts, each pointing at one real part of the window (a highlight frame
-around it and a box of text beside it) with Back / Next / Done; Esc ends it.
+around it and a box of text beside it) with Back / Next / Done; Esc ends it.  It names the five panels,
+rings the controls of the panel on screen (not its explanations), and points at the Lesson button.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -26,7 +28,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QTabBar,
     QToolBar,
     QVBoxLayout,
@@ -62,17 +63,22 @@ def _current(win):
 
 
 def _sidebar(win) -> QWidget | None:
-    panel = _current(win)
-    side = getattr(panel, "sidebar", None)
-    if isinstance(side, QWidget) and side.isVisible():
-        return side
-    scrolls = [s for s in panel.findChildren(QScrollArea) if s.isVisible()]
-    return scrolls[0] if scrolls else None
+    """The controls of the panel on screen: its largest visible sidebar (sliders and boxes), never the
+    "What am I looking at?" pane, which is a scroll area too."""
+    bars = [b for b in _current(win).sidebars() if b.isVisible() and b.width() > 0]
+    return max(bars, key=lambda b: b.width() * b.height()) if bars else None
 
 
 def _first_plot(win) -> QWidget | None:
     plots = [p for p in _current(win).visible_plots() if p.width() > 50]
     return max(plots, key=lambda p: p.width() * p.height()) if plots else None
+
+
+def _lesson_button(win) -> QWidget | None:
+    """The lecture toolbar's Lesson button."""
+    bar = _toolbar(win)
+    button = bar.findChild(QWidget, "lessonButton") if bar is not None else None
+    return button if button is not None and button.isVisible() else None
 
 
 def _toolbar(win) -> QWidget | None:
@@ -81,9 +87,10 @@ def _toolbar(win) -> QWidget | None:
 
 
 TOUR: tuple[TourStep, ...] = (
-    TourStep("Four panels, one story",
+    TourStep("Five panels, one story",
              "Waves shows the sinusoidal table, Token swap why attention needs positions, Schemes every "
-             "encoding side by side, and the Lab trains short and tests long. Pick one here.", _panel_tabs),
+             "encoding side by side, Learned table what a trained position table holds, and the Lab trains "
+             "short and tests long. Pick one here.", _panel_tabs),
     TourStep("Drag, and everything follows",
              "Every slider and box here changes the plots live. Type a value and press Enter; "
              "Ctrl+Z undoes any change.", _sidebar),
@@ -93,6 +100,9 @@ TOUR: tuple[TourStep, ...] = (
     TourStep("The formula with today's numbers",
              "The strip under each panel shows its formula with the current parameters substituted.",
              lambda win: _current(win).formula),
+    TourStep("Guided lessons",
+             "Lesson (Ctrl+L) walks you through the story step by step: predict first, then Show me sets up "
+             "the panel and checks the claim live, with the numbers that settle it.", _lesson_button),
     TourStep("In the lecture hall",
              "F5 is presenter mode (large type, thick lines), F11 full screen, and Dark switches the look. "
              "Presets → Lecture scenes sets up each step of the story.", _toolbar),
@@ -120,10 +130,6 @@ class TourOverlay(QWidget):
         lay = QVBoxLayout(self.box)
         self.heading = QLabel(self.box)
         self.heading.setObjectName("tourHeading")
-        font = self.heading.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        self.heading.setFont(font)
         self.text = QLabel(self.box)
         self.text.setObjectName("tourText")
         self.text.setWordWrap(True)
@@ -174,8 +180,20 @@ class TourOverlay(QWidget):
     def go_next(self) -> None:
         self.go(self.index + 1)
 
+    def _set_fonts(self) -> None:
+        """The window's font (presenter mode's large type included): the box's style sheet stops it from
+        reaching the labels by itself."""
+        base = self.window_.font()
+        for w in (self.text, self.counter, self.back, self.next, self.done):
+            w.setFont(base)
+        heading = QFont(base)
+        heading.setBold(True)
+        heading.setPointSizeF(base.pointSizeF() * 1.25)
+        self.heading.setFont(heading)
+
     def go(self, index: int) -> None:
         self.index = max(0, min(index, len(self.steps) - 1))
+        self._set_fonts()
         self.heading.setText(self.step.title)
         self.text.setText(self.step.text)
         self.counter.setText(f"{self.index + 1} / {len(self.steps)}")
@@ -241,10 +259,21 @@ class WelcomeDialog(QDialog):
         lay = QVBoxLayout(self)
         head = QLabel("<h2>Welcome to PE Explorer</h2>", self)
         lead = QLabel("Self-attention cannot see word order; positional encodings give it one. "
-                      "Start with a lecture scene, or take the one-minute tour.", self)
+                      "Learn it in a guided lesson, start with a lecture scene, or take the one-minute tour.", self)
         lead.setWordWrap(True)
         lay.addWidget(head)
         lay.addWidget(lead)
+        lessons = QHBoxLayout()
+        self.lesson_button = QPushButton("Start a guided lesson", self)
+        self.lesson_button.setObjectName("welcomeLesson")
+        self.lesson_button.setToolTip("Predict first, then see every claim checked live (View → Lesson, Ctrl+L); "
+                                      "you go on where you left off")
+        self.lesson_button.clicked.connect(self._pick_lesson)
+        lessons.addWidget(self.lesson_button)
+        note = QLabel("Step by step, from order blindness to what a real model learned.", self)
+        note.setWordWrap(True)
+        lessons.addWidget(note, 1)
+        lay.addLayout(lessons)
         grid = QGridLayout()
         self.scene_buttons: list[QPushButton] = []
         for n, preset in enumerate(getattr(window, "_builtin", [])):
@@ -285,6 +314,10 @@ class WelcomeDialog(QDialog):
         window = self._window()
         preset = next((p for p in getattr(window, "_builtin", []) if p.name == name), None)
         self._pick(f"scene:{name}", None if preset is None else functools.partial(window.session.apply_preset, preset))
+
+    def _pick_lesson(self) -> None:
+        window = self._window()
+        self._pick("lesson", None if window is None else getattr(window, "show_lesson", None))
 
     def _pick_tour(self) -> None:
         window = self._window()

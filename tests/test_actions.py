@@ -12,7 +12,7 @@ from explorer.shell.menus import keyboard_markdown, keyboard_rows, resolve
 DOC = Path(__file__).resolve().parents[1] / "docs" / "keyboard.md"
 
 
-def test_every_record_is_an_action_of_the_window_with_its_keys_and_handler(main_window):
+def test_every_record_is_an_action_of_the_window_with_its_keys_and_handler(qtbot, main_window):
     win = main_window
     assert set(win.actions) == {a.id for a in ACTIONS}
     for a in ACTIONS:
@@ -23,6 +23,7 @@ def test_every_record_is_an_action_of_the_window_with_its_keys_and_handler(main_
         if a.handler:
             assert callable(resolve(win, a.handler)), a.handler
         assert act.isCheckable() == a.checkable or bool(a.make), a.id
+    qtbot.waitUntil(win.service.idle, timeout=60000)  # no job running when the window closes
 
 
 def test_menus_and_toolbar_are_the_records_placed():
@@ -33,7 +34,7 @@ def test_menus_and_toolbar_are_the_records_placed():
     assert all(e in ids or e == "-" or e.startswith("@") for e in TOOLBAR)
 
 
-def test_the_menus_hold_what_the_records_place(main_window):
+def test_the_menus_hold_what_the_records_place(qtbot, main_window):
     win = main_window
     for title, entries in MENUS:
         menu = win.menus[title.replace("&", "")]
@@ -41,9 +42,10 @@ def test_the_menus_hold_what_the_records_place(main_window):
         for entry in entries or ():
             if entry.startswith("act"):
                 assert entry in held, (title, entry)
+    qtbot.waitUntil(win.service.idle, timeout=60000)
 
 
-def test_the_keyboard_guide_is_made_from_the_records(main_window):
+def test_the_keyboard_guide_is_made_from_the_records(qtbot, main_window):
     """docs/keyboard.md's table and Help → Keyboard shortcuts both come from the records; a key added to a record
     without the guide (or the other way round) fails here."""
     assert keyboard_markdown() in DOC.read_text(encoding="utf-8")
@@ -54,3 +56,4 @@ def test_the_keyboard_guide_is_made_from_the_records(main_window):
     # Every key of an action is in the guide, once.
     guide = [k for _w, keys_, _what in keyboard_rows() for k in keys_.split(" or ")]
     assert sorted(guide[: sum(len(v) for v in keys.values())]) == sorted(k for v in keys.values() for k in v)
+    qtbot.waitUntil(main_window.service.idle, timeout=60000)

@@ -299,3 +299,18 @@ def test_lab_table_grid_lines_stand_out(qtbot, base, presenter):
     cell = img.pixelColor(grid.columnViewportPosition(1) + grid.columnWidth(1) // 2, y)
     assert _best(img, [(x_line + dx, y) for dx in (-1, 0, 1)], cell) >= 3.0
     assert root is not None
+
+
+@pytest.mark.parametrize("base", ["light", "dark"])
+@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+def test_the_focus_ring_is_not_the_colour_of_a_refused_value(base, presenter):
+    """The focus ring and the red outline of a value that was refused read as two things (issue 27: the focus
+    ring looked like the "out of range" outline): their hues are far apart and both stand out from the window."""
+    from explorer.theme import ALL_THEMES, control_colours
+    from explorer.widgets.value_box import PROBLEM_COLOUR
+
+    theme = ALL_THEMES[base].presenter() if presenter else ALL_THEMES[base]
+    focus, problem = QColor(control_colours(theme)["focus"]), QColor(PROBLEM_COLOUR)
+    hue_gap = abs(focus.hslHueF() - problem.hslHueF()) * 360
+    assert min(hue_gap, 360 - hue_gap) >= 60, (focus.name(), problem.name())
+    assert contrast(focus, QColor(theme.background)) >= 3.0

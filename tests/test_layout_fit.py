@@ -58,6 +58,7 @@ def window(tmp_path_factory):
     win.look.set_presenter(False)
     win.close()
     app.processEvents()
+    win.service.thread.join(60)  # a job still running (torch's first import) ends first
     assert not win.service.thread.is_alive()
 
 

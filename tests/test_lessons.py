@@ -85,9 +85,11 @@ def test_every_check_runs_with_its_documented_parameters_and_reports_its_values(
                 "alibi_linear_bias": {"scheme": "alibi"},
                 "trained_beyond_length": {"formula": "sinusoidal", "table": "learned"},
                 "models_by_scheme": {"scheme_a": "learned", "models_a": "GPT-2", "scheme_b": "rope",
-                                     "models_b": "Llama"}}
+                                     "models_b": "Llama"},
+                "lab_holds_past_training": {"holds": "alibi", "drops": "rope"}}
     small = {"bounded_values": {"positions": 4096},
-             "unique_rows": {"positions": 256}}
+             "unique_rows": {"positions": 256},
+             "t5_buckets": {"distances": 4096}}
     for name, chk in all_checks().items():
         result = run_check(name, {**required.get(name, {}), **small.get(name, {})})
         assert result.passed, (name, result.computed)
@@ -141,7 +143,7 @@ def test_a_small_lesson_loads_and_judges_predictions():
     ("[1, 2]", "not a PE Explorer lesson"),
     ('{"format": "pe-explorer-lesson", "version": 2, "title": "T", "steps": []}', "unsupported lesson version 2"),
     ('{"format": "pe-explorer-lesson", "version": 1, "title": "T", "steps": [], "x": 1}', "unknown key"),
-    ('{"format": "pe-explorer-lesson", "version": 1, "title": "T", "steps": []}', "1 to 60 steps"),
+    ('{"format": "pe-explorer-lesson", "version": 1, "title": "T", "steps": []}', "1 to 24 steps"),
     ('{"format": "pe-explorer-lesson", "version": 1, "title": NaN, "steps": []}', "NaN"),
     ('{"format": "pe-explorer-lesson", "version": 1' + ", " + '"n": ' + "9" * 400 + "}", "400 digits"),
     ("[" * 200 + "]" * 200, "nested"),
@@ -217,6 +219,8 @@ SAME_AS = {"waves": {"positions": "n_positions", "seed": "token_seed", "k": "off
            "swap": {"i": "swap_i", "j": "swap_j"}}
 #: Panel fields a check's value implies: the first head's slope is shown on head 0.
 IMPLIED = {("alibi_linear_bias", "slope_first"): {"alibi_head": 0}}
+#: Panel fields a check itself implies, asked or not: the scaling method the step is about.
+CHECK_SHOWS = {"rope_linear_scaling": {"scaling": "linear"}, "rope_yarn": {"scaling": "yarn"}}
 
 
 def test_every_scene_shows_the_parameters_its_check_uses():
@@ -244,5 +248,7 @@ def test_every_scene_shows_the_parameters_its_check_uses():
                 if step.check == chk and value in asked:
                     problems += [f"{lesson.name} {n}: {scene.panel} {k} = {shown.get(k)!r}, the question needs {v!r}"
                                  for k, v in fields.items() if shown.get(k) != v]
+            problems += [f"{lesson.name} {n}: {scene.panel} {k} = {shown.get(k)!r}, the check is about {v!r}"
+                         for k, v in CHECK_SHOWS.get(step.check, {}).items() if shown.get(k) != v]
     assert compared >= 20
     assert not problems, "\n".join(problems)

@@ -74,6 +74,7 @@ def test_closing_stops_the_service(qtbot):
     qtbot.addWidget(w)
     w.show()
     w.close()
+    w.service.thread.join(60)  # a job still running (torch's first import) ends first
     assert not w.service.thread.is_alive()
 
 

@@ -257,8 +257,8 @@ def test_a_layout_name_the_panel_lacks_is_said_not_fatal(win):
     ({"ranges": {"p": {"x": [2, 1]}}}, "lo < hi"),
     ({"ranges": {"p": {"z": [0, 1]}}}, "lo < hi"),
     ({"ranges": {"p" * 61: {"x": [0, 1]}}}, "longer than 60"),
-    ({"zoom": 3}, "'splitters' and/or 'ranges'"),
-    ([1, 2], "'splitters' and/or 'ranges'"),
+    ({"zoom": 3}, "'splitters', 'ranges' and/or 'focus'"),
+    ([1, 2], "'splitters', 'ranges' and/or 'focus'"),
 ])
 def test_a_bad_layout_is_refused_in_one_line(layout, why):
     text = json.dumps({"version": 2, "panels": {}, "panel": "waves", "layout": layout}, allow_nan=True)

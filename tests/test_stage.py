@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLineEdit, QMenu, QTabBar
+from PySide6.QtWidgets import QLineEdit, QMenu, QTabBar, QWidget
 
 
 def _dock_tab_bar(win):
@@ -128,4 +128,99 @@ def test_the_stage_says_when_it_moves(qtbot, win):
     assert seen and seen[-1].panel == "table"
     win.panels["table"].show_view("spectrum")
     assert seen[-1].view == "spectrum"
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def _stage_of(win) -> tuple:
+    from PySide6.QtWidgets import QSplitter
+
+    panel = win.stage.panel()
+    splits = tuple((s.objectName(), round(s.sizes()[0] / max(1, sum(s.sizes())), 2))
+                   for s in panel.findChildren(QSplitter) if s.objectName() and s.isVisible())
+    return win.stage.now().panel, win.stage.now().view, splits
+
+
+def test_every_scene_sets_the_same_stage_forward_and_backward(qtbot, win):
+    """Page Down / Page Up (what a presentation clicker sends) step through the lecture scenes, and each scene
+    puts the same panel, tab and splitter shares on stage whichever scene came before (scene 2 used to keep the
+    tab the scene before had left: "Why sinusoids?" forward, "Relative position" backward)."""
+    win.resize(1280, 720)
+    n = len(win.session.builtin)
+    forward = []
+    for _ in range(n):
+        assert win.actions["actNextScene"].shortcut().toString() == "PgDown"
+        win.actions["actNextScene"].trigger()
+        qtbot.wait(50)
+        forward.append((win.session.scene.name, _stage_of(win)))
+    assert not win.session.next_scene()  # past the last
+    backward = []
+    for _ in range(n):
+        backward.append((win.session.scene.name, _stage_of(win)))
+        win.actions["actPreviousScene"].trigger()
+        qtbot.wait(50)
+    assert forward == backward[::-1]
+    assert all(view is not None for _name, (pid, view, _s) in forward if win.panels[pid].view_ids)
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_focused_slider_keeps_page_down(qtbot, win):
+    """A focused slider steps by a page on Page Down; the scene changes only when no control has the keyboard."""
+    from PySide6.QtWidgets import QSlider
+
+    win.show_panel("waves")
+    slider = next(s for s in win.panels["waves"].findChildren(QSlider) if s.isVisible() and s.isEnabled()
+                  and s.value() + s.pageStep() <= s.maximum())
+    slider.setFocus()
+    qtbot.waitUntil(slider.hasFocus)
+    before, scene = slider.value(), win.session.scene
+    qtbot.keyClick(slider, Qt.Key.Key_PageDown)
+    assert slider.value() != before and win.session.scene is scene
+    slider.clearFocus()
+    win.setFocus()
+    qtbot.keyClick(win, Qt.Key.Key_PageDown)
+    assert win.session.scene is not None and win.session.scene.name == win.session.builtin[0].name
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_plot_in_focus_fills_the_panel_and_esc_brings_the_panel_back(qtbot, win):
+    """Focus a plot (double-click, F, a scene): it fills its panel, the stage says so, export acts on it; Esc puts
+    it back where it was (issue 27: a lecturer shows one plot on the whole stage)."""
+    from explorer.export.slide import named_plots
+
+    win.resize(1280, 720)
+    win.show_panel("schemes")
+    panel = win.panels["schemes"]
+    qtbot.waitUntil(lambda: bool(panel.visible_plots()))
+    name, plot = next((n, p) for n, p in named_plots(panel) if p.isVisible())
+    parent, size = plot.parentWidget(), plot.size()
+    ev_scene = plot.scene()
+    from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent  # noqa: F401 - the scene's own event
+
+    win.focus.focus(plot)
+    assert win.stage.now().plot == name and win.focus.active
+    frame = panel.findChild(QWidget, "plotFocus")
+    assert frame is not None and frame.isVisible() and frame.isAncestorOf(plot)
+    qtbot.waitUntil(lambda: plot.width() > size.width() or plot.height() > size.height())
+    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
+    win.exports.fill_menu(win.menus["Export"])
+    assert win.menus["Export"].findChild(QMenu, "pePlotInFocus") is not None
+    assert win.actions["actBack"].isEnabled()
+    win.actions["actBack"].trigger()
+    assert not win.focus.active and win.stage.now().plot is None
+    assert plot.parentWidget() is parent and panel.findChild(QWidget, "plotFocus") in (None, frame)
+    assert not win.actions["actBack"].isEnabled()
+    assert ev_scene is plot.scene()
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_scene_can_put_a_plot_in_focus(qtbot, win, tmp_path):
+    from explorer.presets import parse_preset
+
+    win.show_panel("waves")
+    scene = parse_preset('{"version": 2, "title": "One plot", "description": "the spectrum alone", '
+                         '"panel": "waves", "view": "table", "layout": {"focus": "spectrum"}, "panels": {}}')
+    assert win.session.apply_preset(scene)
+    assert win.stage.now().plot == "spectrum" and win.focus.active
+    assert win.session.next_scene()  # the next scene names no focus: the whole panel comes back
+    assert not win.focus.active
     qtbot.waitUntil(win.service.idle, timeout=60000)

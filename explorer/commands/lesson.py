@@ -1,7 +1,9 @@
 """``pe-explorer lesson``: list the lessons, or run every step's live check headless.
 
 ``--check`` prints, for every step, the claim, the values its check computed and PASS/FAIL (``--json``:
-one JSON document); the exit status is 1 when any check fails, 2 when a lesson file is refused.
+one JSON document); the exit status is 1 when any check fails, 2 when a lesson file is refused.  Text from a
+lesson file reaches the terminal with its control characters made visible (:func:`~explorer.lessons.report.printable`):
+a title cannot clear the screen, retitle the terminal or forge a "PASS" line.
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ def _lessons(ref: str | None):
     try:
         return [find_lesson(ref)] if ref else builtin_lessons()
     except LessonError as exc:
-        raise UsageError(str(exc)) from None
+        from ..lessons.report import printable
+
+        raise UsageError(printable(str(exc))) from None
+
+
+def _print_json(doc) -> None:
+    from ..lessons.report import json_printable
+
+    print(json_printable(json.dumps(doc, indent=2, ensure_ascii=False)))
 
 
 def _list_checks(as_json: bool) -> int:
@@ -42,7 +52,7 @@ def _list_checks(as_json: bool) -> int:
     if as_json:
         rows = [{"name": c.name, "claim": c.claim, "values": list(c.values),
                  "params": {k: p.describe() for k, p in c.params.items()}} for c in checks.values()]
-        print(json.dumps({"checks": rows}, indent=2, ensure_ascii=False))
+        _print_json({"checks": rows})
         return 0
     for c in checks.values():
         print(f"{c.name}: {c.claim}")
@@ -53,36 +63,39 @@ def _list_checks(as_json: bool) -> int:
 
 
 def _run(args) -> int:
+    from ..lessons.report import printable as shown
+
     if args.list_checks:
         return _list_checks(args.json)
     lessons = _lessons(args.file)
     if not args.check:
         if args.json:
-            print(json.dumps({"lessons": [{"name": x.name, "title": x.title, "steps": [
+            _print_json({"lessons": [{"name": x.name, "title": x.title, "steps": [
                 {"title": s.title, "check": s.check, "claims": list(s.claims)} for s in x.steps]}
-                for x in lessons]}, indent=2, ensure_ascii=False))
+                for x in lessons]})
             return 0
         for x in lessons:
-            print(f"{x.name}: {x.title} ({len(x.steps)} steps)")
+            print(f"{shown(x.name)}: {shown(x.title)} ({len(x.steps)} steps)")
             for n, s in enumerate(x.steps, 1):
                 claims = f" [{', '.join(s.claims)}]" if s.claims else ""
-                print(f"  {n}. {s.title} — check {s.check}{claims}")
+                print(f"  {n}. {shown(s.title)} — check {s.check}{claims}")
         return 0
     from ..lessons.report import check_lesson
 
     reports = [r for x in lessons for r in check_lesson(x)]
     failed = [r for r in reports if not r.passed]
     if args.json:
-        print(json.dumps({"passed": not failed, "steps": [r.as_dict() for r in reports],
-                          "claims": sorted({c for r in reports for c in r.claims})}, indent=2, ensure_ascii=False))
+        _print_json({"passed": not failed, "steps": [r.as_dict() for r in reports],
+                     "claims": sorted({c for r in reports for c in r.claims})})
     else:
         for r in reports:
             mark = "PASS" if r.passed else "FAIL"
-            print(f"{mark}  {r.lesson} {r.number}. {r.title}" + (f" [{', '.join(r.claims)}]" if r.claims else ""))
+            print(f"{mark}  {shown(r.lesson)} {r.number}. {shown(r.title)}"
+                  + (f" [{', '.join(r.claims)}]" if r.claims else ""))
             if r.result is not None:
                 print(f"      claim: {r.result.claim}")
-                print(f"      computed: {r.result.computed}")
+                print(f"      computed: {shown(r.result.computed)}")
             if r.error:
-                print(f"      error: {r.error}")
+                print(f"      error: {shown(r.error)}")
         print(f"{len(reports) - len(failed)} of {len(reports)} checks passed")
     return 1 if failed else 0

@@ -35,7 +35,13 @@ class ExportCommands:
 
     # -- commands --------------------------------------------------------------------------------------
     def export_panel(self, *, scale: float = 2, ext: str = ".png", ask_width: bool = False) -> bool:
+        """The panel on stage as an image — or, when a plot is in focus, that plot (what the audience sees)."""
         panel = self.stage.panel()
+        plot = self.stage.plot()
+        if plot is not None:
+            if ask_width:
+                return self.exporter.save_plot_width(panel, plot)
+            return self.exporter.save_plot(panel, plot, scale=scale, ext=ext)
         width = None
         if ask_width:
             width = self.exporter.ask_width(panel.width() * 2)
@@ -50,6 +56,9 @@ class ExportCommands:
         return self.exporter.save_widget(self._window, "pe-explorer-window", scale=scale, ext=ext, title="PE Explorer")
 
     def copy_panel(self) -> bool:
+        plot = self.stage.plot()
+        if plot is not None:
+            return self.exporter.copy_plot(plot)
         return self.exporter.copy_widget(self.stage.panel())
 
     def record_sweep(self, ext: str = ".gif") -> bool:
@@ -70,6 +79,12 @@ class ExportCommands:
             if act_id in a:
                 m.addAction(a[act_id])
         m.addSeparator()
+        plot = self.stage.plot()
+        if plot is not None:  # what is on stage first: the plot in focus, with its own slide and program
+            focused = self.exporter.plot_menu(panel, plot, m)
+            focused.setTitle(f"Plot in focus: “{plot_title(plot) or plot_name(panel, plot)}”")
+            focused.setObjectName("pePlotInFocus")
+            m.addMenu(focused)
         pm = m.addMenu(f"Panel “{title}”")
         for s in SCALES:
             pm.addAction(f"PNG, {s}×…").triggered.connect(lambda _=False, s=s: self.export_panel(scale=s))

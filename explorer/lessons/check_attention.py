@@ -1,34 +1,73 @@
-"""Live checks on one attention layer: order blindness, the causal mask's leak, masking before the softmax.
+"""Live checks on one attention layer: order blindness, the causal mask's leak, masking before the softmax,
+and position entering through the vectors.
 
 Every number comes from the Token-swap panel's own job (:mod:`explorer.jobs.swap`): the same embeddings,
-projections and attention the panel draws.
+projections and attention the panel draws.  A claim about "swapping two words" is checked for every pair
+of different words of the sentence, not only the pair the step starts with.
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from .checks import Param, check
+from .checks import EPS, CheckError, Param, check, sci
 
-_SENTENCE = Param("text", "the dog saw a cat", help="the words (whitespace-separated)")
-_I = Param("int", 0, 0, 63, "the first token to swap")
-_J = Param("int", 3, 0, 63, "the second token to swap")
-_D = Param("int", 16, 4, 256, "d_model")
+_SENTENCE = Param("text", "the dog saw a cat", help="the words (whitespace-separated, at most 6)")
+_I = Param("int", 0, 0, 5, "the first token to swap (the scene's)")
+_J = Param("int", 3, 0, 5, "the second token to swap (the scene's)")
+_D = Param("int", 16, 4, 64, "d_model")
 _SEED = Param("int", 0, 0, 2**31 - 1, "seed of W_Q, W_K, W_V")
-#: Below this a difference is rounding (float64 attention gives ~1e-16); above CHANGED it is a real change.
-SAME, CHANGED = 1e-9, 1e-3
+#: Words a sentence of these checks may have: every pair of them is swapped (15 pairs, 30 forward passes at
+#: most, three times over for position_in_the_vectors: about a second).
+MAX_WORDS = 6
+#: Above CHANGED a difference is a real change (outputs are of size ~1).
+CHANGED = 1e-3
 
 
-def _swap(sentence: str, i: int, j: int, d_model: int, seed: int, **changes):
-    from ..jobs.swap import SwapRequest, compute
+def _cost(sentence: str, d_model: int, **_ignored) -> int:
+    """Values the swaps hold; a sentence too long to swap every pair of is refused here, before anything runs."""
+    n = _words(sentence)
+    return n * n * (n * n + 3 * n * d_model + 3 * d_model * d_model) // 2
+
+
+def _words(sentence: str) -> int:
+    n = len(sentence.split())
+    if n > MAX_WORDS:
+        raise CheckError(f"the sentence has {n} words; these checks swap every pair of at most {MAX_WORDS}")
+    return n
+
+
+def _state(sentence: str, i: int, j: int, d_model: int, seed: int, **changes):
     from ..state.swap import SwapState
 
-    st = SwapState(sentence=sentence, swap_i=i, swap_j=j, d_model=d_model, seed=seed, **changes)
-    if st.tokens[i] == st.tokens[j]:
-        from .checks import CheckError
+    _words(sentence)
+    return SwapState(sentence=sentence, swap_i=i, swap_j=j, d_model=d_model, seed=seed, **changes)
 
-        raise CheckError(f"tokens {i} and {j} are both {st.tokens[i]!r}: swapping them changes nothing")
-    return compute(SwapRequest(st))
+
+def _pairs(tokens: list[str]) -> list[tuple[int, int]]:
+    """Every pair of positions holding different words (swapping equal words changes nothing)."""
+    return [(a, b) for a, b in itertools.combinations(range(len(tokens)), 2) if tokens[a] != tokens[b]]
+
+
+def _swaps(base, **changes):
+    """The Token-swap job's response for every pair of different words, with ``changes`` to the state."""
+    from ..jobs.swap import SwapRequest, compute
+    from ..state import to_dict
+    from ..state.swap import SwapState
+
+    fields = {**to_dict(base), **changes}
+    pairs = _pairs(base.tokens)
+    if not pairs:
+        raise CheckError("the sentence needs two different words to swap")
+    return [(a, b, compute(SwapRequest(SwapState(**{**fields, "swap_i": a, "swap_j": b})))) for a, b in pairs]
+
+
+def _rounding(r) -> float:
+    """What float64 rounding allows a relabelled output to differ by: ε times the layer's size."""
+    n, d = r.before.outputs.shape
+    return 64.0 * n * d * EPS * max(1.0, float(np.abs(r.before.outputs).max()))
 
 
 def _nope() -> str:
@@ -38,81 +77,103 @@ def _nope() -> str:
 
 
 @check("swap_equivariance",
-       "With no positions and no mask, swapping two tokens only moves their outputs with them: attention "
+       "With no positions and no mask, swapping any two words only moves their outputs with them: attention "
        "is permutation-equivariant. It is not invariant: the output at each place does change.",
-       ("relabel_error", "place_change", "pooled_change"),
+       ("relabel_error", "bound", "place_change", "pooled_change", "swaps"),
+       cost=_cost, compare={"relabel_error": "bound", "pooled_change": "bound"},
        sentence=_SENTENCE, i=_I, j=_J, d_model=_D, seed=_SEED)
 def swap_equivariance(sentence: str, i: int, j: int, d_model: int, seed: int):
-    r = _swap(sentence, i, j, d_model, seed, scheme=_nope(), causal=False)
-    place = float(np.abs(r.after.outputs - r.before.outputs).max())
-    pooled = float(np.abs(r.after.outputs.mean(0) - r.before.outputs.mean(0)).max())
-    values = {"relabel_error": r.max_relabel_error, "place_change": place, "pooled_change": pooled}
-    ok = r.max_relabel_error < SAME and place > CHANGED and pooled < SAME
-    return values, ok, (f"outputs moved back to their tokens differ by {r.max_relabel_error:.1e}; "
-                        f"outputs at the same place differ by {place:.3g}; their mean (a pooled summary) "
-                        f"by {pooled:.1e}")
+    base = _state(sentence, i, j, d_model, seed, scheme=_nope(), causal=False)
+    runs = _swaps(base)
+    relabel = max(r.max_relabel_error for *_ab, r in runs)
+    bound = max(_rounding(r) for *_ab, r in runs)
+    place = min(float(np.abs(r.after.outputs - r.before.outputs).max()) for *_ab, r in runs)
+    pooled = max(float(np.abs(r.after.outputs.mean(0) - r.before.outputs.mean(0)).max()) for *_ab, r in runs)
+    values = {"relabel_error": relabel, "bound": bound, "place_change": place, "pooled_change": pooled,
+              "swaps": len(runs)}
+    ok = relabel <= bound and place > CHANGED and pooled <= bound
+    return values, ok, (f"all {len(runs)} swaps of two different words: outputs moved back to their words differ "
+                        f"by at most {sci(relabel)} (rounding allows {sci(bound)}); outputs at the same place "
+                        f"change by at least {place:.3g}; their mean (a pooled summary) by at most {sci(pooled)}")
 
 
 @check("swap_causal_leak",
-       "A causal mask alone leaks order: with no positional encoding at all, swapping two tokens changes "
-       "the outputs, including those of tokens between them that were not moved.",
-       ("relabel_error", "between_change", "after_change"),
+       "A causal mask alone leaks order: with no positional encoding at all, every swap of two different words "
+       "changes the outputs, including those of words between them that did not move; words after both see "
+       "the same set of words and keep their outputs.",
+       ("relabel_error", "between_change", "after_change", "bound", "swaps"),
+       cost=_cost, compare={"after_change": "bound"},
        sentence=_SENTENCE, i=_I, j=_J, d_model=_D, seed=_SEED)
 def swap_causal_leak(sentence: str, i: int, j: int, d_model: int, seed: int):
-    r = _swap(sentence, i, j, d_model, seed, scheme=_nope(), causal=True)
-    lo, hi = sorted((i, j))
-    n = len(r.before.tokens)
-    diff = np.abs(r.difference).max(axis=1)
+    base = _state(sentence, i, j, d_model, seed, scheme=_nope(), causal=True)
+    runs = _swaps(base)
+    n = len(base.tokens)
+    chosen = next(r for a, b, r in runs if (a, b) == tuple(sorted((i, j)))) if base.tokens[i] != base.tokens[j] \
+        else runs[0][2]
+    lo, hi = sorted((chosen.request.state.swap_i, chosen.request.state.swap_j))
+    diff = np.abs(chosen.difference).max(axis=1)
     between = float(diff[lo + 1:hi].max()) if hi - lo > 1 else 0.0
-    after = float(diff[hi + 1:].max()) if hi + 1 < n else 0.0
-    values = {"relabel_error": r.max_relabel_error, "between_change": between, "after_change": after}
-    ok = r.max_relabel_error > CHANGED and (hi - lo == 1 or between > CHANGED)
-    return values, ok, (f"NoPE with a causal mask: outputs change by up to {r.max_relabel_error:.3g}; "
-                        f"a token between the two moves by {between:.3g}, a token after both by {after:.1e}")
+    after = max((float(np.abs(r.difference)[max(a, b) + 1:].max()) for a, b, r in runs if max(a, b) + 1 < n),
+                default=0.0)
+    every_between = min((float(np.abs(r.difference)[a + 1:b].max(axis=1).min()) for a, b, r in runs if b - a > 1),
+                        default=1.0)
+    smallest = min(r.max_relabel_error for *_ab, r in runs)
+    bound = max(_rounding(r) for *_ab, r in runs)
+    values = {"relabel_error": chosen.max_relabel_error, "between_change": between, "after_change": after,
+              "bound": bound, "swaps": len(runs)}
+    ok = smallest > CHANGED and every_between > CHANGED and after <= bound
+    return values, ok, (
+        f"NoPE with a causal mask, all {len(runs)} swaps: every one changes the outputs (at least "
+        f"{smallest:.3g}), every word between the two moves (at least {every_between:.3g}), every word after "
+        f"both by at most {sci(after)} (rounding allows {sci(bound)}); words {lo} and {hi}: the word between "
+        f"moves by {between:.3g}")
 
 
 @check("mask_before_softmax",
        "Mask the raw scores (set them to −∞) before the softmax: every row of weights sums to 1. Zeroing "
-       "weights after the softmax leaves rows that sum to less than 1.",
-       ("row_error_before", "min_row_sum_after"),
-       sentence=_SENTENCE, d_model=_D, seed=_SEED)
-def mask_before_softmax(sentence: str, d_model: int, seed: int):
-    from ..jobs.swap import forward
-    from ..state.swap import SwapState
+       "weights after the softmax leaves rows that sum to less than 1 (the Token-swap panel's Σ column, before "
+       "and after the swap).",
+       ("row_error_before", "bound", "min_row_sum_after", "rows"),
+       cost=_cost, compare={"row_error_before": "bound"},
+       sentence=_SENTENCE, i=_I, j=_J, d_model=_D, seed=_SEED)
+def mask_before_softmax(sentence: str, i: int, j: int, d_model: int, seed: int):
+    from ..jobs.swap import SwapRequest, compute
 
-    base = SwapState(sentence=sentence, swap_i=0, swap_j=1, d_model=d_model, seed=seed, scheme=_nope(),
-                     causal=True)
-    early = forward(base.tokens, base)
-    late = forward(base.tokens, SwapState(**{**_fields(base), "mask_after_softmax": True}))
-    err = float(np.abs(early.row_sums - 1.0).max())
-    low = float(late.row_sums.min())
-    values = {"row_error_before": err, "min_row_sum_after": low}
-    return values, err < 1e-12 and low < 1.0 - 1e-6, (
-        f"masked before the softmax every row sums to 1 (largest error {err:.1e}); masked after it the "
-        f"smallest row sum is {low:.3f}")
+    early = _state(sentence, i, j, d_model, seed, scheme=_nope(), causal=True, mask_after_softmax=False)
+    late = _state(sentence, i, j, d_model, seed, scheme=_nope(), causal=True, mask_after_softmax=True)
+    a, b = compute(SwapRequest(early)), compute(SwapRequest(late))
+    sums = np.concatenate([a.before.row_sums.ravel(), a.after.row_sums.ravel()])
+    err = float(np.abs(sums - 1.0).max())
+    bound = 4.0 * len(early.tokens) * EPS
+    low = b.min_row_sum  # the smallest Σ the panel shows, over the sentence before and after the swap
+    values = {"row_error_before": err, "bound": bound, "min_row_sum_after": low, "rows": int(sums.size)}
+    return values, err <= bound and low < 1.0 - 1e-6, (
+        f"masked before the softmax all {sums.size} rows (before and after the swap) sum to 1 (largest error "
+        f"{sci(err)}, rounding allows {sci(bound)}); masked after it the smallest row sum is {low:.3f}")
 
 
 @check("position_in_the_vectors",
-       "Attention sees position only through the vectors that make Q, K and V: add an encoding to the "
-       "input and the swap shows; take it away (α = 0) and attention is blind again.",
-       ("relabel_error", "relabel_error_off"),
+       "Attention sees position only through what it reads: add an encoding to the input and every swap "
+       "shows; take it away (α = 0) without a mask and no swap does; with α = 0 and the causal mask, the mask "
+       "is the one other way in.",
+       ("relabel_error", "relabel_error_off", "bound", "relabel_error_causal", "swaps"),
+       cost=_cost, compare={"relabel_error_off": "bound"},
        scheme=Param("scheme", help="a scheme added to the input (kind input)"),
        sentence=_SENTENCE, i=_I, j=_J, d_model=_D, seed=_SEED)
 def position_in_the_vectors(scheme: str, sentence: str, i: int, j: int, d_model: int, seed: int):
     from .. import schemes as registry
-    from .checks import CheckError
 
     if registry.get(scheme).kind != "input":
         raise CheckError(f"check position_in_the_vectors: {scheme} is not added to the input")
-    on = _swap(sentence, i, j, d_model, seed, scheme=scheme, causal=False)
-    off = _swap(sentence, i, j, d_model, seed, scheme=scheme, causal=False, alpha=0.0)
-    values = {"relabel_error": on.max_relabel_error, "relabel_error_off": off.max_relabel_error}
-    return values, on.max_relabel_error > CHANGED and off.max_relabel_error < SAME, (
-        f"{registry.get(scheme).title} added (α = 1): the swap changes outputs by {on.max_relabel_error:.3g}; "
-        f"α = 0: by {off.max_relabel_error:.1e}")
-
-
-def _fields(state) -> dict:
-    from ..state import to_dict
-
-    return to_dict(state)
+    base = _state(sentence, i, j, d_model, seed, scheme=scheme, causal=False)
+    on = min(r.max_relabel_error for *_ab, r in _swaps(base, alpha=1.0))
+    off_runs = _swaps(base, alpha=0.0)
+    off = max(r.max_relabel_error for *_ab, r in off_runs)
+    bound = max(_rounding(r) for *_ab, r in off_runs)
+    leak = min(r.max_relabel_error for *_ab, r in _swaps(base, alpha=0.0, causal=True))
+    values = {"relabel_error": on, "relabel_error_off": off, "bound": bound, "relabel_error_causal": leak,
+              "swaps": len(off_runs)}
+    return values, on > CHANGED and off <= bound and leak > CHANGED, (
+        f"{registry.get(scheme).title} added (α = 1): every one of {len(off_runs)} swaps changes outputs, by at "
+        f"least {on:.3g}; α = 0, no mask: by at most {sci(off)} (rounding allows {sci(bound)}); α = 0 with the "
+        f"causal mask: by at least {leak:.3g}")

@@ -9,6 +9,17 @@ format (``pe-explorer lesson --list-checks``, docs/lessons.md).  A check is a mo
 * ``passed``: whether they bear out the claim (for a claim a lesson gets wrong, the corrected claim);
 * ``computed``: one line saying what was computed, with the numbers in it.
 
+A check states its claim as a property over the whole range a step lets the student choose (every offset,
+every pair of words, every head count), never at one lucky value, and it compares the app's own
+implementation (the function a panel draws with) against the claim: a deliberately broken implementation
+makes it fail (tests/test_lesson_mutations.py breaks each check's implementation and watches it fail).
+
+Every check declares what one run costs (``cost``: the float64 values it holds at once, from its
+parameters) and a step may ask for at most :data:`MAX_CHECK_WORK`; a lesson file that asks for more is
+refused in one line before anything runs.  ``compare`` names, for each error or percentage a reveal may
+show, the value it is measured against (a rounding bound, chance, a baseline), so a reveal can show both
+in one line.
+
 :class:`CheckRequest` runs a check as a job of the compute service (it pickles: a name and a tuple of
 parameters), so the GUI never computes on its UI thread and never imports torch.
 """
@@ -27,6 +38,10 @@ from ..jobs import job
 PARAM_KINDS = ("int", "float", "scheme", "name", "text")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,60}$")
 MAX_TEXT_PARAM = 200
+#: The most float64 values one check may hold at once (2^24: 128 MB; about a second of work or less).
+MAX_CHECK_WORK = 2**24
+#: Machine epsilon of float64 (the unit every rounding bound is counted in).
+EPS = 2.0**-52
 
 
 class CheckError(ValueError):
@@ -91,6 +106,14 @@ class Check:
     fn: Callable[..., tuple[dict, bool, str]]
     #: Seconds it may take (a hint for the pane's "computing…"; torch or a Lab file is slower).
     slow: bool = False
+    #: The float64 values one run holds at once, from the resolved parameters (see :data:`MAX_CHECK_WORK`).
+    cost: Callable[..., int] | None = None
+    #: value -> the value it is compared to (its rounding bound, chance, a baseline).
+    compare: dict[str, str] = field(default_factory=dict)
+
+    def work(self, resolved: dict) -> int:
+        """What running with ``resolved`` parameters costs (float64 values held at once)."""
+        return int(self.cost(**resolved)) if self.cost is not None else 0
 
     def resolve(self, given: dict | None) -> dict:
         """The parameters with defaults filled in; :class:`CheckError` for unknown, missing or bad ones."""
@@ -108,6 +131,10 @@ class Check:
                 raise CheckError(f"check {self.name}: parameter {pname!r} is required ({spec.describe()})")
             else:
                 out[pname] = spec.default
+        work = self.work(out)
+        if work > MAX_CHECK_WORK:
+            raise CheckError(f"check {self.name}: these parameters ask for {work:,} values at once; a lesson step "
+                             f"may ask for at most {MAX_CHECK_WORK:,} (fewer positions, a smaller d_model)")
         return out
 
 
@@ -131,18 +158,27 @@ class CheckResult:
 _CHECKS: dict[str, Check] = {}
 
 
-def check(name: str, claim: str, values: tuple[str, ...], *, slow: bool = False, **params: Param):
+def check(name: str, claim: str, values: tuple[str, ...], *, slow: bool = False,
+          cost: Callable[..., int] | None = None, compare: dict[str, str] | None = None, **params: Param):
     """Decorator: register ``fn`` as the check ``name`` (its parameters as keyword :class:`Param` s)."""
 
     def register(fn):
-        _CHECKS[name] = Check(name, claim, dict(params), tuple(values), fn, slow)
+        _CHECKS[name] = Check(name, claim, dict(params), tuple(values), fn, slow, cost, dict(compare or {}))
         return fn
 
     return register
 
 
 def _load() -> None:
-    from . import check_attention, check_schemes, check_waves  # noqa: F401 - registers the checks
+    from . import (  # noqa: F401 - registers the checks
+        check_after_rope,
+        check_attention,
+        check_rope,
+        check_rotation,
+        check_schemes,
+        check_table,
+        check_waves,
+    )
 
 
 def all_checks() -> dict[str, Check]:
@@ -183,6 +219,26 @@ class CheckRequest:
 @job(CheckRequest)
 def compute_check(request: CheckRequest) -> CheckResult:
     return run_check(request.name, dict(request.params))
+
+
+def sci(x: float, digits: int = 1) -> str:
+    """A small number for a line of text: 2.2e-16, and an exact zero as "0" (never "0.0e+00")."""
+    return "0" if x == 0 else f"{x:.{digits}e}"
+
+
+def percent(v: float, digits: int = 1, thousands: bool = False) -> str:
+    """A share as a percentage that never reads as its end: 0.99975 is "99.97%", never "100.0%" (and a share
+    just above 0 never "0.0%"); it gets the digits that tell it apart (up to six)."""
+    comma = "," if thousands else ""
+    out = format(v, f"{comma}.{digits}%")
+    while v not in (0, 1) and digits < 6 and out in (format(1, f".{digits}%"), format(0, f".{digits}%")):
+        digits += 1
+        out = format(v, f"{comma}.{digits}%")
+    return out
+
+
+def yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def _shown(value: Any) -> str:

@@ -10,8 +10,9 @@ numbers correct) and the ``claims`` of docs/lessons.md it covers.  docs/lessons.
 
 Every problem — a missing, huge or unreadable file, text that is not JSON, NaN, a 400-digit number,
 nesting too deep, an unknown key, check or parameter, a value of the wrong type or out of range, a reveal
-that names a value the check does not compute — raises :class:`LessonError` with one line naming the
-file and the step; nothing is returned.
+that names a value the check does not compute, a step that asks for more work than
+:data:`~explorer.lessons.checks.MAX_CHECK_WORK` or a lesson that asks for more than :data:`MAX_LESSON_WORK`
+in all — raises :class:`LessonError` with one line naming the file and the step; nothing is returned.
 """
 
 from __future__ import annotations
@@ -24,13 +25,17 @@ from typing import Any
 
 from ..fileio import InputError, parse_json_text
 from ..state import PANEL_STATES, PANEL_VIEWS, AppState, StateError, from_dict, to_dict
-from .checks import CheckError, get_check
+from .checks import MAX_CHECK_WORK, CheckError, get_check, percent
 
 LESSON_FORMAT = "pe-explorer-lesson"
 LESSON_VERSION = 1
 #: A lesson is a few kilobytes: refuse anything far larger before reading it.
 MAX_LESSON_BYTES = 256 * 1024
-MAX_STEPS, MAX_TITLE, MAX_TEXT, MAX_OPTIONS, MAX_OPTION, MAX_CLAIMS = 60, 120, 1500, 6, 200, 12
+MAX_STEPS, MAX_TITLE, MAX_TEXT, MAX_OPTIONS, MAX_OPTION, MAX_CLAIMS = 24, 120, 1500, 6, 200, 12
+#: The work all the steps of one lesson may ask for together (``lesson --check`` runs every one of them).
+MAX_LESSON_WORK = 8 * MAX_CHECK_WORK
+#: Panels whose scene may show a saved Lab result: the Lab (its curves), the Learned table (its trained table).
+RESULT_PANELS = ("lab", "table")
 LESSON_KEYS = ("format", "version", "title", "summary", "steps")
 STEP_KEYS = ("title", "text", "question", "scene", "check", "reveal", "wrong", "claims")
 QUESTION_KEYS = ("kind", "prompt", "options", "answer", "value", "tolerance", "unit")
@@ -79,7 +84,8 @@ class Scene:
     view: str | None = None
     preset: str = ""
     highlight: str = ""
-    #: A saved Lab result (a file in resources/lessons/data) the Lab panel shows.
+    #: A saved Lab result (a file in resources/lessons/data) the Lab panel shows, or whose trained position table
+    #: the Learned-table panel shows.
     results: str = ""
 
 
@@ -94,6 +100,8 @@ class Step:
     reveal: str = ""
     wrong: str = ""
     claims: tuple[str, ...] = ()
+    #: What its check's run costs (float64 values held at once; see :data:`MAX_LESSON_WORK`).
+    work: int = 0
 
 
 @dataclass(frozen=True)
@@ -212,8 +220,8 @@ def _scene(s: Any) -> Scene:
         raise LessonError("'scene.highlight' needs a 'panel' (or a 'preset') to look in")
     results = s.get("results", "")
     if results:
-        if panel != "lab":
-            raise LessonError("'scene.results' (a saved Lab result) needs \"panel\": \"lab\"")
+        if panel not in RESULT_PANELS:
+            raise LessonError("'scene.results' (a saved Lab result) needs \"panel\": \"lab\" or \"table\"")
         if not isinstance(results, str) or not re.fullmatch(r"[a-z0-9_\-]{1,60}\.json", results) or not (
                 data_dir() / results).is_file():
             shown = results[:40] if isinstance(results, str) else _kind(results)
@@ -259,7 +267,7 @@ def _step(raw: Any) -> Step:
     scene = _scene(st["scene"]) if "scene" in st else None
     reveal = _reveal(_text(st, "reveal", MAX_TEXT), chk.values)
     return Step(title, text, chk.name, resolved, question, scene, reveal, _text(st, "wrong", MAX_TEXT),
-                tuple(claims))
+                tuple(claims), chk.work(resolved))
 
 
 def parse_lesson(text: str, *, name: str = "lesson", path: Path | None = None, builtin: bool = False) -> Lesson:
@@ -280,12 +288,16 @@ def parse_lesson(text: str, *, name: str = "lesson", path: Path | None = None, b
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list) or not 1 <= len(raw_steps) <= MAX_STEPS:
         raise LessonError(f"'steps' must be a list of 1 to {MAX_STEPS} steps")
-    steps = []
+    steps: list[Step] = []
     for n, raw in enumerate(raw_steps, start=1):
         try:
             steps.append(_step(raw))
         except LessonError as exc:
             raise LessonError(f"step {n}: {exc}") from None
+        total = sum(x.work for x in steps)
+        if total > MAX_LESSON_WORK:
+            raise LessonError(f"step {n}: the steps so far ask for {total:,} values of work; a lesson may ask for "
+                              f"at most {MAX_LESSON_WORK:,} in all (fewer or smaller steps)")
     return Lesson(name, title, summary, tuple(steps), path, builtin)
 
 
@@ -332,16 +344,29 @@ def find_lesson(ref: str) -> Lesson:
     raise LessonError(f"no lesson named {ref[:40]!r}; valid: {', '.join(x.name for x in lessons)} (or a .json file)")
 
 
+def format_value(v: Any, spec: str) -> str:
+    """One value as a reveal shows it: true/false as yes/no, an exact zero as "0" (not "0.0e+00"), and a share
+    that is not exactly 1 (or 0) never rounded to "100.0%" (or "0.0%"): it gets the digits that tell it apart."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)) and v == 0 and spec.endswith(("e", "g")):
+        return "0"
+    m = re.fullmatch(r"(,?)\.(\d{1,2})%", spec)
+    if m and isinstance(v, (int, float)):
+        return percent(v, int(m.group(2)), bool(m.group(1)))
+    try:
+        return format(v, spec)
+    except (ValueError, TypeError):
+        return str(v)
+
+
 def format_reveal(text: str, values: dict) -> str:
-    """``text`` with the check's values filled in; a value that does not take its format is shown plainly."""
+    """``text`` with the check's values filled in (see :func:`format_value`); a value that does not take its
+    format is shown plainly."""
     out = []
     for lit, name, spec, _conv in string.Formatter().parse(text):
         out.append(lit)
         if name is None:
             continue
-        v = values.get(name, "?")
-        try:
-            out.append(format(v, spec or ""))
-        except (ValueError, TypeError):
-            out.append(str(v))
+        out.append(format_value(values.get(name, "?"), spec or ""))
     return "".join(out)

@@ -6,6 +6,7 @@ through the compute service (:class:`explorer.lessons.checks.CheckRequest`).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from .checks import CheckError, CheckResult, run_check
@@ -37,6 +38,28 @@ class StepReport:
         if self.reveal:
             out["reveal"] = self.reveal
         return out
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: every control or format character (escape sequences, carriage
+    returns and newlines that could forge a "PASS" line, bidirectional overrides) shown as ``\\x1b``,
+    ``\\n``, ``\\u202e`` …, so a lesson file can neither retitle nor clear the terminal nor rewrite a line."""
+    out = []
+    for ch in str(text):
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
+            out.append(ch.encode("unicode_escape").decode("ascii") if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def json_printable(doc: str) -> str:
+    """A JSON document safe to print: the control and format characters JSON leaves as they are inside its
+    strings (DEL and the C1 controls such as U+009B, bidirectional overrides, line separators) written as
+    ``\\uXXXX`` escapes: the same JSON.  (JSON escapes C0 controls in strings itself; the C0 left are its
+    own line breaks.)"""
+    return "".join(f"\\u{ord(ch):04x}" if 0x7F <= ord(ch) <= 0x9F or unicodedata.category(ch) in ("Cf", "Zl", "Zp")
+                   else ch for ch in doc)
 
 
 def check_step(lesson: Lesson, number: int) -> StepReport:

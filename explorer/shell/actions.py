@@ -52,7 +52,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("actExplain", "&What am I looking at?", "set_explain_visible", ("Ctrl+I",), checkable=True,
       tip="Show or hide the explanations beside the plots (hidden in presenter mode)",
       guide='Show / hide "What am I looking at?" (the explanations beside the plots)'),
-    A("actLeaveFullScreen", "Leave full screen", "look.leave_full_screen", ("Esc",)),
+    A("actFocusPlot", "&Focus the plot", "focus.focus_under_pointer", ("F",),
+      tip="The plot under the pointer (else the largest) on the whole panel; double-clicking a plot does the same",
+      guide="Put the plot under the pointer on the whole panel (double-click a plot does it too)"),
+    A("actBack", "&Back", "back", ("Esc",), tip="Back to the whole panel from a plot in focus, else out of full "
+      "screen", guide="Back: from the plot in focus to the whole panel, else out of full screen"),
     A("actZoomIn", "Zoom &in (larger text)", "look.zoom_in", ("Ctrl+=", "Ctrl++"), guide="Larger text (zoom in)"),
     A("actZoomOut", "Zoom &out (smaller text)", "look.zoom_out", ("Ctrl+-",), guide="Smaller text (zoom out)"),
     A("actZoomReset", "&Normal text size", "look.zoom_reset", ("Ctrl+0",)),
@@ -71,6 +75,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("actSavePresetFile", "Save preset to &file…", "session.save_preset_file", ("Ctrl+Shift+S",),
       tip="Save all panels' parameters to a file of your choice", guide="Save the current set-up to a preset file"),
     A("actOpenPresetsFolder", "Open my presets &folder", "session.open_presets_folder"),
+    A("actNextScene", "&Next lecture scene", "session.next_scene", ("PgDown",),
+      tip="The next built-in lecture scene (what a presentation clicker sends)",
+      guide="Next lecture scene (what a presentation clicker sends; a focused slider or box steps by a page)"),
+    A("actPreviousScene", "P&revious lecture scene", "session.previous_scene", ("PgUp",),
+      tip="The lecture scene before this one", guide="Previous lecture scene"),
     A("actExportPanel", "Export &panel as PNG (2×)…", "exports.export_panel", ("Ctrl+E",),
       tip="Save the panel on screen as one image", guide="Export the panel on screen as PNG (2×)"),
     A("actExportWindow", "Export &window as PNG (2×)…", "exports.export_window", ("Ctrl+Shift+E",),
@@ -120,7 +129,8 @@ MENUS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     ("&Edit", ("actUndo", "actRedo", "-", "actResetPanel", "actResetAll", "-", "actCopyPanel")),
     ("&View", (*(f"actPanel_{pid}" for pid, _, _ in PANELS), "actLesson", "-", "actResetLayout", "-",
                *(f"actTheme_{name}" for name in BASE_THEMES), "actSafeMaps", "-", "actPresenter", "actFullScreen",
-               "actZoomIn", "actZoomOut", "actZoomReset", "-", "@toolbars", "actSidebar", "actExplain")),
+               "actZoomIn", "actZoomOut", "actZoomReset", "-", "actFocusPlot", "actBack", "-", "@toolbars",
+               "actSidebar", "actExplain")),
     ("&Presets", None),
     ("E&xport", None),
     ("&Help", ("actWelcome", "actGuide", "actShortcuts", "actAbout")),
@@ -129,7 +139,7 @@ MENUS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
 #: The lecture toolbar: "@undo"/"@redo" are short-labelled copies of Undo and Redo, "@presets"/"@export" buttons
 #: that open those menus.
 TOOLBAR: tuple[str, ...] = ("actPresenter", "actFullScreen", "actDark", "-", "@undo", "@redo", "actResetPanel", "-",
-                            "@presets", "@export", "actCopyPanel", "actLesson")
+                            "@presets", "@export", "actLesson", "actCopyPanel")
 
 #: Keys that work inside the panels (not actions of the window), for the keyboard guide.
 PANEL_KEYS: tuple[tuple[str, str], ...] = (

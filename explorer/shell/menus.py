@@ -108,6 +108,8 @@ def build_toolbar(window: QMainWindow, actions: Mapping[str, QAction], menus: Ma
             tb.addWidget(button)
         else:
             tb.addAction(actions[entry])
+            # "actLesson" -> "lessonButton": a name the tour and the tests find the button by.
+            tb.widgetForAction(actions[entry]).setObjectName(entry[3].lower() + entry[4:] + "Button")
     window.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
     return tb
 

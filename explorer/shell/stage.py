@@ -11,8 +11,10 @@ says when it moved.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Mapping
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QDockWidget, QTabWidget, QWidget
 
@@ -42,7 +44,7 @@ class Stage(QObject):
         self._docks = dict(docks)
         self._panels = panels
         self._front: str = next(iter(self._docks))
-        self._focus: dict[str, str] = {}  # panel id -> the plot in focus there
+        self._focus: dict[str, tuple[str, weakref.ref]] = {}  # panel id -> (name, plot) in focus there
         #: Whether each dock is on screen, as its visibilityChanged says: a dock tabbed behind another stays
         #: isVisible() for Qt, but it is not on screen.
         self._shown: dict[str, bool] = dict.fromkeys(self._docks, False)
@@ -72,16 +74,14 @@ class Stage(QObject):
         pid = self.panel_id()
         built = self._panels.built().get(pid)
         view = built.current_view() if built is not None else None
-        return OnStage(pid, view, self._focus.get(pid))
+        held = self._focus.get(pid)
+        return OnStage(pid, view, held[0] if held is not None else None)
 
     def plot(self):
         """The plot in focus on stage, or None (the whole panel is on stage)."""
-        now = self.now()
-        if now.plot is None:
-            return None
-        from ..export.slide import find_plot
-
-        return find_plot(self.panel(), now.plot)
+        held = self._focus.get(self.panel_id())
+        plot = held[1]() if held is not None else None
+        return plot if plot is not None and shiboken6.isValid(plot) else None
 
     # -- moving it ------------------------------------------------------------------------------------
     def put(self, panel_id: str, view: str | None = None) -> None:
@@ -100,12 +100,15 @@ class Stage(QObject):
 
     def set_focus_plot(self, name: str | None) -> None:
         """Put the plot named ``name`` (:func:`explorer.export.slide.named_plots`) of the panel on stage in focus,
-        or (None) the whole panel."""
+        or (None) the whole panel; ValueError (naming the plots there are) if the panel has no such plot."""
         pid = self.panel_id()
         if name is None:
             self._focus.pop(pid, None)
         else:
-            self._focus[pid] = name
+            from ..export.slide import find_plot
+
+            plot = find_plot(self.panel(), name)
+            self._focus[pid] = (name, weakref.ref(plot))
         self._emit()
 
     def adopt(self, panel_id: str, panel: QWidget) -> None:

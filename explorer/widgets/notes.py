@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
@@ -40,8 +42,10 @@ class NotesLabel(QLabel):
     # -- text ----------------------------------------------------------------------------------
     def set_notes(self, text: str) -> None:
         self._full = plain_text(text).strip()
-        self.setToolTip(f"<p>{self._full}</p><p><i>Click to {'fold' if self._expanded else 'read'} the notes</i></p>"
-                        if self._full else "")
+        # Escaped: the notes are plain text by now, and a tooltip that looks like rich text is rendered as such.
+        fold = "fold" if self._expanded else "read"
+        tip = f"<p>{html.escape(self._full)}</p><p><i>Click to {fold} the notes</i></p>"
+        self.setToolTip(tip if self._full else "")
         self._show()
 
     def notes(self) -> str:

@@ -43,6 +43,7 @@ def _splitter(orientation: Qt.Orientation, widgets, sizes, name: str = "") -> QS
     for w in widgets:
         s.addWidget(w)
     s.setSizes(list(sizes))
+    s.setProperty("defaultShares", list(sizes))  # a scene that names no shares puts these back
     return s
 
 

@@ -1,0 +1,249 @@
+"""The Lesson pane as a student meets it (issue 29 §4): no answer before a prediction (or an explicit skip),
+each lesson starts clean, the panel matches the step, a summary and the next lesson at the end, the lesson and
+step remembered between runs, lessons offered by the welcome and the tour, and lesson text never read as
+rich text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QScrollBar,
+    QTabBar,
+    QWidget,
+)
+
+from explorer.lesson_parts import SHOW, SKIP
+
+
+def _lesson(pane, name: str):
+    return next(x for x in pane.lessons if x.name == name)
+
+
+def _revealed(qtbot, pane):
+    with qtbot.waitSignal(pane.revealed, timeout=30000) as sig:
+        pane.show_me()
+    return sig.args[0]
+
+
+def _answer_shown(pane) -> bool:
+    return any(w.isVisible() and w.text() for w in (pane.verdict, pane.reveal, pane.computed, pane.wrong))
+
+
+def test_steps_that_share_a_check_each_wait_for_their_own_prediction(qtbot, main_window):
+    """Stretching RoPE's steps once shared one check: steps 2 and 3 showed "No prediction — the answer" on
+    arrival, before the student chose or typed anything."""
+    pane = main_window.show_lesson()
+    pane.set_lesson(_lesson(pane, "stretching_rope"), 0)
+    pane.number.setText("16")
+    _revealed(qtbot, pane)
+    for index in (1, 2):
+        pane.go(index)
+        assert not _answer_shown(pane), (index, pane.verdict.text(), pane.reveal.text())
+        assert pane.show_button.text() == SKIP  # nothing predicted yet: Show me says it skips
+    pane.go(1)
+    pane.group.button(0).setChecked(True)
+    assert pane.show_button.text() == SHOW
+    _revealed(qtbot, pane)
+    assert pane.verdict.text().startswith("Right")
+    pane.go(2)
+    assert not _answer_shown(pane)
+    pane.go(1)
+    assert _answer_shown(pane) and pane.verdict.text().startswith("Right")  # shown before: again at once
+    qtbot.waitUntil(main_window.service.idle, timeout=60000)
+
+
+def test_the_linear_scaling_step_puts_the_panel_on_linear_scaling(qtbot, main_window):
+    pane = main_window.show_lesson()
+    lesson = _lesson(pane, "stretching_rope")
+    for index, method in ((1, "linear"), (2, "yarn")):
+        pane.set_lesson(lesson, index)
+        _revealed(qtbot, pane)
+        assert main_window.panels["schemes"].state.scaling == method, index
+    qtbot.waitUntil(main_window.service.idle, timeout=60000)
+
+
+def test_switching_lessons_starts_clean(qtbot, main_window):
+    """The previous lesson's choice stayed ticked on the new question, and its title in the scene strip."""
+    win = main_window
+    pane = win.show_lesson()
+    pane.set_lesson(_lesson(pane, "order_blindness"), 1)
+    pane.group.button(1).setChecked(True)
+    _revealed(qtbot, pane)
+    assert win.scene_bar.isVisible() and "Order blindness" in win.scene_bar.title.text()
+    pane.set_lesson(_lesson(pane, "waves_and_frequencies"), 1)
+    assert pane.group.checkedId() == -1 and not _answer_shown(pane)
+    assert win.session.scene is None and not win.scene_bar.isVisible()
+    pane.picker.setCurrentIndex(pane.lessons.index(_lesson(pane, "order_blindness")))
+    pane.go(1)
+    assert pane.group.checkedId() == 1  # its own choice, kept for its own step
+    pane.go(0)
+    assert pane.group.checkedId() == -1
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_the_end_of_a_lesson_sums_it_up_and_offers_the_next(qtbot, main_window):
+    pane = main_window.show_lesson()
+    first = _lesson(pane, "relative_position_as_rotation")
+    pane.set_lesson(first, len(first.steps) - 1)
+    assert pane.next_button.text().startswith("Finish") and pane.next_button.isEnabled()
+    pane.group.button(1).setChecked(True)
+    _revealed(qtbot, pane)
+    pane.go_next()
+    assert pane.finished and pane.pages.currentIndex() == 1 and pane.counter.text() == "Done"
+    assert pane.summary_title.text() == f"Lesson finished: {first.title}"
+    summary = pane.summary_text.text()
+    assert "1 right" in summary and f"of {len(first.steps)} questions" in summary and "C10" in summary
+    following = pane.lessons[pane.lessons.index(first) + 1]
+    assert pane.next_lesson_button.isVisible() and pane.next_lesson_title.text().startswith(
+        f"Next lesson: {following.title}.")
+    pane.next_lesson_button.click()
+    assert pane.lesson is following and pane.index == 0 and not pane.finished
+    pane.set_lesson(pane.lessons[-1], len(pane.lessons[-1].steps))
+    assert pane.finished and not pane.next_lesson_button.isVisible()  # the last lesson: no next one
+    assert not pane.next_lesson_title.isVisible()
+    qtbot.waitUntil(main_window.service.idle, timeout=60000)
+
+
+def test_the_lesson_and_step_are_remembered_between_runs(qtbot):
+    from explorer.main_window import MainWindow
+    from explorer.settings import load_settings
+
+    first = MainWindow(restore_layout=False)
+    qtbot.addWidget(first)
+    pane = first.show_lesson()
+    pane.set_lesson(_lesson(pane, "where_position_enters"), 2)
+    assert load_settings()["lesson/name"] == "where_position_enters" and load_settings()["lesson/step"] == 2
+    first.close()
+    second = MainWindow(restore_layout=False)
+    qtbot.addWidget(second)
+    pane = second.show_lesson()
+    assert pane.lesson.name == "where_position_enters" and pane.index == 2
+    second.close()
+
+
+def test_the_welcome_offers_the_lessons(qtbot, main_window):
+    win = main_window
+    dlg = win.show_welcome()
+    assert dlg.lesson_button.isVisible()
+    dlg.lesson_button.click()
+    assert dlg.choice == "lesson" and win.lesson_dock.isVisible() and win.lesson_pane is not None
+
+
+def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button(qtbot, main_window):
+    from explorer.welcome import TOUR
+
+    win = main_window
+    qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
+    assert TOUR[0].title.startswith("Five panels") and len(win.docks) == 5
+    for title in win.titles.values():
+        assert title.split()[0] in TOUR[0].text, title
+    tour = win.start_tour()
+    tour.go(1)
+    controls = tour.target()
+    assert controls.objectName() == "controlSidebar"
+    assert controls.findChildren(QAbstractSlider) or controls.findChildren(QAbstractSpinBox)
+    lessons = next(n for n, s in enumerate(TOUR) if "lesson" in s.title.lower())
+    tour.go(lessons)
+    assert tour.target() is win.toolbar.widgetForAction(win.actions["actLesson"]) and tour.ring.isVisible()
+    win.look.set_presenter(True)  # the box's text follows presenter mode's large type
+    tour.go(0)
+    assert tour.text.font().pointSizeF() == pytest.approx(win.font().pointSizeF())
+    assert tour.heading.font().pointSizeF() > win.font().pointSizeF()
+    tour.finish()
+    win.look.set_presenter(False)
+
+
+HOSTILE = '<img src="/dev/zero">'
+
+
+def _rich_texts(root: QWidget) -> list[str]:
+    """Every text and tooltip under ``root`` that Qt would render as rich text."""
+    out = []
+    for w in [root, *root.findChildren(QWidget)]:
+        texts = [w.toolTip()]
+        if isinstance(w, QLabel) and w.textFormat() != Qt.TextFormat.PlainText:
+            texts.append(w.text())
+        out += [t for t in texts if t and GuiQt.mightBeRichText(t)]
+    return out
+
+
+def test_lesson_text_is_never_read_as_rich_text(qtbot, main_window, tmp_path):
+    """A lesson whose every text is <img src="/dev/zero"> shows it as text; nowhere is it markup (Qt would
+    read /dev/zero for the image, forever)."""
+    win = main_window
+    mine = tmp_path / "img.json"
+    mine.write_text(json.dumps({"format": "pe-explorer-lesson", "version": 1, "title": HOSTILE, "summary": HOSTILE,
+                                "steps": [{"title": HOSTILE, "text": HOSTILE, "wrong": HOSTILE, "reveal": HOSTILE,
+                                           "question": {"kind": "choice", "prompt": HOSTILE,
+                                                        "options": [HOSTILE, "b"], "answer": 0},
+                                           "scene": {"preset": "waves_and_frequencies"},
+                                           "check": {"name": "fastest_pair", "params": {"d_model": 8}}}]}))
+    assert win.open_lesson_file(str(mine))
+    pane = win.lesson_pane
+    _revealed(qtbot, pane)
+    pane.go_next()
+    assert HOSTILE in pane.title.text() or pane.finished
+    assert win.scene_bar.title.text().startswith(HOSTILE)  # shown as the characters it is
+    leaks = [t for t in _rich_texts(win) + _rich_texts(win.lesson_dock) if "<img" in t]
+    assert not leaks, leaks
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+@pytest.mark.parametrize(("size", "presenter"), [((1280, 720), False), ((1280, 720), True), ((1920, 1080), False)])
+def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_window, size, presenter):
+    """Every step of every lesson: on arrival nothing is answered and nothing is ticked; after Show me the
+    verdict is there; the pane never sits over the panel's controls or the ringed plot when it floats."""
+    from PySide6.QtCore import QRect, QSize
+
+    from explorer.lesson_dock import visible_rect
+
+    win = main_window
+    win.screen_limit = QSize(*size)
+    win.look.set_presenter(presenter)
+    win.look.apply()
+    win.fit_to_screen()
+    pane = win.show_lesson()
+    qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
+    floated = 0
+    for lesson in pane.lessons:
+        pane.set_lesson(lesson, 0)
+        for index, step in enumerate(lesson.steps):
+            pane.go(index)
+            assert not _answer_shown(pane) and pane.group.checkedId() == -1 and not pane.number.text(), (
+                lesson.name, index)
+            if step.question is not None:
+                assert pane.show_button.text() == SKIP
+            _revealed(qtbot, pane)
+            assert pane.reveal.text() and "{" not in pane.reveal.text(), (lesson.name, index)
+            qtbot.wait(450)  # the ring, the dock's place and the pane's scroll bars follow a moment after the scene
+            # The pane's text is never wider than the pane (a wide page scrolled it sideways, its left edge cut).
+            assert pane.pages.width() <= pane.scroll.viewport().width(), (lesson.name, index)
+            assert pane.scroll.horizontalScrollBar().value() == 0, (lesson.name, index)
+            dock = win.lesson_dock
+            if dock.isFloating():
+                floated += 1
+                panel = win.panels[win.current_panel_id()]
+                covered = [visible_rect(w, win) for w in panel.findChildren(QWidget) if w.isVisible() and isinstance(
+                    w, (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar))
+                    and not isinstance(w, QScrollBar)
+                    and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_"))]
+                plot = win._lesson_target()
+                if plot is not None:
+                    covered.append(visible_rect(plot, win))
+                for rect in [r for r in covered if not r.isEmpty()]:
+                    on_screen = QRect(win.mapToGlobal(rect.topLeft()), rect.size())
+                    assert not dock.frameGeometry().intersects(on_screen), (
+                        lesson.name, index, dock.frameGeometry().getRect(), on_screen.getRect())
+    assert floated or size[0] >= 1920  # at 720p the pane floats: the placement was tested
+    win.look.set_presenter(False)
+    qtbot.waitUntil(win.service.idle, timeout=120000)
