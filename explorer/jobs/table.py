@@ -114,6 +114,8 @@ def load(source: TableSource) -> LoadedTable:
         if len(source.shape) != 2 or n * 8 != len(source.data):
             raise EncodingError("the table's bytes do not match its shape")
         t = np.frombuffer(source.data, dtype=np.float64).reshape(source.shape).copy()
+        if not np.all(np.isfinite(t)):  # a Lab run that diverged (its saved table is null)
+            raise EncodingError(f"{source.label or 'the table'} holds NaN or infinite values: nothing to show")
         return LoadedTable(table=t, name=source.label or "table", source="", dtype="float64",
                            config_max=int(source.shape[0]))
     raise EncodingError(f"unknown table source {source.kind!r}")
