@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -44,14 +45,23 @@ SESSION_FILE = "session.json"
 DEFAULT_TITLE = "PE Explorer — how transformers learn word order"
 
 
-def _aside_name(path: Path) -> Path:
-    """``session.rejected-<date>.json`` beside ``path`` (``-2``, ``-3``, … if taken)."""
+def _aside_name(path: Path, why: str = "rejected") -> Path:
+    """``session.<why>-<date>.json`` beside ``path`` (``-2``, ``-3``, … if taken)."""
     day = datetime.date.today().isoformat()
     for n in range(1, 1000):
-        aside = path.with_name(f"{path.stem}.rejected-{day}{'' if n == 1 else f'-{n}'}{path.suffix}")
+        aside = path.with_name(f"{path.stem}.{why}-{day}{'' if n == 1 else f'-{n}'}{path.suffix}")
         if not (aside.exists() or aside.is_symlink()):
             return aside
-    return path.with_name(f"{path.stem}.rejected-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
+    return path.with_name(f"{path.stem}.{why}-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
+
+
+def _stamp(path: Path) -> tuple | None:
+    """What tells one writing of ``path`` from another (every save renames a new file over it); None if absent."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class SessionMixin:
@@ -248,22 +258,40 @@ class SessionMixin:
         return config_dir() / SESSION_FILE
 
     def save_session(self) -> None:
-        """Write the session file (closing does so only when this run restored the session)."""
+        """Write the session file (closing does so only when this run restored the session).
+
+        A session file another window wrote since this run read it (two windows on one settings folder)
+        is not replaced: it is kept as ``session.other-<date>.json``, and the terminal says so."""
+        path = self.session_path()
         scene = self._scene
+        theirs = _stamp(path)
+        # A run that never read the session (--reset-layout) replaces whatever is there, as it always did.
+        if theirs is not None and theirs != self.__dict__.get("_session_stamp", theirs):
+            aside = _aside_name(path, "other")
+            try:
+                path.rename(aside)
+            except OSError as exc:
+                print(f"pe-explorer: last session not saved: another window saved {path.name} since this one "
+                      f"started, and it could not be kept aside ({exc.strerror or exc})", file=sys.stderr)
+                return
+            print(f"pe-explorer: another window saved {path.name} since this one started; its session is kept "
+                  f"as {aside.name}", file=sys.stderr)
         save_preset(
-            self.session_path(),
+            path,
             self.app_state(),
             title=scene.title if scene else "",
             description=scene.description if scene else "",
             panel=self.current_panel_id(),
             view=self.panels[self.current_panel_id()].current_view(),
         )
+        self._session_stamp = _stamp(path)
 
     def _refuse_session(self, path: Path, why: str) -> None:
         """Keep a session file this app cannot use: move it aside (never replace it with defaults)."""
         aside = _aside_name(path)
         try:
             path.rename(aside)
+            self._session_stamp = None
         except OSError as exc:
             self._session_owned = False  # it stays where it is, and this run will not overwrite it
             log.warning("last session not restored (%s); %s kept in place: %s", why, path, exc.strerror or exc)
@@ -280,6 +308,7 @@ class SessionMixin:
         """
         self._session_owned = True
         path = self.session_path()
+        self._session_stamp = _stamp(path)  # the file as this run found it (save_session checks it)
         if not (path.exists() or path.is_symlink()):
             return False
         try:
