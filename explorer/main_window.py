@@ -21,15 +21,18 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QApplication,
+    QDockWidget,
     QMainWindow,
     QScrollBar,
     QTabWidget,
+    QToolBar,
     QWidget,
 )
 
 from .actions import ActionsMixin
 from .export.controller import ExportController
 from .help import HelpMixin
+from .layout_state import SURVIVE_MS, LayoutError, check_layout, restore_died, restored, restoring
 from .lazy_docks import LazyDocksMixin
 from .lesson_dock import LessonDockMixin
 from .look import LookMixin
@@ -38,7 +41,7 @@ from .panels.base import Panel
 from .presets import Preset
 from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, SessionMixin
-from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
+from .settings import config_dir, config_problem, load_settings, remove_stale_temp_files, save_settings
 from .undo import UndoController
 from .welcome import WelcomeMixin
 from .widgets.superqt_lite import signals_blocked
@@ -282,17 +285,36 @@ class MainWindow(LazyDocksMixin, LessonDockMixin, ActionsMixin, LookMixin, Sessi
             focused.clearFocus()
 
     def restore_layout(self) -> None:
-        """Take the layout and the look from the saved settings (plain values, each checked)."""
+        """Take the layout and the look from the saved settings (plain values, each checked; the layout
+        only if it is one this window could have written, and only if restoring it did not kill the last
+        start: :mod:`explorer.layout_state`)."""
         s = load_settings()
         self._layout_restored = True
-        if "geometry" in s:
-            self.restoreGeometry(QByteArray(s["geometry"]))
-        if "state" in s:
-            self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
+        try:
+            if restore_died(config_dir()):
+                restored(config_dir())  # once: this start saves a layout of its own
+                raise LayoutError("the last start that restored it did not get its window up")
+            if "state" in s:
+                check_layout(s["state"], LAYOUT_VERSION, [d.objectName() for d in self.findChildren(QDockWidget)],
+                             [b.objectName() for b in self.findChildren(QToolBar)])
+        except LayoutError as exc:
+            print(f"pe-explorer: saved window layout not used: {exc}", file=sys.stderr)
+            self.statusBar().showMessage(f"Saved window layout not used ({exc}): the default layout", 15000)
+        else:
+            if "state" in s or "geometry" in s:
+                # Qt may still fail on a layout it wrote itself: until this window has been up a while, the next
+                # start knows that this one is restoring it (and does not restore it, should this one die).
+                restoring(config_dir())
+                self.after_first_frame(lambda: QTimer.singleShot(SURVIVE_MS, self, lambda: restored(config_dir())))
+            if "geometry" in s:
+                self.restoreGeometry(QByteArray(s["geometry"]))
+            if "state" in s:
+                self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
         self.fit_to_screen(keep_size=True)  # saved on a larger screen (or a projector): clamp to this one
         self._restore_look(s)
 
     def save_layout(self) -> None:
+        restored(config_dir())  # closed normally
         save_settings({
             "geometry": bytes(self.saveGeometry().data()),
             "state": bytes(self.saveState(LAYOUT_VERSION).data()),
