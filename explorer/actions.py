@@ -9,17 +9,33 @@ rooms they belong to: the look (:mod:`explorer.look`), the session (:mod:`explor
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import shiboken6
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolBar, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolBar, QToolButton
 
 from . import export as ex
 from .theme import BASE_THEMES
 from .widgets.notes import NotesLabel
+from .widgets.plain import plain_label, plain_tip
 
 
 def _seq(*keys: str | QKeySequence.StandardKey) -> list[QKeySequence]:
     return [QKeySequence(k) for k in keys]
+
+
+class _UndoTip(QObject):
+    """The tooltip of an Undo/Redo action: Qt would use its text, which names what a preset or a typed
+    sentence holds, and read it as HTML; this sets it as text.  A child of the action: it goes with it."""
+
+    def __init__(self, action: QAction, word: str) -> None:
+        super().__init__(action)
+        self.action, self.word = action, word
+        action.setToolTip(word)
+
+    def follow(self, text: str) -> None:
+        if shiboken6.isValid(self.action):  # the stack may speak while the window is torn down
+            self.action.setToolTip(plain_tip(f"{self.word} {text}".strip()))
 
 
 class ActionsMixin:
@@ -88,8 +104,10 @@ class ActionsMixin:
         self.act_redo = self.undo.stack.createRedoAction(self, "&Redo")
         self.act_redo.setObjectName("actRedo")
         self.act_redo.setShortcuts(_seq("Ctrl+Shift+Z", "Ctrl+Y"))
-        for act in (self.act_undo, self.act_redo):
+        for act, changed, word in ((self.act_undo, self.undo.stack.undoTextChanged, "Undo"),
+                                   (self.act_redo, self.undo.stack.redoTextChanged, "Redo")):
             self.addAction(act)
+            changed.connect(_UndoTip(act, word).follow)
         self.act_reset_panel = a(
             "actResetPanel",
             "Reset &panel",
@@ -308,7 +326,7 @@ class ActionsMixin:
         frame.setObjectName("sceneBar")
         lay = QHBoxLayout(frame)
         lay.setContentsMargins(8, 4, 8, 4)
-        self.scene_title = QLabel(frame)
+        self.scene_title = plain_label(parent=frame)  # a preset's or a lesson's title
         self.scene_title.setObjectName("sceneTitle")
         # One line unless there is room or it is clicked: the notes' whole text at 1280 × 720 in presenter
         # mode took four lines and pushed the window past the screen.

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from .lessons.checks import CheckRequest, CheckResult
 from .lessons.format import Lesson, Step, format_reveal
+from .widgets.plain import plain_tip
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +300,7 @@ class LessonPane(QWidget):
             self.picker.blockSignals(True)
             self.picker.setCurrentIndex(pos)
             self.picker.blockSignals(False)
-        self.picker.setToolTip(lesson.summary or lesson.title)
+        self.picker.setToolTip(plain_tip(lesson.summary or lesson.title))
         self.go(index)
 
     def _on_picker_changed(self, index: int) -> None:

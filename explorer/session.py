@@ -38,6 +38,7 @@ from .presets import (
 )
 from .settings import config_dir, home_folder
 from .state import PANEL_STATES, AppState
+from .widgets.plain import ask, plain_tip, shorten, warn
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,11 @@ def _aside_name(path: Path, why: str = "rejected") -> Path:
         if not (aside.exists() or aside.is_symlink()):
             return aside
     return path.with_name(f"{path.stem}.{why}-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
+
+
+def _menu_text(text: str) -> str:
+    """``text`` for a menu entry: one line, at most 120 characters, "&" shown (not a keyboard mnemonic)."""
+    return shorten(" ".join(str(text).split()), 120).replace("&", "&&")
 
 
 def _stamp(path: Path) -> tuple | None:
@@ -80,20 +86,22 @@ class SessionMixin:
         m.clear()
         m.addSection("Lecture scenes")
         for n, preset in enumerate(self._builtin, start=1):
-            act = m.addAction(f"&{n}  {preset.title}")
-            act.setToolTip(preset.description)
-            act.setStatusTip(preset.description[:200])
+            act = m.addAction(f"&{n}  {_menu_text(preset.title)}")
+            act.setToolTip(plain_tip(preset.description))
+            act.setStatusTip(shorten(preset.description, 200))
             act.triggered.connect(lambda _=False, p=preset: self.apply_preset(p))
         for err in self._builtin_errors:
-            m.addAction(f"⚠ {err}").setEnabled(False)
+            m.addAction(f"⚠ {_menu_text(err)}").setEnabled(False)
         m.addSection("My presets")
         mine, broken = user_presets()
-        for preset in mine:
-            act = m.addAction(preset.title)
-            act.setToolTip(preset.description or str(preset.path))
+        for preset in mine:  # a preset's title and notes are anyone's text: shown as the characters they hold
+            act = m.addAction(_menu_text(preset.title))
+            act.setToolTip(plain_tip(preset.description or str(preset.path)))
             act.triggered.connect(lambda _=False, p=preset: self.apply_preset(p))
         for err in broken:
-            m.addAction(f"⚠ {err}").setEnabled(False)
+            act = m.addAction(f"⚠ {_menu_text(err)}")
+            act.setToolTip(plain_tip(err))
+            act.setEnabled(False)
         if not mine and not broken:
             m.addAction("(none yet — Save preset… keeps the current set-up)").setEnabled(False)
         m.addSeparator()
@@ -336,7 +344,7 @@ class SessionMixin:
 
     # -- dialogs (small methods so tests can replace them) ---------------------------------------
     def show_error(self, title: str, message: str) -> None:
-        QMessageBox.warning(self, title, message)
+        warn(self, title, message)  # the message names what a file held: as text
 
     def ask_open_path(self) -> str | None:
         folder = user_dir() if user_dir().is_dir() else home_folder()
@@ -352,7 +360,7 @@ class SessionMixin:
         return path or None
 
     def ask_overwrite(self, path: Path, title: str) -> bool:
-        answer = QMessageBox.question(
+        answer = ask(
             self,
             "Replace preset?",
             f"A preset named “{title}” exists already ({path.name}). Replace it?",

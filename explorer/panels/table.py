@@ -100,6 +100,7 @@ class TablePanel(Panel):
     def _build_header(self) -> None:
         row = QHBoxLayout()
         self.source_label = QLabel(self)
+        self.source_label.setTextFormat(Qt.TextFormat.PlainText)  # names what a checkpoint holds
         self.source_label.setObjectName("tableSource")
         self.source_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.source_label.setWordWrap(True)
