@@ -5,10 +5,16 @@ crash it, hang it, or keep it from starting.
   draw within 120 s").
 - A saved layout one byte different from a valid one (a dock area numbered past 3) killed every start with
   SIGSEGV inside Qt: it is refused in one line and the app starts, then and after.
+- Untrusted text never loads a resource: a tensor name, a ``model_type``, a config's ``_name``, a preset's
+  title and a session hold ``<img src="a FIFO">``, through ``--checkpoint``, ``--config``, ``export
+  --preset``, ``export --set`` and the start that restores the session.  Qt reading the "image" would
+  block on the FIFO for ever (with ``/dev/zero`` it read until the process died): each run must end, and
+  nothing may have opened the FIFO.  tests/test_untrusted_text.py checks every place text is shown.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -66,3 +72,69 @@ def test_a_layout_one_byte_different_from_a_valid_one_does_not_stop_the_start(qt
         said.append(proc.stderr.strip())
     assert said[0].startswith("pe-explorer: saved window layout not used: ") and "\n" not in said[0], said
     assert said[1] == "", said
+
+
+def _fifo_img(tmp_path) -> str:
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    return f'<b>x</b><img src="{fifo}">'
+
+
+def _model(name: str) -> dict:
+    return {"_name": name, "model_type": "llama", "rope_theta": 10000.0, "hidden_size": 64,
+            "num_attention_heads": 2, "max_position_embeddings": 256}
+
+
+def _fifo_run(tmp_path, args, **env) -> subprocess.CompletedProcess:
+    """Run the app in ``tmp_path`` (so ``<img src=f>`` names the FIFO there); it must end."""
+    try:
+        return subprocess.run([sys.executable, "-m", "explorer", *args], env=_env(tmp_path / "home", **env),
+                              capture_output=True, text=True, timeout=150, cwd=tmp_path)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{args}: still running after 150 s (blocked reading the <img> FIFO?)")
+
+
+def test_a_checkpoint_naming_a_fifo_image_loads_no_image(tmp_path):
+    img = _fifo_img(tmp_path)
+    folder = tmp_path / "model"
+    folder.mkdir()
+    write_safetensors(folder / "model.safetensors", {"wpe.weight": helix(16, 4), img: helix(8, 4)})
+    (folder / "config.json").write_text(json.dumps({"model_type": '<img src="f">', "n_positions": 16}))
+    proc = _fifo_run(tmp_path, ["--checkpoint", str(folder), "--screenshot", str(tmp_path / "a.png")])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_a_config_naming_a_fifo_image_loads_no_image(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(_model(_fifo_img(tmp_path))))
+    proc = _fifo_run(tmp_path, ["--config", str(config), "--screenshot", str(tmp_path / "a.png")])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_export_of_a_preset_or_a_set_naming_a_fifo_image_loads_no_image(tmp_path):
+    from explorer import presets as pr
+    from explorer.state import AppState
+
+    img = _fifo_img(tmp_path)
+    st = AppState()
+    st = st.replace(schemes=st.schemes.clamped(view="model", model=json.dumps(_model(img))))
+    preset = tmp_path / "p.json"
+    pr.save_preset(preset, st, title=img[:120], description=img, panel="schemes", view="model")
+    for args in (["--preset", str(preset)], ["--set", "view=model", "--set", f"model={json.dumps(_model(img))}"]):
+        proc = _fifo_run(tmp_path, ["export", "--panel", "schemes", *args, "--out", str(tmp_path / "s.png")])
+        assert proc.returncode == 0, (args, proc.stderr[-2000:])
+
+
+def test_a_session_naming_a_fifo_image_does_not_stop_the_start(tmp_path):
+    from explorer import presets as pr
+    from explorer.state import AppState
+
+    img = _fifo_img(tmp_path)
+    st = AppState()
+    st = st.replace(schemes=st.schemes.clamped(view="model", model=json.dumps(_model(img))))
+    home = tmp_path / "home"
+    home.mkdir()
+    pr.save_preset(home / "session.json", st, title=img[:120], description=img, panel="schemes", view="model")
+    for _ in range(2):  # it aborted every start until the file was deleted
+        proc = _fifo_run(tmp_path, [], PE_EXPLORER_EXIT_AFTER_SHOWN="1")
+        assert proc.returncode == 0, proc.stderr[-2000:]

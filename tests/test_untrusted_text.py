@@ -88,6 +88,15 @@ def _checkpoint(tmp_path: Path, png: Path) -> Path:
     return folder
 
 
+def _lab_result() -> str:
+    from explorer.lab import LabConfig, LabResult, LengthResult, SchemeResult
+
+    cfg = LabConfig(schemes=("learned", "rope"), train_len=8, eval_lens=(8, 16), steps=20)
+    lengths = (LengthResult(8, "ok", 0.5, 1.0), LengthResult(16, "ok", 0.5, 1.0))
+    runs = tuple(SchemeResult(s, "done", 20, (1.0,) * 20, 0.1, 0.1, lengths, (0.5,) * 15) for s in cfg.schemes)
+    return LabResult(cfg, "done", runs, word(), word(), 1, 1.0, 0.1, 0.1, 0.1, 0.1).to_json()
+
+
 def test_hostile_text_reads_as_text_everywhere_the_window_shows_it(qtbot, tmp_path):
     png = "x.png"  # never read: the command-line tests load a FIFO
     _session(tmp_path, png)
@@ -129,6 +138,29 @@ def test_hostile_text_reads_as_text_everywhere_the_window_shows_it(qtbot, tmp_pa
         _check(w, qtbot, "typed sentence", found)
         swap.set_state(dataclasses.replace(swap.state, sentence=f"{word()} b", swap_i=0, swap_j=1))
         _check(w, qtbot, "a short typed sentence (in the plot titles)", found)
+
+        from explorer.export.images import svg_ready
+
+        with svg_ready(swap):  # the titles as one run of text while an SVG is written: still text
+            _check(w, qtbot, "SVG export of the swap panel", found)
+
+        from PySide6.QtCore import Qt
+
+        from explorer.widgets.value_box import feedback
+
+        box = w.panels["swap"].d_spin
+        box.setFocus()
+        box.lineEdit().setText(word())  # QTest cannot type "⚑"
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+        assert feedback(box).reason is not None
+        _check(w, qtbot, "a typed value", found)
+
+        lab = w.panels["lab"]
+        w.show_panel("lab")
+        results = tmp_path / f"{word()}.json"
+        results.write_text(_lab_result())
+        lab.load_results(str(results))
+        _check(w, qtbot, "Lab → Open results…", found)
 
         assert w.open_lesson_file(str(_lesson(tmp_path, png)))
         _check(w, qtbot, "Open lesson…", found)
@@ -216,3 +248,31 @@ def test_message_boxes_come_from_the_one_plain_text_helper():
             if pattern.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not found, "use explorer.widgets.plain.warn / ask:\n" + "\n".join(found)
+
+
+def test_a_shortened_or_svg_title_keeps_a_quoted_word_text(qtbot):
+    """A rich title too wide for its plot is shown elided as plain text, and while an SVG is written every rich
+    title is one run of plain text: both put the unescaped text back into the title, which takes HTML, so a
+    title that quoted a hostile word ("&lt;img …&gt;") obeyed it."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from explorer.export.images import svg_ready
+    from explorer.widgets.plain import esc
+    from explorer.widgets.plots import configure_pyqtgraph, make_plot
+
+    configure_pyqtgraph()
+    root = QWidget()
+    qtbot.addWidget(root)
+    column = QVBoxLayout(root)
+    plots = [make_plot("t", x="x", y="y"), pg.PlotWidget()]  # the house's plot (its title fits itself), a bare one
+    for plot in plots:
+        column.addWidget(plot)
+        plot.getPlotItem().setTitle(f"d<sub>h</sub>: “{esc(short())}”")
+    root.resize(200, 400)  # too narrow for the titles: elided
+    root.show()
+    assert not violations(text_sinks())
+    with svg_ready(root):
+        assert not violations(text_sinks())
+        for plot in plots:
+            assert "<b>⚑pe" in plot.getPlotItem().titleLabel.item.toPlainText()
