@@ -92,7 +92,7 @@ def _lab_result() -> str:
     from explorer.lab import LabConfig, LabResult, LengthResult, SchemeResult
 
     cfg = LabConfig(schemes=("learned", "rope"), train_len=8, eval_lens=(8, 16), steps=20)
-    lengths = (LengthResult(8, "ok", 0.5, 1.0), LengthResult(16, "ok", 0.5, 1.0))
+    lengths = (LengthResult(8, "ok", 0.5, 1.0), LengthResult(16, "cannot run", reason=long()[:300]))
     runs = tuple(SchemeResult(s, "done", 20, (1.0,) * 20, 0.1, 0.1, lengths, (0.5,) * 15) for s in cfg.schemes)
     return LabResult(cfg, "done", runs, word(), word(), 1, 1.0, 0.1, 0.1, 0.1, 0.1).to_json()
 
