@@ -18,7 +18,6 @@ rings (the rightmost place that covers neither); moved or docked by hand, it sta
 
 from __future__ import annotations
 
-import html
 import logging
 from pathlib import Path
 
@@ -326,7 +325,7 @@ class LessonDockMixin:
         number = next((n for n, s in enumerate(lesson.steps) if s is step), 0)
         # The notes are read as rich text by the scene strip: the step's text escaped shows as it is written.
         preset = Preset(name=f"{SCENE_PREFIX}{lesson.name}:{number}", title=f"{lesson.title} — {step.title}",
-                        description=html.escape(step.text), state=scene.state, panel=scene.panel, view=scene.view)
+                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view)
         if not self.apply_preset(preset):
             return False
         if scene.results and scene.panel is not None:

@@ -204,10 +204,10 @@ def test_sidebar_and_explain_pane_toggle_for_every_panel(window):
     win.fit_to_screen()
     for pid, panel in win.panels.items():
         assert panel.findChildren(Sidebar), f"{pid} has no control sidebar"
-    win.actions["actSidebar"].trigger()  # Ctrl+B
+    win.acts["actSidebar"].trigger()  # Ctrl+B
     _settle()
     assert not any(bar.isVisible() for p in win.panels.values() for bar in p.findChildren(Sidebar))
-    win.actions["actSidebar"].trigger()
+    win.acts["actSidebar"].trigger()
     _settle()
     assert all(win.panels[win.current_panel_id()].findChildren(Sidebar)[0].isVisible() for _ in [0])
     # The explanations: shown in normal mode, hidden in presenter mode, remembered per mode.
@@ -218,13 +218,13 @@ def test_sidebar_and_explain_pane_toggle_for_every_panel(window):
     win.look.set_presenter(True)
     _settle()
     assert not pane.isVisible()
-    win.actions["actExplain"].trigger()  # Ctrl+I in presenter mode
+    win.acts["actExplain"].trigger()  # Ctrl+I in presenter mode
     _settle()
     assert pane.isVisible()
     win.look.set_presenter(False)
     win.look.set_presenter(True)
-    assert win.actions["actExplain"].isChecked()
-    win.actions["actExplain"].trigger()
+    assert win.acts["actExplain"].isChecked()
+    win.acts["actExplain"].trigger()
     win.look.set_presenter(False)
     _settle()
     assert pane.isVisible()

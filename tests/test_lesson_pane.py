@@ -22,10 +22,10 @@ def _revealed(qtbot, pane):
 def test_pane_is_built_only_when_shown_and_is_in_the_view_menu(qtbot, main_window):
     win = main_window
     assert win.lesson_pane is None and not win.lesson_dock.isVisible()
-    lesson = win.actions["actLesson"]
+    lesson = win.acts["actLesson"]
     assert lesson in win.menus["View"].actions() and lesson.shortcut().toString() == "Ctrl+L"
-    assert win.actions["actOpenLesson"] in win.menus["File"].actions()
-    win.actions["actLesson"].trigger()
+    assert win.acts["actOpenLesson"] in win.menus["File"].actions()
+    win.acts["actLesson"].trigger()
     qtbot.waitUntil(lambda: win.lesson_pane is not None and win.lesson_pane.isVisible(), timeout=5000)
     pane = win.lesson_pane
     assert len(pane.lessons) >= 6 and pane.picker.count() == len(pane.lessons)
@@ -114,9 +114,9 @@ def test_arrow_keys_step_through_but_leave_a_focused_slider_alone(qtbot, main_wi
     slider.setFocus()
     qtbot.keyClick(slider, Qt.Key.Key_Right)
     assert pane.index == 1 and slider.value() != before
-    win.actions["actLessonNext"].trigger()  # Alt+→ anywhere in the window
+    win.acts["actLessonNext"].trigger()  # Alt+→ anywhere in the window
     assert pane.index == 2
-    win.actions["actLessonBack"].trigger()
+    win.acts["actLessonBack"].trigger()
     assert pane.index == 1
 
 

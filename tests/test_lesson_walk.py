@@ -154,7 +154,7 @@ def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button
     assert controls.findChildren(QAbstractSlider) or controls.findChildren(QAbstractSpinBox)
     lessons = next(n for n, s in enumerate(TOUR) if "lesson" in s.title.lower())
     tour.go(lessons)
-    assert tour.target() is win.toolbar.widgetForAction(win.actions["actLesson"]) and tour.ring.isVisible()
+    assert tour.target() is win.toolbar.widgetForAction(win.acts["actLesson"]) and tour.ring.isVisible()
     win.look.set_presenter(True)  # the box's text follows presenter mode's large type
     tour.go(0)
     assert tour.text.font().pointSizeF() == pytest.approx(win.font().pointSizeF())

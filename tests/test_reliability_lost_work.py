@@ -208,6 +208,31 @@ def test_a_session_that_cannot_be_moved_aside_is_not_overwritten(qtbot, monkeypa
     assert session.read_text() == REFUSED["version_3"]
 
 
+def test_two_windows_on_one_settings_folder_keep_both_sessions(qtbot, capfd):
+    """The last window to close silently dropped the other's session (issue 25, 10 of 10 tries): it is now kept
+    as session.other-<date>.json, and the terminal says so."""
+    session = config_dir() / "session.json"
+    first, second = _window(qtbot), _window(qtbot)
+    try:
+        waves = first.panels["waves"]
+        waves.set_state(dataclasses.replace(waves.state, d_model=64))
+        swap = second.panels["swap"]
+        swap.set_state(dataclasses.replace(swap.state, sentence="the cat sat"))
+    finally:
+        second.close()
+        first.close()
+    kept = list(config_dir().glob("session.other-*.json"))
+    assert len(kept) == 1, sorted(p.name for p in config_dir().iterdir())
+    assert pr.load_preset(kept[0]).state.swap.sentence == "the cat sat"  # the second window's
+    last = pr.load_preset(session).state
+    assert last.waves.d_model == 64 and last.swap.sentence != "the cat sat"  # the first's, closed last
+    err = capfd.readouterr().err
+    assert f"its session is kept as {kept[0].name}" in err and len(err.strip().splitlines()) == 1, err
+    w = _window(qtbot)  # one window alone: it replaces the file it read, and says nothing
+    w.close()
+    assert not capfd.readouterr().err and len(list(config_dir().glob("session.other-*.json"))) == 1
+
+
 @pytest.mark.parametrize("name", CRASHERS)
 def test_a_bad_file_in_my_presets_does_not_stop_the_start(qtbot, name):
     pr.user_dir().mkdir(parents=True)

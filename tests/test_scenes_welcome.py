@@ -116,8 +116,8 @@ def test_no_welcome_when_the_settings_cannot_be_kept(win, monkeypatch):
 
 
 def test_the_help_menu_opens_it_again(win):
-    assert win.actions["actWelcome"] in win.menus["Help"].actions()
-    win.actions["actWelcome"].trigger()
+    assert win.acts["actWelcome"] in win.menus["Help"].actions()
+    win.acts["actWelcome"].trigger()
     assert win.welcome is not None and win.welcome.isVisible()
     win.welcome.reject()
 

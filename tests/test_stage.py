@@ -65,7 +65,7 @@ def _check_stage(win, pid: str) -> None:
     panel = win.panels[pid]
     assert win.stage.panel_id() == pid
     assert win.current_panel() is panel
-    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
+    assert _exported(win, win.acts["actExportPanel"].trigger).startswith(panel.export_basename())
     assert f"Panel “{win.titles[pid]}”" in _export_menu_titles(win)
     (slide,) = win.menus["Export"].findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
     first_png = next(a for a in slide.actions() if a.text().startswith("PNG"))
@@ -113,7 +113,7 @@ def test_the_menu_and_its_shortcut_bring_a_panel_on_stage(qtbot, win, n):
     _focus_in_swap(qtbot, win)
     pid = list(win.docks)[n - 1]
     win.show_panel("waves" if pid != "waves" else "lab")
-    act = win.actions[f"actPanel_{pid}"]
+    act = win.acts[f"actPanel_{pid}"]
     assert act.shortcut().toString() == f"Ctrl+{n}" and act in win.menus["View"].actions()
     act.trigger()
     qtbot.waitUntil(lambda: win.docks[pid].isVisible())
@@ -148,15 +148,15 @@ def test_every_scene_sets_the_same_stage_forward_and_backward(qtbot, win):
     n = len(win.session.builtin)
     forward = []
     for _ in range(n):
-        assert win.actions["actNextScene"].shortcut().toString() == "PgDown"
-        win.actions["actNextScene"].trigger()
+        assert win.acts["actNextScene"].shortcut().toString() == "PgDown"
+        win.acts["actNextScene"].trigger()
         qtbot.wait(50)
         forward.append((win.session.scene.name, _stage_of(win)))
     assert not win.session.next_scene()  # past the last
     backward = []
     for _ in range(n):
         backward.append((win.session.scene.name, _stage_of(win)))
-        win.actions["actPreviousScene"].trigger()
+        win.acts["actPreviousScene"].trigger()
         qtbot.wait(50)
     assert forward == backward[::-1]
     assert all(view is not None for _name, (pid, view, _s) in forward if win.panels[pid].view_ids)
@@ -201,14 +201,14 @@ def test_a_plot_in_focus_fills_the_panel_and_esc_brings_the_panel_back(qtbot, wi
     frame = panel.findChild(QWidget, "plotFocus")
     assert frame is not None and frame.isVisible() and frame.isAncestorOf(plot)
     qtbot.waitUntil(lambda: plot.width() > size.width() or plot.height() > size.height())
-    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
+    assert _exported(win, win.acts["actExportPanel"].trigger).startswith(panel.export_basename())
     win.exports.fill_menu(win.menus["Export"])
     assert win.menus["Export"].findChild(QMenu, "pePlotInFocus") is not None
-    assert win.actions["actBack"].isEnabled()
-    win.actions["actBack"].trigger()
+    assert win.acts["actBack"].isEnabled()
+    win.acts["actBack"].trigger()
     assert not win.focus.active and win.stage.now().plot is None
     assert plot.parentWidget() is parent and panel.findChild(QWidget, "plotFocus") in (None, frame)
-    assert not win.actions["actBack"].isEnabled()
+    assert not win.acts["actBack"].isEnabled()
     assert ev_scene is plot.scene()
     qtbot.waitUntil(win.service.idle, timeout=60000)
 

@@ -177,7 +177,8 @@ def _load_matrix(path: str, out: str | None = None) -> np.ndarray:
                                else np.lib.format.read_array_header_2_0)
                 shape, fortran, dtype = read_header(fh, max_header_size=10000)
             except (ValueError, SyntaxError, TypeError) as exc:
-                raise UsageError(f"{bad} not a readable .npy file: bad header ({exc})") from None
+                why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # numpy's may run to 3 lines
+                raise UsageError(f"{bad} not a readable .npy file: bad header ({why[:200]})") from None
             if dtype.hasobject or dtype.kind not in "fiu":
                 raise UsageError(f"{bad} expected a numeric array, got {dtype} (Python objects are never loaded)")
             if len(shape) != 2:

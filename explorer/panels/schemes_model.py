@@ -18,6 +18,7 @@ from ..jobs.model_rope import ModelRopeResponse
 from ..schemes import rope, scaled_rope
 from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.notes import NotesLabel
+from ..widgets.plain import esc
 from .schemes_items import beyond_line, make_plot, pen, scheme_colour, theme_info_label
 from .schemes_views import info_column
 
@@ -227,10 +228,11 @@ class ModelView(QWidget):
             if m.rope_type in ("dynamic", "longrope"):
                 moved += f" (at the current length {r.l_ext:,})"
         clip = "" if r.shown_to >= r.l_ext else f" The curve stops at Δ = {r.shown_to:,}."
-        return (f"<b>{m.name or 'Model'}</b> ({m.rope_type}): {rotate}; {moved}. cos and sin × attention factor "
+        name = esc(m.name or "Model", 120)  # a config's _name is anyone's text
+        return (f"<b>{name}</b> ({m.rope_type}): {rotate}; {moved}. cos and sin × attention factor "
                 f"a = {r.attention_factor:.4g}. Score: mean of q·R(Δ)q/|q|² over q ~ N(0, I), exact block means "
                 f"(line) and min–max (band) over log-spaced blocks of distances.{clip}"
-                + (f"<br><i>Source: {_html(m.source)}</i>" if m.source else ""))
+                + (f"<br><i>Source: {esc(m.source)}</i>" if m.source else ""))
 
     def plot_widgets(self) -> list:
         return [self.freq, self.waves, self.score]
@@ -240,10 +242,6 @@ class ModelView(QWidget):
         font = self.summary.font()
         font.setPointSizeF(11 * theme.font_scale)
         self.summary.setFont(font)
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def open_model_config(path: str | None) -> tuple[str, str]:

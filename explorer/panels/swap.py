@@ -34,6 +34,7 @@ from ..snippets import NoSnippet
 from ..snippets.swap import snippet as swap_snippet
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..widgets.plain import plain_label
 from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
 from ..widgets.sliders import LabeledFloatSlider
@@ -90,7 +91,7 @@ def after_html(st: SwapState, context: int = 3) -> str:
 def map_title(which: str, words: list[str], head_note: str, limit: int = 22) -> str:
     """A plot title that never gets wider than its plot: the sentence only when it is short."""
     text = " ".join(words)
-    base = f"{which}: “{text}”" if len(text) <= limit else f"Attention {which.lower()}"
+    base = f"{which}: “{html.escape(text)}”" if len(text) <= limit else f"Attention {which.lower()}"
     return base + head_note
 
 
@@ -107,7 +108,7 @@ class SwapPanel(RealTableOption, Panel):
         self._build_sentence_rows()
         self.headline = Headline(self)
         self.body.addWidget(self.headline)
-        self.explanation = QLabel(self)
+        self.explanation = plain_label(parent=self)  # it quotes the typed sentence
         self.explanation.setObjectName("swapExplanation")
         self.explanation.setWordWrap(True)
         self.explanation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -117,8 +118,8 @@ class SwapPanel(RealTableOption, Panel):
         main.addWidget(self.make_sidebar(self._build_controls()))
         main.addWidget(self._build_views(), 1)
         self.body.addLayout(main, 1)
-        self.readout = QLabel("Hover a cell or bar to read its value; click a row of “Attention before” to "
-                              "choose the query.", self)
+        self.readout = plain_label("Hover a cell or bar to read its value; click a row of “Attention before” to "
+                                   "choose the query.", self)  # hovering names the typed words
         self.readout.setObjectName("swapReadout")
         # Wrapped: on one line it asked for 1,444 px at 160 % text in presenter mode, past a 1280-px projector.
         self.readout.setWordWrap(True)

@@ -13,6 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from .plain import shorten
+
 _configured = False
 
 #: A perceptually uniform diverging map for signed values (readable for colour-blind viewers,
@@ -90,6 +92,7 @@ class Banner(QLabel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # errors echo what a file held
         self.setWordWrap(True)
         self.setStyleSheet("QLabel { background: #fde2e1; color: #8a1c14; padding: 6px; border-radius: 3px; }")
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -97,7 +100,7 @@ class Banner(QLabel):
         self.hide()
 
     def show_error(self, message: str) -> None:
-        self.setText(message)
+        self.setText(shorten(message, 500))
         self.show()
 
     def clear_error(self) -> None:

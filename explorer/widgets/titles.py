@@ -10,6 +10,7 @@ is; :func:`full_title` gives the whole text (for export names, tooltips and the 
 
 from __future__ import annotations
 
+import html
 import re
 import weakref
 
@@ -119,10 +120,9 @@ class TitleFit(QObject):
                     type(label).setText(label, self.full)
                 if label.item.boundingRect().width() <= avail:
                     return
-                plain = _TAG.sub("", self.full).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-                shown = elided(plain, font, avail)
-            else:
-                shown = elided(self.full, font, avail)
+            # The title as the characters it reads (a quoted word may hold "<" and "&"), elided, and escaped
+            # again: the label takes HTML.
+            shown = html.escape(elided(html.unescape(_TAG.sub("", self.full)), font, avail), quote=False)
             if shown != label.text:
                 type(label).setText(label, shown)
         finally:
