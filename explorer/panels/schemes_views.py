@@ -20,6 +20,7 @@ from .schemes_items import (
     FutureMask,
     HatchItem,
     beyond_line,
+    fit_colour_bar,
     fit_note,
     label,
     line_style,
@@ -100,8 +101,7 @@ class MatrixView(QWidget):
         QTimer.singleShot(0, self, self._set_colour_bar_width)
 
     def _set_colour_bar_width(self) -> None:
-        need = self.cbar.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
-        self.cbar_widget.setFixedWidth(max(108, int(np.ceil(need)) + 4))
+        fit_colour_bar(self.cbar_widget, self.cbar, 108)
 
     def _ensure(self, s: str) -> None:
         """Build the plot of scheme ``s`` once (a scheme registered later gets its plot when first shown)."""

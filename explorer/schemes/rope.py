@@ -137,6 +137,24 @@ class RoPE(Scheme):
         bound = np.concatenate([roformer_bound(dist[sl], d, req.base, scaling) for sl in chunks(dist.size)])
         return Curve(dist, mean, bound=bound)
 
+    grid_title = "1-D RoPE, raster order"
+
+    def grid_formula(self, st) -> str:
+        n = st.grid_side
+        return (f"<b>1-D RoPE, raster order</b>: patch (x, y) at position p = {n}y + x, angle p·θ<sub>i</sub>, "
+                f"θ<sub>i</sub> = {st.base:g}<sup>−2i/{st.head_dim}</sup>: the patch below is {n} positions away")
+
+    def grid_scores(self, req):
+        """Plain RoPE over an image's patches in raster order (patch (x, y) at position y·side + x), as a ViT with
+        1-D positions sees them: the patch below is ``side`` positions away.  Only plain RoPE draws this."""
+        if type(self) is not RoPE:
+            return None
+        from ..encodings.rope2d import raster_scores
+
+        side = int(req.grid_side)
+        q = (side // 2) * side + side // 2 if req.grid_query < 0 else min(int(req.grid_query), side * side - 1)
+        return raster_scores(self.frequencies(req)[0], side, side, q)
+
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):
         return SwapTerms(rotate=apply_rope)
