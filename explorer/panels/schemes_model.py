@@ -109,6 +109,8 @@ class ModelView(QWidget):
             w.setVisible(True)
         for row in (0, 1):
             self.layout_grid.setRowStretch(row, 1 if row == 0 or not one_row else 0)
+        for col in range(4):  # the plots of a row share its width equally
+            self.layout_grid.setColumnStretch(col, 1 if col < (len(shown) if one_row else 2) else 0)
         # Narrow, the θ′ plot is too small for a legend: the full-width score plot's title names the colours; a
         # model whose layers differ names its colours in the strip above the plots.
         self.rope.legend.setVisible(wide and self._mode == "rope" and not self.rope.layered)

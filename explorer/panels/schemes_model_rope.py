@@ -143,7 +143,7 @@ class RopePlots:
         self.freq = make_plot("θ′ per pair", x="pair i (0 = fastest)", y="θ′ (rad per position)")
         self.waves = make_plot("Wavelength 2π/θ′ per pair", x="pair i", y="wavelength (positions)")
         self.score = make_plot("Score vs distance", x="distance Δ (positions)", y="score ÷ |q|² (q = k)")
-        self.temp = make_plot("NoPE layers' temperature τ(p)", x="query position p", y="τ (queries × τ)")
+        self.temp = make_plot("NoPE layers' τ(p)", x="query position p", y="temperature τ (queries × τ)")
         self.temp.setObjectName("modelTemperature")
         self.strip = LayerStrip()
         self.curves: dict[str, pg.PlotDataItem] = {}
@@ -162,7 +162,6 @@ class RopePlots:
         self.l_ext = _dotted("extended", 0)
         # The lines' labels stand at different places along them: lines close together never stack their words.
         self.l_ext.label.setPosition(0.38)
-        self.l_ext.label.anchors = [(0, 0), (0, 0)]  # below the line: the extended length is near the top
         self.window = _dotted("window", 0)
         self.window.label.setPosition(0.36)
         self.window.setVisible(False)  # until a model with a window or chunk is shown
@@ -202,7 +201,7 @@ class RopePlots:
         """Plain titles that fit their plot: narrow, a layered model's three plots share one row."""
         short = self.layered and not wide
         self.waves.getPlotItem().setTitle("Wavelengths" if short else "Wavelength 2π/θ′ per pair")
-        self.temp.getPlotItem().setTitle("τ(p), NoPE layers" if short else "NoPE layers' temperature τ(p)")
+        self.temp.getPlotItem().setTitle("τ(p), NoPE" if short else "NoPE layers' τ(p)")
         # The L_orig label below the NoPE layers' line at 1 (a layered model's score plot has one).
         self.score_orig.label.setPosition(0.72 if self.layered else 0.95)
 
@@ -295,11 +294,11 @@ class RopePlots:
         """The score plot's title: its key when the legend has no room (narrow) or the colours are layer types."""
         if r is None:
             return "Score vs distance"
-        if r.layer_curves:
-            return "Score vs distance"  # the strip above the plots names the layer types' colours
+        if r.layer_curves:  # the strip above the plots names the layer types' colours
+            return "Score vs Δ" if not wide else "Score vs distance"
         att = f" · attention factor {r.attention_factor:.4g}"
-        if r.softmax_scale != 1.0:
-            att += f" · logits × {r.softmax_scale:.4g}"
+        if r.softmax_scale != 1.0:  # DeepSeek: cos and sin carry 1, the logits mscale² (the summary has both)
+            att = f" · logits × {r.softmax_scale:.4g}"
         if wide:
             return f"Score vs distance{att}"
         plain = mapped_colour(scheme_colour(PLAIN), theme).name()

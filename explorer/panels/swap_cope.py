@@ -78,8 +78,7 @@ class CountMaps:
 
     def _place(self, shown: bool) -> None:
         if shown and not self.maps:
-            self.maps = [PositionMap("Positions before", self.grid), PositionMap("Positions after, moved back",
-                                                                                  self.grid)]
+            self.maps = [PositionMap("Counts before", self.grid), PositionMap("Counts after, moved back", self.grid)]
             for m in self.maps:
                 m.hovered.connect(self.hovered)
         cells = [w for w in self.grid.cells() if w not in self.maps]
@@ -116,5 +115,5 @@ class CountMaps:
         if c is None:
             return
         top = float(max(c[0].max(), c[2].max()))
-        self.maps[0].set_data(c[0], c[1], r.before.tokens, top, "Positions before")
-        self.maps[1].set_data(c[2], c[3], r.before.tokens, top, "Positions after, moved back")
+        self.maps[0].set_data(c[0], c[1], r.before.tokens, top, "Counts before")
+        self.maps[1].set_data(c[2], c[3], r.before.tokens, top, "Counts after, moved back")
