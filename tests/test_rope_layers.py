@@ -272,3 +272,28 @@ def test_model_view_job_reads_each_layer_type():
     assert p[0] == 0 and p[-1] == 10485760 - 1
     np.testing.assert_allclose(tau, np.log1p(np.floor((p + 1) / 8192)) * 0.1 + 1, rtol=0, atol=0)
     assert "12 full NoPE" in scout.summary and scout.rotates.count(False) == 12
+
+
+HOSTILE = {
+    "window 0": {"sliding_window": 0, "layer_types": ["sliding_attention"]},
+    "window text": {"sliding_window": "big", "layer_types": ["sliding_attention"]},
+    "window 400 digits": {"sliding_window": 10**400, "layer_types": ["sliding_attention"]},
+    "chunk -1": {"attention_chunk_size": -1, "layer_types": ["chunked_attention"]},
+    "layer type a number": {"layer_types": [1, 2]},
+    "no_rope NaN": {"no_rope_layers": [1, float("nan")]},
+    "floor_scale NaN": {"no_rope_layers": [1, 0], "attn_temperature_tuning": True, "floor_scale": float("nan")},
+    "attn_scale huge": {"no_rope_layers": [1, 0], "attn_temperature_tuning": True, "attn_scale": 1e300},
+    "temperature text": {"no_rope_layers": [1, 0], "attn_temperature_tuning": "yes"},
+    "layers 400 digits": {"num_hidden_layers": 10**400, "layer_types": ["full_attention"]},
+    "merge 0": {"rope_scaling": {"type": "mrope", "mrope_section": [1, 1, 2]}, "vision_config": {"spatial_merge_size": 0}},
+    "tokens/s NaN": {"model_type": "qwen2_5_vl", "rope_scaling": {"type": "mrope", "mrope_section": [1, 1, 2]},
+                     "vision_config": {"tokens_per_second": float("nan")}},
+    "section negative": {"rope_scaling": {"type": "mrope", "mrope_section": [-1, 3, 2]}},
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_position_fields_are_one_line(name):
+    with pytest.raises(EncodingError) as exc:
+        parse_config({"head_dim": 8, "rope_theta": 1e4, "max_position_embeddings": 64, **HOSTILE[name]})
+    assert "\n" not in str(exc.value) and len(str(exc.value)) < 300 and "Traceback" not in str(exc.value)

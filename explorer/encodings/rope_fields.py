@@ -75,7 +75,7 @@ def whole(where: str, key: str, value, hi: int = MAX_SEQ_LEN) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise EncodingError(f"{where}{key} must be a whole number, got {show(value)}")
     if not 1 <= int(value) <= hi:
-        raise EncodingError(f"{where}{key} must be 1 … {hi:,}, got {value}")
+        raise EncodingError(f"{where}{key} must be 1 … {hi:,}, got {short_repr(value)}")
     return int(value)
 
 
