@@ -1,9 +1,10 @@
 """Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
 
 Seven views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
-own config; view 7 puts positions on an image's grid of patches).  Only the visible view is computed; each view asks for one result per plot (keys
-``schemes.<view>[.<scheme>]``), and a request that equals the last one sent for its key is not sent again,
-so dragging s recomputes only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
+own config; view 7 puts positions on an image's grid of patches).  Only the visible view is computed; each
+view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a request that equals the last one
+sent for its key is not sent again, so dragging s recomputes only the scaled-RoPE plots.  The main slider (for
+the benchmark and keyboard users) is s.
 """
 
 from __future__ import annotations
