@@ -5,6 +5,7 @@ module.  The shipped configs and configs the app does not ship."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 
@@ -108,6 +109,23 @@ def test_temperature_tuning_written_as_a_number_is_read_as_true():
     fields = json.loads(shipped()["llama-4-scout"].read_text())
     assert parse_config({**fields, "attn_temperature_tuning": 4}) == load_shipped("llama-4-scout")
     assert parse_config({**fields, "attn_temperature_tuning": False}).layers.temperature is None
+
+
+def test_mistral_slides_in_every_layer_as_its_mask_does():
+    """Mistral has no layer_types: transformers builds the sliding-window mask for every layer when the config
+    gives a window (``MistralModel``: ``create_sliding_window_causal_mask if config.sliding_window``)."""
+    from transformers.models.mistral import modeling_mistral
+
+    fields = {"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+              "max_position_embeddings": 32768, "rope_theta": 10000.0, "sliding_window": 4096}
+    plan = parse_config(fields).layers
+    assert plan.layer_types == ("sliding_attention",) * 32 and plan.sliding_window == 4096
+    # Every layer's attention reads the one config.sliding_window; the model builds the sliding mask when it is set.
+    assert "create_sliding_window_causal_mask" in inspect.getsource(modeling_mistral.MistralModel)
+    assert 'getattr(self.config, "sliding_window", None)' in inspect.getsource(modeling_mistral.MistralAttention)
+    cfg = hf_config("mistral", fields)
+    np.testing.assert_allclose(plan.rope("sliding_attention").frequencies()[0], reference(cfg, None)[0], rtol=RTOL)
+    assert parse_config({**fields, "sliding_window": None}).layers is None
 
 
 def test_gemma_3_reads_two_ropes_and_llama_4_its_nope_layers():

@@ -15,9 +15,10 @@ Read (see :mod:`explorer.encodings.rope_model` for what they mean):
 Without ``layer_types`` the types are derived as transformers' config class for the ``model_type`` derives them
 (:data:`DERIVED`): Gemma 2 alternates sliding and full, Gemma 3 has ``sliding_window_pattern`` (6) − 1 sliding layers
 then one full, Cohere 2 likewise with 4, Qwen2/Qwen3 slide from layer ``max_window_layers`` on when
-``use_sliding_window``, Llama 4's rotating layers are chunked.  A config that gives none of this has one rope for
-every layer and no plan.  Anything that does not add up (a layer type with no rope, a sliding layer with no window,
-lists of the wrong length) is one line.
+``use_sliding_window``, Llama 4's rotating layers are chunked, and every layer of Mistral slides when it has a
+``sliding_window`` (its mask function is the sliding one for all layers).  A config that gives none of this has
+one rope for every layer and no plan.  Anything that does not add up (a layer type with no rope, a sliding layer
+with no window, lists of the wrong length) is one line.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ NO_ROPE_TYPES = ("llama4_text", "llama4", "smollm3")
 #: Model types whose config class derives ``layer_types`` when the config gives none (see the module docstring).
 DERIVED = {"gemma2": "pattern", "gemma3_text": "pattern", "gemma3": "pattern", "cohere2": "pattern",
            "qwen2": "window_layers", "qwen3": "window_layers", "qwen2_moe": "window_layers",
-           "qwen3_moe": "window_layers", "llama4_text": "nope", "llama4": "nope", "smollm3": "nope"}
+           "qwen3_moe": "window_layers", "llama4_text": "nope", "llama4": "nope", "smollm3": "nope",
+           "mistral": "all_sliding"}
 #: ``sliding_window_pattern`` when the config gives none.
 PATTERN = {"gemma2": 2, "gemma3_text": 6, "gemma3": 6, "cohere2": 4}
 
@@ -111,6 +113,12 @@ def _derived_types(data: dict, n: int | None, model_type: str, rotates: list[boo
             return None
         chunked = data.get("attention_chunk_size") is not None and model_type != "smollm3"
         return ["chunked_attention" if r and chunked else "full_attention" for r in rotates]
+    if how == "all_sliding":  # Mistral: every layer slides when the config gives a window
+        if data.get("sliding_window") is None:
+            return None
+        if n is None:
+            raise EncodingError(f"a {model_type} config with a sliding_window needs num_hidden_layers")
+        return ["sliding_attention"] * n
     if n is None:
         raise EncodingError(f"a {model_type} config without layer_types needs num_hidden_layers")
     if how == "pattern":
