@@ -101,10 +101,12 @@ def grid_scores(fx: np.ndarray, fy: np.ndarray, rows: int, cols: int, query: int
     if not 0 <= query < x.size:
         raise EncodingError(f"the query patch {query} is outside the {rows} × {cols} grid")
     fx2, fy2 = np.atleast_2d(fx), np.atleast_2d(fy)
-    check_size(x.size, fx2.size, what="grid of scores")
+    check_size(x.size, fx2.shape[1], what="grid of scores")
     dx, dy = x - x[query], y - y[query]
-    phi = np.multiply.outer(dx, fx2) + np.multiply.outer(dy, fy2)  # (N, heads, pairs)
-    return np.cos(phi).mean(axis=(1, 2)).reshape(rows, cols)
+    total = np.zeros(x.size)
+    for hx, hy in zip(fx2, fy2, strict=True):  # one head at a time: (N, pairs), never (N, heads, pairs)
+        total += np.cos(np.multiply.outer(dx, hx) + np.multiply.outer(dy, hy)).mean(axis=1)
+    return (total / fx2.shape[0]).reshape(rows, cols)
 
 
 def raster_scores(theta: np.ndarray, rows: int, cols: int, query: int) -> np.ndarray:
