@@ -40,6 +40,7 @@ class Rope2D(Scheme):
     kind = "rotary"
     relative = True
     bounded = True
+    on_a_line = False
     shown_by_default = False
     swap_label = None
     in_lab = False

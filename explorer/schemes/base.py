@@ -395,6 +395,10 @@ class Scheme:
         """The properties table's "past L_train" cell for this configuration."""
         return ""
 
+    #: Its positions are places on a line (False for a 2-D scheme: the 1-D views only say why they are empty,
+    #: and leave it out of their legends and of RoFormer's bound).
+    on_a_line: ClassVar[bool] = True
+
     #: The patch-grid view draws the scheme (its :meth:`grid_scores`) under this title; a class names its own (a
     #: subclass does not inherit its parent's place in that view).
     grid_title: ClassVar[str] = ""
