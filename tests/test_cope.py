@@ -104,3 +104,19 @@ def test_schemes_panel_draws_it_relative_under_the_mask():
     off = jobs.run(MatrixRequest("cope", l_eval=64, max_cells=64, head_dim=16, causal=False, seed=0))
     assert off.matrix is None and "causal" in off.note
     assert seeded_table(3, 2, 0).shape == (3, 2) and gates(np.ones((2, 2)), np.ones((2, 2))).shape == (2, 2)
+
+
+def test_data_swap_writes_copes_counts(tmp_path, capsys):
+    import json
+
+    from cli_run import run_cli
+
+    out = tmp_path / "s.json"
+    rc, err = run_cli(["data", "swap", "--sentence", "the cat sat . the dog", "--swap", "1", "5", "--scheme", "cope",
+                       "--causal", "--out", str(out)], capsys)
+    assert rc == 0, err
+    doc = json.loads(out.read_text())
+    st = SwapState(sentence="the cat sat . the dog", swap_i=1, swap_j=5, scheme="cope", causal=True)
+    r = jobs.run(SwapRequest(st))
+    np.testing.assert_array_equal(doc["positions_before"], r.before.positions)
+    np.testing.assert_array_equal(doc["gates_after"], r.after.gates)
