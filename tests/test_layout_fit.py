@@ -147,7 +147,7 @@ def _problems(win, panel: QWidget, where: str) -> list[str]:
                            f"has {room}")
         if isinstance(w, pg.GraphicsView):
             out.extend(_scene_overflow(w, name))
-        if isinstance(w, pg.PlotWidget) and w.objectName() != "sharedColourBar":
+        if isinstance(w, pg.PlotWidget) and w.objectName() not in ("sharedColourBar", "gridColourBar"):
             if w.width() < MIN_PLOT[0] or w.height() < MIN_PLOT[1]:
                 title = getattr(w.getPlotItem().titleLabel, "text", "") or w.objectName()
                 out.append(f"{name} plot {title!r} is {w.width()}×{w.height()} px")

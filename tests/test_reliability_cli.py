@@ -19,6 +19,7 @@ import pytest
 
 from explorer import cli
 from explorer import schemes as registry
+from explorer.encodings.rope_config import shipped
 
 #: Values no numeric option may take: each must be refused by the parser in one line.
 HOSTILE = {
@@ -44,6 +45,7 @@ BASE = {
     ("data", "t5-buckets"): ["--positions", "4", "--out", "{out}.npy"],
     ("data", "rope"): ["--input", "{x}", "--out", "{out}.npy"],
     ("data", "rope-frequencies"): ["--head-dim", "8", "--out", "{out}.json"],
+    ("data", "mrope-positions"): ["--config", str(shipped()["qwen2-vl-7b"]), "--out", "{out}.json"],
     ("data", "swap"): ["--sentence", "a b c", "--swap", "0", "1", "--out", "{out}.json"],
     ("bench",): ["--quick", "--out", "{out}.json"],
     ("export",): ["--panel", "waves", "--out", "{out}.png"],

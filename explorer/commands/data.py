@@ -269,6 +269,11 @@ def _swap(args) -> int:
             "max_relabel_error": "max over t, c of |outputs_after[permutation[t]][c] - outputs_before[t][c]|",
         },
     }
+    if r.before.positions is not None:  # a scheme that counts positions from the content (CoPE)
+        doc.update(gates_before=r.before.gates.tolist(), positions_before=r.before.positions.tolist(),
+                   gates_after=r.after.gates.tolist(), positions_after=r.after.positions.tolist())
+        doc["notes"]["positions"] = ("CoPE: positions[head][query][key] = the sum of gates[head][query][t] over keys "
+                                     "t from key to query; gates = sigmoid(q·k/sqrt(d_head)), masked when causal")
     try:
         atomic_write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False))
     except OSError as exc:

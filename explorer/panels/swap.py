@@ -41,6 +41,7 @@ from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ..widgets.value_box import SpinBox
 from .base import Panel
+from .swap_cope import CountMaps
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
 from .table_link import RealTableOption
@@ -409,6 +410,7 @@ class SwapPanel(RealTableOption, Panel):
                                 "Outputs after, moved back")
         self.out_diff.set_data(r.difference, r.before.tokens, level,
                                f"After − before: max |Δ| {r.max_relabel_error:.1e}")
+        count_maps(self).show(r, h)
 
     # -- look -------------------------------------------------------------------------------------
     def _restyle(self) -> None:
@@ -491,10 +493,18 @@ class SwapPanel(RealTableOption, Panel):
         return self._last
 
 
+def count_maps(panel: SwapPanel) -> CountMaps:
+    """The panel's maps of CoPE's counts (made on first use; shown while the scheme counts)."""
+    if getattr(panel, "_count_maps", None) is None:
+        panel._count_maps = CountMaps(panel.maps_grid, panel._on_view_hovered)
+    return panel._count_maps
+
+
 def plot_name(panel: SwapPanel, plot) -> str | None:
     """Which of the panel's plots ``plot`` is (the keys of :func:`export_arrays`)."""
     plots = {"before": panel.before_map, "after": panel.after_map, "bars": panel.bars,
-             "out_before": panel.out_before, "out_after": panel.out_after, "out_diff": panel.out_diff}
+             "out_before": panel.out_before, "out_after": panel.out_after, "out_diff": panel.out_diff,
+             **count_maps(panel).named()}
     return next((k for k, p in plots.items() if p is plot), None)
 
 
@@ -502,6 +512,8 @@ def plot_snippet(panel: SwapPanel, plot, name: str):
     """Copy as Python: the layer before and after the swap, ``result`` as ``export_data`` gives it."""
     if panel.last_response is None:
         return NoSnippet("the plot has not drawn yet")
+    if name in ("counts_before", "counts_after"):
+        return NoSnippet("no program for CoPE's counts yet: Export → Save numbers writes them")
     st = panel.last_response.request.state
     shown = dataclasses.replace(st, head=min(panel.state.head, st.heads - 1),
                                 query=min(panel.state.query, len(st.tokens) - 1))
@@ -534,5 +546,7 @@ def export_arrays(r: SwapResponse, plot: str, st: SwapState) -> dict:
         "out_before": lambda: {"outputs before [token, component]": r.before.outputs},
         "out_after": lambda: {"outputs after, moved back [token, component]": r.outputs_after_relabelled},
         "out_diff": lambda: {"after - before [token, component]": r.difference},
+        "counts_before": lambda: CountMaps.arrays(r, h, "before"),
+        "counts_after": lambda: CountMaps.arrays(r, h, "after"),
     }[plot]()
 
