@@ -336,7 +336,7 @@ def run_app(args) -> int:
         return _finish(window, rc)
     from PySide6.QtCore import QTimer
 
-    QTimer.singleShot(200, window.offer_welcome)  # first start only, after the first frame (settings.json)
+    QTimer.singleShot(200, window.welcome.offer)  # first start only, after the first frame (settings.json)
     rc = app.exec()
     signals.exit_at_once()  # the session is saved: a late signal must not trace back from shutdown
     return _finish(window, rc)

@@ -31,7 +31,7 @@ from .export.slide import plot_key
 from .help import Help
 from .layout_state import SURVIVE_MS, LayoutError, check_layout, restore_died, restored, restoring
 from .lazy_docks import PanelDocks
-from .lesson_dock import LessonDockMixin
+from .lesson_dock import LessonDock
 from .look import Look
 from .panels.base import Panel
 from .service import ComputeService, Failure
@@ -42,7 +42,7 @@ from .shell.focus import PlotFocus
 from .shell.menus import build_actions, build_menus, build_toolbar
 from .shell.stage import Stage
 from .undo import UndoController
-from .welcome import WelcomeMixin
+from .welcome import Welcome
 from .widgets.control_guard import ControlGuard, guard_controls
 from .widgets.plain import UndoTip
 from .widgets.scene_bar import SceneBar
@@ -76,7 +76,7 @@ class _FirstFrame(QObject):
         self._then()
 
 
-class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
+class MainWindow(QMainWindow):
     """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`.
 
     A panel is built when its dock is first on screen or when ``panels[pid]`` asks for it."""
@@ -147,7 +147,8 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.exporter = ExportController(self, self.look.screen_look, notify=self._status, paused=self.undo.paused)
         self.exports = ExportCommands(self, self.exporter, self.stage, self.titles, self._status)
         self.help = Help(self)
-        self._make_lesson_dock()  # the dock now (hidden), its pane when it is first shown
+        self.lessons = LessonDock(self)  # the dock now (hidden), its pane when it is first shown
+        self.welcome = Welcome(self)
         self.acts = build_actions(self)
         self.exports.acts = self.acts
         ok, why = ex.mp4_available()
@@ -201,7 +202,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         return act
 
     def make_lesson_action(self, spec: ActionSpec) -> QAction:
-        act = self.lesson_dock.toggleViewAction()
+        act = self.lessons.dock.toggleViewAction()
         act.setText(spec.title)
         return act
 
@@ -283,7 +284,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)
-        self._lesson_placed_by_hand = False  # the Lesson dock is placed by the window again
+        self.lessons.placed_by_hand = False  # the Lesson dock is placed by the window again
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()
@@ -419,50 +420,6 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         for callback in callbacks:
             callback()
 
-    # -- the two parts still mixed in (lesson dock, welcome) ---------------------------------------
-    @property
-    def presenter(self) -> bool:
-        return self.look.presenter
-
-    @property
-    def zoom(self) -> float:
-        return self.look.zoom
-
-    @property
-    def theme(self):
-        return self.look.theme
-
-    @property
-    def _theme(self):
-        return self.look.theme
-
-    @property
-    def _zoom(self) -> float:
-        return self.look.zoom
-
-    @property
-    def _ui_pt(self) -> float:
-        return self.look.ui_pt
-
-    @property
-    def _builtin(self):
-        return self.session.builtin
-
-    def apply_preset(self, preset) -> bool:
-        return self.session.apply_preset(preset)
-
-    def show_error(self, title: str, message: str) -> None:
-        self.dialogs.show_error(title, message)
-
-    def ask_lesson_path(self) -> str | None:
-        return self.dialogs.ask_lesson_path()
-
-    def lesson_next(self) -> None:
-        self._lesson_next()
-
-    def lesson_back(self) -> None:
-        self._lesson_back()
-
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self._closed:
@@ -480,7 +437,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
                 except Exception as exc:  # noqa: BLE001 - never block closing on a settings problem
                     # The window is going away, so no dialog: say it where the app was started.
                     print(f"pe-explorer: {what} not saved: {exc}", file=sys.stderr)
-            self.close_welcome()  # a dialog left open would keep the app running after its window closed
+            self.welcome.close()  # a dialog left open would keep the app running after its window closed
             for p in self.panels.built().values():
                 p.shutdown()
             self.service.stop()

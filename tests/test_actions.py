@@ -58,3 +58,14 @@ def test_the_keyboard_guide_is_made_from_the_records(qtbot, main_window):
     guide = [k for _w, keys_, _what in keyboard_rows() for k in keys_.split(" or ")]
     assert sorted(guide[: sum(len(v) for v in keys.values())]) == sorted(k for v in keys.values() for k in v)
     qtbot.waitUntil(main_window.service.idle, timeout=60000)
+
+
+def test_every_theme_action_sets_its_theme_and_only_it_is_checked(qtbot, main_window):
+    """A theme record is one of a group with an argument: choosing it sets that theme (the toggled signal of the
+    one it replaces must not call the handler with a stray argument)."""
+    from explorer.theme import BASE_THEMES
+
+    for name in list(BASE_THEMES)[::-1] + list(BASE_THEMES):
+        main_window.acts[f"actTheme_{name}"].trigger()
+        assert main_window.look.base_theme == name
+        assert [n for n in BASE_THEMES if main_window.acts[f"actTheme_{n}"].isChecked()] == [name]

@@ -63,7 +63,7 @@ def test_every_layout_the_window_writes_is_accepted(qtbot):
             ("a hidden dock", lambda: d[0].hide()),
             ("a dock at the bottom", lambda: (w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d[0]),
                                                d[0].show())),
-            ("the lesson dock", lambda: w.show_lesson()),
+            ("the lesson dock", lambda: w.lessons.show()),
             ("tool bars hidden", lambda: [b.hide() for b in bars]),
             ("a tool bar on the left", lambda: w.addToolBar(Qt.ToolBarArea.LeftToolBarArea, bars[0])),
             ("every dock floating", lambda: [x.setFloating(True) for x in d]),

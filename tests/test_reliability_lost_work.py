@@ -112,8 +112,8 @@ def test_a_crafted_window_ini_runs_nothing_and_the_window_opens(qtbot, tmp_path)
     w = _window(qtbot)
     try:
         assert not marker.exists(), "reading window.ini ran code"
-        assert w.isVisible() and w.theme.dark  # the plain-text key of the old file is taken over
-        assert w.zoom == 1.0
+        assert w.isVisible() and w.look.theme.dark  # the plain-text key of the old file is taken over
+        assert w.look.zoom == 1.0
         w.exporter.last_folder()
         assert not marker.exists(), "the export choices ran code"
     finally:
@@ -149,7 +149,7 @@ def test_bad_settings_are_ignored_key_by_key_and_named_in_the_log(qtbot, caplog,
     with caplog.at_level("WARNING", logger="explorer.settings"):
         w = _window(qtbot)
     try:
-        assert w.zoom == 1.0 and w.theme.dark and not w.presenter  # the good key is kept
+        assert w.look.zoom == 1.0 and w.look.theme.dark and not w.look.presenter  # the good key is kept
         logged = " ".join(r.getMessage() for r in caplog.records)
         assert "view/zoom" in logged, logged
     finally:
@@ -176,7 +176,7 @@ def test_an_old_window_ini_layout_is_taken_over_as_plain_bytes(qtbot):
     assert set(load_settings()) == {"geometry", "state", "view/presenter"}
     w2 = _window(qtbot)
     try:
-        assert w2.docks["schemes"].isHidden() and not w2.docks["waves"].isHidden() and w2.presenter
+        assert w2.docks["schemes"].isHidden() and not w2.docks["waves"].isHidden() and w2.look.presenter
     finally:
         w2.close()
 

@@ -94,10 +94,10 @@ def test_a_scene_puts_its_panel_and_tab_on_stage(qtbot, win):
 def test_a_lesson_step_puts_its_panel_on_stage(qtbot, win):
     _focus_in_swap(qtbot, win)
     win.show_panel("waves")
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     lesson = next(x for x in pane.lessons if any(s.scene and s.scene.panel == "schemes" for s in x.steps))
     step = next(s for s in lesson.steps if s.scene and s.scene.panel == "schemes")
-    assert win.set_lesson_scene(step, lesson)
+    assert win.lessons.set_scene(step, lesson)
     _check_stage(win, "schemes")
     # A click in the Lesson pane (another dock) leaves the stage where it is.
     pane.setFocus()
@@ -223,4 +223,22 @@ def test_a_scene_can_put_a_plot_in_focus(qtbot, win, tmp_path):
     assert win.stage.now().plot == "spectrum" and win.focus.active
     assert win.session.next_scene()  # the next scene names no focus: the whole panel comes back
     assert not win.focus.active
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_plot_of_a_panel_behind_put_in_focus_brings_its_panel_on_stage(qtbot, win):
+    """A double-click that reaches a plot of a panel not on stage (the GUI monkey found one: Token swap's plot
+    with Schemes in front) puts that panel on stage and its plot in focus instead of failing to find it."""
+    from explorer.export.slide import named_plots
+
+    win.resize(1280, 720)
+    win.show_panel("swap")
+    swap = win.panels["swap"]
+    qtbot.waitUntil(lambda: bool(swap.visible_plots()))
+    name, plot = next((n, p) for n, p in named_plots(swap) if p.isVisible())
+    win.show_panel("schemes")
+    assert win.stage.panel_id() == "schemes"
+    win.focus.focus(plot)
+    assert win.stage.panel_id() == "swap" and win.stage.now().plot == name and win.focus.active
+    win.acts["actBack"].trigger()
     qtbot.waitUntil(win.service.idle, timeout=60000)

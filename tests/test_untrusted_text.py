@@ -162,9 +162,9 @@ def test_hostile_text_reads_as_text_everywhere_the_window_shows_it(qtbot, tmp_pa
         lab.load_results(str(results))
         _check(w, qtbot, "Lab → Open results…", found)
 
-        assert w.open_lesson_file(str(_lesson(tmp_path, png)))
+        assert w.lessons.open_file(str(_lesson(tmp_path, png)))
         _check(w, qtbot, "Open lesson…", found)
-        w.lesson_pane.show_me()
+        w.lessons.pane.show_me()
         _check(w, qtbot, "Show me", found)
     finally:
         _settle(w, qtbot)
@@ -200,7 +200,7 @@ def test_error_dialogs_show_what_a_file_holds_as_text(qtbot, tmp_path):
         lesson = tmp_path / "lesson.json"
         lesson.write_text(json.dumps({"format": "pe-explorer-lesson", "version": 1, "title": short(png),
                                       "summary": "", "steps": [], short(png): 1}))
-        for open_it in (lambda: w.session.load_preset_file(bad), lambda: w.open_lesson_file(str(lesson))):
+        for open_it in (lambda: w.session.load_preset_file(bad), lambda: w.lessons.open_file(str(lesson))):
             seen = _dialog_texts(qtbot, open_it)
             boxes = [b for b in seen if isinstance(b, QMessageBox)]
             assert boxes, "no message box was shown"

@@ -339,7 +339,7 @@ class Monkey(WidgetEvents):
     def _check_widths(self) -> None:
         """No panel may need more width than a 1280-px projector has (times the text zoom): content that
         grows without bound (a 500-letter word once did) forces the window past the screen."""
-        limit = int(MAX_PANEL_WIDTH * max(1.0, self.window.zoom))
+        limit = int(MAX_PANEL_WIDTH * max(1.0, self.window.look.zoom))
         for pid, panel in self.window.panels.items():
             need = panel.minimumSizeHint().width()
             if need > limit:
