@@ -133,12 +133,17 @@ def make_app(argv: list[str] | None = None):
 
 
 def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:
-    """Wait until every panel has drawn, grab the window to ``path``; 0 on success."""
+    """Wait until every panel has drawn, grab the window to ``path``; 0 on success.  A panel that cannot
+    draw (``--checkpoint`` a file it refuses) ends the wait at once with its reason."""
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     deadline = time.monotonic() + timeout_s
     while not window.all_drawn and time.monotonic() < deadline:
+        stuck = [p.stuck_error for p in window.panels.built().values() if p.stuck_error]
+        if stuck:
+            print(f"pe-explorer: error: {stuck[0]}", file=sys.stderr)
+            return 2
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         time.sleep(0.01)
     if not window.all_drawn:
@@ -331,7 +336,7 @@ def run_app(args) -> int:
         return _finish(window, rc)
     from PySide6.QtCore import QTimer
 
-    QTimer.singleShot(200, window.offer_welcome)  # first start only, after the first frame (settings.json)
+    QTimer.singleShot(200, window.welcome.offer)  # first start only, after the first frame (settings.json)
     rc = app.exec()
     signals.exit_at_once()  # the session is saved: a late signal must not trace back from shutdown
     return _finish(window, rc)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from .presets import user_dir
 from .settings import home_folder
+from .widgets.plain import ask, warn
 
 PRESET_FILTER = "PE Explorer preset (*.json)"
 LESSON_FILTER = "PE Explorer lesson (*.json)"
@@ -33,15 +33,8 @@ class Dialogs:
     def __init__(self, parent: QWidget) -> None:
         self._parent = parent
 
-    def _box(self, icon: QMessageBox.Icon, title: str, message: str) -> QMessageBox:
-        box = QMessageBox(icon, title, message, QMessageBox.StandardButton.NoButton, self._parent)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        return box
-
     def show_error(self, title: str, message: str) -> None:
-        box = self._box(QMessageBox.Icon.Warning, title, message)
-        box.setStandardButtons(QMessageBox.StandardButton.Ok)
-        box.exec()
+        warn(self._parent, title, message)  # the message names what a file held: as text
 
     def ask_open_path(self) -> str | None:
         """A preset file to open."""
@@ -62,11 +55,9 @@ class Dialogs:
         return path or None
 
     def ask_overwrite(self, path: Path, title: str) -> bool:
-        box = self._box(QMessageBox.Icon.Question, "Replace preset?",
-                        f"A preset named “{title}” exists already ({path.name}). Replace it?")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        return box.exec() == QMessageBox.StandardButton.Yes
+        yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
+        text = f"A preset named “{title}” exists already ({path.name}). Replace it?"
+        return ask(self._parent, "Replace preset?", text, yes | no, no) == yes
 
     def ask_preset_details(self, title: str = "") -> tuple[str, str] | None:
         """A name and notes for a preset to save (``title``: the name offered)."""

@@ -1,11 +1,11 @@
 """The Lesson dock of the main window: built when first shown, docked beside the panels or floating.
 
-:class:`LessonDockMixin` is the part of :class:`explorer.main_window.MainWindow` that owns it.  The dock is
-made at start-up (an empty placeholder: the saved layout needs it), the :class:`~explorer.lesson_pane.LessonPane`
-only when the dock is first on screen (View → Lesson, Ctrl+L), so start-up pays nothing for it.  Its
-visibility is part of the saved window layout.
+:class:`LessonDock` is the part of :class:`explorer.main_window.MainWindow` that owns it (``window.lessons``).
+The dock is made at start-up (an empty placeholder: the saved layout needs it), the
+:class:`~explorer.lesson_pane.LessonPane` only when the dock is first on screen (View → Lesson, Ctrl+L), so
+start-up pays nothing for it.  Its visibility is part of the saved window layout.
 
-"Show me" sets a step's scene through :meth:`~explorer.session.SessionMixin.apply_preset` (one undoable change;
+"Show me" sets a step's scene through :meth:`~explorer.session.Session.apply_preset` (one undoable change;
 the scene strip shows the step), opens a saved Lab result when the step names one (its curves in the Lab, or
 the position table it trained in the Learned-table panel), and rings the plot the step points at for a few
 seconds (scrolled into view, the ring clipped to the part on screen).  Opening another lesson leaves the
@@ -18,7 +18,6 @@ rings (the rightmost place that covers neither); moved or docked by hand, it sta
 
 from __future__ import annotations
 
-import html
 import logging
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
     QDockWidget,
-    QFileDialog,
     QFrame,
     QLineEdit,
     QScrollArea,
@@ -41,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
 from .presets import Preset
-from .settings import OutputError, SettingsError, home_folder, save_settings, setting
+from .settings import OutputError, SettingsError, save_settings, setting
 
 log = logging.getLogger(__name__)
 
@@ -57,13 +55,18 @@ LESSON_KEY, STEP_KEY = "lesson/name", "lesson/step"
 SCENE_PREFIX = "lesson:"
 
 
-class LessonDockMixin:
-    """The Lesson dock and its actions (needs the window's service, look, ``apply_preset`` and menus)."""
+class LessonDock:
+    """The Lesson dock and its actions, a part of the window (it reads the window's service, look, session,
+    dialogs, panels and stage).  The dock is made now (hidden), its pane when the dock is first on screen."""
 
-    lesson_pane = None
-
-    def _make_lesson_dock(self) -> None:
-        dock = QDockWidget("Lesson", self)
+    def __init__(self, window) -> None:
+        self.window = window
+        self.pane = None
+        self._ring = None
+        self._ring_target: tuple[str | None, str] = (None, "")
+        self._auto_floated = False
+        self._float_geometry: QRect | None = None
+        dock = QDockWidget("Lesson", window)
         dock.setObjectName("dock_lesson")
         holder = QWidget(dock)
         holder.setObjectName("placeholder_lesson")
@@ -73,28 +76,28 @@ class LessonDockMixin:
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         # The right-hand dock area takes the right corners: the pane runs the window's full height beside
         # the panels (they fill the top area), not under them.
-        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         dock.hide()
-        dock.visibilityChanged.connect(self._on_lesson_visible)
-        dock.topLevelChanged.connect(self._on_lesson_top_level)
-        self._lesson_placing = False
-        self._lesson_placed_by_hand = False
-        self.lesson_dock = dock
-        self._lesson_errors: list[str] = []
+        dock.visibilityChanged.connect(self._on_visible)
+        dock.topLevelChanged.connect(self._on_top_level)
+        self._placing = False
+        self.placed_by_hand = False
+        self.dock = dock
+        self.errors: list[str] = []
 
     # -- building --------------------------------------------------------------------------------
-    def _on_lesson_visible(self, visible: bool) -> None:
+    def _on_visible(self, visible: bool) -> None:
         if visible:
-            self.ensure_lesson_pane()
-            self._place_lesson_dock()
-            QTimer.singleShot(0, self._place_lesson_dock)  # once the dock area has laid itself out
+            self.ensure_pane()
+            self.place()
+            QTimer.singleShot(0, self.place)  # once the dock area has laid itself out
 
-    def ensure_lesson_pane(self):
+    def ensure_pane(self):
         """The pane, built on first use (styled for the current look)."""
-        if self.lesson_pane is not None:
-            return self.lesson_pane
+        if self.pane is not None:
+            return self.pane
         from PySide6.QtGui import QPalette
 
         from .lesson_pane import LessonPane
@@ -103,41 +106,42 @@ class LessonDockMixin:
         try:
             lessons = builtin_lessons()
         except LessonError as exc:  # a broken shipped lesson is a bug: keep the pane usable and say so
-            lessons, self._lesson_errors = [], [str(exc)]
-            self._status(f"Lessons not loaded: {exc}", 15000)
-        pane = LessonPane(self.service, lessons, set_scene=self.set_lesson_scene, open_lesson=self.open_lesson_file,
-                          parent=self.lesson_dock)
-        old = self.lesson_dock.widget()
-        self.lesson_dock.setWidget(pane)
+            lessons, self.errors = [], [str(exc)]
+            self.window._status(f"Lessons not loaded: {exc}", 15000)
+        pane = LessonPane(self.window.service, lessons, set_scene=self.set_scene, open_lesson=self.open_file,
+                          parent=self.dock)
+        old = self.dock.widget()
+        self.dock.setWidget(pane)
         if old is not None and old is not pane:
             old.deleteLater()
-        self.lesson_pane = pane
+        self.pane = pane
         # Setting a scene relays the window out, which gave the dock area back its old share: place it again.
-        pane.revealed.connect(self._place_lesson_dock_soon)
-        pane.stepChanged.connect(self._place_lesson_dock_soon)
-        self._resume_lesson(pane)
-        pane.stepChanged.connect(self._remember_lesson_step)
+        pane.revealed.connect(self.place_soon)
+        pane.stepChanged.connect(self.place_soon)
+        self._resume(pane)
+        pane.stepChanged.connect(self._remember_step)
         pane.lessonChanged.connect(self._on_lesson_changed)
-        style_widgets(pane, self._theme, ui_pt=self._ui_pt, zoom=self._zoom, set_root_font=False)
+        look = self.window.look
+        style_widgets(pane, look.theme, ui_pt=look.ui_pt, zoom=look.zoom, set_root_font=False)
         pane.setPalette(QPalette())
-        self._on_lesson_look(self._theme)
-        self.themeChanged.connect(self._on_lesson_look)
+        self._on_look(look.theme)
+        self.window.themeChanged.connect(self._on_look)
         return pane
 
-    def _resume_lesson(self, pane) -> None:
+    def _resume(self, pane) -> None:
         """Show the lesson and step the settings remember (a shipped lesson still there; the step clamped)."""
-        if getattr(self, "settings_problem", None) is not None:
+        if self.window.settings_problem is not None:
             return
         name, step = setting(LESSON_KEY, ""), setting(STEP_KEY, 0.0)
         lesson = next((x for x in pane.lessons if x.builtin and x.name == name), None)
         if lesson is not None:
             pane.set_lesson(lesson, max(0, min(int(step), len(lesson.steps))))
 
-    def _remember_lesson_step(self, index: int) -> None:
-        pane = self.lesson_pane
+    def _remember_step(self, index: int) -> None:
+        pane = self.pane
         if pane is None or pane.lesson is None or not pane.lesson.builtin:
             return  # a lesson file of one's own is not reopened by a setting
-        if getattr(self, "settings_problem", None) is not None:
+        if self.window.settings_problem is not None:
             return
         try:
             save_settings({LESSON_KEY: pane.lesson.name, STEP_KEY: float(index)})
@@ -146,93 +150,96 @@ class LessonDockMixin:
 
     def _on_lesson_changed(self, lesson: Lesson) -> None:
         """Another lesson: the previous lesson's scene is left (its title goes from the scene strip)."""
-        scene = self.session.scene
+        scene = self.window.session.scene
         if scene is not None and scene.name.startswith(SCENE_PREFIX) \
                 and not scene.name.startswith(f"{SCENE_PREFIX}{lesson.name}:"):
-            self.session.leave_scene()
-        self._lesson_ring_target = (None, "")
-        ring = getattr(self, "_lesson_ring", None)
+            self.window.session.leave_scene()
+        self._ring_target = (None, "")
+        ring = self._ring
         if ring is not None:
             ring.hide()
 
-    def _on_lesson_look(self, theme) -> None:
-        if self.lesson_pane is not None:
+    def _on_look(self, theme) -> None:
+        if self.pane is not None:
             # A floating dock is a window of its own: the window's font and palette do not reach it by themselves.
-            self.lesson_dock.setFont(self.font())
-            self.lesson_dock.setPalette(self.palette())
-            self.lesson_pane.apply_theme(theme)
-            self._place_lesson_dock()
+            self.dock.setFont(self.window.font())
+            self.dock.setPalette(self.window.palette())
+            self.pane.apply_theme(theme)
+            self.place()
 
-    def _on_lesson_top_level(self, _floating: bool) -> None:
-        if not self._lesson_placing:
-            self._lesson_placed_by_hand = True
+    def _on_top_level(self, _floating: bool) -> None:
+        if not self._placing:
+            self.placed_by_hand = True
 
-    def _place_lesson_dock_soon(self, *_args) -> None:
-        QTimer.singleShot(0, self._place_lesson_dock)
+    def place_soon(self, *_args) -> None:
+        QTimer.singleShot(0, self.place)
 
-    def _place_lesson_dock(self) -> None:
+    def place(self) -> None:
         """Docked beside the panels when the window is wide enough, else floating off the step's plot."""
-        dock = self.lesson_dock
-        if not dock.isVisible() or self.lesson_pane is None:
+        dock = self.dock
+        if not dock.isVisible() or self.pane is None:
             return
-        want = max(self.lesson_pane.minimumSizeHint().width(), min(self.width() // 4, 480))
-        if self._lesson_placed_by_hand:  # floated or docked by hand: it stays so, as wide as it was made
+        want = max(self.pane.minimumSizeHint().width(), min(self.window.width() // 4, 480))
+        if self.placed_by_hand:  # floated or docked by hand: it stays so, as wide as it was made
             dock.setMaximumWidth(16777215)
             return
-        narrow = self.width() - want < PANEL_MIN_WIDTH[bool(self.presenter)] * max(1.0, self._zoom)
+        look = self.window.look
+        narrow = self.window.width() - want < PANEL_MIN_WIDTH[bool(look.presenter)] * max(1.0, look.zoom)
         # Restored, not cleared: floating shows the dock again, which places it from inside this call, and the
         # inner call's "done" made the outer setFloating's topLevelChanged look like a move by hand.
-        was, self._lesson_placing = self._lesson_placing, True
+        was, self._placing = self._placing, True
         try:
-            self._set_lesson_floating(dock, narrow, want)
+            self._set_floating(dock, narrow, want)
         finally:
-            self._lesson_placing = was
+            self._placing = was
 
-    def _set_lesson_floating(self, dock, narrow: bool, want: int) -> None:
-        if narrow and (not dock.isFloating() or self._lesson_float_is_ours(dock)):
+    def _set_floating(self, dock, narrow: bool, want: int) -> None:
+        if narrow and (not dock.isFloating() or self._float_is_ours(dock)):
             if not dock.isFloating():
                 dock.setFloating(True)
-                self._lesson_auto_floated = True
-            want = max(want, min(self.width() // 3, 420))  # over the panels anyway: room to read
-            place = self._lesson_float_place(want)
+                self._auto_floated = True
+            want = max(want, min(self.window.width() // 3, 420))  # over the panels anyway: room to read
+            place = self._float_place(want)
             if dock.geometry() != place:
                 dock.setGeometry(place)
-            self._lesson_float_geometry = dock.geometry()
-        elif not narrow and dock.isFloating() and getattr(self, "_lesson_auto_floated", False):
+            self._float_geometry = dock.geometry()
+        elif not narrow and dock.isFloating() and self._auto_floated:
             dock.setFloating(False)
-            self._lesson_auto_floated = False
+            self._auto_floated = False
         # Docked, it keeps its width (the window gave a dock with no central widget beside it any spare width
         # at each relayout); floating, it may be as wide as the user likes.
         dock.setMaximumWidth(want if not dock.isFloating() else 16777215)
         if not dock.isFloating():
             # Both sides of the split: with no central widget, resizing the pane alone leaves it wide.
-            beside = self.docks[self.current_panel_id()]
-            self.resizeDocks([beside, dock], [max(1, self.width() - want), want], Qt.Orientation.Horizontal)
+            beside = self.window.docks[self.window.current_panel_id()]
+            self.window.resizeDocks([beside, dock], [max(1, self.window.width() - want), want],
+                                    Qt.Orientation.Horizontal)
 
-    def _lesson_float_is_ours(self, dock) -> bool:
+    def _float_is_ours(self, dock) -> bool:
         """Floated by the window and not moved or resized by hand since."""
-        placed = getattr(self, "_lesson_float_geometry", None)
-        if not getattr(self, "_lesson_auto_floated", False) or placed is None:
+        placed = self._float_geometry
+        if not self._auto_floated or placed is None:
             return False
         g = dock.geometry()  # a window manager may nudge a new window by its frame: that is not a move by hand
         return max(abs(g.left() - placed.left()), abs(g.top() - placed.top()), abs(g.right() - placed.right()),
                    abs(g.bottom() - placed.bottom())) <= 48
 
-    def _lesson_float_place(self, want: int) -> QRect:
+    def _float_place(self, want: int) -> QRect:
         """Where the floating pane goes (global coordinates): off the panel's controls and off the plot the step
         rings, between the toolbars and the status bar.  Of the columns (right to left, as wide as ``want`` or
         narrower) and the gaps of a column between the controls and the ringed plot, the largest that covers
         neither; else the one that covers the least of them."""
-        top = max([tb.geometry().bottom() + 1 for tb in self.findChildren(QToolBar)
-                   if tb.isVisible() and self.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
-        bottom = self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height()
+        win = self.window
+        top = max([tb.geometry().bottom() + 1 for tb in win.findChildren(QToolBar)
+                   if tb.isVisible() and win.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
+        bottom = win.statusBar().geometry().top() if win.statusBar().isVisible() else win.height()
         height = max(240, bottom - top - 4)
-        target = self._lesson_target_rect()
-        controls = self._lesson_controls_rects()
+        target = self._target_rect()
+        controls = self._controls_rects()
         places = []
-        narrow = max(self.lesson_pane.minimumSizeHint().width() if self.lesson_pane else 0, MIN_FLOAT_WIDTH)
+        narrow = max(self.pane.minimumSizeHint().width() if self.pane else 0, MIN_FLOAT_WIDTH)
         for width in sorted({want, min(want, narrow)}, reverse=True):
-            for x in range(max(0, self.width() - width - 4), -1, -20):  # right to left
+            for x in range(max(0, self.window.width() - width - 4), -1, -20):  # right to left
                 column = QRect(x, top + 2, width, height)
                 places.append(column)
                 # The gaps of this column between the controls and the ringed plot that cross it.
@@ -247,77 +254,73 @@ class LessonDockMixin:
             return _overlap(r, target), sum(_overlap(r, c) for c in controls), -r.width() * r.height()
 
         best = min(places, key=cost)  # stable: the rightmost of the equally good ones
-        return QRect(self.mapToGlobal(best.topLeft()), best.size())
+        return QRect(self.window.mapToGlobal(best.topLeft()), best.size())
 
-    def _lesson_controls_rects(self) -> list[QRect]:
+    def _controls_rects(self) -> list[QRect]:
         """The controls of the panel on screen, in window coordinates: every visible slider, box, button, menu,
         text field and tab bar (its sidebar and the rows above its plots)."""
-        panel = self.panels[self.current_panel_id()]
+        panel = self.window.panels[self.window.current_panel_id()]
         kinds = (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar)
         widgets = [b for b in panel.sidebars() if b.isVisible()] + [
             w for w in panel.findChildren(QWidget) if isinstance(w, kinds) and not isinstance(w, QScrollBar)
             and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_")) and w.isVisible()]  # qt_: a corner
-        return [r for r in (visible_rect(w, self) for w in widgets) if not r.isEmpty()]
+        return [r for r in (visible_rect(w, self.window) for w in widgets) if not r.isEmpty()]
 
-    def _lesson_target(self):
+    def _target(self):
         """The plot the current step rings, if its panel is on screen."""
-        panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))
-        if panel_id is None or panel_id != self.current_panel_id():
+        panel_id, name = self._ring_target
+        if panel_id is None or panel_id != self.window.current_panel_id():
             return None
         from .export.slide import named_plots
 
-        plot = dict(named_plots(self.panels[panel_id])).get(name)
+        plot = dict(named_plots(self.window.panels[panel_id])).get(name)
         return plot if plot is not None and plot.isVisible() else None
 
-    def _lesson_target_rect(self) -> QRect:
-        plot = self._lesson_target()
-        return QRect() if plot is None else visible_rect(plot, self)
+    def _target_rect(self) -> QRect:
+        plot = self._target()
+        return QRect() if plot is None else visible_rect(plot, self.window)
 
     # -- actions ---------------------------------------------------------------------------------
-    def show_lesson(self, lesson: Lesson | None = None, index: int = 0):
+    def show(self, lesson: Lesson | None = None, index: int = 0):
         """Show the dock (building the pane) and, if given, ``lesson`` at step ``index``."""
-        self.lesson_dock.show()
-        self.lesson_dock.raise_()
-        pane = self.ensure_lesson_pane()
+        self.dock.show()
+        self.dock.raise_()
+        pane = self.ensure_pane()
         if lesson is not None:
             pane.add_lesson(lesson) if lesson not in pane.lessons else pane.set_lesson(lesson, index)
             if index:
                 pane.go(index)
-        self._place_lesson_dock()
-        QTimer.singleShot(0, self._place_lesson_dock)
+        self.place()
+        QTimer.singleShot(0, self.place)
         return pane
 
-    def ask_lesson_path(self) -> str | None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open lesson", str(home_folder()), "PE Explorer lesson (*.json)")
-        return path or None
-
-    def open_lesson_file(self, path: str | None = None) -> bool:
-        path = path or self.ask_lesson_path()
+    def open_file(self, path: str | None = None) -> bool:
+        path = path or self.window.dialogs.ask_lesson_path()
         if not path:
             return False
         try:
             lesson = load_lesson(path)
         except LessonError as exc:
-            self.show_error("Lesson not opened", f"{exc}\n\nNothing was changed.")
+            self.window.dialogs.show_error("Lesson not opened", f"{exc}\n\nNothing was changed.")
             return False
         except Exception as exc:  # noqa: BLE001 - a reader bug must not take the window down with it
             log.exception("reading %s", path)
-            self.show_error("Lesson not opened", f"{Path(path).name}: {type(exc).__name__}")
+            self.window.dialogs.show_error("Lesson not opened", f"{Path(path).name}: {type(exc).__name__}")
             return False
-        self.show_lesson(lesson)
-        self._status(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps)")
+        self.show(lesson)
+        self.window._status(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps)")
         return True
 
-    def _lesson_next(self) -> None:
-        if self.lesson_pane is not None and self.lesson_dock.isVisible():
-            self.lesson_pane.go_next()
+    def next(self) -> None:
+        if self.pane is not None and self.dock.isVisible():
+            self.pane.go_next()
 
-    def _lesson_back(self) -> None:
-        if self.lesson_pane is not None and self.lesson_dock.isVisible():
-            self.lesson_pane.go_back()
+    def back(self) -> None:
+        if self.pane is not None and self.dock.isVisible():
+            self.pane.go_back()
 
     # -- scenes ----------------------------------------------------------------------------------
-    def set_lesson_scene(self, step: Step, lesson: Lesson) -> bool:
+    def set_scene(self, step: Step, lesson: Lesson) -> bool:
         """Set ``step``'s scene: the panels' parameters, panel and view as one undoable change (the scene
         strip shows the step), a saved Lab result if it names one, and a ring round its plot."""
         scene = step.scene
@@ -326,25 +329,25 @@ class LessonDockMixin:
         number = next((n for n, s in enumerate(lesson.steps) if s is step), 0)
         # The notes are read as rich text by the scene strip: the step's text escaped shows as it is written.
         preset = Preset(name=f"{SCENE_PREFIX}{lesson.name}:{number}", title=f"{lesson.title} — {step.title}",
-                        description=html.escape(step.text), state=scene.state, panel=scene.panel, view=scene.view)
-        if not self.apply_preset(preset):
+                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view)
+        if not self.window.session.apply_preset(preset):
             return False
         if scene.results and scene.panel is not None:
             try:
                 self._show_saved_result(scene.panel, data_dir() / scene.results)
             except Exception as exc:  # noqa: BLE001 - a result that cannot be shown: say so, keep the step
-                self._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
-        self._lesson_ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
+                self.window._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
+        self._ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
             QTimer.singleShot(60, self._ring_highlight)
         for ms in (80, 400):  # a panel built for the scene lays itself out after this call: place the pane again
-            QTimer.singleShot(ms, self._place_lesson_dock)
+            QTimer.singleShot(ms, self.place)
         return True
 
     def _show_saved_result(self, panel_id: str, path: Path) -> None:
         """A saved Lab result: its curves in the Lab, or the position table it trained in the Learned table."""
         if panel_id != "table":
-            self.panels[panel_id].load_results(str(path))
+            self.window.panels[panel_id].load_results(str(path))
             return
         import numpy as np
 
@@ -354,35 +357,35 @@ class LessonDockMixin:
         found = first_trained_table(LabResult.from_file(path).schemes)
         if found is None:
             raise ValueError(f"{path.name} holds no trained position table")
-        self.panel_docks.show_learned_table(np.asarray(found[0]), found[1])
+        self.window.panel_docks.show_learned_table(np.asarray(found[0]), found[1])
 
     def _ring_highlight(self) -> None:
-        panel_id, name = getattr(self, "_lesson_ring_target", (None, ""))
+        panel_id, name = self._ring_target
         if panel_id is None:
             return
-        plot = self._lesson_target()
+        plot = self._target()
         if plot is None:
-            self._status(f"Lesson: no plot named {name} on screen (see pe-explorer export --list-plots)")
+            self.window._status(f"Lesson: no plot named {name} on screen (see pe-explorer export --list-plots)")
             return
         scroll_into_view(plot)
-        self._place_lesson_dock()  # off the plot now that it is where it will stay
-        ring = getattr(self, "_lesson_ring", None)
+        self.place()  # off the plot now that it is where it will stay
+        ring = self._ring
         if ring is None:
-            ring = QFrame(self)
+            ring = QFrame(self.window)
             ring.setObjectName("lessonRing")
             ring.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
             ring.setStyleSheet("#lessonRing { border: 4px solid #f59e0b; border-radius: 6px; "
                                "background: transparent; }")
-            self._lesson_ring = ring
+            self._ring = ring
             # One timer, restarted per ring: an earlier step's timer hid the next step's ring early.
-            self._lesson_ring_timer = QTimer(ring)
-            self._lesson_ring_timer.setSingleShot(True)
-            self._lesson_ring_timer.timeout.connect(ring.hide)
+            self._ring_timer = QTimer(ring)
+            self._ring_timer.setSingleShot(True)
+            self._ring_timer.timeout.connect(ring.hide)
         # Round the part of the plot on screen, never over what lies beyond its scroll area (the formula strip).
-        ring.setGeometry(visible_rect(plot, self))
+        ring.setGeometry(visible_rect(plot, self.window))
         ring.show()
         ring.raise_()
-        self._lesson_ring_timer.start(RING_MS)
+        self._ring_timer.start(RING_MS)
 
 
 def _overlap(a: QRect, b: QRect) -> int:

@@ -34,12 +34,12 @@ from .lesson_parts import (  # noqa: F401 - BOXES, box_sheet, parse_number, show
     _OptionLabel,
     box_sheet,
     parse_number,
-    plain_tip,
     shown_number,
     summary_lines,
 )
 from .lessons.checks import CheckRequest, CheckResult
 from .lessons.format import Lesson, Step, format_reveal
+from .widgets.plain import plain_tip
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,6 @@ end-of-lesson summary (plain text only: nothing a lesson file says is read as ri
 
 from __future__ import annotations
 
-import html
 import re
 
 from PySide6.QtCore import QSize, Qt
@@ -97,12 +96,6 @@ class _OptionLabel(QLabel):
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._button.setChecked(True)
         super().mousePressEvent(event)
-
-
-def plain_tip(text: str) -> str:
-    """A tooltip that shows ``text`` as it is: escaped and wrapped in <p> (a tooltip that looks like rich text
-    is rendered as rich text, and a lesson title <img src="/dev/zero"> would be loaded as an image)."""
-    return f"<p>{html.escape(text)}</p>" if text else ""
 
 
 def summary_lines(lesson, verdicts: dict, shown: set, key) -> list[str]:

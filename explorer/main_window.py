@@ -21,7 +21,7 @@ import sys
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QAbstractSlider, QMainWindow, QScrollBar, QTabWidget, QWidget
+from PySide6.QtWidgets import QAbstractSlider, QDockWidget, QMainWindow, QScrollBar, QTabWidget, QToolBar, QWidget
 
 from . import export as ex
 from .dialogs import Dialogs
@@ -29,20 +29,22 @@ from .export.commands import ExportCommands
 from .export.controller import ExportController
 from .export.slide import plot_key
 from .help import Help
+from .layout_state import SURVIVE_MS, LayoutError, check_layout, restore_died, restored, restoring
 from .lazy_docks import PanelDocks
-from .lesson_dock import LessonDockMixin
+from .lesson_dock import LessonDock
 from .look import Look
 from .panels.base import Panel
 from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, Session
-from .settings import config_problem, load_settings, remove_stale_temp_files, save_settings
+from .settings import config_dir, config_problem, load_settings, remove_stale_temp_files, save_settings
 from .shell.actions import ACTIONS, ActionSpec
 from .shell.focus import PlotFocus
 from .shell.menus import build_actions, build_menus, build_toolbar
 from .shell.stage import Stage
 from .undo import UndoController
-from .welcome import WelcomeMixin
+from .welcome import Welcome
 from .widgets.control_guard import ControlGuard, guard_controls
+from .widgets.plain import UndoTip
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
 
@@ -74,7 +76,7 @@ class _FirstFrame(QObject):
         self._then()
 
 
-class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
+class MainWindow(QMainWindow):
     """Docks for every panel in :data:`explorer.panels.PANELS`, all fed by one :class:`ComputeService`.
 
     A panel is built when its dock is first on screen or when ``panels[pid]`` asks for it."""
@@ -145,29 +147,30 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         self.exporter = ExportController(self, self.look.screen_look, notify=self._status, paused=self.undo.paused)
         self.exports = ExportCommands(self, self.exporter, self.stage, self.titles, self._status)
         self.help = Help(self)
-        self._make_lesson_dock()  # the dock now (hidden), its pane when it is first shown
-        self.actions = build_actions(self)
-        self.exports.actions = self.actions
+        self.lessons = LessonDock(self)  # the dock now (hidden), its pane when it is first shown
+        self.welcome = Welcome(self)
+        self.acts = build_actions(self)
+        self.exports.acts = self.acts
         ok, why = ex.mp4_available()
-        mp4 = self.actions["actSweepMp4"]
+        mp4 = self.acts["actSweepMp4"]
         mp4.setEnabled(ok)
         if not ok:
             mp4.setText("Record sweep animation (MP4) — needs imageio-ffmpeg")
             mp4.setToolTip(why)
-        self.actions["actBack"].setEnabled(False)
-        self.actions["actSidebar"].setChecked(True)
-        self.menus = build_menus(self.menuBar(), self.actions, {"@toolbars": []})
+        self.acts["actBack"].setEnabled(False)
+        self.acts["actSidebar"].setChecked(True)
+        self.menus = build_menus(self.menuBar(), self.acts, {"@toolbars": []})
         self.menus["Presets"].aboutToShow.connect(self._fill_presets_menu)
         self.menus["Export"].setObjectName("peExportTop")
         # Filled when it opens: filling it now would build the panel on stage before the window is up.
         self.menus["Export"].aboutToShow.connect(lambda: self.exports.fill_menu(self.menus["Export"]))
         self._fill_presets_menu()
-        self.toolbar = build_toolbar(self, self.actions, self.menus, self.undo.stack)
+        self.toolbar = build_toolbar(self, self.acts, self.menus, self.undo.stack)
         self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.scene_bar)
         self.scene_bar.hide()
         view = self.menus["View"]
-        sidebar = self.actions["actSidebar"]
+        sidebar = self.acts["actSidebar"]
         for bar in (self.toolbar, self.scene_bar):
             view.insertAction(sidebar, bar.toggleViewAction())
         self._default_layout()
@@ -189,18 +192,22 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
 
     # -- parts' needs ------------------------------------------------------------------------------------
     def make_undo_action(self, _spec: ActionSpec) -> QAction:
-        return self.undo.stack.createUndoAction(self, "&Undo")
+        act = self.undo.stack.createUndoAction(self, "&Undo")
+        self.undo.stack.undoTextChanged.connect(UndoTip(act, "Undo").follow)
+        return act
 
     def make_redo_action(self, _spec: ActionSpec) -> QAction:
-        return self.undo.stack.createRedoAction(self, "&Redo")
+        act = self.undo.stack.createRedoAction(self, "&Redo")
+        self.undo.stack.redoTextChanged.connect(UndoTip(act, "Redo").follow)
+        return act
 
     def make_lesson_action(self, spec: ActionSpec) -> QAction:
-        act = self.lesson_dock.toggleViewAction()
+        act = self.lessons.dock.toggleViewAction()
         act.setText(spec.title)
         return act
 
     def _fill_presets_menu(self) -> None:
-        a = self.actions
+        a = self.acts
         files = [a[i] for i in ("actSavePreset", "actSavePresetFile", "actOpenPreset", "actOpenPresetsFolder")]
         scenes = [a["actNextScene"], a["actPreviousScene"]]
         self.session.fill_presets_menu(self.menus["Presets"], scenes, files, a["actResetAll"])
@@ -209,23 +216,23 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         look = self.look
         for act_id, on in (("actPresenter", look.presenter), ("actDark", look.base_theme == "dark"),
                            ("actSafeMaps", look.safe_maps)):
-            with QSignalBlocker(self.actions[act_id]):
-                self.actions[act_id].setChecked(on)
+            with QSignalBlocker(self.acts[act_id]):
+                self.acts[act_id].setChecked(on)
         for spec in ACTIONS:
             if spec.id.startswith("actTheme_"):
-                with QSignalBlocker(self.actions[spec.id]):
-                    self.actions[spec.id].setChecked(spec.args == (look.base_theme,))
+                with QSignalBlocker(self.acts[spec.id]):
+                    self.acts[spec.id].setChecked(spec.args == (look.base_theme,))
         self.set_explain_visible(self._explain_on[look.presenter])
         self.themeChanged.emit(theme)
 
     def _on_full_screen(self, on: bool) -> None:
         self._update_back()
-        with QSignalBlocker(self.actions["actFullScreen"]):
-            self.actions["actFullScreen"].setChecked(on)
+        with QSignalBlocker(self.acts["actFullScreen"]):
+            self.acts["actFullScreen"].setChecked(on)
 
     def _update_back(self, *_args) -> None:
         # Enabled only when there is somewhere to go back from: an enabled Esc would take it from the tour.
-        self.actions["actBack"].setEnabled(self.focus.active or self.isFullScreen())
+        self.acts["actBack"].setEnabled(self.focus.active or self.isFullScreen())
 
     def back(self) -> None:
         """Esc: from the plot in focus back to the whole panel, else out of full screen."""
@@ -252,7 +259,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
 
         panel.setPalette(QPalette())
         panel.apply_theme(look.theme)
-        panel.set_sidebar_visible(self.actions["actSidebar"].isChecked())
+        panel.set_sidebar_visible(self.acts["actSidebar"].isChecked())
         panel.set_explain_visible(self._explain_on[look.presenter])
 
     def _on_panel_built(self, panel_id: str) -> None:
@@ -277,7 +284,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)
-        self._lesson_placed_by_hand = False  # the Lesson dock is placed by the window again
+        self.lessons.placed_by_hand = False  # the Lesson dock is placed by the window again
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()
@@ -303,17 +310,36 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
             self.move(avail.topLeft())
 
     def restore_layout(self) -> None:
-        """Take the layout and the look from the saved settings (plain values, each checked)."""
+        """Take the layout and the look from the saved settings (plain values, each checked; the layout
+        only if it is one this window could have written, and only if restoring it did not kill the last
+        start: :mod:`explorer.layout_state`)."""
         s = load_settings()
         self._layout_restored = True
-        if "geometry" in s:
-            self.restoreGeometry(QByteArray(s["geometry"]))
-        if "state" in s:
-            self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
+        try:
+            if restore_died(config_dir()):
+                restored(config_dir())  # once: this start saves a layout of its own
+                raise LayoutError("the last start that restored it did not get its window up")
+            if "state" in s:
+                check_layout(s["state"], LAYOUT_VERSION, [d.objectName() for d in self.findChildren(QDockWidget)],
+                             [b.objectName() for b in self.findChildren(QToolBar)])
+        except LayoutError as exc:
+            print(f"pe-explorer: saved window layout not used: {exc}", file=sys.stderr)
+            self.statusBar().showMessage(f"Saved window layout not used ({exc}): the default layout", 15000)
+        else:
+            if "state" in s or "geometry" in s:
+                # Qt may still fail on a layout it wrote itself: until this window has been up a while, the next
+                # start knows that this one is restoring it (and does not restore it, should this one die).
+                restoring(config_dir())
+                self.after_first_frame(lambda: QTimer.singleShot(SURVIVE_MS, self, lambda: restored(config_dir())))
+            if "geometry" in s:
+                self.restoreGeometry(QByteArray(s["geometry"]))
+            if "state" in s:
+                self.restoreState(QByteArray(s["state"]), LAYOUT_VERSION)
         self.fit_to_screen(keep_size=True)  # saved on a larger screen (or a projector): clamp to this one
         self.look.restore(s)
 
     def save_layout(self) -> None:
+        restored(config_dir())  # closed normally
         save_settings({"geometry": bytes(self.saveGeometry().data()),
                        "state": bytes(self.saveState(LAYOUT_VERSION).data()), **self.look.settings()})
 
@@ -321,16 +347,16 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
     def set_sidebar_visible(self, on: bool) -> None:
         for panel in self.panels.built().values():
             panel.set_sidebar_visible(bool(on))
-        with QSignalBlocker(self.actions["actSidebar"]):
-            self.actions["actSidebar"].setChecked(bool(on))
+        with QSignalBlocker(self.acts["actSidebar"]):
+            self.acts["actSidebar"].setChecked(bool(on))
 
     def set_explain_visible(self, on: bool) -> None:
         """Show or hide the "What am I looking at?" panes; remembered per mode (normal, presenter)."""
         self._explain_on[self.look.presenter] = bool(on)
         for panel in self.panels.built().values():
             panel.set_explain_visible(bool(on))
-        with QSignalBlocker(self.actions["actExplain"]):
-            self.actions["actExplain"].setChecked(bool(on))
+        with QSignalBlocker(self.acts["actExplain"]):
+            self.acts["actExplain"].setChecked(bool(on))
 
     # -- the panel on stage --------------------------------------------------------------------------
     def show_panel(self, panel_id: str) -> None:
@@ -394,50 +420,6 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
         for callback in callbacks:
             callback()
 
-    # -- the two parts still mixed in (lesson dock, welcome) ---------------------------------------
-    @property
-    def presenter(self) -> bool:
-        return self.look.presenter
-
-    @property
-    def zoom(self) -> float:
-        return self.look.zoom
-
-    @property
-    def theme(self):
-        return self.look.theme
-
-    @property
-    def _theme(self):
-        return self.look.theme
-
-    @property
-    def _zoom(self) -> float:
-        return self.look.zoom
-
-    @property
-    def _ui_pt(self) -> float:
-        return self.look.ui_pt
-
-    @property
-    def _builtin(self):
-        return self.session.builtin
-
-    def apply_preset(self, preset) -> bool:
-        return self.session.apply_preset(preset)
-
-    def show_error(self, title: str, message: str) -> None:
-        self.dialogs.show_error(title, message)
-
-    def ask_lesson_path(self) -> str | None:
-        return self.dialogs.ask_lesson_path()
-
-    def lesson_next(self) -> None:
-        self._lesson_next()
-
-    def lesson_back(self) -> None:
-        self._lesson_back()
-
     # -- shutdown --------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self._closed:
@@ -455,7 +437,7 @@ class MainWindow(LessonDockMixin, WelcomeMixin, QMainWindow):
                 except Exception as exc:  # noqa: BLE001 - never block closing on a settings problem
                     # The window is going away, so no dialog: say it where the app was started.
                     print(f"pe-explorer: {what} not saved: {exc}", file=sys.stderr)
-            self.close_welcome()  # a dialog left open would keep the app running after its window closed
+            self.welcome.close()  # a dialog left open would keep the app running after its window closed
             for p in self.panels.built().values():
                 p.shutdown()
             self.service.stop()

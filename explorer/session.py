@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from .presets import (
 )
 from .settings import config_dir
 from .state import PANEL_STATES, AppState
+from .widgets.plain import plain_tip, shorten
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +39,32 @@ SESSION_FILE = "session.json"
 DEFAULT_TITLE = "PE Explorer — how transformers learn word order"
 
 
-def _aside_name(path: Path) -> Path:
-    """``session.rejected-<date>.json`` beside ``path`` (``-2``, ``-3``, … if taken)."""
+def _aside_name(path: Path, why: str = "rejected") -> Path:
+    """``session.<why>-<date>.json`` beside ``path`` (``-2``, ``-3``, … if taken)."""
     day = datetime.date.today().isoformat()
     for n in range(1, 1000):
-        aside = path.with_name(f"{path.stem}.rejected-{day}{'' if n == 1 else f'-{n}'}{path.suffix}")
+        aside = path.with_name(f"{path.stem}.{why}-{day}{'' if n == 1 else f'-{n}'}{path.suffix}")
         if not (aside.exists() or aside.is_symlink()):
             return aside
-    return path.with_name(f"{path.stem}.rejected-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
+    return path.with_name(f"{path.stem}.{why}-{datetime.datetime.now():%Y-%m-%dT%H%M%S.%f}{path.suffix}")
+
+
+def _menu_text(text: str) -> str:
+    """``text`` for a menu entry: one line, at most 120 characters, "&" shown (not a keyboard mnemonic)."""
+    return shorten(" ".join(str(text).split()), 120).replace("&", "&&")
+
+
+#: The session file was not read by this run (--reset-layout): it is replaced, whoever wrote it.
+_UNREAD = object()
+
+
+def _stamp(path: Path) -> tuple | None:
+    """What tells one writing of ``path`` from another (every save renames a new file over it); None if absent."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 
@@ -72,6 +92,8 @@ class Session(QObject):
         self._status = status
         self._scene: Preset | None = None
         self._applying_scene = False
+        #: The session file as this run found it (None: absent); a file another window wrote since is kept aside.
+        self._session_stamp: tuple | None | object = _UNREAD
         self._pending_ranges: tuple | None = None
         self._ranges_wired = False
         #: This run read the session file (or was told to own it): closing writes it back.
@@ -94,22 +116,24 @@ class Session(QObject):
         m.clear()
         m.addSection("Lecture scenes")
         for n, preset in enumerate(self.builtin, start=1):
-            act = m.addAction(f"&{n}  {preset.title}")
-            act.setToolTip(preset.description)
-            act.setStatusTip(preset.description[:200])
+            act = m.addAction(f"&{n}  {_menu_text(preset.title)}")
+            act.setToolTip(plain_tip(preset.description))
+            act.setStatusTip(shorten(preset.description, 200))
             act.triggered.connect(lambda _=False, p=preset: self.apply_preset(p))
         for err in self.builtin_errors:
-            m.addAction(f"⚠ {err}").setEnabled(False)
+            m.addAction(f"⚠ {_menu_text(err)}").setEnabled(False)
         for act in scene_actions:
             m.addAction(act)
         m.addSection("My presets")
         mine, broken = user_presets()
-        for preset in mine:
-            act = m.addAction(preset.title)
-            act.setToolTip(preset.description or str(preset.path))
+        for preset in mine:  # a preset's title and notes are anyone's text: shown as the characters they hold
+            act = m.addAction(_menu_text(preset.title))
+            act.setToolTip(plain_tip(preset.description or str(preset.path)))
             act.triggered.connect(lambda _=False, p=preset: self.apply_preset(p))
         for err in broken:
-            m.addAction(f"⚠ {err}").setEnabled(False)
+            act = m.addAction(f"⚠ {_menu_text(err)}")
+            act.setToolTip(plain_tip(err))
+            act.setEnabled(False)
         if not mine and not broken:
             m.addAction("(none yet — Save preset… keeps the current set-up)").setEnabled(False)
         m.addSeparator()
@@ -288,17 +312,35 @@ class Session(QObject):
         return config_dir() / SESSION_FILE
 
     def save_session(self) -> None:
-        """Write the session file (closing does so only when this run restored the session)."""
+        """Write the session file (closing does so only when this run restored the session).
+
+        A session file another window wrote since this run read it (two windows on one settings folder)
+        is not replaced: it is kept as ``session.other-<date>.json``, and the terminal says so."""
+        path = self.session_path()
         scene = self._scene
+        theirs = _stamp(path)
+        # A run that never read the session (--reset-layout) replaces whatever is there, as it always did.
+        if theirs is not None and theirs != (theirs if self._session_stamp is _UNREAD else self._session_stamp):
+            aside = _aside_name(path, "other")
+            try:
+                path.rename(aside)
+            except OSError as exc:
+                print(f"pe-explorer: last session not saved: another window saved {path.name} since this one "
+                      f"started, and it could not be kept aside ({exc.strerror or exc})", file=sys.stderr)
+                return
+            print(f"pe-explorer: another window saved {path.name} since this one started; its session is kept "
+                  f"as {aside.name}", file=sys.stderr)
         now = self.stage.now()
-        save_preset(self.session_path(), self.app_state(), title=scene.title if scene else "",
+        save_preset(path, self.app_state(), title=scene.title if scene else "",
                     description=scene.description if scene else "", panel=now.panel, view=now.view)
+        self._session_stamp = _stamp(path)
 
     def _refuse_session(self, path: Path, why: str) -> None:
         """Keep a session file this app cannot use: move it aside (never replace it with defaults)."""
         aside = _aside_name(path)
         try:
             path.rename(aside)
+            self._session_stamp = None
         except OSError as exc:
             self.owned = False  # it stays where it is, and this run will not overwrite it
             log.warning("last session not restored (%s); %s kept in place: %s", why, path, exc.strerror or exc)
@@ -315,6 +357,7 @@ class Session(QObject):
         """
         self.owned = True
         path = self.session_path()
+        self._session_stamp = _stamp(path)  # the file as this run found it (save_session checks it)
         if not (path.exists() or path.is_symlink()):
             return False
         try:

@@ -1,7 +1,7 @@
 """"Start here": the first-start welcome (the guided lessons, the lecture scenes, a one-minute tour) and the tour.
 
-:class:`WelcomeMixin` is the part of :class:`explorer.main_window.MainWindow` that owns them.  The
-welcome opens once, on the first start of an interactive run whose settings folder works; whatever
+:class:`Welcome` is the part of :class:`explorer.main_window.MainWindow` that owns them (``window.welcome.dialog``).
+The welcome opens once, on the first start of an interactive run whose settings folder works; whatever
 the newcomer picks (a scene, the tour, or just closing it) is remembered in ``settings.json``
 (``welcome/done``), and Help → Welcome and tour… opens it again.  Nothing here is modal: a lecturer
 who starts the app in front of the hall can ignore it and drag a slider.
@@ -112,10 +112,11 @@ TOUR: tuple[TourStep, ...] = (
 class TourOverlay(QWidget):
     """A callout over the window: a frame around the step's target and a box of text beside it."""
 
-    def __init__(self, window: QWidget, steps: tuple[TourStep, ...] = TOUR) -> None:
+    def __init__(self, window: QWidget, part: Welcome, steps: tuple[TourStep, ...] = TOUR) -> None:
         super().__init__(window)
         self.setObjectName("tourOverlay")
         self.window_ = window
+        self.part = part
         self.steps = steps
         self.index = 0
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
@@ -242,15 +243,16 @@ class TourOverlay(QWidget):
         for w in (self.ring, self.box, self):
             w.hide()
             w.deleteLater()
-        if getattr(self.window_, "tour", None) is self:
-            self.window_.tour = None
+        if self.part.tour is self:
+            self.part.tour = None
 
 
 class WelcomeDialog(QDialog):
     """The first-start page: the lecture scenes as buttons, the tour, and "just explore"."""
 
-    def __init__(self, window) -> None:
+    def __init__(self, window, part: Welcome) -> None:
         super().__init__(window)
+        self.part = part
         self.setObjectName("welcomeDialog")
         self.setWindowTitle("Welcome to PE Explorer")
         self.setModal(False)
@@ -276,7 +278,7 @@ class WelcomeDialog(QDialog):
         lay.addLayout(lessons)
         grid = QGridLayout()
         self.scene_buttons: list[QPushButton] = []
-        for n, preset in enumerate(getattr(window, "_builtin", [])):
+        for n, preset in enumerate(window.session.builtin):
             b = QPushButton(f"{n + 1}. {preset.title}", self)
             b.setObjectName(f"welcomeScene{n + 1}")
             b.setToolTip(preset.description)
@@ -301,27 +303,20 @@ class WelcomeDialog(QDialog):
         lay.addWidget(self.again)
         self.finished.connect(self._remember)
 
-    def _window(self):
-        return self.parentWidget()
-
     def _remember(self, _result=None) -> None:
-        window = self._window()
-        if window is not None:
-            window._remember_welcome(self.again.isChecked())
+        self.part.remember(self.again.isChecked())
 
     def _pick_scene(self) -> None:
         name = self.sender().property("sceneName")
-        window = self._window()
-        preset = next((p for p in getattr(window, "_builtin", []) if p.name == name), None)
-        self._pick(f"scene:{name}", None if preset is None else functools.partial(window.session.apply_preset, preset))
+        session = self.part.window.session
+        preset = next((p for p in session.builtin if p.name == name), None)
+        self._pick(f"scene:{name}", None if preset is None else functools.partial(session.apply_preset, preset))
 
     def _pick_lesson(self) -> None:
-        window = self._window()
-        self._pick("lesson", None if window is None else getattr(window, "show_lesson", None))
+        self._pick("lesson", self.part.window.lessons.show)
 
     def _pick_tour(self) -> None:
-        window = self._window()
-        self._pick("tour", None if window is None else window.start_tour)
+        self._pick("tour", self.part.start_tour)
 
     def _pick_explore(self) -> None:
         self._pick("explore", None)
@@ -333,39 +328,42 @@ class WelcomeDialog(QDialog):
             then()
 
 
-class WelcomeMixin:
-    """The first-start welcome and the tour (needs ``settings_problem``, ``_builtin``, ``apply_preset``)."""
+class Welcome:
+    """The first-start welcome and the tour, a part of the window (``window.welcome.dialog``): ``dialog`` and ``tour``
+    are the ones on screen, if any."""
 
-    welcome: WelcomeDialog | None = None
-    tour: TourOverlay | None = None
+    def __init__(self, window) -> None:
+        self.window = window
+        self.dialog: WelcomeDialog | None = None
+        self.tour: TourOverlay | None = None
 
-    def offer_welcome(self) -> bool:
+    def offer(self) -> bool:
         """Open the welcome on a first start (a usable settings folder that has not seen it yet)."""
-        if getattr(self, "_closed", False):  # closed before the offer's timer fired (a quick Ctrl+C)
+        if self.window._closed:  # closed before the offer's timer fired (a quick Ctrl+C)
             return False
-        if getattr(self, "settings_problem", None) is not None or setting(WELCOME_KEY, False):
+        if self.window.settings_problem is not None or setting(WELCOME_KEY, False):
             return False
-        self.show_welcome()
+        self.show()
         return True
 
-    def show_welcome(self) -> WelcomeDialog:
-        if self.welcome is not None:
-            self.welcome.close()
-        self.welcome = WelcomeDialog(self)
-        self.welcome.show()
-        self.welcome.raise_()
-        return self.welcome
+    def show(self) -> WelcomeDialog:
+        if self.dialog is not None:
+            self.dialog.close()
+        self.dialog = WelcomeDialog(self.window, self)
+        self.dialog.show()
+        self.dialog.raise_()
+        return self.dialog
 
-    def close_welcome(self) -> None:
+    def close(self) -> None:
         """Close the welcome and end the tour (the window is closing)."""
         if self.tour is not None:
             self.tour.finish()
-        if self.welcome is not None:
-            self.welcome.close()
-            self.welcome = None
+        if self.dialog is not None:
+            self.dialog.close()
+            self.dialog = None
 
-    def _remember_welcome(self, show_again: bool) -> None:
-        if getattr(self, "settings_problem", None) is not None:
+    def remember(self, show_again: bool) -> None:
+        if self.window.settings_problem is not None:
             return
         try:
             save_settings({WELCOME_KEY: not show_again})
@@ -375,5 +373,5 @@ class WelcomeMixin:
     def start_tour(self) -> TourOverlay:
         if self.tour is not None:
             self.tour.finish()
-        self.tour = TourOverlay(self)
+        self.tour = TourOverlay(self.window, self)
         return self.tour

@@ -14,10 +14,11 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "keyboard.md"
 
 def test_every_record_is_an_action_of_the_window_with_its_keys_and_handler(qtbot, main_window):
     win = main_window
-    assert set(win.actions) == {a.id for a in ACTIONS}
+    assert set(win.acts) == {a.id for a in ACTIONS}
+    assert isinstance(win.actions(), list)  # Qt's own QWidget.actions(), not shadowed by the window's records
     for a in ACTIONS:
-        act = win.actions[a.id]
-        assert act.objectName() == a.id and act in win.actions.values()
+        act = win.acts[a.id]
+        assert act.objectName() == a.id and act in win.acts.values()
         assert [k.toString() for k in act.shortcuts()] == list(a.keys), a.id
         assert act in win.findChildren(type(act)) or act.parent() is not None
         if a.handler:
@@ -57,3 +58,14 @@ def test_the_keyboard_guide_is_made_from_the_records(qtbot, main_window):
     guide = [k for _w, keys_, _what in keyboard_rows() for k in keys_.split(" or ")]
     assert sorted(guide[: sum(len(v) for v in keys.values())]) == sorted(k for v in keys.values() for k in v)
     qtbot.waitUntil(main_window.service.idle, timeout=60000)
+
+
+def test_every_theme_action_sets_its_theme_and_only_it_is_checked(qtbot, main_window):
+    """A theme record is one of a group with an argument: choosing it sets that theme (the toggled signal of the
+    one it replaces must not call the handler with a stray argument)."""
+    from explorer.theme import BASE_THEMES
+
+    for name in list(BASE_THEMES)[::-1] + list(BASE_THEMES):
+        main_window.acts[f"actTheme_{name}"].trigger()
+        assert main_window.look.base_theme == name
+        assert [n for n in BASE_THEMES if main_window.acts[f"actTheme_{n}"].isChecked()] == [name]

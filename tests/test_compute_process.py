@@ -320,7 +320,7 @@ def test_a_window_closed_before_the_welcome_offer_opens_nothing(qtbot):
     qtbot.addWidget(w)
     w.show()
     w.close()
-    assert w.offer_welcome() is False and w.welcome is None
+    assert w.welcome.offer() is False and w.welcome.dialog is None
 
 
 UNGUARDED = """

@@ -341,3 +341,48 @@ def test_the_model_group_sets_the_layers_and_a_schemes_lab_setting_and_shows_the
                     eval_lens=(8, 16), steps=3, d_model=16, heads=2, batch=4, eval_batch=4, device="cpu")
     panel.show_lab_result(LabResult.from_json(run_experiment(cfg).to_json()))
     assert "RoPE in layers 1, 2; NoPE in layer 3 (of 3" in panel.model_label.text()
+
+
+def _result_file(tmp_path, name, edit):
+    """A small saved Lab result (learned and RoPE; the learned model's 8 × 2 table), edited by ``edit``."""
+    import json
+
+    from explorer.lab import LabConfig, LengthResult, SchemeResult
+
+    cfg = LabConfig(schemes=("learned", "rope"), train_len=8, eval_lens=(8, 16), steps=20)
+    lengths = (LengthResult(8, "ok", 0.5, 1.0), LengthResult(16, "ok", 0.5, 1.0))
+    runs = tuple(SchemeResult(s, "done", 20, (1.0,) * 20, 0.1, 0.1, lengths, (0.5,) * 15,
+                              position_table=((0.1, 0.2),) * 8 if s == "learned" else ()) for s in cfg.schemes)
+    doc = LabResult(cfg, "done", runs, "cpu", "2", 1, 1.0, 0.1, 0.1, 0.1, 0.1).to_dict()
+    edit(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_open_refuses_a_result_for_a_scheme_it_did_not_train_and_keeps_what_was_shown(panel, tmp_path):
+    """An unknown scheme id raised past the handler (no message) and left a half-loaded result (issue 25)."""
+    from explorer.lab import LabError
+
+    good = _result_file(tmp_path, "good.json", lambda d: None)
+    panel.load_results(str(good))
+    shown = panel.result
+    for name, edit in (("unknown.json", lambda d: d["schemes"][1].update(scheme='<img src="x">nosuch')),
+                       ("twice.json", lambda d: d["schemes"][1].update(scheme="learned"))):
+        with pytest.raises(LabError, match="Lab result is malformed") as err:
+            panel.load_results(str(_result_file(tmp_path, name, edit)))
+        assert "\n" not in str(err.value)
+        assert panel.result is shown and set(panel.results.values()) == {shown}
+
+
+def test_a_table_of_nan_rows_is_one_line_in_the_learned_table_panel(main_window, qtbot, tmp_path):
+    """A diverged run's table (nulls in the file) let a ValueError escape from "View learned table"."""
+    lab = main_window.panels["lab"]
+    lab.load_results(str(_result_file(tmp_path, "nan.json",
+                                      lambda d: d["schemes"][0].update(position_table=[[None, None]] * 8))))
+    assert lab.table_button.isEnabled()
+    assert lab.view_learned_table()
+    table = main_window.panels["table"]
+    qtbot.waitUntil(lambda: table.banner.isVisibleTo(table), timeout=20000)
+    assert "holds NaN or infinite values" in table.banner.text() and "\n" not in table.banner.text()
+    qtbot.waitUntil(main_window.service.idle, timeout=20000)

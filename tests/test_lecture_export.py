@@ -229,7 +229,7 @@ def test_panel_and_window_images(qtbot, main_window):
     assert ex.slug("<b>Attention</b> before the swap!") == "attention-before-the-swap"
     # The MP4 item says why it is disabled where no writer is installed.
     ok, why = ex.mp4_available()
-    act = main_window.actions["actSweepMp4"]
+    act = main_window.acts["actSweepMp4"]
     assert act.isEnabled() == ok
     if not ok:
         assert "needs imageio-ffmpeg" in act.text() and why in act.toolTip()

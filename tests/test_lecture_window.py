@@ -117,7 +117,7 @@ def test_a_slider_drag_is_one_undo_step(qtbot, window):
 
 def test_undo_and_redo_are_in_the_edit_menu_and_toolbar(window):
     edit = window.menus["Edit"].actions()
-    assert window.actions["actUndo"] in edit and window.actions["actRedo"] in edit
+    assert window.acts["actUndo"] in edit and window.acts["actRedo"] in edit
     names = {a.objectName() for a in window.toolbar.actions()}
     assert {"toolbarUndo", "toolbarRedo", "actPresenter", "actResetPanel"} <= names
 
@@ -231,7 +231,7 @@ def test_last_session_is_restored_at_start(qtbot):
     try:
         assert w2.session.app_state() == expected
         assert w2.undo.stack.count() == 0  # a restored session is not an undo step
-        assert w2.theme.dark
+        assert w2.look.theme.dark
         assert w2.windowTitle().endswith(preset.title)
     finally:
         w2.close()
@@ -271,7 +271,7 @@ def _look(window):
 def test_f5_toggles_presenter_mode(qtbot, window):
     normal = _look(window)
     _key(qtbot, window, "F5")
-    assert window.presenter and window.actions["actPresenter"].isChecked()
+    assert window.look.presenter and window.acts["actPresenter"].isChecked()
     big = _look(window)
     assert big["font"] >= 1.4 * normal["font"] and big["panel_font"] == big["font"]
     assert big["tick"] >= 1.4 * normal["tick"]
@@ -279,31 +279,31 @@ def test_f5_toggles_presenter_mode(qtbot, window):
     assert big["fg"] == "#000000"  # high contrast
     assert "font-weight: 600" in big["formula"]
     _key(qtbot, window, "F5")
-    assert not window.presenter and _look(window) == normal
+    assert not window.look.presenter and _look(window) == normal
 
 
 def test_presenter_toolbar_toggle_and_dark_high_contrast(window):
-    window.actions["actDark"].trigger()
-    assert window.theme.dark
-    window.actions["actPresenter"].trigger()
-    assert window.theme.high_contrast and window.theme.dark
+    window.acts["actDark"].trigger()
+    assert window.look.theme.dark
+    window.acts["actPresenter"].trigger()
+    assert window.look.theme.high_contrast and window.look.theme.dark
     view = window.panels["waves"].plots()[0]
     assert view.backgroundBrush().color().name() == "#000000"
-    window.actions["actPresenter"].trigger()
-    window.actions["actDark"].trigger()
-    assert window.theme.name == "light"
+    window.acts["actPresenter"].trigger()
+    window.acts["actDark"].trigger()
+    assert window.look.theme.name == "light"
     assert view.backgroundBrush().color().name() == "#ffffff"
 
 
 def test_text_zoom_keys(qtbot, window):
     base = window.font().pointSizeF()
     _key(qtbot, window, "Ctrl+=")
-    assert window.zoom > 1 and window.font().pointSizeF() > base
+    assert window.look.zoom > 1 and window.font().pointSizeF() > base
     _key(qtbot, window, "Ctrl+-")
     _key(qtbot, window, "Ctrl+-")
-    assert window.zoom < 1 and window.font().pointSizeF() < base
+    assert window.look.zoom < 1 and window.font().pointSizeF() < base
     _key(qtbot, window, "Ctrl+0")
-    assert window.zoom == 1 and window.font().pointSizeF() == base
+    assert window.look.zoom == 1 and window.font().pointSizeF() == base
 
 
 def test_f11_full_screen(qtbot, window):
@@ -323,9 +323,9 @@ def test_grey_scale_safe_maps_switch_the_colour_bars(window):
     ]
     assert bars
     names = [b.colorMap().name for b in bars]
-    window.actions["actSafeMaps"].trigger()
+    window.acts["actSafeMaps"].trigger()
     assert "CET-D1A" not in [b.colorMap().name for b in bars]
-    window.actions["actSafeMaps"].trigger()
+    window.acts["actSafeMaps"].trigger()
     assert [b.colorMap().name for b in bars] == names
 
 

@@ -21,13 +21,13 @@ def _revealed(qtbot, pane):
 
 def test_pane_is_built_only_when_shown_and_is_in_the_view_menu(qtbot, main_window):
     win = main_window
-    assert win.lesson_pane is None and not win.lesson_dock.isVisible()
-    lesson = win.actions["actLesson"]
+    assert win.lessons.pane is None and not win.lessons.dock.isVisible()
+    lesson = win.acts["actLesson"]
     assert lesson in win.menus["View"].actions() and lesson.shortcut().toString() == "Ctrl+L"
-    assert win.actions["actOpenLesson"] in win.menus["File"].actions()
-    win.actions["actLesson"].trigger()
-    qtbot.waitUntil(lambda: win.lesson_pane is not None and win.lesson_pane.isVisible(), timeout=5000)
-    pane = win.lesson_pane
+    assert win.acts["actOpenLesson"] in win.menus["File"].actions()
+    win.acts["actLesson"].trigger()
+    qtbot.waitUntil(lambda: win.lessons.pane is not None and win.lessons.pane.isVisible(), timeout=5000)
+    pane = win.lessons.pane
     assert len(pane.lessons) >= 6 and pane.picker.count() == len(pane.lessons)
     assert pane.counter.text() == f"1 / {len(pane.lessons[0].steps)}"
     qtbot.waitUntil(win.service.idle, timeout=60000)  # the warm-up (torch's import) ends before the window closes
@@ -36,7 +36,7 @@ def test_pane_is_built_only_when_shown_and_is_in_the_view_menu(qtbot, main_windo
 def test_show_me_sets_the_scene_and_reveals_the_numbers(qtbot, main_window):
     win = main_window
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     pane.set_lesson(next(x for x in pane.lessons if x.name == "order_blindness"), 1)  # the causal mask's leak
     pane.group.button(0).setChecked(True)  # "stays exactly the same": wrong
     result = _revealed(qtbot, pane)
@@ -57,7 +57,7 @@ def test_show_me_sets_the_scene_and_reveals_the_numbers(qtbot, main_window):
 
 def test_number_question_and_saved_lab_result(qtbot, main_window):
     win = main_window
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     waves = next(x for x in pane.lessons if x.name == "waves_and_frequencies")
     pane.set_lesson(waves, 2)
     pane.number.setText("54,000")
@@ -65,7 +65,7 @@ def test_number_question_and_saved_lab_result(qtbot, main_window):
     assert pane.verdict.text().startswith("Right") and "54,410" in pane.verdict.text()
     assert win.panels["waves"].state.d_model == 128
     # The step's plot is ringed for a moment (a frame over the window, around the spectrum plot).
-    qtbot.waitUntil(lambda: getattr(win, "_lesson_ring", None) is not None and win._lesson_ring.isVisible(),
+    qtbot.waitUntil(lambda: win.lessons._ring is not None and win.lessons._ring.isVisible(),
                     timeout=5000)
     beyond = next(x for x in pane.lessons if x.name == "learned_vs_formula_beyond_training")
     pane.set_lesson(beyond, 1)
@@ -80,13 +80,13 @@ def test_every_shipped_highlight_names_a_plot_its_scene_shows(qtbot, main_window
 
     win = main_window
     qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     ringed = []
     for lesson in pane.lessons:
         for step in lesson.steps:
             if step.scene is None or not step.scene.highlight:
                 continue
-            assert win.set_lesson_scene(step, lesson)
+            assert win.lessons.set_scene(step, lesson)
             qtbot.wait(30)
             shown = {name for name, plot in named_plots(win.panels[step.scene.panel]) if plot.isVisible()}
             assert step.scene.highlight in shown, (lesson.name, step.title, sorted(shown))
@@ -98,7 +98,7 @@ def test_every_shipped_highlight_names_a_plot_its_scene_shows(qtbot, main_window
 def test_arrow_keys_step_through_but_leave_a_focused_slider_alone(qtbot, main_window):
     win = main_window
     qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     pane.set_lesson(pane.lessons[1], 0)
     pane.setFocus()
     qtbot.keyClick(pane, Qt.Key.Key_Right)
@@ -114,9 +114,9 @@ def test_arrow_keys_step_through_but_leave_a_focused_slider_alone(qtbot, main_wi
     slider.setFocus()
     qtbot.keyClick(slider, Qt.Key.Key_Right)
     assert pane.index == 1 and slider.value() != before
-    win.actions["actLessonNext"].trigger()  # Alt+→ anywhere in the window
+    win.acts["actLessonNext"].trigger()  # Alt+→ anywhere in the window
     assert pane.index == 2
-    win.actions["actLessonBack"].trigger()
+    win.acts["actLessonBack"].trigger()
     assert pane.index == 1
 
 
@@ -126,13 +126,13 @@ def test_a_bad_lesson_file_is_refused_in_one_line_and_a_good_one_opens(qtbot, ma
     win.dialogs.show_error = lambda title, message: errors.append(message)
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "pe-explorer-lesson", "version": 1, "title": "T", "steps": [{"n": ' + "9" * 400 + "}]}")
-    assert not win.open_lesson_file(str(bad))
+    assert not win.lessons.open_file(str(bad))
     assert errors and errors[0].split("\n")[0].startswith("bad.json: ") and "digits" in errors[0]
     good = tmp_path / "mine.json"
     good.write_text(json.dumps({"format": "pe-explorer-lesson", "version": 1, "title": "Mine", "steps": [
         {"title": "Fast", "text": "Pair 0.", "check": {"name": "fastest_pair"}, "reveal": "{wavelength_first:.2f}"}]}))
-    assert win.open_lesson_file(str(good))
-    pane = win.lesson_pane
+    assert win.lessons.open_file(str(good))
+    pane = win.lessons.pane
     assert pane.lesson.title == "Mine" and pane.picker.currentText() == "Mine"
     _revealed(qtbot, pane)
     assert pane.reveal.text() == "6.28"
@@ -144,29 +144,29 @@ def test_a_dock_placed_by_hand_stays_where_it_was_put(qtbot, main_window):
     win = main_window
     win.screen_limit = QSize(1920, 1080)
     win.fit_to_screen()
-    pane = win.show_lesson()
-    qtbot.waitUntil(win.lesson_dock.isVisible, timeout=5000)
-    assert not win.lesson_dock.isFloating()  # wide enough: beside the panels
-    win.lesson_dock.setFloating(True)  # as a drag off the dock area does
+    pane = win.lessons.show()
+    qtbot.waitUntil(win.lessons.dock.isVisible, timeout=5000)
+    assert not win.lessons.dock.isFloating()  # wide enough: beside the panels
+    win.lessons.dock.setFloating(True)  # as a drag off the dock area does
     pane.go_next()
     qtbot.wait(50)
-    assert win.lesson_dock.isFloating()
+    assert win.lessons.dock.isFloating()
     win.reset_layout()
-    win.show_lesson()
+    win.lessons.show()
     qtbot.wait(50)
-    assert not win.lesson_dock.isFloating()
+    assert not win.lessons.dock.isFloating()
 
 
 def test_visibility_is_part_of_the_saved_layout(qtbot, main_window):
     from explorer.main_window import LAYOUT_VERSION
 
     win = main_window
-    win.show_lesson()
-    qtbot.waitUntil(win.lesson_dock.isVisible, timeout=5000)
+    win.lessons.show()
+    qtbot.waitUntil(win.lessons.dock.isVisible, timeout=5000)
     state = win.saveState(LAYOUT_VERSION)
-    win.lesson_dock.hide()
+    win.lessons.dock.hide()
     assert win.restoreState(state, LAYOUT_VERSION)
-    qtbot.waitUntil(win.lesson_dock.isVisible, timeout=5000)
+    qtbot.waitUntil(win.lessons.dock.isVisible, timeout=5000)
 
 
 @pytest.mark.parametrize(("text", "value"), [("54,410", 54410.0), ("5.4e4", 54000.0), ("13 %", 0.13),
@@ -185,11 +185,11 @@ def test_answer_boxes_keep_the_presenter_font_on_every_step(qtbot, main_window):
     dropped the font the pane gave them); "no prediction" is neither right nor wrong: a neutral box."""
     win = main_window
     win.look.set_presenter(True)
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     pane.set_lesson(pane.lessons[1], 0)
     kinds = []
     for index in (0, 1, 2):
-        win.show_lesson(pane.lessons[1], index)
+        win.lessons.show(pane.lessons[1], index)
         pane.go(index)
         _revealed(qtbot, pane)
         size = pane.reveal.font().pointSizeF()
@@ -217,7 +217,7 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
     win.look.set_presenter(True)
     win.look.apply()
     win.fit_to_screen()
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
     ringed = 0
     for lesson in pane.lessons:
@@ -225,16 +225,16 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
             if step.scene is None or not step.scene.highlight:
                 continue
             pane.set_lesson(lesson, index)
-            if getattr(win, "_lesson_ring", None) is not None:
-                win._lesson_ring.hide()
+            if win.lessons._ring is not None:
+                win.lessons._ring.hide()
             _revealed(qtbot, pane)
-            qtbot.waitUntil(lambda: getattr(win, "_lesson_ring", None) is not None and win._lesson_ring.isVisible(),
+            qtbot.waitUntil(lambda: win.lessons._ring is not None and win.lessons._ring.isVisible(),
                             timeout=5000)
             qtbot.wait(50)
             where = (lesson.name, index + 1, step.scene.highlight)
-            plot = win._lesson_target()
+            plot = win.lessons._target()
             assert plot is not None, where
-            dock = win.lesson_dock
+            dock = win.lessons.dock
             assert dock.isFloating(), where
             shown = visible_rect(plot, win)
             assert shown.height() >= 0.9 * min(plot.height(), 200) and shown.width() >= 0.5 * plot.width(), (
@@ -242,7 +242,7 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
             on_screen = QRect(win.mapToGlobal(shown.topLeft()), shown.size())
             assert not dock.frameGeometry().intersects(on_screen), (where, dock.frameGeometry().getRect(),
                                                                      on_screen.getRect())
-            ring = win._lesson_ring.geometry()
+            ring = win.lessons._ring.geometry()
             assert shown.adjusted(-2, -2, 2, 2).contains(ring), (where, ring.getRect(), shown.getRect())
             strip = win.panels[step.scene.panel].formula
             if strip.isVisible():
@@ -250,11 +250,11 @@ def test_at_720p_presenter_the_pane_never_covers_the_ringed_plot(qtbot, main_win
             ringed += 1
     assert ringed >= 5
     # Floated by the window, not by hand: it keeps being placed, and goes right when a ringed plot is on the left.
-    assert not win._lesson_placed_by_hand
+    assert not win.lessons.placed_by_hand
     left = QRect(0, 200, 300, 200)
-    win._lesson_target_rect = lambda: left
-    win._place_lesson_dock()
-    assert win.lesson_dock.geometry().left() > win.mapToGlobal(left.topRight()).x()
-    del win._lesson_target_rect
+    win.lessons._target_rect = lambda: left
+    win.lessons.place()
+    assert win.lessons.dock.geometry().left() > win.mapToGlobal(left.topRight()).x()
+    del win.lessons._target_rect
     win.look.set_presenter(False)
     qtbot.waitUntil(win.service.idle, timeout=60000)

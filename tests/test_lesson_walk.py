@@ -42,7 +42,7 @@ def _answer_shown(pane) -> bool:
 def test_steps_that_share_a_check_each_wait_for_their_own_prediction(qtbot, main_window):
     """Stretching RoPE's steps once shared one check: steps 2 and 3 showed "No prediction — the answer" on
     arrival, before the student chose or typed anything."""
-    pane = main_window.show_lesson()
+    pane = main_window.lessons.show()
     pane.set_lesson(_lesson(pane, "stretching_rope"), 0)
     pane.number.setText("16")
     _revealed(qtbot, pane)
@@ -63,7 +63,7 @@ def test_steps_that_share_a_check_each_wait_for_their_own_prediction(qtbot, main
 
 
 def test_the_linear_scaling_step_puts_the_panel_on_linear_scaling(qtbot, main_window):
-    pane = main_window.show_lesson()
+    pane = main_window.lessons.show()
     lesson = _lesson(pane, "stretching_rope")
     for index, method in ((1, "linear"), (2, "yarn")):
         pane.set_lesson(lesson, index)
@@ -75,7 +75,7 @@ def test_the_linear_scaling_step_puts_the_panel_on_linear_scaling(qtbot, main_wi
 def test_switching_lessons_starts_clean(qtbot, main_window):
     """The previous lesson's choice stayed ticked on the new question, and its title in the scene strip."""
     win = main_window
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     pane.set_lesson(_lesson(pane, "order_blindness"), 1)
     pane.group.button(1).setChecked(True)
     _revealed(qtbot, pane)
@@ -92,7 +92,7 @@ def test_switching_lessons_starts_clean(qtbot, main_window):
 
 
 def test_the_end_of_a_lesson_sums_it_up_and_offers_the_next(qtbot, main_window):
-    pane = main_window.show_lesson()
+    pane = main_window.lessons.show()
     first = _lesson(pane, "relative_position_as_rotation")
     pane.set_lesson(first, len(first.steps) - 1)
     assert pane.next_button.text().startswith("Finish") and pane.next_button.isEnabled()
@@ -120,23 +120,23 @@ def test_the_lesson_and_step_are_remembered_between_runs(qtbot):
 
     first = MainWindow(restore_layout=False)
     qtbot.addWidget(first)
-    pane = first.show_lesson()
+    pane = first.lessons.show()
     pane.set_lesson(_lesson(pane, "where_position_enters"), 2)
     assert load_settings()["lesson/name"] == "where_position_enters" and load_settings()["lesson/step"] == 2
     first.close()
     second = MainWindow(restore_layout=False)
     qtbot.addWidget(second)
-    pane = second.show_lesson()
+    pane = second.lessons.show()
     assert pane.lesson.name == "where_position_enters" and pane.index == 2
     second.close()
 
 
 def test_the_welcome_offers_the_lessons(qtbot, main_window):
     win = main_window
-    dlg = win.show_welcome()
+    dlg = win.welcome.show()
     assert dlg.lesson_button.isVisible()
     dlg.lesson_button.click()
-    assert dlg.choice == "lesson" and win.lesson_dock.isVisible() and win.lesson_pane is not None
+    assert dlg.choice == "lesson" and win.lessons.dock.isVisible() and win.lessons.pane is not None
 
 
 def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button(qtbot, main_window):
@@ -147,14 +147,14 @@ def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button
     assert TOUR[0].title.startswith("Five panels") and len(win.docks) == 5
     for title in win.titles.values():
         assert title.split()[0] in TOUR[0].text, title
-    tour = win.start_tour()
+    tour = win.welcome.start_tour()
     tour.go(1)
     controls = tour.target()
     assert controls.objectName() == "controlSidebar"
     assert controls.findChildren(QAbstractSlider) or controls.findChildren(QAbstractSpinBox)
     lessons = next(n for n, s in enumerate(TOUR) if "lesson" in s.title.lower())
     tour.go(lessons)
-    assert tour.target() is win.toolbar.widgetForAction(win.actions["actLesson"]) and tour.ring.isVisible()
+    assert tour.target() is win.toolbar.widgetForAction(win.acts["actLesson"]) and tour.ring.isVisible()
     win.look.set_presenter(True)  # the box's text follows presenter mode's large type
     tour.go(0)
     assert tour.text.font().pointSizeF() == pytest.approx(win.font().pointSizeF())
@@ -188,13 +188,13 @@ def test_lesson_text_is_never_read_as_rich_text(qtbot, main_window, tmp_path):
                                                         "options": [HOSTILE, "b"], "answer": 0},
                                            "scene": {"preset": "waves_and_frequencies"},
                                            "check": {"name": "fastest_pair", "params": {"d_model": 8}}}]}))
-    assert win.open_lesson_file(str(mine))
-    pane = win.lesson_pane
+    assert win.lessons.open_file(str(mine))
+    pane = win.lessons.pane
     _revealed(qtbot, pane)
     pane.go_next()
     assert HOSTILE in pane.title.text() or pane.finished
     assert win.scene_bar.title.text().startswith(HOSTILE)  # shown as the characters it is
-    leaks = [t for t in _rich_texts(win) + _rich_texts(win.lesson_dock) if "<img" in t]
+    leaks = [t for t in _rich_texts(win) + _rich_texts(win.lessons.dock) if "<img" in t]
     assert not leaks, leaks
     qtbot.waitUntil(win.service.idle, timeout=60000)
 
@@ -212,7 +212,7 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
     win.look.set_presenter(presenter)
     win.look.apply()
     win.fit_to_screen()
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
     floated = 0
     for lesson in pane.lessons:
@@ -229,7 +229,7 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
             # The pane's text is never wider than the pane (a wide page scrolled it sideways, its left edge cut).
             assert pane.pages.width() <= pane.scroll.viewport().width(), (lesson.name, index)
             assert pane.scroll.horizontalScrollBar().value() == 0, (lesson.name, index)
-            dock = win.lesson_dock
+            dock = win.lessons.dock
             if dock.isFloating():
                 floated += 1
                 panel = win.panels[win.current_panel_id()]
@@ -237,7 +237,7 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
                     w, (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar))
                     and not isinstance(w, QScrollBar)
                     and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_"))]
-                plot = win._lesson_target()
+                plot = win.lessons._target()
                 if plot is not None:
                     covered.append(visible_rect(plot, win))
                 for rect in [r for r in covered if not r.isEmpty()]:

@@ -124,7 +124,7 @@ def test_presenter_restyles_the_lesson_pane_docked_floating_and_hidden(qtbot, ma
     """The Lesson pane (issue 17): its text, title and coloured boxes grow with F5 and shrink back — docked,
     floating (a window of its own: the window's font does not reach it by itself) and while hidden."""
     win = main_window
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     pane.set_lesson(pane.lessons[1], 2)
     pane.number.setText("1")
     with qtbot.waitSignal(pane.revealed, timeout=30000):
@@ -137,13 +137,13 @@ def test_presenter_restyles_the_lesson_pane_docked_floating_and_hidden(qtbot, ma
     normal = look()
     assert normal["title"] > normal["text"]
     for floating, hidden in ((False, False), (True, False), (False, True)):
-        win.lesson_dock.setFloating(floating)
-        win.lesson_dock.setVisible(not hidden)
+        win.lessons.dock.setFloating(floating)
+        win.lessons.dock.setVisible(not hidden)
         win.look.set_presenter(True)
         big = look()
         for key, value in normal.items():
             assert big[key] == pytest.approx(value * SCALE, rel=0.02), (key, floating, hidden)
         win.look.set_presenter(False)
         assert look() == normal, (floating, hidden)
-    win.lesson_dock.setFloating(False)
+    win.lessons.dock.setFloating(False)
     qtbot.waitUntil(win.service.idle, timeout=60000)

@@ -19,6 +19,7 @@ import pytest
 
 from explorer import cli
 from explorer import schemes as registry
+from explorer.encodings.rope_config import shipped
 
 #: Values no numeric option may take: each must be refused by the parser in one line.
 HOSTILE = {
@@ -44,6 +45,7 @@ BASE = {
     ("data", "t5-buckets"): ["--positions", "4", "--out", "{out}.npy"],
     ("data", "rope"): ["--input", "{x}", "--out", "{out}.npy"],
     ("data", "rope-frequencies"): ["--head-dim", "8", "--out", "{out}.json"],
+    ("data", "mrope-positions"): ["--config", str(shipped()["qwen2-vl-7b"]), "--out", "{out}.json"],
     ("data", "swap"): ["--sentence", "a b c", "--swap", "0", "1", "--out", "{out}.json"],
     ("bench",): ["--quick", "--out", "{out}.json"],
     ("export",): ["--panel", "waves", "--out", "{out}.png"],
@@ -239,6 +241,19 @@ def test_a_truncated_npy_says_so(tmp_path, capsys):
     os.truncate(f, f.stat().st_size - 100)
     code, err = _rope(f, tmp_path / "r.npy", capsys)
     assert code == 2 and "truncated" in err
+
+
+def test_a_200_kb_npy_header_is_one_line(tmp_path, capsys):
+    """numpy refuses a header over max_header_size in three lines; the command says it in one (issue 25)."""
+    f = tmp_path / "wide.npy"
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), " + "'x': 0, " * 25_000 + "}"
+    header += " " * (-(len(header) + 13) % 64) + "\n"
+    f.write_bytes(b"\x93NUMPY\x02\x00" + len(header).to_bytes(4, "little") + header.encode("latin1")
+                  + np.ones(4).tobytes())
+    assert f.stat().st_size > 200_000
+    code, err = _rope(f, tmp_path / "r.npy", capsys)  # one line, checked there
+    assert code == 2 and "not a readable .npy file: bad header" in err, err
+    assert not (tmp_path / "r.npy").exists()
 
 
 def test_a_folder_as_input_is_not_no_such_file(tmp_path, capsys):

@@ -186,8 +186,8 @@ def test_broken_window_settings_start_with_defaults(qtbot):
         w.show()
         try:
             qtbot.waitUntil(lambda w=w: w.all_drawn, timeout=60000)
-            assert not w.theme.dark  # "purple" is no theme: the light one
-            assert ZOOM_STEPS[0] <= w.zoom <= ZOOM_STEPS[-1]
+            assert not w.look.theme.dark  # "purple" is no theme: the light one
+            assert ZOOM_STEPS[0] <= w.look.zoom <= ZOOM_STEPS[-1]
             assert all(not d.isHidden() for d in w.docks.values())
         finally:
             w.close()

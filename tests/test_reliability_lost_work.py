@@ -112,8 +112,8 @@ def test_a_crafted_window_ini_runs_nothing_and_the_window_opens(qtbot, tmp_path)
     w = _window(qtbot)
     try:
         assert not marker.exists(), "reading window.ini ran code"
-        assert w.isVisible() and w.theme.dark  # the plain-text key of the old file is taken over
-        assert w.zoom == 1.0
+        assert w.isVisible() and w.look.theme.dark  # the plain-text key of the old file is taken over
+        assert w.look.zoom == 1.0
         w.exporter.last_folder()
         assert not marker.exists(), "the export choices ran code"
     finally:
@@ -149,7 +149,7 @@ def test_bad_settings_are_ignored_key_by_key_and_named_in_the_log(qtbot, caplog,
     with caplog.at_level("WARNING", logger="explorer.settings"):
         w = _window(qtbot)
     try:
-        assert w.zoom == 1.0 and w.theme.dark and not w.presenter  # the good key is kept
+        assert w.look.zoom == 1.0 and w.look.theme.dark and not w.look.presenter  # the good key is kept
         logged = " ".join(r.getMessage() for r in caplog.records)
         assert "view/zoom" in logged, logged
     finally:
@@ -176,7 +176,7 @@ def test_an_old_window_ini_layout_is_taken_over_as_plain_bytes(qtbot):
     assert set(load_settings()) == {"geometry", "state", "view/presenter"}
     w2 = _window(qtbot)
     try:
-        assert w2.docks["schemes"].isHidden() and not w2.docks["waves"].isHidden() and w2.presenter
+        assert w2.docks["schemes"].isHidden() and not w2.docks["waves"].isHidden() and w2.look.presenter
     finally:
         w2.close()
 
@@ -206,6 +206,31 @@ def test_a_session_that_cannot_be_moved_aside_is_not_overwritten(qtbot, monkeypa
     w = _window(qtbot)
     w.close()
     assert session.read_text() == REFUSED["version_3"]
+
+
+def test_two_windows_on_one_settings_folder_keep_both_sessions(qtbot, capfd):
+    """The last window to close silently dropped the other's session (issue 25, 10 of 10 tries): it is now kept
+    as session.other-<date>.json, and the terminal says so."""
+    session = config_dir() / "session.json"
+    first, second = _window(qtbot), _window(qtbot)
+    try:
+        waves = first.panels["waves"]
+        waves.set_state(dataclasses.replace(waves.state, d_model=64))
+        swap = second.panels["swap"]
+        swap.set_state(dataclasses.replace(swap.state, sentence="the cat sat"))
+    finally:
+        second.close()
+        first.close()
+    kept = list(config_dir().glob("session.other-*.json"))
+    assert len(kept) == 1, sorted(p.name for p in config_dir().iterdir())
+    assert pr.load_preset(kept[0]).state.swap.sentence == "the cat sat"  # the second window's
+    last = pr.load_preset(session).state
+    assert last.waves.d_model == 64 and last.swap.sentence != "the cat sat"  # the first's, closed last
+    err = capfd.readouterr().err
+    assert f"its session is kept as {kept[0].name}" in err and len(err.strip().splitlines()) == 1, err
+    w = _window(qtbot)  # one window alone: it replaces the file it read, and says nothing
+    w.close()
+    assert not capfd.readouterr().err and len(list(config_dir().glob("session.other-*.json"))) == 1
 
 
 @pytest.mark.parametrize("name", CRASHERS)

@@ -51,8 +51,8 @@ def test_head_dim_and_partial_rotary_names():
 
 def test_defaults_are_transformers_own():
     m = parse_config({"head_dim": 64, "rope_theta": 1e4, "max_position_embeddings": 8192,
-                      "rope_scaling": {"type": "yarn", "original_max_position_embeddings": 2048}})
-    assert m.scaling.factor == 4.0  # max / original when no factor is given
+                      "rope_scaling": {"type": "yarn", "factor": None, "original_max_position_embeddings": 2048}})
+    assert m.scaling.factor == 4.0  # max / original when the factor is null (a missing key is refused)
     assert (m.scaling.beta_fast, m.scaling.beta_slow, m.scaling.truncate) == (32.0, 1.0, True)
     assert m.frequencies()[1] == pytest.approx(0.1 * math.log(4) + 1)
 
@@ -79,7 +79,7 @@ def test_existing_scalings_unchanged():
 
 
 def test_every_shipped_config_reads_and_round_trips():
-    assert len(shipped()) == 7
+    assert len(shipped()) == 10
     for cid in shipped():
         m = load_shipped(cid)
         assert m.name and m.source
@@ -103,7 +103,7 @@ BAD = [
      "per layer type"),
     ({**LLAMA, "max_position_embeddings": 2**70}, "max_position_embeddings must be"),
     ({**LLAMA, "rope_scaling": {**LLAMA["rope_scaling"], "factor": 0.5}}, "factor must be at least 1"),
-    ({**LLAMA, "rope_scaling": {**LLAMA["rope_scaling"], "high_freq_factor": 0.5}}, "must be greater than"),
+    ({**LLAMA, "rope_scaling": {**LLAMA["rope_scaling"], "high_freq_factor": 0.5}}, "must be at least low_freq_factor"),
     ({**LLAMA, "rope_scaling": {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [1.0]}},
      "short_factor has 1 numbers"),
     ({**LLAMA, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "truncate": "no"}}, "truncate must be true"),
@@ -222,7 +222,7 @@ def test_data_rope_with_config_rotates_like_the_model(tmp_path, capsys):
     (["--config", "{t}"], "folder"),
     (["--config", "{t}/bad.json"], "not valid JSON"),
     (["--head-dim", "8", "--scaling", "llama3", "--factor", "8", "--low-freq-factor", "4",
-      "--high-freq-factor", "1"], "must be greater than low_freq_factor"),
+      "--high-freq-factor", "1"], "must be at least low_freq_factor"),
     (["--head-dim", "8", "--truncate", "maybe"], "invalid choice"),
     (["--head-dim", "7"], "even"),
 ])

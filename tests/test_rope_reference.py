@@ -1,23 +1,21 @@
-"""Every shipped model config and a grid of synthetic ones against the reference itself: transformers'
-``ROPE_INIT_FUNCTIONS`` (and GPT-NeoX's default RoPE and ``apply_rotary_pos_emb``), in float64.
+"""Every shipped model config with one rope and a grid of synthetic ones against the reference itself: transformers'
+``ROPE_INIT_FUNCTIONS`` (and GPT-NeoX's default RoPE and ``apply_rotary_pos_emb``), in float64 (``hf_reference``
+recompiles them).  Configs whose layers differ are in tests/test_rope_layers.py.
 
-transformers computes in float32; each reference function's source is recompiled here with float64 in place
-of float32 (the arithmetic is otherwise its own), so the comparison is of the formulas, to 1e-12 relative.
 transformers is imported once, at the top of this module (it takes seconds).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
-import textwrap
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
+from hf_reference import hf_config, reference  # noqa: E402
 from transformers import AutoConfig  # noqa: E402
 from transformers import modeling_rope_utils as mru  # noqa: E402
 from transformers.models.gpt_neox import modeling_gpt_neox as neox  # noqa: E402
@@ -33,37 +31,8 @@ MODEL_TYPES = {"llama-3.1-8b": "llama", "qwen2.5-7b-instruct-yarn": "qwen2", "de
                "phi-3-mini-128k": "phi3"}
 
 
-def _float64(fn):
-    """``fn`` recompiled from its source with float64 wherever transformers says float32."""
-    src = textwrap.dedent(inspect.getsource(fn))
-    if src.lstrip().startswith("@"):
-        src = src[src.index("def "):]
-    new = (src.replace("torch.float32", "torch.float64").replace("dtype=torch.float)", "dtype=torch.float64)")
-           .replace(".float()", ".double()"))
-    assert "float32" not in new and "torch.float)" not in new and ".float()" not in new
-    ns = dict(vars(inspect.getmodule(fn)))
-    exec(compile(new, inspect.getsourcefile(fn), "exec"), ns)
-    return ns[fn.__name__]
-
-
-REFERENCE = {name: _float64(fn) for name, fn in mru.ROPE_INIT_FUNCTIONS.items()}
-REFERENCE["default"] = _float64(neox.GPTNeoXRotaryEmbedding.compute_default_rope_parameters)
-
-
-def _hf_config(model_type: str, fields: dict):
-    kwargs = {k: v for k, v in fields.items() if not k.startswith("_")}
-    if model_type == "deepseek_v3":  # HF derives head_dim from qk_rope_head_dim itself
-        kwargs.setdefault("head_dim", kwargs["qk_rope_head_dim"])
-    return AutoConfig.for_model(model_type, **kwargs)
-
-
 def _reference(model_type: str, fields: dict, seq_len):
-    cfg = _hf_config(model_type, fields)
-    params = cfg.rope_parameters
-    rope_type = params.get("rope_type", "default")
-    fn = REFERENCE[rope_type]
-    inv, att = fn(cfg, None) if rope_type == "default" else fn(cfg, None, seq_len)
-    return inv.numpy(), float(att)
+    return reference(hf_config(model_type, fields), seq_len)
 
 
 def json_fields(config_id: str) -> dict:
@@ -75,7 +44,8 @@ def _lengths(model) -> list:
 
 
 def test_every_shipped_config_matches_transformers():
-    assert set(MODEL_TYPES) == set(shipped()), "a shipped config without a reference model type"
+    one_rope = {c for c in shipped() if load_shipped(c).layers is None and load_shipped(c).mrope is None}
+    assert set(MODEL_TYPES) == one_rope, "a shipped config without a reference model type"
     for config_id, model_type in MODEL_TYPES.items():
         model = load_shipped(config_id)
         raw = json_fields(config_id)
@@ -191,7 +161,7 @@ def test_transformers_float32_error_at_offset_1e5():
     """transformers computes angles in float32: at offset 1e5 cos and sin are off by ~7e-3 (the guide says so; the
     issue guessed ~3e-2). An angle near 1e5 rad is kept in float32 only to 2**-7 ≈ 0.008."""
     model = load_shipped("llama-3.1-8b")
-    cfg = _hf_config("llama", json_fields("llama-3.1-8b"))
+    cfg = hf_config("llama", json_fields("llama-3.1-8b"))
     inv32, _ = mru.ROPE_INIT_FUNCTIONS["llama3"](cfg, None, None)
     assert inv32.dtype == torch.float32
     pos = torch.arange(100_000, 100_064, dtype=torch.float32)
@@ -207,3 +177,73 @@ def test_hf_refuses_what_we_refuse_unknown_type():
         parse_config({"rope_theta": 1e4, "head_dim": 8, "max_position_embeddings": 64,
                       "rope_scaling": {"rope_type": "proportional", "factor": 2.0}})
     assert "proportional" in mru.ROPE_INIT_FUNCTIONS  # a real type we do not read, named rather than guessed
+
+
+def test_hf_refuses_a_yarn_block_without_factor_and_so_do_we():
+    fields = {"head_dim": 8, "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 64}
+    rs = {"rope_type": "yarn", "rope_theta": 1e4, "original_max_position_embeddings": 16}
+    with pytest.raises(KeyError, match="factor"):
+        AutoConfig.for_model("llama", **fields, rope_parameters=dict(rs))
+    with pytest.raises(EncodingError, match="factor is missing"):
+        parse_config({**fields, "rope_parameters": rs})
+
+
+# -- the model view's lengths and logits against transformers -------------------------------------------------
+LLAMA_3_2_1B = {"hidden_size": 2048, "num_attention_heads": 32, "head_dim": 64, "max_position_embeddings": 131072,
+                "rope_theta": 500000.0, "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+                                                         "high_freq_factor": 4.0,
+                                                         "original_max_position_embeddings": 8192}}
+
+
+def test_the_context_is_the_configs_own_when_it_states_one():
+    """Llama 3.2 1B: s·L_orig = 32 × 8,192 = 262,144, but the model (and transformers' cache) stop at 131,072."""
+    from explorer.jobs.model_rope import extended_length
+
+    model = parse_config(LLAMA_3_2_1B)
+    assert extended_length(model) == hf_config("llama", LLAMA_3_2_1B).max_position_embeddings == 131072
+    qwen = load_shipped("qwen2.5-7b-instruct-yarn")  # max_position_embeddings still L_orig: s·L_orig
+    assert extended_length(qwen) == 4 * 32768
+
+
+def test_softmax_scale_is_transformers_yarn_apply_mscale():
+    """DeepSeek-V3: cos and sin carry 1.0, but its attention multiplies the softmax scale by mscale² = 1.874."""
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds
+
+    fields = {**json_fields("deepseek-v3"), "hidden_size": 64, "num_attention_heads": 2, "q_lora_rank": 16,
+              "kv_lora_rank": 16, "qk_nope_head_dim": 8, "v_head_dim": 8, "num_hidden_layers": 1,
+              "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8, "intermediate_size": 8}
+    cfg = hf_config("deepseek_v3", fields)
+    attention = ds.DeepseekV3Attention(cfg, layer_idx=0)
+    model = load_shipped("deepseek-v3")
+    assert attention.scaling / attention.qk_head_dim ** -0.5 == pytest.approx(model.softmax_scale, rel=1e-12)
+    assert model.softmax_scale == pytest.approx((0.1 * math.log(40) + 1) ** 2) and model.frequencies()[1] == 1.0
+    for config_id in MODEL_TYPES:
+        if config_id != "deepseek-v3":
+            assert load_shipped(config_id).softmax_scale == 1.0
+    assert mru.yarn_apply_mscale(cfg.rope_parameters, 1.0) == pytest.approx(model.softmax_scale, rel=1e-12)
+
+
+def test_mla_model_types_cover_every_transformers_model_that_applies_mscale():
+    import pathlib
+    import re
+
+    from explorer.encodings.rope_model import MLA_MSCALE_TYPES
+
+    root = pathlib.Path(transformers.__file__).parent / "models"
+    applying = set()
+    for modeling in root.glob("*/modeling_*.py"):
+        if "yarn_apply_mscale(" in modeling.read_text(encoding="utf-8"):
+            config = modeling.with_name(modeling.name.replace("modeling_", "configuration_"))
+            applying |= set(re.findall(r'model_type = "([a-z0-9_]+)"', config.read_text(encoding="utf-8")))
+    applying = {t for t in applying if not t.endswith("_vision")}  # a vision tower has no text rope
+    assert applying and applying <= MLA_MSCALE_TYPES, applying - MLA_MSCALE_TYPES
+
+
+def test_the_model_views_score_carries_the_softmax_scale():
+    from explorer import jobs
+    from explorer.jobs.model_rope import ModelRopeRequest, expected_score
+
+    r = jobs.run(ModelRopeRequest("deepseek-v3"))
+    assert r.softmax_scale == load_shipped("deepseek-v3").softmax_scale and "logits × 1.874" in r.summary
+    first = expected_score(np.arange(1.0, 2.0), r.theta, r.attention_factor, r.model.head_dim)[0]
+    assert r.scaled[0][0] == pytest.approx(r.softmax_scale * first)

@@ -87,8 +87,8 @@ def test_a_session_without_a_scene_restores_without_a_name(qtbot):
 
 # -- the welcome ---------------------------------------------------------------------------------
 def test_the_welcome_opens_on_the_first_start_only_and_a_scene_from_it_loads(win, qtbot):
-    assert win.offer_welcome()
-    dlg = win.welcome
+    assert win.welcome.offer()
+    dlg = win.welcome.dialog
     assert dlg.isVisible() and not dlg.isModal()
     scenes = pr.builtin_presets()
     assert [b.text() for b in dlg.scene_buttons] == [f"{n}. {p.title}" for n, p in enumerate(scenes, 1)]
@@ -96,38 +96,38 @@ def test_the_welcome_opens_on_the_first_start_only_and_a_scene_from_it_loads(win
     assert not dlg.isVisible()
     assert win.session.scene is not None and win.session.scene.title == scenes[4].title
     assert load_settings()["welcome/done"] is True
-    assert not win.offer_welcome(), "remembered: not offered again"
+    assert not win.welcome.offer(), "remembered: not offered again"
 
 
 def test_show_again_keeps_the_welcome(win, qtbot):
-    assert win.offer_welcome()
-    win.welcome.again.setChecked(True)
-    qtbot.mouseClick(win.welcome.explore_button, Qt.MouseButton.LeftButton)
+    assert win.welcome.offer()
+    win.welcome.dialog.again.setChecked(True)
+    qtbot.mouseClick(win.welcome.dialog.explore_button, Qt.MouseButton.LeftButton)
     assert load_settings()["welcome/done"] is False
-    assert win.offer_welcome()
-    win.welcome.reject()  # closed with the window's button: remembered as seen
+    assert win.welcome.offer()
+    win.welcome.dialog.reject()  # closed with the window's button: remembered as seen
     assert load_settings()["welcome/done"] is True
 
 
 def test_no_welcome_when_the_settings_cannot_be_kept(win, monkeypatch):
     monkeypatch.setattr(win, "settings_problem", "a file where the folder should be")
-    assert not win.offer_welcome()
-    assert win.welcome is None
+    assert not win.welcome.offer()
+    assert win.welcome.dialog is None
 
 
 def test_the_help_menu_opens_it_again(win):
-    assert win.actions["actWelcome"] in win.menus["Help"].actions()
-    win.actions["actWelcome"].trigger()
-    assert win.welcome is not None and win.welcome.isVisible()
-    win.welcome.reject()
+    assert win.acts["actWelcome"] in win.menus["Help"].actions()
+    win.acts["actWelcome"].trigger()
+    assert win.welcome.dialog is not None and win.welcome.dialog.isVisible()
+    win.welcome.dialog.reject()
 
 
 def test_the_tour_points_at_real_parts_of_the_window_inside_it(win, qtbot):
     from explorer.welcome import TOUR
 
-    assert win.offer_welcome()
-    qtbot.mouseClick(win.welcome.tour_button, Qt.MouseButton.LeftButton)
-    tour = win.tour
+    assert win.welcome.offer()
+    qtbot.mouseClick(win.welcome.dialog.tour_button, Qt.MouseButton.LeftButton)
+    tour = win.welcome.tour
     assert tour is not None
     inside = win.rect()
     for n in range(len(TOUR)):
@@ -145,7 +145,7 @@ def test_the_tour_points_at_real_parts_of_the_window_inside_it(win, qtbot):
     qtbot.mouseClick(tour.back, Qt.MouseButton.LeftButton)
     assert tour.index == len(TOUR) - 2
     qtbot.keyClick(win, Qt.Key.Key_Escape)
-    assert win.tour is None and not tour.box.isVisible()
+    assert win.welcome.tour is None and not tour.box.isVisible()
 
 
 # -- views -----------------------------------------------------------------------------------------
@@ -192,11 +192,11 @@ def test_closing_the_window_closes_the_welcome_so_the_app_can_quit(qtbot):
     w = MainWindow(restore_layout=False)
     qtbot.addWidget(w)
     w.show()
-    assert w.offer_welcome()
-    dlg = w.welcome
-    w.start_tour()
+    assert w.welcome.offer()
+    dlg = w.welcome.dialog
+    w.welcome.start_tour()
     w.close()
-    assert not dlg.isVisible() and w.welcome is None and w.tour is None
+    assert not dlg.isVisible() and w.welcome.dialog is None and w.welcome.tour is None
     from PySide6.QtWidgets import QApplication
 
     assert not [t for t in QApplication.topLevelWidgets() if t.isVisible() and t.objectName() == "welcomeDialog"]

@@ -191,13 +191,18 @@ def test_every_snippet_reproduces_its_plot_in_a_bare_interpreter(qtbot, service)
     programs = tuple(r.scheme for r in build_requests(small, "matrices")
                      if not isinstance(registry.get(r.scheme).score_snippet(r), NoSnippet))
     cases.append(("schemes", small.clamped(schemes=programs), "schemes#programs"))
-    # One shipped model of each other RoPE type for the model view (the programs compute every scaling).
+    # One shipped model of each other RoPE type and layout for the model view (the programs compute every scaling).
     from explorer.encodings.rope_config import load_shipped, shipped
 
-    seen_types = {load_shipped(small.model).rope_type}
+    def kind(cid):  # its RoPE type, and whether its layers differ (with a temperature) or its positions are 3-D
+        m = load_shipped(cid)
+        return (m.rope_type, m.layers is not None, m.layers is not None and m.layers.temperature is not None,
+                m.mrope is not None)
+
+    seen_types = {kind(small.model)}
     for cid in shipped():
-        if load_shipped(cid).rope_type not in seen_types:
-            seen_types.add(load_shipped(cid).rope_type)
+        if kind(cid) not in seen_types:
+            seen_types.add(kind(cid))
             cases.append(("schemes", small.clamped(schemes=programs[:1], model=cid), f"schemes[{cid}]"))
     for s in registry.swap_ids():
         st = app.get("swap").clamped(scheme=s, **SWAP_SCHEMES)

@@ -65,7 +65,7 @@ def _check_stage(win, pid: str) -> None:
     panel = win.panels[pid]
     assert win.stage.panel_id() == pid
     assert win.current_panel() is panel
-    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
+    assert _exported(win, win.acts["actExportPanel"].trigger).startswith(panel.export_basename())
     assert f"Panel “{win.titles[pid]}”" in _export_menu_titles(win)
     (slide,) = win.menus["Export"].findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
     first_png = next(a for a in slide.actions() if a.text().startswith("PNG"))
@@ -94,10 +94,10 @@ def test_a_scene_puts_its_panel_and_tab_on_stage(qtbot, win):
 def test_a_lesson_step_puts_its_panel_on_stage(qtbot, win):
     _focus_in_swap(qtbot, win)
     win.show_panel("waves")
-    pane = win.show_lesson()
+    pane = win.lessons.show()
     lesson = next(x for x in pane.lessons if any(s.scene and s.scene.panel == "schemes" for s in x.steps))
     step = next(s for s in lesson.steps if s.scene and s.scene.panel == "schemes")
-    assert win.set_lesson_scene(step, lesson)
+    assert win.lessons.set_scene(step, lesson)
     _check_stage(win, "schemes")
     # A click in the Lesson pane (another dock) leaves the stage where it is.
     pane.setFocus()
@@ -113,7 +113,7 @@ def test_the_menu_and_its_shortcut_bring_a_panel_on_stage(qtbot, win, n):
     _focus_in_swap(qtbot, win)
     pid = list(win.docks)[n - 1]
     win.show_panel("waves" if pid != "waves" else "lab")
-    act = win.actions[f"actPanel_{pid}"]
+    act = win.acts[f"actPanel_{pid}"]
     assert act.shortcut().toString() == f"Ctrl+{n}" and act in win.menus["View"].actions()
     act.trigger()
     qtbot.waitUntil(lambda: win.docks[pid].isVisible())
@@ -148,15 +148,15 @@ def test_every_scene_sets_the_same_stage_forward_and_backward(qtbot, win):
     n = len(win.session.builtin)
     forward = []
     for _ in range(n):
-        assert win.actions["actNextScene"].shortcut().toString() == "PgDown"
-        win.actions["actNextScene"].trigger()
+        assert win.acts["actNextScene"].shortcut().toString() == "PgDown"
+        win.acts["actNextScene"].trigger()
         qtbot.wait(50)
         forward.append((win.session.scene.name, _stage_of(win)))
     assert not win.session.next_scene()  # past the last
     backward = []
     for _ in range(n):
         backward.append((win.session.scene.name, _stage_of(win)))
-        win.actions["actPreviousScene"].trigger()
+        win.acts["actPreviousScene"].trigger()
         qtbot.wait(50)
     assert forward == backward[::-1]
     assert all(view is not None for _name, (pid, view, _s) in forward if win.panels[pid].view_ids)
@@ -201,14 +201,14 @@ def test_a_plot_in_focus_fills_the_panel_and_esc_brings_the_panel_back(qtbot, wi
     frame = panel.findChild(QWidget, "plotFocus")
     assert frame is not None and frame.isVisible() and frame.isAncestorOf(plot)
     qtbot.waitUntil(lambda: plot.width() > size.width() or plot.height() > size.height())
-    assert _exported(win, win.actions["actExportPanel"].trigger).startswith(panel.export_basename())
+    assert _exported(win, win.acts["actExportPanel"].trigger).startswith(panel.export_basename())
     win.exports.fill_menu(win.menus["Export"])
     assert win.menus["Export"].findChild(QMenu, "pePlotInFocus") is not None
-    assert win.actions["actBack"].isEnabled()
-    win.actions["actBack"].trigger()
+    assert win.acts["actBack"].isEnabled()
+    win.acts["actBack"].trigger()
     assert not win.focus.active and win.stage.now().plot is None
     assert plot.parentWidget() is parent and panel.findChild(QWidget, "plotFocus") in (None, frame)
-    assert not win.actions["actBack"].isEnabled()
+    assert not win.acts["actBack"].isEnabled()
     assert ev_scene is plot.scene()
     qtbot.waitUntil(win.service.idle, timeout=60000)
 
@@ -223,4 +223,22 @@ def test_a_scene_can_put_a_plot_in_focus(qtbot, win, tmp_path):
     assert win.stage.now().plot == "spectrum" and win.focus.active
     assert win.session.next_scene()  # the next scene names no focus: the whole panel comes back
     assert not win.focus.active
+    qtbot.waitUntil(win.service.idle, timeout=60000)
+
+
+def test_a_plot_of_a_panel_behind_put_in_focus_brings_its_panel_on_stage(qtbot, win):
+    """A double-click that reaches a plot of a panel not on stage (the GUI monkey found one: Token swap's plot
+    with Schemes in front) puts that panel on stage and its plot in focus instead of failing to find it."""
+    from explorer.export.slide import named_plots
+
+    win.resize(1280, 720)
+    win.show_panel("swap")
+    swap = win.panels["swap"]
+    qtbot.waitUntil(lambda: bool(swap.visible_plots()))
+    name, plot = next((n, p) for n, p in named_plots(swap) if p.isVisible())
+    win.show_panel("schemes")
+    assert win.stage.panel_id() == "schemes"
+    win.focus.focus(plot)
+    assert win.stage.panel_id() == "swap" and win.stage.now().plot == name and win.focus.active
+    win.acts["actBack"].trigger()
     qtbot.waitUntil(win.service.idle, timeout=60000)

@@ -90,10 +90,10 @@ def test_state_holds_no_path():
 
 def test_file_menu_opens_a_checkpoint_in_the_window(qtbot, main_window, tmp_path):
     f = gpt2_folder(tmp_path / "gpt2", 32, 8)
-    assert main_window.actions["actOpenCheckpoint"] in main_window.menus["File"].actions()
+    assert main_window.acts["actOpenCheckpoint"] in main_window.menus["File"].actions()
     table = main_window.panels["table"]
     table.ask_checkpoint_path = lambda: str(f)  # what the file dialog would answer
-    main_window.actions["actOpenCheckpoint"].trigger()
+    main_window.acts["actOpenCheckpoint"].trigger()
     qtbot.waitUntil(lambda: table.info is not None and table.info.kind == "file" and not table.waiting,
                     timeout=30000)
     assert main_window.docks["table"].isVisible() and "32 positions × 8" in table.source_label.text()

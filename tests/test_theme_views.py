@@ -136,7 +136,7 @@ def test_help_user_guide_opens_the_index(qtbot, main_window, tmp_path, monkeypat
         (folder / "index.md").write_text("# PE Explorer guide\n\nSee [Waves](panels/waves.md).\n")
         (folder / "panels" / "waves.md").write_text("# The Waves panel\n\nBack to [the guide](../index.md).\n")
         monkeypatch.setattr(help_mod, "docs_dir", lambda: folder)
-    main_window.findChild(type(main_window.actions["actGuide"]), "actGuide").trigger()
+    main_window.findChild(type(main_window.acts["actGuide"]), "actGuide").trigger()
     dlg = main_window.help.guide_dialog
     qtbot.waitExposed(dlg)
     index_text = (folder / "index.md").read_text(encoding="utf-8")
@@ -191,7 +191,7 @@ def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
     dots = waves.similarity.dots  # builds its tab
     light = QColor(P_COLOUR)
     assert dots.opts["brush"].color() == light
-    main_window.actions["actDark"].trigger()
+    main_window.acts["actDark"].trigger()
     want = QColor(*DARK.map_colour((light.red(), light.green(), light.blue(), 255)))
     assert want != light  # the dark theme does map this blue
     assert dots.opts["brush"].color() == want
@@ -200,7 +200,7 @@ def test_a_scatter_of_its_own_follows_the_theme(qtbot, main_window):
     orange = QColor("#e66100")
     assert dots.opts["brush"].color() == QColor(*DARK.map_colour((orange.red(), orange.green(), orange.blue(), 255)))
     styler.set_brush(dots, pg.mkBrush(P_COLOUR))
-    main_window.actions["actDark"].trigger()
+    main_window.acts["actDark"].trigger()
     assert dots.opts["brush"].color() == light
 
 
@@ -216,7 +216,7 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
     def swatch(s):
         return lab.scheme_checks[s].icon().pixmap(14, 14).toImage().pixelColor(7, 7)
 
-    main_window.actions["actDark"].trigger()
+    main_window.acts["actDark"].trigger()
     changed = 0
     for s, cb in lab.scheme_checks.items():
         if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() == 0:
@@ -226,6 +226,6 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
         assert swatch(s) == want, s
         changed += want != c
     assert changed >= 3
-    main_window.actions["actDark"].trigger()
+    main_window.acts["actDark"].trigger()
     assert all(swatch(s) == QColor(SCHEME_COLOURS[s]) for s, cb in lab.scheme_checks.items()
                if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() != 0)

@@ -238,3 +238,43 @@ def test_ctrl_z_in_a_box_undoes_the_app_and_ctrl_shift_z_redoes(window, qtbot):
     qtbot.keyClick(pos, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert panel.state.position != 9
     _settle(window, qtbot)
+
+
+
+_DESTROYED_LABEL = """
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWidget
+from explorer.widgets.value_box import DoubleSpinBox, feedback
+
+app = QApplication([])
+top = QWidget()
+box = DoubleSpinBox(top)
+top.show()
+fb = feedback(box)
+fb.refuse("x must be 0 … 1", "x: refused")
+assert fb.label().textFormat() == Qt.TextFormat.PlainText
+shiboken6.delete(fb.label())
+box.hide()
+fb.clear()
+assert fb.label() is None
+fb.refuse("x must be 0 … 1", "x: refused")
+assert fb.label() is not None and fb.label().parentWidget() is top
+print("fine", flush=True)
+"""
+
+
+def test_a_reason_label_destroyed_before_its_box_hides_is_left_alone(tmp_path):
+    """The reason's label lives on the box's window; when a window is torn down (a floating dock, at exit)
+    the label can go before the box's last Hide event.  The filter then touched the deleted label, and the
+    error raised inside Qt's teardown killed the process: the GUI monkey's SIGSEGV at exit (issue 25,
+    ``python -m explorer.monkey --seed 7177 --events 400``).  In a child process: that death is the failure."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    run = subprocess.run([sys.executable, "-c", _DESTROYED_LABEL], env=env, capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout.strip() == "fine", (run.returncode, run.stderr[-2000:])
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]

@@ -166,7 +166,7 @@ def test_every_item_of_every_plot_has_its_styler_look(qtbot, main_window):
     win = main_window
     win.resize(1920, 1080)
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
-    win.actions["actDark"].trigger()
+    win.acts["actDark"].trigger()
     win.look.set_presenter(True)
     try:
         plots = _every_plot(win, qtbot)
@@ -179,7 +179,7 @@ def test_every_item_of_every_plot_has_its_styler_look(qtbot, main_window):
         assert not problems, "\n".join(problems)
     finally:
         win.look.set_presenter(False)
-        win.actions["actDark"].trigger()
+        win.acts["actDark"].trigger()
 
 
 def test_the_look_check_sees_a_pen_set_behind_the_styler(qtbot):

@@ -177,7 +177,8 @@ def _load_matrix(path: str, out: str | None = None) -> np.ndarray:
                                else np.lib.format.read_array_header_2_0)
                 shape, fortran, dtype = read_header(fh, max_header_size=10000)
             except (ValueError, SyntaxError, TypeError) as exc:
-                raise UsageError(f"{bad} not a readable .npy file: bad header ({exc})") from None
+                why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # numpy's may run to 3 lines
+                raise UsageError(f"{bad} not a readable .npy file: bad header ({why[:200]})") from None
             if dtype.hasobject or dtype.kind not in "fiu":
                 raise UsageError(f"{bad} expected a numeric array, got {dtype} (Python objects are never loaded)")
             if len(shape) != 2:
@@ -268,6 +269,11 @@ def _swap(args) -> int:
             "max_relabel_error": "max over t, c of |outputs_after[permutation[t]][c] - outputs_before[t][c]|",
         },
     }
+    if r.before.positions is not None:  # a scheme that counts positions from the content (CoPE)
+        doc.update(gates_before=r.before.gates.tolist(), positions_before=r.before.positions.tolist(),
+                   gates_after=r.after.gates.tolist(), positions_after=r.after.positions.tolist())
+        doc["notes"]["positions"] = ("CoPE: positions[head][query][key] = the sum of gates[head][query][t] over keys "
+                                     "t from key to query; gates = sigmoid(q·k/sqrt(d_head)), masked when causal")
     try:
         atomic_write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False))
     except OSError as exc:

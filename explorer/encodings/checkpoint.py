@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..fileio import InputError, not_regular, read_json_file
-from .errors import EncodingError
+from .errors import EncodingError, short_repr
 
 #: The most bytes a safetensors header may claim (the ``safetensors`` package's own limit).
 MAX_HEADER = 100_000_000
@@ -34,6 +34,11 @@ MAX_HEADER = 100_000_000
 MAX_TABLE_NUMBERS = 2**25
 #: config.json and the shard index are small; a larger one is not what it says it is.
 MAX_JSON_BYTES = 16 << 20
+#: The most tensors offered to pick from (a large model has a few thousand 2-D tensors; a crafted header
+#: listed 1,000,000, and the panel's chooser held them all).
+MAX_TENSOR_CHOICES = 1000
+#: The longest name shown in a line of text (a tensor name may be any length).
+MAX_NAME_SHOWN = 80
 
 #: The names real models give their position table, most specific first.
 TABLE_NAMES = (
@@ -81,7 +86,8 @@ class LoadedTable:
     offset: int = 0  # rows skipped before position 0 (OPT, BART: 2; RoBERTa: padding_idx + 1)
     config_max: int | None = None  # max_position_embeddings (or n_positions) from config.json
     model: str = ""  # config.json's model_type
-    tensors: tuple[str, ...] = field(default=())  # every 2-D floating tensor, for picking another
+    tensors: tuple[str, ...] = field(default=())  # the 2-D floating tensors, for picking another (at most
+    tensor_count: int = 0  # MAX_TENSOR_CHOICES of them); how many the file has in all
 
     @property
     def positions(self) -> int:
@@ -95,8 +101,13 @@ class LoadedTable:
         """'GPT-2 … wpe.weight: 1,024 positions × 768 (F32) from model.safetensors'."""
         skip = f", rows 0–{self.offset - 1} skipped" if self.offset else ""
         who = f"{self.model} " if self.model else ""
-        return (f"{who}{self.name}: {self.positions:,} positions × {self.d_model:,} ({self.dtype}{skip}) "
-                f"from {Path(self.source).name}")
+        return (f"{who}{short_name(self.name)}: {self.positions:,} positions × {self.d_model:,} ({self.dtype}{skip}) "
+                f"from {short_name(Path(self.source).name)}")
+
+
+def short_name(name: str) -> str:
+    """``name`` as it is shown in a line of text: cut to :data:`MAX_NAME_SHOWN` characters."""
+    return name if len(name) <= MAX_NAME_SHOWN else name[: MAX_NAME_SHOWN - 1] + "…"
 
 
 # -- finding the files ----------------------------------------------------------------------------------
@@ -184,9 +195,9 @@ def pick_name(names: list[str], wanted: str | None, path: Path) -> str:
     """The tensor to read: ``wanted`` if given (it must exist), else the first known table name."""
     if wanted:
         if wanted not in names:
-            near = [n for n in names if "pos" in n.lower()][:3]
+            near = [short_repr(n) for n in names if "pos" in n.lower()][:3]
             hint = f"; position-like: {', '.join(near)}" if near else ""
-            raise CheckpointError(f"{path}: no tensor named {wanted!r} ({len(names)} tensors{hint})")
+            raise CheckpointError(f"{path}: no tensor named {short_repr(wanted)} ({len(names)} tensors{hint})")
         return wanted
     for known in TABLE_NAMES:
         if known in names:
@@ -232,24 +243,25 @@ def safetensors_header(path: Path) -> tuple[dict, int, int]:
               and len(e["data_offsets"]) == 2
               and all(type(v) is int and v >= 0 for v in [*e["shape"], *e["data_offsets"]]))
         if not ok:
-            raise CheckpointError(f"{path}: tensor {name!r} has a malformed header entry")
+            raise CheckpointError(f"{path}: tensor {short_repr(name)} has a malformed header entry")
         lo, hi = e["data_offsets"]
         if lo > hi or start + hi > size:
-            raise CheckpointError(f"{path}: tensor {name!r} lies past the end of the file (truncated?)")
+            raise CheckpointError(f"{path}: tensor {short_repr(name)} lies past the end of the file (truncated?)")
     return header, start, size
 
 
 def _read_safetensor(path: Path, header: dict, start: int, name: str) -> tuple[np.ndarray, str]:
     e = header[name]
-    dtype, shape = str(e.get("dtype")), tuple(e["shape"])
+    dtype, shape = str(e.get("dtype"))[:16], tuple(e["shape"])
     check_table_shape(path, name, shape)
     if dtype not in _DTYPES:
-        raise CheckpointError(f"{path}: tensor {name!r} is {dtype}, not floating point (F32, F16, BF16, F64)")
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} is {dtype}, "
+                              "not floating point (F32, F16, BF16, F64)")
     np_dtype, width = _DTYPES[dtype]
     lo, hi = e["data_offsets"]
     if hi - lo != shape[0] * shape[1] * width:
-        raise CheckpointError(f"{path}: tensor {name!r} claims {hi - lo:,} bytes for a {shape[0]} × {shape[1]} "
-                              f"{dtype} table ({shape[0] * shape[1] * width:,} expected)")
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} claims {hi - lo:,} bytes for a "
+                              f"{shape[0]} × {shape[1]} {dtype} table ({shape[0] * shape[1] * width:,} expected)")
     try:
         with _open(path, "rb") as fh:
             fh.seek(start + lo)
@@ -257,7 +269,7 @@ def _read_safetensor(path: Path, header: dict, start: int, name: str) -> tuple[n
     except OSError as exc:
         raise CheckpointError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(raw) != hi - lo:
-        raise CheckpointError(f"{path}: truncated while reading {name!r}")
+        raise CheckpointError(f"{path}: truncated while reading {short_repr(name)}")
     arr = np.frombuffer(raw, dtype=np_dtype)
     if dtype == "BF16":  # bfloat16 is the top half of a float32
         arr = (arr.astype(np.uint32) << 16).view(np.float32)
@@ -268,11 +280,12 @@ def check_table_shape(path, name: str, shape: tuple) -> None:
     """A table is 2-D, non-empty and not larger than :data:`MAX_TABLE_NUMBERS`."""
     if len(shape) != 2:
         dims = " × ".join(map(str, shape)) or "a scalar"
-        raise CheckpointError(f"{path}: tensor {name!r} is {len(shape)}-D ({dims}), not a positions × dims table")
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} is {len(shape)}-D ({dims}), "
+                              "not a positions × dims table")
     if shape[0] < 1 or shape[1] < 1:
-        raise CheckpointError(f"{path}: tensor {name!r} is empty ({shape[0]} × {shape[1]})")
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} is empty ({shape[0]} × {shape[1]})")
     if shape[0] * shape[1] > MAX_TABLE_NUMBERS:
-        raise CheckpointError(f"{path}: tensor {name!r} is {shape[0]:,} × {shape[1]:,}, more than the "
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} is {shape[0]:,} × {shape[1]:,}, more than the "
                               f"{MAX_TABLE_NUMBERS:,} numbers a table view holds")
 
 
@@ -324,8 +337,21 @@ def _torch_table(path: Path, state: dict, name: str) -> tuple[np.ndarray, str]:
     t = state[name]
     check_table_shape(path, name, tuple(t.shape))
     if not t.is_floating_point():
-        raise CheckpointError(f"{path}: tensor {name!r} is {str(t.dtype).replace('torch.', '')}, not floating point")
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} is {str(t.dtype).replace('torch.', '')}, "
+                              "not floating point")
+    if t.layout != torch.strided:  # sparse COO, CSR, …: a few numbers and their places
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} is stored sparse "
+                              f"({str(t.layout).replace('torch.', '')}), not as a dense table")
+    if t.device.type != "cpu":  # "meta": a shape with no numbers behind it
+        raise CheckpointError(f"{path}: tensor {short_repr(name)} holds no numbers (a {t.device.type!r} tensor)")
     return t.detach().to(torch.float64).numpy().copy(), str(t.dtype).replace("torch.", "")
+
+
+def _is_table(t) -> bool:
+    """A 2-D dense floating tensor with numbers behind it: one that can be shown as a table."""
+    import torch
+
+    return t.dim() == 2 and t.is_floating_point() and t.layout == torch.strided and t.device.type == "cpu"
 
 
 # -- the one entry point ------------------------------------------------------------------------------
@@ -354,28 +380,29 @@ def load_table(path: str | os.PathLike, tensor: str | None = None) -> LoadedTabl
         header, start, _ = safetensors_header(weights)
         name = pick_name(names or list(header), tensor, weights)
         if name not in header:
-            raise CheckpointError(f"{weights}: the index puts {name!r} here, but the file has no such tensor")
+            raise CheckpointError(f"{weights}: the index puts {short_repr(name)} here, but the file has no such tensor")
         table, dtype = _read_safetensor(weights, header, start, name)
         tables = _tables_of(header)
     elif weights.suffix in (".bin", ".pt", ".pth", ".ckpt"):
         state = _torch_state(weights)
         name = pick_name(names or list(state), tensor, weights)
         if name not in state:
-            raise CheckpointError(f"{weights}: the index puts {name!r} here, but the file has no such tensor")
+            raise CheckpointError(f"{weights}: the index puts {short_repr(name)} here, but the file has no such tensor")
         table, dtype = _torch_table(weights, state, name)
-        tables = [n for n, t in state.items() if t.dim() == 2 and t.is_floating_point()]
+        tables = [n for n, t in state.items() if _is_table(t)]
     elif weights.name == "config.json":
         raise CheckpointError(f"{weights}: a model config, not weights; open its folder or its weights file")
     else:
         raise CheckpointError(f"{weights}: not a checkpoint (.safetensors, .bin or .pt) or a model folder")
     if not np.all(np.isfinite(table)):
-        raise CheckpointError(f"{weights}: tensor {name!r} holds NaN or infinite values")
+        raise CheckpointError(f"{weights}: tensor {short_repr(name)} holds NaN or infinite values")
     offset = table_offset(name, config)
     if offset >= table.shape[0]:
         offset = 0
     return LoadedTable(table=np.ascontiguousarray(table[offset:]), name=name, source=str(weights), dtype=dtype,
                        offset=offset, config_max=config_max_positions(config),
-                       model=str(config.get("model_type", ""))[:40], tensors=tuple(tables))
+                       model=str(config.get("model_type", ""))[:40], tensors=tuple(tables[:MAX_TENSOR_CHOICES]),
+                       tensor_count=len(tables))
 
 
 def _shard_for(index: Path, tensor: str | None) -> tuple[Path, list[str]]:
@@ -389,5 +416,5 @@ def _shard_for(index: Path, tensor: str | None) -> tuple[Path, list[str]]:
     name = pick_name(list(wmap), tensor, index)
     shard = wmap[name]
     if Path(shard).name != shard:  # a shard is a file beside the index, never a path elsewhere
-        raise CheckpointError(f"{index}: shard {shard!r} is not a file name beside the index")
+        raise CheckpointError(f"{index}: shard {short_repr(shard)} is not a file name beside the index")
     return index.parent / shard, list(wmap)

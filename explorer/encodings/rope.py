@@ -62,8 +62,10 @@ MAX_FACTOR = 1e6
 #: Largest YaRN β (rotations) and mscale accepted: real configs use 1 … 32 and 0.7 … 1.
 MAX_BETA = 1e6
 MAX_MSCALE = 1e3
-#: Largest LongRoPE per-pair factor and attention factor (Phi-3's long factors reach ~65).
+#: Largest and smallest LongRoPE per-pair factor (Phi-3's run from 1.0 to ~65; one of 1e-300 would make θ/f
+#: overflow to infinity) and largest attention factor.
 MAX_PAIR_FACTOR = 1e6
+MIN_PAIR_FACTOR = 1e-3
 MAX_ATTENTION_FACTOR = 1e3
 #: Longest current length ``seq_len`` (dynamic NTK, LongRoPE) and trained context.
 MAX_SEQ_LEN = 2**40
@@ -114,9 +116,9 @@ class RopeScaling:
         check_real("beta_slow", self.beta_slow, greater_than=0.0, at_most=MAX_BETA)
         lo = check_real("low_freq_factor", self.low_freq_factor, greater_than=0.0, at_most=MAX_FACTOR)
         hi = check_real("high_freq_factor", self.high_freq_factor, greater_than=0.0, at_most=MAX_FACTOR)
-        if self.kind == "llama3" and not hi > lo:
+        if self.kind == "llama3" and hi < lo:
             raise EncodingError(
-                f"high_freq_factor ({hi:g}) must be greater than low_freq_factor ({lo:g}) for llama3"
+                f"high_freq_factor ({hi:g}) must be at least low_freq_factor ({lo:g}) for llama3"
             )
         for name in ("mscale", "mscale_all_dim"):
             if getattr(self, name) is not None:
@@ -130,10 +132,15 @@ class RopeScaling:
             if not isinstance(values, tuple):
                 raise EncodingError(f"{name} must be a list of numbers, got {type(values).__name__}")
             for v in values:
-                check_real(name, v, greater_than=0.0, at_most=MAX_PAIR_FACTOR)
+                check_real(name, v, at_least=MIN_PAIR_FACTOR, at_most=MAX_PAIR_FACTOR)
         if self.kind == "longrope" and not (self.short_factor and self.long_factor):
             raise EncodingError("longrope needs short_factor and long_factor (one number per pair): "
                                 "give them in a model config (--config)")
+        if (self.kind == "longrope" and self.attention_factor is None and self.factor > 1.0
+                and self.original_max_positions < 2):
+            raise EncodingError("longrope with s > 1 needs L_orig (original_max_position_embeddings) of at least 2: "
+                                "its attention factor √(1 + ln s / ln L_orig) divides by ln L_orig (or give "
+                                "attention_factor)")
         if self.seq_len is not None:
             check_int("seq_len", self.seq_len, minimum=1, maximum=MAX_SEQ_LEN)
 
@@ -148,7 +155,12 @@ def yarn_correction_range(head_dim: int, base: float, scaling: RopeScaling) -> t
     b = check_base(base)
 
     def dim_for(rotations: float) -> float:
-        return d * math.log(scaling.original_max_positions / (rotations * 2 * math.pi)) / (2 * math.log(b))
+        ratio = scaling.original_max_positions / (rotations * 2 * math.pi)
+        if math.isfinite(ratio) and ratio > 0:
+            return d * math.log(ratio) / (2 * math.log(b))  # transformers' expression, to the last bit
+        # A β so small that L_orig/(2πβ) overflows (β_fast = 1e-308): the same number, as a difference of logs.
+        log_ratio = math.log(scaling.original_max_positions) - math.log(rotations) - math.log(2 * math.pi)
+        return d * log_ratio / (2 * math.log(b))
 
     low, high = dim_for(scaling.beta_fast), dim_for(scaling.beta_slow)
     if scaling.truncate:
@@ -260,9 +272,16 @@ def scaled_inv_freq(
     high_wavelen = L / scaling.high_freq_factor
     wavelen = 2 * math.pi / theta
     out = np.where(wavelen > low_wavelen, theta / s, theta)
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    if scaling.high_freq_factor == scaling.low_freq_factor:
+        # Llama 4 Scout: both factors 1, so no band is blended, only a wavelength of exactly L would be (0/0: NaN in
+        # transformers too).
+        if np.any(medium):
+            raise EncodingError("llama3 with high_freq_factor = low_freq_factor has no blend for a pair whose "
+                                "wavelength is exactly L_orig/low_freq_factor")
+        return out, 1.0
     smooth = (L / wavelen - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
     smoothed = (1 - smooth) * out / s + smooth * out
-    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
     return np.where(medium, smoothed, out), 1.0
 
 

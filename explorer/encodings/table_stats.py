@@ -90,11 +90,14 @@ def dominant_frequencies(table) -> np.ndarray:
     return np.sort(freqs[1:][np.argmax(power[1:], axis=0)])
 
 
-def sinusoidal_like(table, base: float = 10000.0) -> np.ndarray:
-    """The sinusoidal table with the same positions and (even) width, to set beside a learned one."""
+def sinusoidal_like(table, base: float = 10000.0, positions=None) -> np.ndarray:
+    """The sinusoidal table with the same positions and (even) width, to set beside a learned one.
+
+    ``positions``: the positions ``table``'s rows stand for (default 0 … n−1; every s-th row of a longer
+    table stands for 0, s, 2s, …)."""
     P = _check(table)
     d = max(2, P.shape[1] - P.shape[1] % 2)
-    return sinusoidal(P.shape[0], d, base)
+    return sinusoidal(P.shape[0] if positions is None else positions, d, base)
 
 
 def row_norms(table) -> np.ndarray:

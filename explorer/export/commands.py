@@ -20,7 +20,7 @@ class ExportCommands:
     """Export → Panel / Window / Slide / Copy as Python for the panel on ``stage`` (see the module's docstring).
 
     ``window``: the main window (exported whole by "Whole window"); ``exporter``: the export controller;
-    ``titles``: panel id -> title; ``actions``: the window's actions (the menu lists some of them);
+    ``titles``: panel id -> title; ``acts``: the window's actions (the menu lists some of them);
     ``status``: a line in the status bar.
     """
 
@@ -31,7 +31,7 @@ class ExportCommands:
         self.stage = stage
         self.titles = titles
         self._status = status
-        self.actions: dict[str, QAction] = {}
+        self.acts: dict[str, QAction] = {}
 
     # -- commands --------------------------------------------------------------------------------------
     def export_panel(self, *, scale: float = 2, ext: str = ".png", ask_width: bool = False) -> bool:
@@ -74,7 +74,7 @@ class ExportCommands:
         panel = self.stage.panel()
         pid = self.stage.panel_id()
         title = self.titles.get(pid, pid)
-        a = self.actions
+        a = self.acts
         for act_id in ("actExportPanel", "actCopyPanel", "actExportWindow"):
             if act_id in a:
                 m.addAction(a[act_id])

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QMenu,
-    QMessageBox,
     QProgressDialog,
     QSpinBox,
     QWidget,
@@ -36,6 +35,7 @@ from .. import export as ex
 from ..panels.base import Panel
 from ..settings import OutputError, home_folder, save_settings, setting
 from ..theme import PRINT
+from ..widgets.plain import warn
 from ..widgets.theming import theme_bus
 
 IMAGE_FILTER = "PNG image (*.png)"
@@ -130,7 +130,7 @@ class ExportController(QObject):
         return value if ok else None
 
     def show_error(self, message: str) -> None:
-        QMessageBox.warning(self._parent, "Export failed", message)
+        warn(self._parent, "Export failed", message)  # it names a file: as text
 
     # -- plumbing --------------------------------------------------------------------------------
     def _run(self, fn, done: str) -> bool:

@@ -16,6 +16,7 @@ the main window and the headless ``pe-explorer export`` command alike.
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -167,7 +168,7 @@ def svg_ready(root) -> Iterator[None]:
                 if isinstance(it, pg.ScatterPlotItem) and it.opts.get("useCache")]
     try:
         for label, text in labels:
-            label.setText(plain_text(text))
+            label.setText(html.escape(plain_text(text)))  # a title is HTML: what it says must stay text
         for it in scatters:
             it.opts["useCache"] = False
         yield

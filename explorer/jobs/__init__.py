@@ -37,6 +37,7 @@ def run(request) -> Any:
 def _load_all() -> None:
     # Importing the modules registers their jobs; cheap after the first call.
     from . import (  # noqa: F401
+        grid,
         misc,  # noqa: F401
         model_rope,
         schemes,

@@ -48,6 +48,7 @@ from ..schemes.alibi import WINDOW_SHARE, attention_blocks, profiles
 from ..schemes.learned import real_rows, row_limit, rows_of, table_name, too_large_for
 from ..schemes.scaled_rope import METHOD_TITLES, interpolation_weight, scaling_of
 from . import job
+from .grid import GridRequest, grid_ids
 from .model_rope import ModelRopeRequest
 
 #: Cells per axis of the score matrices: about one screen pixel per cell in a 2 × 3 grid on a 1440-wide
@@ -308,7 +309,10 @@ def build_requests(st, view: str | None = None, trained: dict | None = None, tab
     if view == "alibi":
         return [AlibiRequest(st.heads, st.alibi_head, st.l_eval, st.causal)]
     if view == "model":
-        return [ModelRopeRequest(st.model)]
+        return [ModelRopeRequest(st.model, query=st.model_query)]
+    if view == "grid":
+        return [GridRequest(s, st.head_dim, st.base, st.heads, st.seed, st.grid_side, st.grid_query,
+                            st.params_of(s), key=f"schemes.grid.{s}") for s in grid_ids()]
     if view == "properties":
         return [PropertiesRequest(st.schemes, st.head_dim, st.base, st.l_train, st.l_eval, st.heads,
                                   st.scaling, st.factor, st.scheme_params, tabled)]

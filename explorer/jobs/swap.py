@@ -112,12 +112,15 @@ class SwapRequest:
 
 @dataclass(frozen=True)
 class AttentionRun:
-    """One forward pass: weights (heads, n, n), outputs (n, d), row sums (heads, n)."""
+    """One forward pass: weights (heads, n, n), outputs (n, d), row sums (heads, n); for a scheme that counts
+    positions from the content (CoPE), its gates and positions (heads, n, n) [query, key]."""
 
     tokens: list
     weights: np.ndarray
     outputs: np.ndarray
     row_sums: np.ndarray
+    gates: np.ndarray | None = None
+    positions: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -173,11 +176,12 @@ def forward(tokens: list[str], st: SwapState, table: np.ndarray | None = None) -
     bias = terms.bias
     if terms.score is not None:  # a relative key term (Shaw, Transformer-XL): it depends on q and k
         bias = terms.score(q, k) + (0.0 if bias is None else bias)
+    counted = terms.contextual(q, k) if terms.contextual is not None else (None, None)
     res = attention(q, k, v, causal=st.causal, bias=bias, mask_after_softmax=st.mask_after_softmax)
     out = res.outputs if terms.value is None else res.outputs + terms.value(res.weights)
     outputs = out.transpose(1, 0, 2).reshape(n, d)
     return AttentionRun(tokens=list(tokens), weights=res.weights, outputs=outputs,
-                        row_sums=res.weights.sum(-1))
+                        row_sums=res.weights.sum(-1), gates=counted[0], positions=counted[1])
 
 
 def explain(st: SwapState, r: dict) -> tuple[str, str, str]:

@@ -23,6 +23,12 @@ from . import job
 MAX_IMAGE_SIDE = 2048
 #: Largest heatmap drawn (positions × dims), in cells.
 MAX_IMAGE_CELLS = 2**22
+#: Most rows (positions) a view computes with and draws; past it every s-th row is used, and the view says so.
+#: A table may hold 2²⁵ numbers however they are shaped: 16,777,216 × 2 took the similarity tab 73 s and 5.6 GB
+#: before the process died, 2²⁵ × 1 crashed the similarity and spectrum tabs; real tables have 512–16,386 rows.
+MAX_VIEW_ROWS = 2**15
+#: Most rows drawn as dots (the PCA tab): 32,768 coloured dots took the UI thread 5–9 s to draw.
+MAX_DOTS = 2**12
 VIEWS = ("heatmap", "similarity", "pca", "spectrum", "norms")
 
 
@@ -75,6 +81,7 @@ class TableInfo:
     model: str = ""
     tensors: tuple = ()
     text: str = ""
+    tensor_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,8 @@ def load(source: TableSource) -> LoadedTable:
         if len(source.shape) != 2 or n * 8 != len(source.data):
             raise EncodingError("the table's bytes do not match its shape")
         t = np.frombuffer(source.data, dtype=np.float64).reshape(source.shape).copy()
+        if not np.all(np.isfinite(t)):  # a Lab run that diverged (its saved table is null)
+            raise EncodingError(f"{source.label or 'the table'} holds NaN or infinite values: nothing to show")
         return LoadedTable(table=t, name=source.label or "table", source="", dtype="float64",
                            config_max=int(source.shape[0]))
     raise EncodingError(f"unknown table source {source.kind!r}")
@@ -122,7 +131,7 @@ def info_of(source: TableSource, t: LoadedTable) -> TableInfo:
         text = t.describe()
     return TableInfo(kind=source.kind, name=t.name, source=t.source, dtype=t.dtype, positions=t.positions,
                      d_model=t.d_model, offset=t.offset, config_max=t.config_max, model=t.model,
-                     tensors=t.tensors, text=text)
+                     tensors=t.tensors, text=text, tensor_count=t.tensor_count)
 
 
 def limit(t: LoadedTable) -> int:
@@ -143,38 +152,53 @@ def _stride(n: int, most: int) -> int:
     return max(1, -(-n // most))
 
 
+def view_rows(t: LoadedTable) -> tuple[np.ndarray, int]:
+    """(the rows a view uses, s): every s-th row, at most :data:`MAX_VIEW_ROWS` of them (s = 1: all)."""
+    s = _stride(t.positions, MAX_VIEW_ROWS)
+    return t.table[::s], s
+
+
 def view_arrays(t: LoadedTable, view: str, probe: int = 0) -> tuple[dict, str]:
-    """The arrays of one view of ``t`` (full resolution up to the image limits) and a note."""
+    """The arrays of one view of ``t`` (full resolution up to the view and image limits) and a note.
+
+    Every view's arrays hold ``every`` (s: the view used rows 0, s, 2s, …; 1 for all rows); positions and
+    offsets are given in the table's own positions, frequencies in cycles per position."""
     P = t.table
     n, d = P.shape
+    Q, every = view_rows(t)
+    m = Q.shape[0]
+    positions = np.arange(0, n, every)
     if view == "heatmap":
-        s = _stride(n * d, MAX_IMAGE_CELLS)
-        shown = P[::s]
-        top = float(np.percentile(np.abs(P), 99.5)) or 1.0
-        return {"table": shown, "stride": np.array([s]), "levels": np.array([-top, top])}, ""
+        s = max(_stride(n * d, MAX_IMAGE_CELLS), every)
+        top = float(np.percentile(np.abs(Q), 99.5)) or 1.0
+        return {"table": P[::s], "stride": np.array([s]), "levels": np.array([-top, top]),
+                "every": np.array([s])}, ""
     if view == "similarity":
-        s = _stride(n, MAX_IMAGE_SIDE)
-        U = ts.unit_rows(P[::s])
-        k, mean = ts.similarity_by_offset(P)
-        return {"cosine": U @ U.T, "stride": np.array([s]), "offset": k, "mean": mean}, ""
+        s = _stride(m, MAX_IMAGE_SIDE)
+        U = ts.unit_rows(Q[::s])
+        k, mean = ts.similarity_by_offset(Q)
+        return {"cosine": U @ U.T, "stride": np.array([s * every]), "offset": k * every, "mean": mean,
+                "every": np.array([every])}, ""
     if view == "pca":
-        coords, share = ts.pca(P, 3)
-        return {"coords": coords, "share": share, "position": np.arange(n)}, ""
+        coords, share = ts.pca(Q, 3)
+        s = _stride(m, MAX_DOTS)
+        return {"coords": coords[::s], "share": share, "position": positions[::s],
+                "every": np.array([every * s])}, ""
     if view == "spectrum":
-        freqs, power = ts.column_power(P)
-        peak = np.argmax(power[1:], axis=0) if n > 1 else np.zeros(d, int)
+        freqs, power = ts.column_power(Q)
+        peak = np.argmax(power[1:], axis=0) if m > 1 else np.zeros(d, int)
         order = np.argsort(peak, kind="stable")
         total = power.sum(axis=0)
         share = np.divide(power, total, out=np.zeros_like(power), where=total > 0)[:, order]
         # log10 of each dim's share of its power: a trained table's few slow waves would leave a linear
         # map one colour; floored at 10⁻⁶ (a share of 0 has no logarithm).
         norm = np.log10(np.maximum(share, 1e-6))
-        sin = ts.sinusoidal_like(P)
-        return {"freq": freqs, "power": norm, "dims": order, "dominant": ts.dominant_frequencies(P),
-                "sinusoidal": ts.dominant_frequencies(sin)}, ""
+        sin = ts.sinusoidal_like(Q, positions=positions)  # at the positions of the rows used
+        return {"freq": freqs / every, "power": norm, "dims": order, "dominant": ts.dominant_frequencies(Q) / every,
+                "sinusoidal": ts.dominant_frequencies(sin) / every, "every": np.array([every])}, ""
     if view == "norms":
-        return {"position": np.arange(n), "norm": ts.row_norms(P), "limit": np.array([limit(t)])}, \
-            probe_text(t, probe)
+        return {"position": positions, "norm": ts.row_norms(Q), "limit": np.array([limit(t)]),
+                "every": np.array([every])}, probe_text(t, probe)
     raise EncodingError(f"unknown view {view!r}; valid: {', '.join(VIEWS)}")
 
 

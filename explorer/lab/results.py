@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import schemes as registry
-from ..encodings.errors import EncodingError
+from ..encodings.errors import EncodingError, short_repr
 from ..fileio import InputError, parse_json_text, read_text_file
 from ..state.lab import MAX_EXTRAPOLATION, standard_lengths
 from .task import TASK_IDS, TASK_TITLES
@@ -407,8 +407,15 @@ class LabResult:
                 )
                 for s in d["schemes"]
             )
+            config = LabConfig.from_dict(d["config"])
+            ran = [s.scheme for s in schemes]
+            stray = [s for s in ran if s not in config.schemes]
+            if stray or len(set(ran)) != len(ran):
+                what = f"a result for {short_repr(stray[0])}, not one of its schemes" if stray else \
+                    "two results for one scheme"
+                raise LabError(f"Lab result is malformed: {what} ({', '.join(config.schemes)})")
             return cls(
-                config=LabConfig.from_dict(d["config"]),
+                config=config,
                 status=str(d["status"]),
                 schemes=schemes,
                 device=str(d["device"]),

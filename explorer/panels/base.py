@@ -212,6 +212,14 @@ class Panel(QWidget):
         requests says no for an old source's; such a result is neither drawn nor counted as drawn)."""
         return True
 
+    @property
+    def stuck_error(self) -> str | None:
+        """Why this panel has nothing to draw: the error of its last request while it has drawn nothing and
+        waits for nothing (a checkpoint that could not be read); None otherwise."""
+        if self._drawn_keys or self.waiting or not self.banner.isVisibleTo(self):
+            return None
+        return self.banner.text() or None
+
     def show_result(self, response) -> None:
         """Draw ``response`` (UI thread; only setData/setImage-style updates)."""
         raise NotImplementedError

@@ -52,6 +52,7 @@ from ..lab import (
 from ..state import StateError
 from ..state.lab import MAX_EVAL_LENS, MAX_TRAIN_LEN, LabState
 from ..widgets.notes import NotesLabel
+from ..widgets.plain import plain_label
 from ..widgets.reflow import ReflowGrid
 from ..widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from .base import Panel
@@ -232,7 +233,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
         self.progress.setTextVisible(True)
         self.progress.setFormat("%p %")
         col.addWidget(self.progress)
-        self.status = QLabel("Ready. A default run takes one to three minutes on a laptop CPU.")
+        self.status = plain_label("Ready. A default run takes one to three minutes on a laptop CPU.")  # file names
         self.status.setObjectName("labStatus")
         self.status.setWordWrap(True)
         col.addWidget(self.status)

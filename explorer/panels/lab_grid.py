@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ..lab import SCHEME_LABELS, fmt_percent
 from ..lab.summary import cell_text
 from ..theme import control_colours
+from ..widgets.plain import plain_tip
 from .lab_views import scheme_colour
 
 MUTED = "#777777"
@@ -197,7 +198,7 @@ class ResultsGrid(QTableWidget):
         item = QTableWidgetItem(text)
         item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         if tip:
-            item.setToolTip(tip)
+            item.setToolTip(plain_tip(tip))  # a results file's reason: anyone's text
         if muted:
             f = QFont(self.font())
             f.setItalic(True)

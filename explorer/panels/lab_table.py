@@ -34,8 +34,8 @@ class LearnedTableButton:
     def view_learned_table(self) -> bool:
         """Open the trained table in the window's Learned-table panel; False when there is none to show."""
         found = first_trained_table(getattr(self, "_partial", ()))
-        window = self.window()
-        if found is None or not hasattr(window, "show_learned_table"):
+        docks = getattr(self.window(), "panel_docks", None)  # the window's panels (none: a panel on its own)
+        if found is None or docks is None:
             return False
-        window.panel_docks.show_learned_table(*found)
+        docks.show_learned_table(*found)
         return True

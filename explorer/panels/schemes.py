@@ -1,9 +1,10 @@
 """Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
 
-Six views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
-own config).  Only the visible view is computed; each view asks for one result per plot (keys
-``schemes.<view>[.<scheme>]``), and a request that equals the last one sent for its key is not sent again,
-so dragging s recomputes only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
+Seven views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
+own config; view 7 puts positions on an image's grid of patches).  Only the visible view is computed; each
+view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a request that equals the last one
+sent for its key is not sent again, so dragging s recomputes only the scaled-RoPE plots.  The main slider (for
+the benchmark and keyboard users) is s.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import schemes as registry
+from ..jobs.grid import GridResponse
 from ..jobs.model_rope import ModelRopeResponse
 from ..jobs.schemes import (
     METHOD_TITLES,
@@ -50,12 +52,14 @@ from .base import Panel
 from .schemes_alibi import AlibiView, PropertiesView
 from .schemes_beyond import BeyondView
 from .schemes_formula import STRIP_FORMULAS, formula_html
+from .schemes_grid import GridView
 from .schemes_info import distance_info, matrix_info
 from .schemes_model import ModelView, open_model_config
 from .schemes_snippets import (
     alibi_data,
     beyond_data,
     distance_data,
+    grid_data,
     matrix_name,
     model_data,
     slopes_data,
@@ -72,12 +76,13 @@ VIEW_TITLES = {
     "alibi": "4 · ALiBi",
     "properties": "5 · Properties",
     "model": "6 · A model's RoPE",
+    "grid": "7 · Patch grid",
 }
 #: The titles where the full ones do not fit (1280 × 720 in presenter mode); the full one is the tooltip.
-SHORT_TITLES = {"matrices": "1 · Matrices", "distance": "2 · Distance", "beyond": "3 · Beyond", "alibi": "4 · ALiBi",
-                "properties": "5 · Properties", "model": "6 · Model"}
+SHORT_TITLES = {"matrices": "1 · Matrix", "distance": "2 · Dist.", "beyond": "3 · Beyond", "alibi": "4 · ALiBi",
+                "properties": "5 · Props", "model": "6 · Model", "grid": "7 · Grid"}
 VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
-                "properties": PropertiesView, "model": ModelView}
+                "properties": PropertiesView, "model": ModelView, "grid": GridView}
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
 LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
@@ -266,6 +271,10 @@ class SchemesPanel(RealTableOption, Panel):
             if isinstance(w, ModelView):
                 w.modelPicked.connect(self._on_model_picked)
                 w.openRequested.connect(self._on_open_model)
+                w.queryPicked.connect(lambda t: self._change(model_query=t))
+            if isinstance(w, GridView):
+                w.queryPicked.connect(lambda t: self._change(grid_query=t))
+                w.sideChanged.connect(lambda v: self._change(grid_side=v, grid_query=-1))
             if getattr(w, "info", None) is not None:
                 self.explain.adopt(w.info, w)  # the explanation beside the plots, not over them
                 self._refresh_explain()
@@ -317,7 +326,7 @@ class SchemesPanel(RealTableOption, Panel):
         self._change(factor=round(2.0 ** float(v), 4))
 
     def _on_model_picked(self, spec: str) -> None:
-        self._change(model=spec)
+        self._change(model=spec, model_query=-1)
 
     def ask_config_path(self) -> str:
         """The config.json to open ("" if none; the GUI monkey answers this itself)."""
@@ -328,7 +337,7 @@ class SchemesPanel(RealTableOption, Panel):
         if error:
             self.banner.show_error(error)
         elif spec:
-            self._change(model=spec)
+            self._change(model=spec, model_query=-1)
 
     def _on_tabs_changed(self, index: int) -> None:
         self._change(view=VIEWS[index])
@@ -402,6 +411,8 @@ class SchemesPanel(RealTableOption, Panel):
             self.properties_view.show_properties(r)
         elif isinstance(r, ModelRopeResponse):
             self.view("model").show_model(r)
+        elif isinstance(r, GridResponse):
+            self.view("grid").show_grid(r)
         self._update_scales()
 
     def _update_scales(self) -> None:
@@ -426,6 +437,8 @@ class SchemesPanel(RealTableOption, Panel):
         st = self.state
         if st.view == "model":
             return f"schemes_model_{'opened' if st.model.lstrip().startswith('{') else st.model}"
+        if st.view == "grid":
+            return f"schemes_grid_{st.grid_side}x{st.grid_side}_d{st.head_dim}"
         return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
 
     def apply_theme(self, theme) -> None:
@@ -452,7 +465,7 @@ class SchemesPanel(RealTableOption, Panel):
         if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
             return slopes
         return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
-                or model_data(self, plot) or super().export_data(plot))
+                or model_data(self, plot) or grid_data(self, plot) or super().export_data(plot))
 
     def export_snippet(self, plot):
         return snippet_for(self, plot)

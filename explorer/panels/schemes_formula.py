@@ -29,6 +29,10 @@ def formula_lines(st, table=None) -> list[str]:
     TableSource, or None; see :func:`_line`)."""
     if st.view == "model":
         return [model_formula(st.model)]
+    if st.view == "grid":  # the view's own schemes, shown or not
+        from ..jobs.grid import grid_ids
+
+        return [line for line in (registry.get(s).grid_formula(st) for s in grid_ids()) if line]
     own = [s for s in VIEW_SCHEMES.get(st.view, ()) if s in st.schemes or st.view == "alibi"]
     wanted = set(st.schemes) | set(own)
     if st.view != "beyond":  # the score views' strip is about scores: an input table's line waits for view 3
@@ -56,11 +60,41 @@ def _line(sch, st, table) -> str:
 
 
 def model_formula(spec: str) -> str:
-    """The rule of the model ``spec`` (a shipped id or config JSON) with its numbers, as one line of rich text."""
+    """The rule of the model ``spec`` (a shipped id or config JSON) with its numbers, as one line of rich text; a
+    model whose layers differ gets each layer type's rule, an M-RoPE model the axis of each block of pairs."""
     try:
         m = resolve(spec)
     except (EncodingError, ValueError, KeyError, OSError) as exc:
         return f"<b>Model</b>: {_esc(str(exc))}"
+    if m.layers is not None:
+        plan, parts = m.layers, []
+        for layer_type, rope_ in plan.ropes:
+            if not plan.layers_of(layer_type, rotating=True):
+                continue
+            reach = plan.reach(layer_type)
+            where = "" if reach is None else f" (keys ≤ {reach:,} back)"
+            kind = rope_.rope_type + ("" if rope_.rope_type == "default" else f", s = {rope_.scaling.factor:g}")
+            rule = _rope_rule(rope_).split("</b>: ", 1)[1]
+            parts.append(f"<i>{layer_type.split('_')[0]}, {kind}</i>{where}: {rule}")
+        nope = plan.rotates.count(False)
+        if nope:
+            tau = "" if plan.temperature is None else (
+                f", queries × τ(p) = {plan.temperature[1]:g}·ln(1 + ⌊(p + 1)/{plan.temperature[0]:,.0f}⌋) + 1")
+            parts.append(f"<i>NoPE</i> ({nope} layers): no rotation{tau}")
+        return f"<b>{_esc(m.name or 'Model')}</b>: " + "; ".join(parts)
+    line = _rope_rule(m)
+    if m.softmax_scale != 1.0:
+        line += f"; logits × {m.softmax_scale:.4g} (its softmax scale 1/√d × mscale², as transformers computes it)"
+    if m.mrope is not None:
+        t, h, w = m.mrope.section
+        how = "dealt out t, h, w, t, h, w, …" if m.mrope.interleaved else f"pairs 0–{t - 1} t, {t}–{t + h - 1} h, " \
+            f"{t + h}–{t + h + w - 1} w"
+        line += f"; M-RoPE: pair i turns by p<sub>axis(i)</sub>·θ<sub>i</sub>, {how}"
+    return line
+
+
+def _rope_rule(m) -> str:
+    """One rope's rule with its numbers."""
     r, sc = m.rotary_dim, m.scaling
     base = f"{m.base:,.0f}" if float(m.base).is_integer() and m.base < 1e12 else f"{m.base:g}"
     theta = f"θ<sub>i</sub> = {base}<sup>−2i/{r}</sup>"
@@ -85,10 +119,14 @@ def model_formula(spec: str) -> str:
                 f"{att:.4g}; {theta}{dims}")
     elif m.rope_type == "llama3":
         hi_w, lo_w = llama3_band_edges(sc)
-        rule = (f"wavelength λ<sub>i</sub> = 2π/θ<sub>i</sub>: λ &gt; {_length(lo_w)} → θ<sub>i</sub>/{s}; "
-                f"λ &lt; {_length(hi_w)} → θ<sub>i</sub> kept; between: θ′ = (1 − g)θ/{s} + gθ, "
-                f"g = ({m.original_max_positions:,}/λ − {sc.low_freq_factor:g})/({sc.high_freq_factor:g} − "
-                f"{sc.low_freq_factor:g}); {theta}{dims}")
+        if sc.high_freq_factor == sc.low_freq_factor:  # Llama 4 Scout: one edge, no blend
+            rule = (f"wavelength λ<sub>i</sub> = 2π/θ<sub>i</sub>: λ &gt; {_length(lo_w)} → θ<sub>i</sub>/{s}, "
+                    f"shorter ones kept (both frequency factors {sc.low_freq_factor:g}: no blend); {theta}{dims}")
+        else:
+            rule = (f"wavelength λ<sub>i</sub> = 2π/θ<sub>i</sub>: λ &gt; {_length(lo_w)} → θ<sub>i</sub>/{s}; "
+                    f"λ &lt; {_length(hi_w)} → θ<sub>i</sub> kept; between: θ′ = (1 − g)θ/{s} + gθ, "
+                    f"g = ({m.original_max_positions:,}/λ − {sc.low_freq_factor:g})/({sc.high_freq_factor:g} − "
+                    f"{sc.low_freq_factor:g}); {theta}{dims}")
     else:  # longrope
         att = m.frequencies(extended_length(m))[1]
         rule = (f"θ′<sub>i</sub> = θ<sub>i</sub>/f<sub>i</sub>, f = long_factor past L<sub>orig</sub> = "

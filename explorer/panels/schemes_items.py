@@ -195,3 +195,12 @@ def fit_note(item: Note, plot, text: str, room: float = 0.94) -> None:
 def refit_note(item: Note, plot) -> None:
     """:func:`fit_note` again with the text last given (after a resize)."""
     fit_note(item, plot, item.full_note)
+
+
+def fit_colour_bar(widget, bar, minimum: int) -> None:
+    """Make a colour bar's own PlotWidget as wide as its ticks and label need in the current fonts (at least
+    ``minimum`` px): presenter mode's larger fonts cut a fixed width."""
+    import math
+
+    need = bar.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+    widget.setFixedWidth(max(minimum, int(math.ceil(need)) + 4))

@@ -1,42 +1,31 @@
 """Schemes panel, view 6: a real model's RoPE, from its config — frequencies, wavelengths against its lengths, the
-attention factor and the expected score against distance, next to plain RoPE at the same base and rotary dim."""
+attention factor and the expected score against distance, next to plain RoPE at the same base and rotary dim; per
+layer type for a model whose layers differ (:mod:`.schemes_model_rope`), and the 3-D positions of a multimodal one
+(:mod:`.schemes_model_mrope`)."""
 
 from __future__ import annotations
 
 import json
-import math
 
-import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QPushButton, QWidget
 
 from ..encodings import EncodingError
 from ..encodings.rope_config import load_shipped, read_config, resolve, shipped
 from ..jobs.model_rope import ModelRopeResponse
-from ..schemes import rope, scaled_rope
-from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.notes import NotesLabel
-from .schemes_items import beyond_line, make_plot, pen, scheme_colour, theme_info_label
+from ..widgets.plain import esc
+from .schemes_items import theme_info_label
+from .schemes_model_mrope import MropePlots, axes_text
+from .schemes_model_rope import MODEL, PLAIN, RopePlots
 from .schemes_views import info_column
 
-#: Plain RoPE in RoPE's colour, the model in scaled RoPE's (the same meaning as in every other view).
-PLAIN, MODEL = rope.SCHEME.id, scaled_rope.SCHEME.id
+__all__ = ["MODEL", "PLAIN", "ModelView", "open_model_config"]
+
 #: The combo box's entry for a model opened from a file (its name follows).
 OPENED = "opened: "
-#: From this width (px) the three plots stand in one row.
+#: From this width (px) the plots stand in one row.
 WIDE = 1100
-
-
-def _dotted(text: str, angle: int) -> pg.InfiniteLine:
-    """A dotted line at the extended length, its label on the other side from L_orig's (they may be close)."""
-    anchors = [(0, 1), (0, 1)] if angle == 0 else [(1, 0), (1, 0)]
-    line = pg.InfiniteLine(0, angle=angle, pen=pg.mkPen("#444", width=1.4, style=Qt.PenStyle.DotLine),
-                           label=text, labelOpts={"position": 0.08 if angle == 0 else 0.8, "color": (40, 40, 40),
-                                                  "anchors": anchors})
-    line.setZValue(25)
-    return line
 
 
 class ModelView(QWidget):
@@ -46,6 +35,8 @@ class ModelView(QWidget):
     modelPicked = Signal(str)
     #: "Open model config…" was clicked.
     openRequested = Signal()
+    #: M-RoPE: a token of the mixed sequence was clicked (its index).
+    queryPicked = Signal(int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -73,85 +64,74 @@ class ModelView(QWidget):
         outer.addLayout(top)
         self.combo.activated.connect(self._on_combo_activated)
         self.open_button.clicked.connect(self.openRequested)
+        self.rope = RopePlots()
+        self.mrope = MropePlots()
+        # The one-rope plots, by the names the panel, the export and the tests use.
+        self.freq, self.waves, self.score = self.rope.freq, self.rope.waves, self.rope.score
+        self.curves, self.legend = self.rope.curves, self.rope.legend
+        self.mrope.queryPicked.connect(self.queryPicked)
 
+        outer.addWidget(self.rope.strip)
         plots = QWidget()
         plots.setObjectName("modelPlots")
         self.layout_grid = QGridLayout(plots)
         self.layout_grid.setContentsMargins(0, 0, 0, 0)
         self.layout_grid.setSpacing(4)
         outer.addWidget(plots, 1)
+        for w in (*self.rope.plot_widgets(), self.rope.temp, *self.mrope.plot_widgets()):
+            w.setParent(plots)  # the plots of the other modes wait hidden, never as windows of their own
+            w.hide()
         self._wide: bool | None = None
-        dots = {"symbol": "o", "symbolPen": None}
-        self.freq = make_plot("θ′ per pair", x="pair i (0 = fastest)", y="θ′ (rad per position)")
-        self.waves = make_plot("Wavelength 2π/θ′ per pair", x="pair i", y="wavelength (positions)")
-        self.score = make_plot("Score vs distance", x="distance Δ (positions)", y="score ÷ |q|² (q = k)")
-        self.curves: dict[str, pg.PlotDataItem] = {}
-        # One legend, where no data are: θ′ falls to the right, so the θ′ plot's bottom-left corner is empty.
-        # (The colours mean the same in every view: RoPE's green, scaled RoPE's pink.)
-        self.legend = self.freq.getPlotItem().addLegend(offset=(5, -5), labelTextSize="10pt")
-        for name, pw in (("freq", self.freq), ("waves", self.waves)):
-            pi = pw.getPlotItem()
-            pi.setLogMode(x=False, y=True)
-            use_si_log_ticks(pi)
-            self.curves[f"{name}_plain"] = pi.plot(pen=pen(PLAIN, 2.0, Qt.PenStyle.DashLine), symbolSize=5,
-                                                   symbolBrush=scheme_colour(PLAIN), name="plain RoPE", **dots)
-            self.curves[f"{name}_model"] = pi.plot(pen=pen(MODEL, 3.0), symbolSize=7,
-                                                   symbolBrush=scheme_colour(MODEL), name="model", **dots)
-        wpi = self.waves.getPlotItem()
-        self.l_orig = beyond_line(0, 0, "L_orig")
-        self.l_ext = _dotted("extended", 0)
-        for item in (self.l_orig, self.l_ext):
-            wpi.addItem(item, ignoreBounds=True)
-
-        spi = self.score.getPlotItem()
-        spi.setLogMode(x=True, y=False)
-        use_si_log_ticks(spi)
-        band = QColor(scheme_colour(MODEL))
-        band.setAlpha(70)
-        self.band_lo = pg.PlotDataItem(pen=pg.mkPen(band, width=1), name="model (block min)")
-        self.band_hi = pg.PlotDataItem(pen=pg.mkPen(band, width=1), name="model (block max)")
-        self.band = pg.FillBetweenItem(self.band_lo, self.band_hi, brush=pg.mkBrush(band))
-        for item in (self.band_lo, self.band_hi, self.band):
-            spi.addItem(item)
-        self.curves["score_plain"] = spi.plot(pen=pen(PLAIN, 2.0, Qt.PenStyle.DashLine), name="plain RoPE (block mean)")
-        self.curves["score_model"] = spi.plot(pen=pen(MODEL, 3.0), name="model (block mean)")
-        self.score_orig = beyond_line(0, 90, "L_orig")
-        # Both labels left of their lines (the extended length is at the right edge), L_orig's above the other's.
-        self.score_orig.label.setPosition(0.95)
-        self.score_orig.label.anchors = [(1, 0), (1, 0)]
-        self.score_ext = _dotted("ext.", 90)
-        for item in (self.score_orig, self.score_ext):
-            spi.addItem(item, ignoreBounds=True)
+        self._mode = "rope"  # "rope" (one line of positions, per layer type or not) or "mrope"
         self.response: ModelRopeResponse | None = None
         self._arrange(True)
 
-    def _arrange(self, wide: bool) -> None:
-        """Wide: the three plots in a row.  Narrow (a 1280×720 projector): θ′ and wavelengths side by side, the
-        score curve under them at full width."""
-        if wide == self._wide:
+    def _arrange(self, wide: bool, force: bool = False) -> None:
+        """Wide: the plots in one row.  Narrow (a 1280×720 projector): θ′ and wavelengths side by side, the score
+        curve under them at full width; a model whose layers differ shows its wavelengths (their reach against
+        the window), scores (and temperature) in one row, under its strip; M-RoPE two and two at every width."""
+        if wide == self._wide and not force:
             return
         self._wide = wide
-        for w in (self.freq, self.waves, self.score):
+        every = self.rope.plot_widgets(True) + [self.rope.temp] + self.mrope.plot_widgets()
+        for w in dict.fromkeys(every):
             self.layout_grid.removeWidget(w)
-        if wide:
-            for k, w in enumerate((self.freq, self.waves, self.score)):
+            w.setVisible(False)
+        shown = self._shown_plots()
+        one_row = self._mode == "rope" and (wide or self.rope.layered)
+        for k, w in enumerate(shown):
+            if one_row:
                 self.layout_grid.addWidget(w, 0, k)
-            self.layout_grid.setRowStretch(1, 0)
-        else:
-            self.layout_grid.addWidget(self.freq, 0, 0)
-            self.layout_grid.addWidget(self.waves, 0, 1)
-            self.layout_grid.addWidget(self.score, 1, 0, 1, 2)
-            self.layout_grid.setRowStretch(1, 1)
-        self.layout_grid.setRowStretch(0, 1)
-        # Narrow, the θ′ plot is too small for a legend: the full-width score plot's title names the colours.
-        self.legend.setVisible(wide)
+            elif len(shown) == 3 and k == 2:
+                self.layout_grid.addWidget(w, 1, 0, 1, 2)
+            else:
+                self.layout_grid.addWidget(w, k // 2, k % 2)
+            w.setVisible(True)
+        for row in (0, 1):
+            self.layout_grid.setRowStretch(row, 1 if row == 0 or not one_row else 0)
+        for col in range(4):  # the plots of a row share its width equally
+            self.layout_grid.setColumnStretch(col, 1 if col < (len(shown) if one_row else 2) else 0)
+        # Narrow, the θ′ plot is too small for a legend: the full-width score plot's title names the colours; a
+        # model whose layers differ names its colours in the strip above the plots.
+        self.rope.legend.setVisible(wide and self._mode == "rope" and not self.rope.layered)
+        self.rope.strip.setVisible(self._mode == "rope" and self.rope.layered)
         self._retitle()
 
+    def _shown_plots(self) -> list:
+        if self._mode == "mrope":
+            return self.mrope.plot_widgets()
+        return self.rope.plot_widgets(bool(self._wide))
+
     def _retitle(self) -> None:
-        att = "" if self.response is None else f" · attention factor {self.response.attention_factor:.4g}"
-        key = "" if self._wide else (f": <span style='color:{scheme_colour(PLAIN)}'>- - plain RoPE</span> "
-                                     f"<span style='color:{scheme_colour(MODEL)}'>━ model</span>")
-        self.score.getPlotItem().setTitle(f"Score vs distance{key}{att}")
+        from ..widgets.theming import current_theme
+
+        self.score.getPlotItem().setTitle(self.rope.score_title(self.response, bool(self._wide), current_theme()))
+        self.rope.retitle(bool(self._wide))
+        self.mrope.retitle(current_theme())
+
+    def plot_widgets(self) -> list:
+        """The plots of the model shown (the stage, export and theming act on them)."""
+        return self._shown_plots()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._arrange(event.size().width() >= WIDE)
@@ -185,31 +165,16 @@ class ModelView(QWidget):
     def show_model(self, r: ModelRopeResponse) -> None:
         self.response = r
         m = r.model
-        k = np.arange(r.theta.size)
-        self.curves["freq_plain"].setData(k, r.theta_plain)
-        self.curves["freq_model"].setData(k, r.theta)
-        self.curves["waves_plain"].setData(k, 2 * np.pi / r.theta_plain)
-        self.curves["waves_model"].setData(k, 2 * np.pi / r.theta)
-        self.l_orig.setPos(math.log10(r.l_orig))
-        self.l_ext.setPos(math.log10(r.l_ext))
-        self.l_ext.setVisible(r.l_ext != r.l_orig)
-        # Short labels (at 1280 × 720 "extended 131,072" was cut at the plot's top edge).
-        self.l_orig.label.setFormat(f"L_orig {r.l_orig:,}" if r.l_ext != r.l_orig else f"L = {r.l_orig:,}")
-        self.l_ext.label.setFormat(f"ext. {r.l_ext:,}")
-        for pw in (self.freq, self.waves):
-            pw.getPlotItem().setXRange(-0.5, r.theta.size - 0.5, padding=0.02)
-        mean_p, _lo_p, _hi_p = r.plain
-        mean_m, lo_m, hi_m = r.scaled
-        self.curves["score_plain"].setData(r.distance, mean_p)
-        self.curves["score_model"].setData(r.distance, mean_m)
-        self.band_lo.setData(r.distance, lo_m)
-        self.band_hi.setData(r.distance, hi_m)
-        self.score_orig.setPos(math.log10(r.l_orig))
-        self.score_ext.setPos(math.log10(r.l_ext))
-        self.score_ext.setVisible(r.l_ext != r.l_orig and r.l_ext <= r.shown_to)
-        self.score_orig.setVisible(r.l_orig <= r.shown_to)
+        mode = "mrope" if r.mrope is not None else "rope"
+        self.rope.show(r)
+        if r.mrope is not None:
+            self.mrope.show(r.mrope, r.theta)
+        layout = (mode, self.rope.layered, self.rope.has_temperature)
+        if layout != getattr(self, "_layout_key", None):
+            self._layout_key = layout
+            self._mode = mode
+            self._arrange(bool(self._wide), force=True)
         self._retitle()
-        self.score.getPlotItem().setXRange(0.0, math.log10(r.shown_to), padding=0.02)
         self.summary.set_notes(r.summary + (f"\n{m.source}" if m.source else ""))
         self.info.setText(self._info(r))
 
@@ -227,23 +192,33 @@ class ModelView(QWidget):
             if m.rope_type in ("dynamic", "longrope"):
                 moved += f" (at the current length {r.l_ext:,})"
         clip = "" if r.shown_to >= r.l_ext else f" The curve stops at Δ = {r.shown_to:,}."
-        return (f"<b>{m.name or 'Model'}</b> ({m.rope_type}): {rotate}; {moved}. cos and sin × attention factor "
-                f"a = {r.attention_factor:.4g}. Score: mean of q·R(Δ)q/|q|² over q ~ N(0, I), exact block means "
-                f"(line) and min–max (band) over log-spaced blocks of distances.{clip}"
-                + (f"<br><i>Source: {_html(m.source)}</i>" if m.source else ""))
-
-    def plot_widgets(self) -> list:
-        return [self.freq, self.waves, self.score]
+        scale = ("" if r.softmax_scale == 1.0 else f" Its attention multiplies the softmax scale 1/√d by "
+                 f"{r.softmax_scale:.4g} (transformers' yarn_apply_mscale), so the curve does too.")
+        source = f"<br><i>Source: {esc(m.source)}</i>" if m.source else ""
+        name = esc(m.name or "Model", 120)  # a config's _name is anyone's text
+        if r.mrope is not None:
+            return (f"<b>{name}</b>: M-RoPE — each token has a position (t, h, w); pairs turn with one axis each "
+                    f"({axes_text(r.mrope)}{', dealt out in turn' if m.mrope and m.mrope.interleaved else ''}). "
+                    "Text tokens have t = h = w; an image's patches share t and count rows and columns from where "
+                    "the image starts; the next text resumes after max(rows, columns). Click a token or a patch to "
+                    "make it the query." + source)
+        if r.layer_curves:
+            return (f"<b>{name}</b>: {esc(r.summary)}. One curve per layer type; a sliding (or chunked) "
+                    "layer's score stops at its window, past which its keys are masked; NoPE layers (N) do not "
+                    "rotate at all (the dotted line)."
+                    + (" Llama 4 multiplies their queries at position p by τ(p) = a·ln(1 + ⌊(p + 1)/F⌋) + 1."
+                       if r.temperature is not None else "") + scale + source)
+        return (f"<b>{name}</b> ({m.rope_type}): {rotate}; {moved}. cos and sin × attention factor "
+                f"a = {r.attention_factor:.4g}.{scale} Score: mean of q·R(Δ)q/|q|² over q ~ N(0, I), exact block "
+                f"means (line) and min–max (band) over log-spaced blocks of distances.{clip}" + source)
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
+        self.rope.strip.set_theme(theme)
+        self._retitle()
         font = self.summary.font()
         font.setPointSizeF(11 * theme.font_scale)
         self.summary.setFont(font)
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def open_model_config(path: str | None) -> tuple[str, str]:

@@ -55,21 +55,45 @@ def model_which(mv, plot) -> str:
 
 
 def model_data(panel, plot) -> dict | None:
-    """The model view's numbers, exact: θ′ and wavelengths per pair, the score curve's block statistics."""
+    """The model view's numbers, exact: θ′ and wavelengths per pair, the score curve's block statistics (per layer
+    type for a model whose layers differ); the temperature; an M-RoPE model's ids, axes and scores."""
     mv = panel._views.get("model")
     r = None if mv is None else mv.response
-    which = "" if r is None else model_which(mv, plot)
+    if r is None:
+        return None
+    if r.temperature is not None and plot is mv.rope.temp:
+        return {"query position p": r.temperature[0], "τ(p)": r.temperature[1]}
+    if r.mrope is not None:
+        mr = r.mrope
+        found = {mv.mrope.ids: lambda: {"token": np.arange(mr.ids.shape[1], dtype=np.float64),
+                                        **{f"{a} id": mr.ids[k].astype(np.float64) for k, a in enumerate("thw")}},
+                 mv.mrope.axes: lambda: {"pair i": np.arange(r.theta.size, dtype=np.float64), "θ": r.theta,
+                                         "axis (0 t, 1 h, 2 w)": mr.axes.astype(np.float64)},
+                 mv.mrope.tokens: lambda: {"token": np.arange(mr.scores.size, dtype=np.float64),
+                                           f"score from token {mr.query}": mr.scores},
+                 mv.mrope.image: lambda: {f"score from token {mr.query} on the image (rows, columns)": mr.image_scores}}
+        for pw, build in found.items():
+            if plot is pw:
+                return build()
+    which = model_which(mv, plot)
     if not which:
         return None
     k = np.arange(r.theta.size, dtype=np.float64)
     if which == "freq":
-        return {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
-    if which == "waves":
-        return {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
-                "model wavelength": 2 * np.pi / r.theta}
-    out = {"distance Δ (block centre)": r.distance}
-    for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
-        out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
+        out = {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
+    elif which == "waves":
+        out = {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
+               "model wavelength": 2 * np.pi / r.theta}
+    else:
+        out = {"distance Δ (block centre)": r.distance}
+        for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
+            out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
+    for c in r.layer_curves:  # a model whose layers differ: each layer type's own
+        if which == "score":
+            out.update({f"{c.layer_type} {what}": v for what, v in zip(("mean", "min", "max"), c.score, strict=True)})
+        else:
+            out[f"{c.layer_type} θ′" if which == "freq" else f"{c.layer_type} wavelength"] = (
+                c.theta if which == "freq" else 2 * np.pi / c.theta)
     return out
 
 
@@ -182,4 +206,30 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     which = model_which(mv_, plot)
     if which:
         return waiting if mv_.response is None else snip.model_plot(mv_.response, which, title)
+    if mv_ is not None and plot in (mv_.rope.temp, *mv_.mrope.plot_widgets()):
+        return NoSnippet("no program: `pe-explorer data rope-frequencies --config …` (per layer type, with the "
+                         "temperature) or `data mrope-positions`; Export → Save numbers writes the plot")
+    gv = views.get("grid")
+    if gv is not None and plot in gv.plot_widgets():
+        return NoSnippet("no Copy-as-Python program for the patch grid yet: Export → Save numbers writes its exact "
+                         "scores")
     return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
+
+
+def grid_data(panel, plot) -> dict | None:
+    """The patch grid's numbers: a scheme's scores on the grid, or the cuts."""
+    gv = panel._views.get("grid")
+    if gv is None:
+        return None
+    for s, pw in gv.plots.items():
+        r = gv.responses.get(s)
+        if plot is pw and r is not None and r.scores is not None:
+            return {f"{r.title}: score of patch {r.query} with every patch (rows y, columns x)": r.scores}
+    if plot is gv.cuts:
+        out = {}
+        for r in gv.responses.values():
+            for name, dist, values in r.cuts:
+                out[f"{r.title} · {name}: distance"] = dist
+                out[f"{r.title} · {name}: score"] = values
+        return out or None
+    return None

@@ -20,6 +20,7 @@ from .schemes_items import (
     FutureMask,
     HatchItem,
     beyond_line,
+    fit_colour_bar,
     fit_note,
     label,
     line_style,
@@ -98,8 +99,7 @@ class MatrixView(QWidget):
         QTimer.singleShot(0, self, self._set_colour_bar_width)
 
     def _set_colour_bar_width(self) -> None:
-        need = self.cbar.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
-        self.cbar_widget.setFixedWidth(max(108, int(np.ceil(need)) + 4))
+        fit_colour_bar(self.cbar_widget, self.cbar, 108)
 
     def _ensure(self, s: str) -> None:
         """Build the plot of scheme ``s`` once (a scheme registered later gets its plot when first shown)."""
@@ -328,7 +328,7 @@ class DistanceView(QWidget):
             fill = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(colour))
             self.top.addItem(fill)
             self.bands[s] = (lo, hi, fill)
-        if sch.kind == "rotary":
+        if sch.kind == "rotary" and sch.on_a_line:  # RoFormer's bound is of positions on a line
             b = pg.PlotDataItem(pen=pen(s, 2.5, style), name=sch.title)
             b.setDownsampling(auto=True, method="peak")
             b.setClipToView(True)
@@ -359,7 +359,8 @@ class DistanceView(QWidget):
         self.legend.clear()
         self.bottom_legend.clear()
         for s in schemes:
-            self.legend.addItem(self.curves[s], registry.get(s).title)
+            if registry.get(s).on_a_line:  # a 2-D scheme has no curve here (the view's note says why)
+                self.legend.addItem(self.curves[s], registry.get(s).title)
             if s in self.bounds:
                 self.bottom_legend.addItem(self.bounds[s], registry.get(s).title)
         self._show_key()
@@ -483,7 +484,7 @@ class DistanceView(QWidget):
         QTimer.singleShot(0, self.declutter)
 
     def _show_key(self) -> None:
-        self.key.setText(scheme_key(self._shown, self._theme))
+        self.key.setText(scheme_key([s for s in self._shown if registry.get(s).on_a_line], self._theme))
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)

@@ -34,12 +34,14 @@ from ..snippets import NoSnippet
 from ..snippets.swap import snippet as swap_snippet
 from ..state import StateError, SwapState
 from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..widgets.plain import plain_label
 from ..widgets.plot_data import plot_title
 from ..widgets.reflow import ReflowGrid
 from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ..widgets.value_box import SpinBox
 from .base import Panel
+from .swap_cope import CountMaps
 from .swap_formula import formula_html
 from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
 from .table_link import RealTableOption
@@ -90,7 +92,7 @@ def after_html(st: SwapState, context: int = 3) -> str:
 def map_title(which: str, words: list[str], head_note: str, limit: int = 22) -> str:
     """A plot title that never gets wider than its plot: the sentence only when it is short."""
     text = " ".join(words)
-    base = f"{which}: “{text}”" if len(text) <= limit else f"Attention {which.lower()}"
+    base = f"{which}: “{html.escape(text)}”" if len(text) <= limit else f"Attention {which.lower()}"
     return base + head_note
 
 
@@ -107,7 +109,7 @@ class SwapPanel(RealTableOption, Panel):
         self._build_sentence_rows()
         self.headline = Headline(self)
         self.body.addWidget(self.headline)
-        self.explanation = QLabel(self)
+        self.explanation = plain_label(parent=self)  # it quotes the typed sentence
         self.explanation.setObjectName("swapExplanation")
         self.explanation.setWordWrap(True)
         self.explanation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -117,8 +119,8 @@ class SwapPanel(RealTableOption, Panel):
         main.addWidget(self.make_sidebar(self._build_controls()))
         main.addWidget(self._build_views(), 1)
         self.body.addLayout(main, 1)
-        self.readout = QLabel("Hover a cell or bar to read its value; click a row of “Attention before” to "
-                              "choose the query.", self)
+        self.readout = plain_label("Hover a cell or bar to read its value; click a row of “Attention before” to "
+                                   "choose the query.", self)  # hovering names the typed words
         self.readout.setObjectName("swapReadout")
         # Wrapped: on one line it asked for 1,444 px at 160 % text in presenter mode, past a 1280-px projector.
         self.readout.setWordWrap(True)
@@ -408,6 +410,7 @@ class SwapPanel(RealTableOption, Panel):
                                 "Outputs after, moved back")
         self.out_diff.set_data(r.difference, r.before.tokens, level,
                                f"After − before: max |Δ| {r.max_relabel_error:.1e}")
+        count_maps(self).show(r, h)
 
     # -- look -------------------------------------------------------------------------------------
     def _restyle(self) -> None:
@@ -490,10 +493,18 @@ class SwapPanel(RealTableOption, Panel):
         return self._last
 
 
+def count_maps(panel: SwapPanel) -> CountMaps:
+    """The panel's maps of CoPE's counts (made on first use; shown while the scheme counts)."""
+    if getattr(panel, "_count_maps", None) is None:
+        panel._count_maps = CountMaps(panel.maps_grid, panel._on_view_hovered)
+    return panel._count_maps
+
+
 def plot_name(panel: SwapPanel, plot) -> str | None:
     """Which of the panel's plots ``plot`` is (the keys of :func:`export_arrays`)."""
     plots = {"before": panel.before_map, "after": panel.after_map, "bars": panel.bars,
-             "out_before": panel.out_before, "out_after": panel.out_after, "out_diff": panel.out_diff}
+             "out_before": panel.out_before, "out_after": panel.out_after, "out_diff": panel.out_diff,
+             **count_maps(panel).named()}
     return next((k for k, p in plots.items() if p is plot), None)
 
 
@@ -501,6 +512,8 @@ def plot_snippet(panel: SwapPanel, plot, name: str):
     """Copy as Python: the layer before and after the swap, ``result`` as ``export_data`` gives it."""
     if panel.last_response is None:
         return NoSnippet("the plot has not drawn yet")
+    if name in ("counts_before", "counts_after"):
+        return NoSnippet("no program for CoPE's counts yet: Export → Save numbers writes them")
     st = panel.last_response.request.state
     shown = dataclasses.replace(st, head=min(panel.state.head, st.heads - 1),
                                 query=min(panel.state.query, len(st.tokens) - 1))
@@ -533,5 +546,7 @@ def export_arrays(r: SwapResponse, plot: str, st: SwapState) -> dict:
         "out_before": lambda: {"outputs before [token, component]": r.before.outputs},
         "out_after": lambda: {"outputs after, moved back [token, component]": r.outputs_after_relabelled},
         "out_diff": lambda: {"after - before [token, component]": r.difference},
+        "counts_before": lambda: CountMaps.arrays(r, h, "before"),
+        "counts_after": lambda: CountMaps.arrays(r, h, "after"),
     }[plot]()
 

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from ..widgets.axis import Axis
+from ..widgets.plain import esc
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.token_chips import short_word
@@ -428,7 +429,7 @@ class QueryBars(Plot):
         xs = np.concatenate([x + 0.3, x + 0.7])
         ys = np.concatenate([b, a])
         self.values.set_items(xs, ys, ys, cell=(0.4, 0.0))
-        self.set_title(f"Query “{short_word(tokens[query], TICK_WORD)}” ({query}){head_note}")
+        self.set_title(f"Query “{esc(short_word(tokens[query], TICK_WORD))}” ({query}){head_note}")  # title: HTML
         if self._bars_shown != n:
             # A new sentence length: show all of it.  The same again (a slider drag): keep the range.
             self._bars_shown = n
@@ -470,6 +471,7 @@ class Headline(QLabel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # it may quote the typed words
         self.setWordWrap(True)
         self.setObjectName("swapHeadline")
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)

@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -28,8 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..encodings.checkpoint import short_name
 from ..jobs.table import TableRequest, TableResponse, TableSource
 from ..state.table import VIEWS, TableState
+from ..widgets.plain import plain_tip
 from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.value_box import SpinBox
 from .base import Panel
@@ -73,6 +75,7 @@ class TablePanel(Panel):
         #: Why the last file asked for was refused: it stays in the banner over the table drawn instead.
         self._source_error = ""
         self.info = None
+        self._choices: tuple | None = None  # the tensors the chooser holds (see _fill_tensors)
         self._last: dict[str, TableResponse] = {}  # the newest response drawn per view, for data export
         self._build_header()
         row = QHBoxLayout()
@@ -99,6 +102,7 @@ class TablePanel(Panel):
     def _build_header(self) -> None:
         row = QHBoxLayout()
         self.source_label = QLabel(self)
+        self.source_label.setTextFormat(Qt.TextFormat.PlainText)  # names what a checkpoint holds
         self.source_label.setObjectName("tableSource")
         self.source_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.source_label.setWordWrap(True)
@@ -188,6 +192,12 @@ class TablePanel(Panel):
         view = self.current_view() or VIEWS[0]
         return [TableRequest(self.source(), view, probe=state.probe, key=f"table.{view}")]
 
+    @property
+    def stuck_error(self) -> str | None:
+        """A file asked for and refused (``--checkpoint``): what ``--screenshot`` reports instead of a picture of
+        the stand-in drawn in its place."""
+        return self._source_error or super().stuck_error
+
     def wants(self, request) -> bool:
         return request.source == self.source()  # a table shown before: its newer views are on their way
 
@@ -213,18 +223,37 @@ class TablePanel(Panel):
 
     def _show_info(self, info) -> None:
         self.source_label.setText(info.text)
-        self.source_label.setToolTip(f"{info.text}\n{info.source}" if info.source else info.text)
+        self.source_label.setToolTip(plain_tip(f"{info.text}\n{info.source}" if info.source else info.text))
         is_file = info.kind == "file"
         self.close_button.setVisible(info.kind != "random")
-        self.tensor_combo.setVisible(is_file and len(info.tensors) > 1)
+        self.tensor_combo.setVisible(is_file and info.tensor_count > 1)
         if is_file:
-            self.tensor_combo.blockSignals(True)
-            self.tensor_combo.clear()
-            self.tensor_combo.addItems(list(info.tensors))
-            self.tensor_combo.setCurrentIndex(max(0, self.tensor_combo.findText(info.name)))
-            self.tensor_combo.blockSignals(False)
+            self._fill_tensors(info)
         for name in ("rows", "d_model", "seed"):
             self.spins[name].setEnabled(info.kind == "random")
+
+    def _fill_tensors(self, info) -> None:
+        """The checkpoint's tables in the chooser (filled again only when they change: every view's result
+        carries them), each name shortened on screen; a file with more than can be offered says how many."""
+        choices = (info.tensors, info.tensor_count)
+        with QSignalBlocker(self.tensor_combo):
+            if choices != self._choices:
+                self._choices = choices
+                self.tensor_combo.clear()
+                for name in info.tensors:
+                    self.tensor_combo.addItem(short_name(name), name)
+                    self.tensor_combo.setItemData(self.tensor_combo.count() - 1, plain_tip(name),
+                                                  Qt.ItemDataRole.ToolTipRole)
+                more = info.tensor_count - len(info.tensors)
+                if more > 0:
+                    self.tensor_combo.addItem(f"… {more:,} more (pe-explorer data learned --tensor NAME)")
+                    self.tensor_combo.model().item(self.tensor_combo.count() - 1).setEnabled(False)
+            at = self.tensor_combo.findData(info.name)
+            if at < 0:  # the table shown is past the ones offered
+                self.tensor_combo.insertItem(0, short_name(info.name), info.name)
+                self._choices = None
+                at = 0
+            self.tensor_combo.setCurrentIndex(at)
 
     # -- controls ------------------------------------------------------------------------------------
     def sync_widgets(self, st: TableState) -> None:
@@ -259,8 +288,9 @@ class TablePanel(Panel):
             self.open_checkpoint(path)
 
     def _on_tensor_picked(self, index: int) -> None:
-        if self._source is not None and self._source.kind == "file":
-            self._show_source(TableSource.checkpoint(self._source.path, self.tensor_combo.itemText(index)))
+        name = self.tensor_combo.itemData(index)
+        if self._source is not None and self._source.kind == "file" and isinstance(name, str):
+            self._show_source(TableSource.checkpoint(self._source.path, name))
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:

@@ -28,6 +28,12 @@ def _fit(widget: QWidget) -> QWidget:
     return widget
 
 
+def every_row(a: dict) -> str:
+    """" (every 512th row)" when the view used every s-th row of a long table, else ""."""
+    s = int(a["every"][0]) if "every" in a else 1
+    return f" (every {s:,}th row)" if s > 1 else ""
+
+
 class View(QWidget):
     """One tab: plots in a row, a readout line under them."""
 
@@ -62,8 +68,7 @@ class HeatmapTab(View):
         s = int(a["stride"][0])
         lo, hi = (float(v) for v in a["levels"])
         self.plot.set_matrix(a["table"], rect=(0, 0, d, n * s), levels=(lo, hi))
-        every = f" (every {s}th row)" if s > 1 else ""
-        self.readout.setText(f"{r.info.positions:,} positions × {r.info.d_model:,} dims{every}; colours span "
+        self.readout.setText(f"{r.info.positions:,} positions × {r.info.d_model:,} dims{every_row(a)}; colours span "
                              f"±{hi:.3g} (99.5 % of |P| lies inside)")
 
 
@@ -87,7 +92,8 @@ class SimilarityTab(View):
         k, m = a["offset"], a["mean"]
         below = np.nonzero(m < 0.5)[0]
         half = f"first below 0.5 at k = {int(k[below[0]]):,}" if below.size else "never below 0.5"
-        self.readout.setText(f"neighbours: mean cos at k = 1 is {m[1]:.3f}; {half}" if m.size > 1 else "one row")
+        self.readout.setText(f"neighbours: mean cos at k = {int(k[1]):,} is {m[1]:.3f}; {half}{every_row(a)}"
+                             if m.size > 1 else "one row")
 
 
 class PcaTab(View):
@@ -132,8 +138,9 @@ class PcaTab(View):
         self.dots2.setData(c[:, 0], c[:, 1], brush=brushes)
         self._draw3()
         sh = a["share"]
+        last = int(a["position"][-1]) if len(a["position"]) else 0
         self.readout.setText(f"variance explained: PC1 {sh[0]:.1%}, PC2 {sh[1]:.1%}, PC3 {sh[2]:.1%}; "
-                             f"colour runs from position 0 (dark) to {n - 1:,} (light)")
+                             f"colour runs from position 0 (dark) to {last:,} (light){every_row(a)}")
 
     def projection(self) -> np.ndarray:
         """The 3-D coordinates turned by (yaw about PC3, then pitch about the screen's x), shown as x, y."""
@@ -206,7 +213,7 @@ class SpectrumTab(View):
         self.mine.setData(np.arange(mine.size), mine)
         self.sinus.setData(np.arange(sin.size), sin)
         slow = int(np.sum(a["dominant"] <= 2.0 / max(n, 1)))
-        self.readout.setText(f"{slow} of {d} dims peak at ≤ 2 cycles over all {n:,} positions "
+        self.readout.setText(f"{slow} of {d} dims peak at ≤ 2 cycles over all {n:,} positions{every_row(a)} "
                              f"(sinusoidal: {int(np.sum(a['sinusoidal'] <= 2.0 / max(n, 1)))}); frequencies "
                              f"shown to {shown:.2g} of {top:.2g} (above: noise; zoom out)")
 
@@ -239,7 +246,7 @@ class NormsTab(View):
         cfg = r.info.config_max
         said = f"; config.json says {cfg:,}" if cfg is not None and r.info.kind == "file" else ""
         self.readout.setText(f"M = {m:,} rows: positions 0 … {m - 1:,}{said}. "
-                             f"Mean |P[p]| = {float(np.mean(a['norm'])):.4g}")
+                             f"Mean |P[p]| = {float(np.mean(a['norm'])):.4g}{every_row(a)}")
         text = html.escape(r.note)
         refused = r.note.startswith("refused")
         self.probe.setText(f"<b style='color:{LIMIT_COLOUR}'>{text}</b>" if refused else text)

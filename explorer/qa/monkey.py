@@ -151,8 +151,8 @@ class Monkey(WidgetEvents):
         w._fill_presets_menu()  # what opening the menu does (aboutToShow)
         acts = [a for a in w.menus["Presets"].actions()
                 if a.isEnabled() and not a.isSeparator() and a.menu() is None
-                and a not in (w.actions["actOpenPreset"], w.actions["actSavePreset"], w.actions["actSavePresetFile"],
-                              w.actions["actOpenPresetsFolder"])]
+                and a not in (w.acts["actOpenPreset"], w.acts["actSavePreset"], w.acts["actSavePresetFile"],
+                              w.acts["actOpenPresetsFolder"])]
         if not acts:
             return None
         a = self.rng.choice(acts)
@@ -163,30 +163,30 @@ class Monkey(WidgetEvents):
         w = self.window
         what = self.rng.choice(("save file", "save mine", "open"))
         if what == "save file":
-            w.actions["actSavePresetFile"].trigger()
+            w.acts["actSavePresetFile"].trigger()
         elif what == "save mine":
-            w.actions["actSavePreset"].trigger()
+            w.acts["actSavePreset"].trigger()
         else:
-            w.actions["actOpenPreset"].trigger()
+            w.acts["actOpenPreset"].trigger()
         return f"File → {what}"
 
     def undo_redo(self):
         w = self.window
-        act = self.rng.choice((w.actions["actUndo"], w.actions["actUndo"], w.actions["actRedo"]))
+        act = self.rng.choice((w.acts["actUndo"], w.acts["actUndo"], w.acts["actRedo"]))
         act.trigger()
         return f"Edit → {act.objectName()}"
 
     def reset(self):
         w = self.window
-        act = self.rng.choice((w.actions["actResetPanel"], w.actions["actResetPanel"], w.actions["actResetAll"]))
+        act = self.rng.choice((w.acts["actResetPanel"], w.acts["actResetPanel"], w.acts["actResetAll"]))
         act.trigger()
         return f"Edit → {act.objectName()}"
 
     def look(self):
         w = self.window
-        acts = [w.actions[i] for i in ("actPresenter", "actPresenter", "actDark", "actSafeMaps", "actZoomIn",
+        acts = [w.acts[i] for i in ("actPresenter", "actPresenter", "actDark", "actSafeMaps", "actZoomIn",
                                        "actZoomOut", "actZoomReset", "actFullScreen")]
-        acts += [a for i, a in w.actions.items() if i.startswith("actTheme_")]
+        acts += [a for i, a in w.acts.items() if i.startswith("actTheme_")]
         a = self.rng.choice(acts)
         a.trigger()
         return f"View → {a.objectName()}"
@@ -263,7 +263,7 @@ class Monkey(WidgetEvents):
             x -= weight
             if x < 0:
                 return action
-        return self.actions[-1][1]
+        return self.acts[-1][1]
 
     def _fail(self, what: str, index: int) -> MonkeyFailure:
         last = "\n".join(f"  {e}" for e in self.history)
@@ -339,7 +339,7 @@ class Monkey(WidgetEvents):
     def _check_widths(self) -> None:
         """No panel may need more width than a 1280-px projector has (times the text zoom): content that
         grows without bound (a 500-letter word once did) forces the window past the screen."""
-        limit = int(MAX_PANEL_WIDTH * max(1.0, self.window.zoom))
+        limit = int(MAX_PANEL_WIDTH * max(1.0, self.window.look.zoom))
         for pid, panel in self.window.panels.items():
             need = panel.minimumSizeHint().width()
             if need > limit:

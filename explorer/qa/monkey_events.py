@@ -43,7 +43,7 @@ class WidgetEvents:
         return "/".join(reversed(parts))
 
     def _name(self, w) -> str:
-        pid = self.window._panel_of(w) or "window"
+        pid = self.window.stage.panel_of(w) or "window"
         label = w.objectName() or type(w).__name__
         tip = w.toolTip().split("\n")[0][:40] if hasattr(w, "toolTip") else ""
         text = w.text()[:30] if hasattr(w, "text") and callable(w.text) else ""
@@ -203,7 +203,7 @@ class WidgetEvents:
         i = self.rng.randrange(bar.count())
         QtTest.QTest.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier,
                                 bar.tabRect(i).center())
-        owner = "panel" if self.window._panel_of(bar) else "docks"
+        owner = "panel" if self.window.stage.panel_of(bar) else "docks"
         return f"click tab {bar.tabText(i)!r} ({owner})"
 
     def dock(self):

@@ -168,6 +168,9 @@ class SwapTerms:
     score: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     #: ``value(weights)`` (H, n, n) → (H, n, d_h) added to the outputs (Shaw's relative values).
     value: Callable[[np.ndarray], np.ndarray] | None = None
+    #: ``contextual(q, k)`` → (gates, positions), each (H, n, n): the positions a scheme counts from the content
+    #: (CoPE), which the Token-swap panel shows before and after the swap; None for the others.
+    contextual: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
 
 
 def lit(value) -> str:
@@ -391,6 +394,23 @@ class Scheme:
     def past_training(self, req: Any) -> str:
         """The properties table's "past L_train" cell for this configuration."""
         return ""
+
+    #: Its positions are places on a line (False for a 2-D scheme: the 1-D views only say why they are empty,
+    #: and leave it out of their legends and of RoFormer's bound).
+    on_a_line: ClassVar[bool] = True
+
+    #: The patch-grid view draws the scheme (its :meth:`grid_scores`) under this title; a class names its own (a
+    #: subclass does not inherit its parent's place in that view).
+    grid_title: ClassVar[str] = ""
+
+    def grid_formula(self, st: Any) -> str:
+        """The patch-grid view's formula-strip line for this scheme ("" for none)."""
+        return ""
+
+    def grid_scores(self, req: Any) -> np.ndarray | None:
+        """The expected score of patch ``req.grid_query`` with every patch of a ``req.grid_side`` square grid,
+        (side, side), for the patch-grid view; None for a scheme that has no picture on a grid (the default)."""
+        return None
 
     def where_text(self, req: Any) -> str:
         """The properties table's "where position enters" cell for this configuration."""

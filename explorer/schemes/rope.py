@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from functools import partial
 from typing import ClassVar
 
 import numpy as np
 
-from ..encodings import CONVENTIONS, SCALINGS, EncodingError, apply_rope, inv_freq, roformer_bound
+from ..encodings import apply_rope, inv_freq, roformer_bound
 from ..encodings.blocks import block_phasors, chunks
-from ..encodings.rope import MAX_ATTENTION_FACTOR, MAX_BETA, MAX_FACTOR, MAX_MSCALE, MAX_SEQ_LEN
-from ..encodings.rope_config import SCALING_OVERRIDES, read_config, with_overrides
+from ._rope_cli import add_model_commands
 from .base import (
     Curve,
     Parameter,
@@ -140,6 +137,24 @@ class RoPE(Scheme):
         bound = np.concatenate([roformer_bound(dist[sl], d, req.base, scaling) for sl in chunks(dist.size)])
         return Curve(dist, mean, bound=bound)
 
+    grid_title = "1-D RoPE, raster order"
+
+    def grid_formula(self, st) -> str:
+        n = st.grid_side
+        return (f"<b>1-D RoPE, raster order</b>: patch (x, y) at position p = {n}y + x, angle p·θ<sub>i</sub>, "
+                f"θ<sub>i</sub> = {st.base:g}<sup>−2i/{st.head_dim}</sup>: the patch below is {n} positions away")
+
+    def grid_scores(self, req):
+        """Plain RoPE over an image's patches in raster order (patch (x, y) at position y·side + x), as a ViT with
+        1-D positions sees them: the patch below is ``side`` positions away.  Only plain RoPE draws this."""
+        if type(self) is not RoPE:
+            return None
+        from ..encodings.rope2d import raster_scores
+
+        side = int(req.grid_side)
+        q = (side // 2) * side + side // 2 if req.grid_query < 0 else min(int(req.grid_query), side * side - 1)
+        return raster_scores(self.frequencies(req)[0], side, side, q)
+
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):
         return SwapTerms(rotate=apply_rope)
@@ -179,98 +194,8 @@ class RoPE(Scheme):
 
     # -- CLI --------------------------------------------------------------------------------------
     def add_data_commands(self, subparsers, cli) -> None:
-        p = subparsers.add_parser(
-            self.id, help="rotate the rows of X.npy as positions P0, P0+1, … (like a model, with --config)",
-            description="Rotate each row of X.npy as position P0 + row.  With --config (a model's config.json) "
-            "it rotates like that model in transformers: its base, rotary dims (the rest pass through), scaling "
-            "and attention factor, in the rotate_half layout; any flag given overrides the config.")
-        p.add_argument("--input", required=True, metavar="X.npy")
-        _model_flags(p, cli)
-        p.add_argument("--convention", choices=CONVENTIONS, default=None,
-                       help="pair layout (default: halves with --config, as transformers; else interleaved)")
-        p.add_argument("--offset", type=cli.whole(0, MAX_SEQ_LEN), default=0, metavar="P0")
-        cli.out(p)
-
-        def run(args) -> int:
-            x = cli.load_matrix(args.input, out=args.out)  # output checked from the header, before reading
-
-            def compute():
-                model = _model_of(args, default_head_dim=x.shape[1])
-                if model.head_dim != x.shape[1]:
-                    raise EncodingError(f"--input has {x.shape[1]} columns; the model's head_dim is {model.head_dim}")
-                convention = args.convention or ("halves" if args.config else "interleaved")
-                scaling = model.scaling
-                if scaling.kind in ("dynamic", "longrope"):  # as transformers: the current length is the last
-                    scaling = replace(scaling, seq_len=args.seq_len or args.offset + x.shape[0])  # position + 1
-                return apply_rope(x, base=model.base, convention=convention, scaling=scaling, offset=args.offset,
-                                  rotary_dim=model.rotary_dim)
-
-            return cli.write(args, compute)
-
-        p.set_defaults(func=run)
-
-        f = subparsers.add_parser(
-            "rope-frequencies", help="a model's RoPE inverse frequencies and attention factor, to JSON",
-            description="Write inv_freq (float64, one per rotated pair) and attention_factor as transformers "
-            "computes them for a model's config.json (--config) or for the flags alone; --seq-len is the current "
-            "length (dynamic and longrope depend on it; default: as at start-up).  Flags override the config.")
-        _model_flags(f, cli)
-        cli.out(f, json_only=True)
-        f.set_defaults(func=partial(_run_frequencies, cli))
-
-
-def _run_frequencies(cli, args) -> int:
-    return cli.write_json(args, partial(_frequencies_doc, args))
-
-
-def _model_flags(p, cli) -> None:
-    """The options that set a model's RoPE: a config, and every value in it as a flag."""
-    p.add_argument("--config", metavar="F", help="a model's config.json (or its folder); flags override it")
-    p.add_argument("--seq-len", type=cli.whole(1, MAX_SEQ_LEN), default=None, metavar="L",
-                   help="current sequence length (dynamic, longrope)")
-    p.add_argument("--head-dim", type=cli.whole(2, 65536), default=None, metavar="D")
-    p.add_argument("--partial-rotary-factor", type=cli.number(positive=True, hi=1.0), default=None, metavar="P",
-                   help="share of each head that rotates (GPT-NeoX's rotary_pct)")
-    p.add_argument("--base", type=cli.number(), default=None, metavar="B", help="rope_theta (default 10000)")
-    p.add_argument("--scaling", choices=SCALINGS, default=None)
-    p.add_argument("--factor", type=cli.number(), default=None, metavar="S")
-    p.add_argument("--original-max-positions", type=cli.whole(), default=None, metavar="L")
-    for flag, hi, what in (("--beta-fast", MAX_BETA, "YaRN β_fast (32)"), ("--beta-slow", MAX_BETA, "YaRN β_slow (1)"),
-                           ("--low-freq-factor", MAX_FACTOR, "llama3 (1)"),
-                           ("--high-freq-factor", MAX_FACTOR, "llama3 (4)"),
-                           ("--attention-factor", MAX_ATTENTION_FACTOR, "YaRN, longrope: cos, sin × this")):
-        p.add_argument(flag, type=cli.number(positive=True, hi=hi), default=None, metavar="X", help=what)
-    for flag in ("--mscale", "--mscale-all-dim"):
-        p.add_argument(flag, type=cli.number(0.0, MAX_MSCALE), default=None, metavar="X", help="YaRN (DeepSeek)")
-    p.add_argument("--truncate", choices=("true", "false"), default=None,
-                   help="YaRN: round the correction range outwards (true; gpt-oss: false)")
-
-
-def _model_of(args, default_head_dim: int | None = None):
-    """The model the options describe: the config (if any) with every given flag in place of its value."""
-    base_model = read_config(args.config) if args.config else None
-    head_dim = args.head_dim if args.head_dim is not None or base_model else default_head_dim
-    overrides = {k: getattr(args, k) for k in SCALING_OVERRIDES if k != "truncate"}
-    truncate = None if args.truncate is None else args.truncate == "true"
-    return with_overrides(base_model, head_dim=head_dim, base=args.base,
-                          partial_rotary_factor=args.partial_rotary_factor, scaling=args.scaling,
-                          truncate=truncate, **overrides)
-
-
-def _frequencies_doc(args) -> dict:
-    """``rope-frequencies``' JSON: inv_freq (float64, exact decimal round trip) and the attention factor."""
-    model = _model_of(args)
-    inv, att = model.frequencies(args.seq_len)
-    return {
-        "model": model.name, "rope_type": model.rope_type, "base": model.base, "head_dim": model.head_dim,
-        "rotary_dim": model.rotary_dim, "seq_len": args.seq_len,
-        "inv_freq": [float(v) for v in inv], "attention_factor": float(att),
-        "wavelength": [float(v) for v in 2 * np.pi / inv],
-        "rotary_fields": model.fields(),
-        "notes": {"inv_freq": "θ_i per rotated pair i = 0 … rotary_dim/2 − 1, as transformers' ROPE_INIT_FUNCTIONS "
-                  "computes them (here in float64)",
-                  "attention_factor": "cos and sin are multiplied by it (transformers' attention_scaling)"},
-    }
+        """``data rope`` (rotate rows like a model), ``data rope-frequencies`` and ``data mrope-positions``."""
+        add_model_commands(self.id, subparsers, cli)
 
 
 SCHEME = RoPE()

@@ -98,11 +98,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("actLesson", "&Lesson", "", ("Ctrl+L",), make="make_lesson_action",
       tip="Guided lessons: predict, then see every claim checked live",
       guide="Show / hide the Lesson pane ([Guided lessons](lessons.md))"),
-    A("actOpenLesson", "Open &lesson…", "open_lesson_file",
+    A("actOpenLesson", "Open &lesson…", "lessons.open_file",
       tip="Open a lesson file (docs/lessons.md describes the format)"),
-    A("actLessonNext", "Next lesson step", "lesson_next", ("Alt+Right",),
+    A("actLessonNext", "Next lesson step", "lessons.next", ("Alt+Right",),
       guide="Next lesson step (`Right` too, while the Lesson pane has the keyboard)"),
-    A("actLessonBack", "Previous lesson step", "lesson_back", ("Alt+Left",),
+    A("actLessonBack", "Previous lesson step", "lessons.back", ("Alt+Left",),
       guide="Previous lesson step (`Left` too, while the Lesson pane has the keyboard)"),
     *(A(f"actTheme_{name}", f"{theme.label} theme", "look.set_base_theme", checkable=True, args=(name,))
       for name, theme in BASE_THEMES.items()),
@@ -113,7 +113,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("actOpenCheckpoint", "Open &checkpoint…", "panel_docks.open_checkpoint_dialog",
       tip="Show a real model's learned position table (.safetensors, .bin, .pt or a Hugging Face folder) in the "
           "Learned table panel"),
-    A("actWelcome", "&Welcome and tour…", "show_welcome",
+    A("actWelcome", "&Welcome and tour…", "welcome.show",
       tip="The lecture scenes to start from, and a one-minute tour of the window"),
     A("actGuide", "&User guide", "help.show_guide", tip="The guide (docs/), offline, in a window of its own"),
     A("actShortcuts", "&Keyboard shortcuts", "help.show_shortcuts", ("F1",)),

@@ -115,9 +115,11 @@ class PlotFocus(QObject):
             self.focus(plot)
 
     def focus(self, plot: QWidget) -> None:
-        """Put ``plot`` (a plot of the panel on stage) in focus."""
-        panel = self.stage.panel()
-        self.stage.set_focus_plot(self._name_of(panel, plot))
+        """Put ``plot`` in focus (its panel put on stage first, if another panel is there)."""
+        owner = self.stage.panel_of(plot)
+        if owner is not None and owner != self.stage.panel_id():
+            self.stage.put(owner)
+        self.stage.set_focus_plot(self._name_of(self.stage.panel(), plot))
 
     def focus_under_pointer(self) -> bool:
         """Put the plot under the pointer in focus, else the largest plot on screen; False if there is none."""

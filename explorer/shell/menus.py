@@ -46,7 +46,9 @@ def build_actions(window: QMainWindow, specs: tuple[ActionSpec, ...] = ACTIONS) 
         if not a.make:
             act.setCheckable(a.checkable)
             signal = act.toggled if a.checkable else act.triggered
-            if a.checkable:
+            if a.checkable and a.args:  # one of a group (a theme): chosen when checked, the others follow
+                signal.connect(lambda checked, a=a: checked and _call(window, a))
+            elif a.checkable:
                 signal.connect(functools.partial(_call, window, a))
             else:
                 signal.connect(lambda _checked=False, a=a: _call(window, a))

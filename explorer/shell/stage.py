@@ -94,7 +94,7 @@ class Stage(QObject):
             self._panels[panel_id].show_view(view)
         # Keys must not keep going to a control of the panel that just went behind.
         focused = QApplication.focusWidget()
-        if focused is not None and self._panel_of(focused) not in (None, panel_id):
+        if focused is not None and self.panel_of(focused) not in (None, panel_id):
             focused.clearFocus()
         self._emit()
 
@@ -127,7 +127,7 @@ class Stage(QObject):
             self._front = panel_id
         self._emit()
 
-    def _panel_of(self, widget) -> str | None:
+    def panel_of(self, widget) -> str | None:
         while widget is not None:
             for pid, dock in self._docks.items():
                 if widget is dock:
@@ -136,7 +136,7 @@ class Stage(QObject):
         return None
 
     def _on_focus_changed(self, _old, new) -> None:
-        pid = self._panel_of(new)
+        pid = self.panel_of(new)
         if pid is not None and self._visible(pid):
             self._front = pid
             self._emit()

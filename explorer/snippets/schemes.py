@@ -301,7 +301,10 @@ def rope_frequencies(d, base, rope_scaling):
         return 1.0 / (ext * base ** (even / d)), float(att)
     if kind == "yarn":
         def dim_for(rotations):  # the pair index that turns `rotations` times in l_orig positions
-            return d * math.log(l_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
+            ratio = l_orig / (rotations * 2 * math.pi)
+            if not math.isfinite(ratio):  # a β so small the ratio overflows: the same number as a difference of logs
+                return d * (math.log(l_orig) - math.log(rotations) - math.log(2 * math.pi)) / (2 * math.log(base))
+            return d * math.log(ratio) / (2 * math.log(base))
 
         low, high = dim_for(sc["beta_fast"]), dim_for(sc["beta_slow"])
         if sc["truncate"]:
@@ -325,9 +328,11 @@ def rope_frequencies(d, base, rope_scaling):
     wavelen = 2 * math.pi / theta
     low_wavelen, high_wavelen = l_orig / sc["low_freq_factor"], l_orig / sc["high_freq_factor"]
     out = np.where(wavelen > low_wavelen, theta / s, theta)
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    if sc["high_freq_factor"] == sc["low_freq_factor"]:  # no band to blend (Llama 4 Scout: both 1)
+        return out, 1.0
     smooth = (l_orig / wavelen - sc["low_freq_factor"]) / (sc["high_freq_factor"] - sc["low_freq_factor"])
     smoothed = (1 - smooth) * out / s + smooth * out
-    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
     return np.where(medium, smoothed, out), 1.0"""
 
 
@@ -367,8 +372,9 @@ MODEL_RESULTS = {
 }
 
 _MODEL_SCORE = """
-# S(Δ) = (a²·Σ_i 2 cos(Δθ′_i) + (d − r))/d: the mean of q·R(Δ)q/|q|² over q ~ N(0, I_d) (the d − r unrotated
-# dimensions add 1 each), at every distance 1 … shown_to, then exact mean, min and max over log-spaced blocks.
+# S(Δ) = g·(a²·Σ_i 2 cos(Δθ′_i) + (d − r))/d: the mean of q·R(Δ)q/|q|² over q ~ N(0, I_d) (the d − r unrotated
+# dimensions add 1 each) times g = softmax_scale (what the model's attention multiplies 1/√d by; 1 for most), at
+# every distance 1 … shown_to, then exact mean, min and max over log-spaced blocks.
 shown_to = int(min(l_ext, max(64, 2**24 // theta.size)))
 dist = np.arange(1, shown_to + 1, dtype=np.float64)
 edges = np.unique(np.round(np.geomspace(1, shown_to + 1, blocks + 1)).astype(np.int64))
@@ -389,10 +395,10 @@ def block_stats(values):
 
 
 plain = block_stats(expected_score(theta_plain, 1.0))
-model = block_stats(expected_score(theta, attention_factor))"""
+model = block_stats(softmax_scale * expected_score(theta, attention_factor))"""
 
 
-def model_plot(r: Any, which: str, title: str) -> Snippet:
+def model_plot(r: Any, which: str, title: str) -> Snippet | NoSnippet:
     """The "A model's RoPE" view's ``which`` plot ("freq", "waves", "score") for a ModelRopeResponse ``r``."""
     m = r.model
     params = [("config", m.fields(), "the model's rotary fields (config.json)"),
@@ -404,7 +410,11 @@ def model_plot(r: Any, which: str, title: str) -> Snippet:
     body = (ROPE_FREQUENCIES + "\n\n\nk = np.arange(rotary_dim // 2, dtype=np.float64)  # pair index\n"
             "theta_plain, _ = rope_frequencies(rotary_dim, base, {**rope_scaling, \"kind\": \"none\"})  # plain RoPE\n"
             "theta, attention_factor = rope_frequencies(rotary_dim, base, {**rope_scaling, \"seq_len\": l_ext})")
+    if m.layers is not None or m.mrope is not None:
+        return NoSnippet("a model whose layers or positions differ from one rope on a line: its numbers are "
+                         "`pe-explorer data rope-frequencies --config …` (per layer type and axis)")
     if which == "score":
         params.append(("blocks", int(r.request.blocks), "log-spaced blocks of the curve"))
+        params.append(("softmax_scale", float(m.softmax_scale), "the logits' factor (DeepSeek's MLA: mscale²)"))
         body += "\n" + _MODEL_SCORE
     return program(title, params, body, MODEL_RESULTS[which], imports=("math",))

@@ -16,7 +16,7 @@ from ..encodings.rope_config import resolve
 from .base import PanelState, StateError, param, toggled_ids
 
 #: The panel's views (one tab each); only the visible one is computed.
-VIEWS = ("matrices", "distance", "beyond", "alibi", "properties", "model")
+VIEWS = ("matrices", "distance", "beyond", "alibi", "properties", "model", "grid")
 
 #: The model shown in the "A model's RoPE" view of a new panel (a shipped config id).
 DEFAULT_MODEL = "llama-3.1-8b"
@@ -51,6 +51,12 @@ class SchemesState(PanelState):
     view: str = param("matrices", choices=VIEWS, label="view")
     scheme_params: tuple = param((), kind="params", label="scheme parameters")
     model: str = param(DEFAULT_MODEL, label="model (a shipped config id, or its rotary fields as JSON)")
+    #: The model view's query token in a multimodal model's mixed sequence (-1: the image's centre patch).
+    model_query: int = param(-1, lo=-1, hi=65535, label="model view: query token (M-RoPE)")
+    #: The patch-grid view: patches per side (a 224-px ViT with 16-px patches has 14) and the query patch in raster
+    #: order (-1: the centre).
+    grid_side: int = param(14, lo=2, hi=64, label="patch grid: patches per side")
+    grid_query: int = param(-1, lo=-1, hi=64 * 64 - 1, label="patch grid: query patch (-1: the centre)")
 
     def check(self) -> None:
         if len(self.model) > MAX_MODEL_TEXT:

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-
-def plain_text(text: str) -> str:
-    """``text`` without its markup (rich text as it would read)."""
-    if "<" not in text and "&" not in text:
-        return text
-    doc = QTextDocument()
-    doc.setHtml(text)
-    return doc.toPlainText()
+from .plain import plain_tip, shorten
 
 
 class NotesLabel(QLabel):
@@ -41,11 +31,10 @@ class NotesLabel(QLabel):
 
     # -- text ----------------------------------------------------------------------------------
     def set_notes(self, text: str) -> None:
-        self._full = plain_text(text).strip()
-        # Escaped: the notes are plain text by now, and a tooltip that looks like rich text is rendered as such.
-        fold = "fold" if self._expanded else "read"
-        tip = f"<p>{html.escape(self._full)}</p><p><i>Click to {fold} the notes</i></p>"
-        self.setToolTip(tip if self._full else "")
+        """Show ``text`` (plain text: a preset's notes, a model's summary, shown as the characters they hold)."""
+        self._full = shorten(text).strip()
+        hint = f"<p><i>Click to {'fold' if self._expanded else 'read'} the notes</i></p>"
+        self.setToolTip(plain_tip(self._full) + hint if self._full else "")
         self._show()
 
     def notes(self) -> str:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy
 
 from ..theme import Theme
 from .axis import app_axes
+from .plain import shorten
 from .pointer import PointerReadout, reading
 from .styler import Styler
 from .theming import theme_bus
@@ -271,6 +272,7 @@ class Banner(QLabel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # errors echo what a file held
         self.setWordWrap(True)
         self.setStyleSheet("QLabel { background: #fde2e1; color: #8a1c14; padding: 6px; border-radius: 3px; }")
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -278,7 +280,7 @@ class Banner(QLabel):
         self.hide()
 
     def show_error(self, message: str) -> None:
-        self.setText(message)
+        self.setText(shorten(message, 500))
         self.show()
 
     def clear_error(self) -> None:

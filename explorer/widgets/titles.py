@@ -11,6 +11,7 @@ theme's (:meth:`TitleLabel.set_look`), whatever a view passes to ``setTitle``.
 
 from __future__ import annotations
 
+import html
 import re
 
 import pyqtgraph as pg
@@ -127,10 +128,9 @@ class TitleLabel(pg.LabelItem):
                     self.setText(self.full)
                 if self.item.boundingRect().width() <= avail:
                     return
-                plain = _TAG.sub("", self.full).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-                shown = elided(plain, font, avail)
-            else:
-                shown = elided(self.full, font, avail)
+            # The title as the characters it reads (a quoted word may hold "<" and "&"), elided, and escaped
+            # again: the label takes HTML.
+            shown = html.escape(elided(html.unescape(_TAG.sub("", self.full)), font, avail), quote=False)
             if shown != self.text:
                 self.setText(shown)
         finally:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QSizePolicy, QWidget
 
 from .flow_layout import FlowLayout
+from .plain import plain_tip
 
 #: MIME type of a dragged chip: "<container id>:<token index>".
 MIME_TYPE = "application/x-pe-explorer-token"
@@ -63,7 +64,7 @@ class TokenChip(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.setToolTip(f"Token {index}: “{word}”. Drag onto another token to swap them; click to select.")
+        self.setToolTip(plain_tip(f"Token {index}: “{word}”. Drag onto another token to swap them; click to select."))
         self.setAccessibleName(f"token {index}: {word}")
         self._scale = 1.15 if compact else 1.45
 

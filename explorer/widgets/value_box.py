@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QEvent, QLocale, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QValidator
 from PySide6.QtWidgets import (
@@ -152,8 +153,10 @@ class Feedback(QObject):
         box.installEventFilter(self)  # the reason goes when its box does (another tab, a hidden sidebar)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Hide and self._label is not None:
-            self._label.hide()
+        if event.type() == QEvent.Type.Hide:
+            label = self.label()
+            if label is not None:
+                label.hide()
         return False
 
     def refuse(self, reason: str, message: str) -> None:
@@ -180,17 +183,22 @@ class Feedback(QObject):
             self.box.setStyleSheet(self._sheet)
             self._sheet = None
         self.box.setProperty("valueProblem", False)
-        if self._label is not None:
-            self._label.hide()
+        label = self.label()
+        if label is not None:
+            label.hide()
 
     def label(self) -> QLabel | None:
-        return self._label
+        """The reason's label, while it exists.  It is a child of the box's window, which may be a floating
+        dock: when that window is destroyed the label goes before the box's last Hide event reaches this
+        filter, and touching it there raised inside Qt's teardown (the process died of SIGSEGV)."""
+        return self._label if self._label is not None and shiboken6.isValid(self._label) else None
 
     def _show_label(self, text: str) -> None:
         top = self.box.window()
-        if self._label is None or self._label.parentWidget() is not top:
+        if self.label() is None or self._label.parentWidget() is not top:
             self._label = QLabel(top)
             self._label.setObjectName("valueReason")
+            self._label.setTextFormat(Qt.TextFormat.PlainText)
             self._label.setAutoFillBackground(True)
             self._label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         lab = self._label

@@ -1,0 +1,47 @@
+"""Axial 2-D RoPE (Heo et al. 2024, "RoPE-Axial"): half the rotary pairs turn with a patch's column x, half with its
+row y.
+
+Pair k of a query or key at patch (x, y) turns by x·m_k for the first d/4 pairs and by y·m_{k − d/4} for the last
+d/4, m_j = θ^(−4j/d) with θ = 100 (naver-ai/rope-vit ``compute_axial_cis``).  The score is a function of Δx plus a
+function of Δy: a patch sees its own row and column alike and its diagonals less — a cross on the grid.  Used by
+rope-vit's RoPE-Axial DeiT and Swin models; Qwen2-VL's vision encoder (transformers'
+``Qwen2VLVisionRotaryEmbedding``) and FLUX's image tokens rotate axially too.  The maths is
+:mod:`explorer.encodings.rope2d`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..encodings.rope2d import axial_frequencies, grid_scores
+from ._rope2d import Rope2D, grid_query, parameters
+
+
+class Rope2DAxial(Rope2D):
+    id = "rope_2d_axial"
+    title = "2-D RoPE (axial)"
+    grid_title = "2-D axial"
+    colour = "#9400D3"
+    symbol = "star"
+    order = 47
+    description = "RoPE over image patches: half the pairs turn with the column, half with the row."
+    parameters = parameters(100.0, "axial")
+    used_by = ("RoPE-Axial ViTs (Heo et al. 2024, naver-ai/rope-vit); Qwen2-VL's vision encoder; FLUX image tokens "
+               "(axial over t, h, w)")
+    where = "rotates q and k: d/4 pairs by the column x, d/4 by the row y"
+
+    def frequencies(self, req) -> tuple[np.ndarray, np.ndarray]:
+        return axial_frequencies(int(req.head_dim), float(self.param(req, "theta")))
+
+    def grid_formula(self, st) -> str:
+        d, theta = st.head_dim, dict(st.params_of(self.id))["theta"]
+        return (f"<b>2-D axial</b>: pair k turns by x·m<sub>k</sub> (k &lt; {d // 4}) or y·m<sub>k−{d // 4}</sub> "
+                f"(k ≥ {d // 4}), m<sub>j</sub> = {theta:g}<sup>−4j/{d}</sup>: score = f(Δx) + g(Δy)")
+
+    def grid_scores(self, req) -> np.ndarray:
+        side, q = grid_query(req)
+        fx, fy = self.frequencies(req)
+        return grid_scores(fx, fy, side, side, q)
+
+
+SCHEME = Rope2DAxial()
