@@ -9,18 +9,17 @@ import math
 import numpy as np
 from PySide6.QtCore import Signal
 
-from ..widgets.plots import SEQUENTIAL, Heatmap, configure_pyqtgraph
+from ..widgets.plots import SEQUENTIAL, Heatmap
 from ..widgets.token_chips import short_word
-from .swap_views import _LABEL_STYLE, _TITLE_SIZE, FittedTitle, OutputMap, TokenAxis, ValueText, _style_plot
+from .swap_views import _LABEL_STYLE, _TITLE_SIZE, OutputMap, TokenAxis, ValueText, _style_plot
 
 
-class PositionMap(FittedTitle, Heatmap):
+class PositionMap(Heatmap):
     """Contextual positions p[query, key] with the tokens on both axes and the numbers in the cells."""
 
     hovered = Signal(str)
 
     def __init__(self, title: str, parent=None) -> None:
-        configure_pyqtgraph()
         super().__init__(title, x="key", y="query", levels=(0.0, 1.0), cmap=SEQUENTIAL, parent=parent)
         pi = self.getPlotItem()
         self.x_axis, self.y_axis = TokenAxis("bottom"), TokenAxis("left")
