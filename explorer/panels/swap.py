@@ -124,6 +124,7 @@ class SwapPanel(RealTableOption, Panel):
         self.readout.setObjectName("swapReadout")
         # Wrapped: on one line it asked for 1,444 px at 160 % text in presenter mode, past a 1280-px projector.
         self.readout.setWordWrap(True)
+        self.readout.setProperty("hintLine", True)  # presenter mode gives its line to the maps
         self.body.addWidget(self.readout)
         self._connect()
         self._restyle()

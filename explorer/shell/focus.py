@@ -51,6 +51,7 @@ class _Place:
                 item = layout.replaceWidget(widget, self.placeholder)
                 del item
         self.placeholder.show()
+        widget.setProperty("inFocus", True)  # a layout that re-adds its widgets leaves this one where it is
 
     def restore(self) -> None:
         parent, ph, w = self.parent, self.placeholder, self.widget
@@ -70,6 +71,7 @@ class _Place:
         w.show()
         ph.setParent(None)
         ph.deleteLater()
+        w.setProperty("inFocus", False)  # back in its place: its layout may arrange it again
 
 
 class PlotFocus(QObject):
