@@ -233,6 +233,7 @@ class MainWindow(QMainWindow):
                 panel.set_presenter_layout(look.presenter, self.acts["actSidebar"].trigger)
             self.set_sidebar_visible(self._sidebar_on[look.presenter])
         self.chrome.set_presenter(look.presenter)
+        self.focus.quiet = look.presenter  # the status bar's hint says "Esc: whole panel"
         self.themeChanged.emit(theme)
 
     def _on_full_screen(self, on: bool) -> None:
@@ -243,6 +244,7 @@ class MainWindow(QMainWindow):
     def _update_back(self, *_args) -> None:
         # Enabled only when there is somewhere to go back from: an enabled Esc would take it from the tour.
         self.acts["actBack"].setEnabled(self.focus.active or self.isFullScreen())
+        self.chrome.set_plot_in_focus(self.focus.active)
 
     def back(self) -> None:
         """Esc: from the plot in focus back to the whole panel, else out of full screen."""

@@ -36,6 +36,7 @@ class Chrome(QObject):
         #: In presenter mode: the bars shown on request (F10); reset each time presenter mode starts.
         self.bars_shown = False
         self._toolbar_chosen = True  # the toolbar as the user left it in normal mode
+        self._focus = False  # a plot on the whole stage
         self.hint = QLabel(f"{BARS_KEY}: menus · Ctrl+B: controls", window)
         self.hint.setObjectName("presenterHint")
         self.hint.setToolTip(f"Presenter mode hides the menu bar and toolbar: {BARS_KEY} brings them back, and "
@@ -68,6 +69,15 @@ class Chrome(QObject):
             self.bars_shown = not self.bars_shown
         self._apply()
 
+    def set_plot_in_focus(self, on: bool) -> None:
+        """A plot is on the whole stage (the hint then says how to go back to the panel)."""
+        self._focus = bool(on)
+        self._hint_text()
+
+    def _hint_text(self) -> None:
+        back = " · Esc: whole panel" if self._focus else ""
+        self.hint.setText(f"{BARS_KEY}: {'hide menus' if self.bars_shown else 'menus'} · Ctrl+B: controls{back}")
+
     def adopt(self, panel: QWidget) -> None:
         """A panel just built: its hint lines follow the mode."""
         self._hint_lines([panel])
@@ -75,14 +85,14 @@ class Chrome(QObject):
     @contextlib.contextmanager
     def as_chosen(self) -> Iterator[None]:
         """The bars as the user chose them, for as long as the window's state is saved."""
-        hidden = self.bars_hidden
-        if hidden:
+        now = not self._toolbar.isHidden()
+        if self.presenter:
             self._toolbar.setVisible(self._toolbar_chosen)
         try:
             yield
         finally:
-            if hidden:
-                self._toolbar.hide()
+            if self.presenter:
+                self._toolbar.setVisible(now)
 
     # -- showing ----------------------------------------------------------------------------------------
     def _apply(self) -> None:
@@ -91,7 +101,7 @@ class Chrome(QObject):
         if self.presenter:
             self._toolbar.setVisible(self.bars_shown)
         self.hint.setVisible(self.presenter)
-        self.hint.setText(f"{BARS_KEY}: {'hide menus' if self.bars_shown else 'menus'} · Ctrl+B: controls")
+        self._hint_text()
         for dock in self._docks.values():
             self._title_bar(dock)
         self._hint_lines(dock.widget() for dock in self._docks.values())

@@ -93,6 +93,8 @@ class PlotFocus(QObject):
         self._panel: QWidget | None = None
         self._shown: tuple | None = None  # (panel id, plot name) on the whole stage now
         self._watched: set[int] = set()
+        #: No "Esc: back" line over the plot (presenter mode: the status bar says it).
+        self.quiet = False
         stage.changed.connect(self._on_stage)
 
     @property
@@ -167,6 +169,7 @@ class PlotFocus(QObject):
         head.setObjectName("plotFocusHint")
         head.setAlignment(Qt.AlignmentFlag.AlignRight)
         head.setToolTip(self._title_of(plot))
+        head.setVisible(not self.quiet)
         lay.addWidget(head)
         lay.addWidget(unit, 1)
         unit.show()
