@@ -103,6 +103,8 @@ def test_presenter_mode_hides_the_bars_and_f10_brings_them_back(window):
     bars = win.acts["actBars"]
     assert bars.shortcut().toString() == "F10" and bars in win.actions(), "F10 must work with the menus hidden"
     assert all(dock.titleBarWidget() is not None for dock in win.docks.values()), "a panel dock kept its title"
+    readout = win.panels["swap"].readout  # a hint line: "Hover a cell or bar to read its value; …"
+    assert readout.isHidden(), "presenter mode kept Token swap's hint line"
     bars.trigger()
     _settle()
     assert win.menuBar().isVisible() and win.toolbar.isVisible()
@@ -114,6 +116,7 @@ def test_presenter_mode_hides_the_bars_and_f10_brings_them_back(window):
     _settle()
     assert win.menuBar().isVisible() and win.toolbar.isVisible() and not win.chrome.hint.isVisible()
     assert all(dock.titleBarWidget() is None for dock in win.docks.values())
+    assert not readout.isHidden()
     win.look.set_presenter(True)
     _settle()
     assert win.menuBar().isHidden() and win.toolbar.isHidden()
