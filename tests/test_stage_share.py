@@ -61,6 +61,20 @@ def on_screen_share(win, plot) -> float:
     return r.width() * r.height() / (SCREEN[0] * SCREEN[1])
 
 
+def _kept_in_sight(win, scene, where: str) -> None:
+    """What the panel keeps above a plot in focus (Token swap's verdict) is on screen, not under the plot."""
+    from PySide6.QtWidgets import QFrame, QWidget
+
+    panel = win.panels[scene.panel]
+    frame = panel.findChild(QFrame, "plotFocus")
+    if frame is None or not frame.isVisible():
+        return
+    for w in panel.findChildren(QWidget):
+        if w.property("aboveFocus"):
+            r = QRect(w.mapTo(panel, w.rect().topLeft()), w.size())
+            assert w.isVisible() and not r.intersects(frame.geometry()), f"{where}: {w.objectName()} is hidden"
+
+
 def _apply(win, scene) -> None:
     assert win.session.apply_preset(scene)
     deadline = time.monotonic() + 30
@@ -85,6 +99,7 @@ def test_every_scene_key_plot_gets_40_percent_of_a_720p_presenter_screen_in_ever
             plot = key_plot(win, scene)
             assert plot is not None, f"scene {n} ({order}): no plot on screen"
             share = on_screen_share(win, plot)
+            _kept_in_sight(win, scene, f"scene {n} ({order})")
             if share < SHARE:
                 short.append(f"scene {n} “{scene.title}” ({order}): {plot.objectName() or type(plot).__name__} "
                              f"{plot.width()}×{plot.height()} px = {share:.0%} of the screen")

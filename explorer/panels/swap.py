@@ -108,6 +108,7 @@ class SwapPanel(RealTableOption, Panel):
         self._compact = False
         self._build_sentence_rows()
         self.headline = Headline(self)
+        self.headline.setProperty("aboveFocus", True)  # sentence, swap and verdict stay over a plot in focus
         self.body.addWidget(self.headline)
         self.explanation = plain_label(parent=self)  # it quotes the typed sentence
         self.explanation.setObjectName("swapExplanation")
