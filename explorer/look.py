@@ -90,7 +90,8 @@ class Look(QObject):
             return
         self.presenter = on
         self.apply()
-        self._status("Presenter mode on — F5 to leave, F11 for full screen" if on else "Presenter mode off")
+        self._status("Presenter mode on — F5 to leave, F10 for the menus, F11 for full screen" if on
+                     else "Presenter mode off")
 
     def toggle_presenter(self) -> None:
         self.set_presenter(not self.presenter)

@@ -38,6 +38,7 @@ from .service import ComputeService, Failure
 from .session import DEFAULT_TITLE, Session
 from .settings import config_dir, config_problem, load_settings, remove_stale_temp_files, save_settings
 from .shell.actions import ACTIONS, ActionSpec
+from .shell.chrome import Chrome
 from .shell.focus import PlotFocus
 from .shell.menus import build_actions, build_menus, build_toolbar
 from .shell.stage import Stage
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
         self.look.changed.connect(self._on_look_changed)
         self.look.fullScreenChanged.connect(self._on_full_screen)
         self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
+        self._sidebar_on = {False: True, True: False}  # controls: shown; in presenter, a closed drawer
         self._guard = ControlGuard(self)  # the wheel scrolls the sidebars; a focused control keeps its keys
         self.panel_docks = PanelDocks(self, self.service, self._set_up_panel)
         self.panels = self.panel_docks.panels
@@ -166,6 +168,8 @@ class MainWindow(QMainWindow):
         self.menus["Export"].aboutToShow.connect(lambda: self.exports.fill_menu(self.menus["Export"]))
         self._fill_presets_menu()
         self.toolbar = build_toolbar(self, self.acts, self.menus, self.undo.stack)
+        #: Presenter mode's chrome: the bars out of the way (F10 back), no dock titles, no hint lines.
+        self.chrome = Chrome(self, self.toolbar, self.docks)
         self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.scene_bar)
         self.scene_bar.hide()
@@ -223,6 +227,13 @@ class MainWindow(QMainWindow):
                 with QSignalBlocker(self.acts[spec.id]):
                     self.acts[spec.id].setChecked(spec.args == (look.base_theme,))
         self.set_explain_visible(self._explain_on[look.presenter])
+        if look.presenter != self.chrome.presenter:
+            self._sidebar_on[True] = False  # presenter mode starts with the drawers closed
+            for panel in self.panels.built().values():
+                panel.set_presenter_layout(look.presenter, self.acts["actSidebar"].trigger)
+            self.set_sidebar_visible(self._sidebar_on[look.presenter])
+        self.chrome.set_presenter(look.presenter)
+        self.focus.quiet = look.presenter  # the status bar's hint says "Esc: whole panel"
         self.themeChanged.emit(theme)
 
     def _on_full_screen(self, on: bool) -> None:
@@ -233,6 +244,7 @@ class MainWindow(QMainWindow):
     def _update_back(self, *_args) -> None:
         # Enabled only when there is somewhere to go back from: an enabled Esc would take it from the tour.
         self.acts["actBack"].setEnabled(self.focus.active or self.isFullScreen())
+        self.chrome.set_plot_in_focus(self.focus.active)
 
     def back(self) -> None:
         """Esc: from the plot in focus back to the whole panel, else out of full screen."""
@@ -259,8 +271,10 @@ class MainWindow(QMainWindow):
 
         panel.setPalette(QPalette())
         panel.apply_theme(look.theme)
+        panel.set_presenter_layout(look.presenter, self.acts["actSidebar"].trigger)
         panel.set_sidebar_visible(self.acts["actSidebar"].isChecked())
         panel.set_explain_visible(self._explain_on[look.presenter])
+        self.chrome.adopt(panel)
 
     def _on_panel_built(self, panel_id: str) -> None:
         self.focus.watch(self.panels[panel_id])
@@ -340,11 +354,14 @@ class MainWindow(QMainWindow):
 
     def save_layout(self) -> None:
         restored(config_dir())  # closed normally
-        save_settings({"geometry": bytes(self.saveGeometry().data()),
-                       "state": bytes(self.saveState(LAYOUT_VERSION).data()), **self.look.settings()})
+        with self.chrome.as_chosen():  # what presenter mode hides is not the user's layout
+            state = bytes(self.saveState(LAYOUT_VERSION).data())
+        save_settings({"geometry": bytes(self.saveGeometry().data()), "state": state, **self.look.settings()})
 
     # -- side columns: controls (Ctrl+B) and "What am I looking at?" (Ctrl+I) --------------------------
     def set_sidebar_visible(self, on: bool) -> None:
+        """Show or hide the control sidebars (presenter mode: open or close the drawers); remembered per mode."""
+        self._sidebar_on[self.look.presenter] = bool(on)
         for panel in self.panels.built().values():
             panel.set_sidebar_visible(bool(on))
         with QSignalBlocker(self.acts["actSidebar"]):

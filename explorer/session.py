@@ -187,6 +187,9 @@ class Session(QObject):
             return
         panel = self.panels[preset.panel]
         self.stage.put(preset.panel, preset.view)
+        # The whole panel first: a plot still in focus (this scene applied again) is out of its place, where
+        # neither its name nor the splitters around it are found.
+        self.stage.set_focus_plot(None)
         layout = preset.layout or {}
         # The panel's own shares first, then the scene's: a scene looks the same whichever scene came before.
         shares = {split.objectName(): split.property("defaultShares") for split in panel.findChildren(QSplitter)

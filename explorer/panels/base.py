@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ..service import ComputeService, Failure, Handle, Result
 from ..snippets import NoSnippet, Snippet
+from ..widgets.drawer import Drawer
 from ..widgets.formula_strip import FormulaStrip
 from ..widgets.frames import FrameScheduler
 from ..widgets.plots import Banner
@@ -54,6 +55,7 @@ class Panel(QWidget):
         self.frames = FrameScheduler(self._draw_result, self)
         self._formula_key: Any = None  # the formula_inputs the strip shows
         self._explain_wired = False
+        self._sidebar_drawers: list[Drawer] = []  # presenter mode: the sidebars as drawers
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.banner = Banner(self)
@@ -88,10 +90,28 @@ class Panel(QWidget):
         return self.findChildren(Sidebar)
 
     def set_sidebar_visible(self, on: bool) -> None:
-        for bar in self.sidebars():
+        """Show or hide the sidebars (as drawers: open or close them, over the plots)."""
+        for drawer in self._sidebar_drawers:
+            drawer.set_open(on)
+        for bar in [] if self._sidebar_drawers else self.sidebars():
             bar.setVisible(on)
         if self._explain_wired:
             self._refresh_explain()
+
+    def set_presenter_layout(self, on: bool, toggle=None) -> None:
+        """Presenter mode (``on``): the formula strip one line, and each sidebar a drawer — a thin handle beside the
+        plots (a click calls ``toggle()``), the controls opened over the plots; off: all back as it was."""
+        self.formula.set_one_line(on)
+        if on and not self._sidebar_drawers:
+            self._sidebar_drawers = [Drawer(bar, self, toggle or (lambda: None)) for bar in self.sidebars()]
+        elif not on and self._sidebar_drawers:
+            for drawer in self._sidebar_drawers:
+                drawer.restore()
+            self._sidebar_drawers = []
+
+    @property
+    def sidebar_drawers(self) -> list[Drawer]:
+        return list(self._sidebar_drawers)
 
     def set_explain_visible(self, on: bool) -> None:
         """Show or hide the "What am I looking at?" pane (never shown empty)."""

@@ -50,6 +50,7 @@ class GridView(QWidget):
         self.hint = NotesLabel()
         self.hint.setObjectName("gridHint")
         self.hint.set_notes("click a patch: it becomes the query")
+        self.hint.setProperty("hintLine", True)  # hidden in presenter mode
         top.addWidget(QLabel("side"))
         top.addWidget(self.side_spin)
         top.addWidget(self.hint, 1)

@@ -260,6 +260,7 @@ class DistanceView(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.setProperty("focusUnit", True)  # a plot in focus keeps the key that names its curves
         outer = info_column(self)
         self.top = make_plot("Position-only score ΔS against relative distance",
                              x="distance Δ = i − j (key before query)", y="ΔS (logit units)")

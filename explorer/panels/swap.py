@@ -108,6 +108,7 @@ class SwapPanel(RealTableOption, Panel):
         self._compact = False
         self._build_sentence_rows()
         self.headline = Headline(self)
+        self.headline.setProperty("aboveFocus", True)  # sentence, swap and verdict stay over a plot in focus
         self.body.addWidget(self.headline)
         self.explanation = plain_label(parent=self)  # it quotes the typed sentence
         self.explanation.setObjectName("swapExplanation")
@@ -124,6 +125,7 @@ class SwapPanel(RealTableOption, Panel):
         self.readout.setObjectName("swapReadout")
         # Wrapped: on one line it asked for 1,444 px at 160 % text in presenter mode, past a 1280-px projector.
         self.readout.setWordWrap(True)
+        self.readout.setProperty("hintLine", True)  # presenter mode gives its line to the maps
         self.body.addWidget(self.readout)
         self._connect()
         self._restyle()

@@ -1,5 +1,6 @@
-"""One plot on the whole stage: double-click a plot (or press F over it), and it fills its panel; Esc brings the
-panel back.  A scene or a lesson step can put a plot in focus too (a preset's ``layout.focus``).
+"""One plot on the whole stage: double-click a plot (or press F over it), and it fills its panel (below what the
+panel keeps in sight, :func:`_stage_rect`); Esc brings the panel back.  A scene or a lesson step can put a plot in
+focus too (a preset's ``layout.focus``).
 
 The plot (or the card that holds it with its header and readouts: the nearest ancestor whose Qt property
 ``focusUnit`` is true) is moved into a frame that covers the panel, and put back in the very place it came from
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QFrame, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
@@ -24,6 +25,15 @@ def focus_unit(plot: QWidget, panel: QWidget) -> QWidget:
             return w
         w = w.parentWidget()
     return plot
+
+
+def _stage_rect(panel: QWidget) -> QRect:
+    """Where a plot in focus goes: the whole panel below what the panel keeps in sight above it (widgets whose
+    Qt property ``aboveFocus`` is true: Token swap's sentence, swap and verdict stay over its plot)."""
+    rect = panel.rect()
+    kept = [w for w in panel.findChildren(QWidget) if w.property("aboveFocus") and w.isVisible()]
+    top = max((w.mapTo(panel, QPoint(0, w.height())).y() for w in kept), default=0)
+    return rect.adjusted(0, min(top, rect.height() // 2), 0, 0)
 
 
 class _Place:
@@ -51,6 +61,7 @@ class _Place:
                 item = layout.replaceWidget(widget, self.placeholder)
                 del item
         self.placeholder.show()
+        widget.setProperty("inFocus", True)  # a layout that re-adds its widgets leaves this one where it is
 
     def restore(self) -> None:
         parent, ph, w = self.parent, self.placeholder, self.widget
@@ -70,6 +81,7 @@ class _Place:
         w.show()
         ph.setParent(None)
         ph.deleteLater()
+        w.setProperty("inFocus", False)  # back in its place: its layout may arrange it again
 
 
 class PlotFocus(QObject):
@@ -91,6 +103,8 @@ class PlotFocus(QObject):
         self._panel: QWidget | None = None
         self._shown: tuple | None = None  # (panel id, plot name) on the whole stage now
         self._watched: set[int] = set()
+        #: No "Esc: back" line over the plot (presenter mode: the status bar says it).
+        self.quiet = False
         stage.changed.connect(self._on_stage)
 
     @property
@@ -165,10 +179,11 @@ class PlotFocus(QObject):
         head.setObjectName("plotFocusHint")
         head.setAlignment(Qt.AlignmentFlag.AlignRight)
         head.setToolTip(self._title_of(plot))
+        head.setVisible(not self.quiet)
         lay.addWidget(head)
         lay.addWidget(unit, 1)
         unit.show()
-        frame.setGeometry(panel.rect())
+        frame.setGeometry(_stage_rect(panel))
         frame.show()
         frame.raise_()
         panel.installEventFilter(self)
@@ -189,5 +204,5 @@ class PlotFocus(QObject):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if obj is self._panel and event.type() == QEvent.Type.Resize and self._frame is not None:
-            self._frame.setGeometry(self._panel.rect())
+            self._frame.setGeometry(_stage_rect(self._panel))
         return False

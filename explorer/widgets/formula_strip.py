@@ -11,12 +11,27 @@ of them are in its tooltip and copied by Copy.  Uncapped, fifteen formulas took 
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import QLabel, QMenu
 
 MAX_LINES = 2
 SHRINK = 0.7  # the smallest share of the theme's size the strip may take
+
+
+_PART_END = re.compile(r"&[#\w]+;|;\s+")
+
+
+def _parts(html: str) -> list[str]:
+    """``html`` split at each "; " that ends a part of the formula (an entity's ";", as in "&nbsp; ", does not)."""
+    parts, start = [], 0
+    for m in _PART_END.finditer(html):
+        if m.group().startswith(";"):
+            parts.append(html[start:m.start()])
+            start = m.end()
+    return [re.sub(r"^(?:&nbsp;|\s)+", "", p) for p in (*parts, html[start:])]
 
 
 def lines_at(html: str, font: QFont, width: float) -> float:
@@ -44,6 +59,8 @@ class FormulaStrip(QLabel):
         self.max_formulas: int | None = None
         self._full = ""
         self._expanded = False
+        #: Presenter mode: one line (the leading parts that fit), the rest in the tooltip and behind "▸ more".
+        self.one_line = False
         self.linkActivated.connect(self._on_link)
 
     def context_menu(self) -> QMenu:
@@ -94,9 +111,19 @@ class FormulaStrip(QLabel):
         self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.setText(self._full or super().text())
 
+    def set_one_line(self, on: bool) -> None:
+        """Keep the strip to one line (presenter mode): the formula's leading parts that fit, then "▸ more", which
+        unfolds the whole text (its numbers); the whole text is in the tooltip too."""
+        if bool(on) == self.one_line:
+            return
+        self.one_line = bool(on)
+        self._expanded = False
+        self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.setText(self._full or super().text())
+
     def text(self) -> str:  # noqa: D401 - QLabel override
         """Every formula, folded away or not (what Copy copies; :meth:`shown_text` is what is on screen)."""
-        return self._full if self.max_formulas is not None else super().text()
+        return self._full if self.max_formulas is not None or self.one_line else super().text()
 
     def shown_text(self) -> str:
         """The rich text on screen (the first formulas and the "▸ k more" link, when some are folded away)."""
@@ -111,7 +138,9 @@ class FormulaStrip(QLabel):
         self._full = text
         lines = text.split("<br>")
         cap = self.max_formulas
-        if cap is None or len(lines) <= cap:
+        if self.one_line:  # shortened by _fit, once the strip's width is known
+            shown, tip = (text + f" &nbsp; {self._link('less', '▴ less')}" if self._expanded else text), ""
+        elif cap is None or len(lines) <= cap:
             shown, tip = text, ""
         elif self._expanded:
             shown, tip = text + f" &nbsp; {self._link('less', '▴ fewer')}", ""
@@ -132,6 +161,22 @@ class FormulaStrip(QLabel):
         colour = current_theme().foreground
         return f"<a href='{href}' style='color:{colour}; text-decoration: underline'>{text}</a>"
 
+    def _one_line_text(self, text: str, font: QFont, width: float) -> str | None:
+        """The leading parts of ``text`` (split at "; ", or each formula's first part where there are several)
+        that fit one line, and the "▸ more" link; None when the whole text fits one line."""
+        if not text or lines_at(text, font, width) <= 1.2:
+            return None
+        lines = text.split("<br>")
+        units = _parts(lines[0]) if len(lines) == 1 else [_parts(line)[0] for line in lines]
+        join = "; " if len(lines) == 1 else " &nbsp;·&nbsp; "
+        link = f" &nbsp; {self._link('more', '▸ more')}"
+        shown = units[0]
+        for unit in units[1:]:
+            if lines_at(shown + join + unit + link, font, width) > 1.2:
+                break
+            shown += join + unit
+        return shown + link
+
     def _on_link(self, link: str) -> None:
         self._expanded = link == "more"
         self.setText(self._full)
@@ -146,6 +191,9 @@ class FormulaStrip(QLabel):
         m = self.contentsMargins()
         width = self.width() - m.left() - m.right() - 16  # the sheet's padding
         pt = wanted
+        if self.one_line and not self._expanded:
+            self._fit_one_line(sheet, wanted, width)
+            return
         # Hidden (a background dock never laid out), its width means nothing: fitted when it is shown.
         shown = self.shown_text()
         if self.isVisible() and shown and width > 50:
@@ -160,6 +208,20 @@ class FormulaStrip(QLabel):
         if pt != self._pt:
             self._pt = pt
             self.setStyleSheet(sheet(pt))
+
+    def _fit_one_line(self, sheet, pt: float, width: float) -> None:
+        if pt != self._pt:
+            self._pt = pt
+            self.setStyleSheet(sheet(pt))
+        if not (self.isVisible() and self._full and width > 50):
+            return
+        font = QFont(self.font())
+        font.setPointSizeF(pt)
+        short = self._one_line_text(self._full, font, width)
+        shown = self._full if short is None else short
+        if shown != super().text():
+            self.setToolTip("" if short is None else "<qt>" + self._full + "</qt>")
+            super().setText(shown)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import weakref
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QSizePolicy, QWidget
 
 
@@ -47,6 +47,8 @@ class ReflowGrid(QScrollArea):
         for w in self._cells:
             w.setMinimumSize(self._min_cell)
             w.setVisible(True)
+            w.removeEventFilter(self)
+            w.installEventFilter(self)
         self._cols = 0
         self._arrange()
 
@@ -83,6 +85,8 @@ class ReflowGrid(QScrollArea):
         cols = self._fit_columns()
         if cols == self._cols:
             return
+        if any(w.property("inFocus") for w in self._cells):
+            return  # a cell is on the stage by itself (explorer/shell/focus.py): re-adding it would take it back
         self._cols = cols
         for w in self._cells:
             self.grid.removeWidget(w)
@@ -96,6 +100,13 @@ class ReflowGrid(QScrollArea):
             self.grid.setRowStretch(r, 1)
         for c in range(cols):
             self.grid.setColumnStretch(c, 1)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if (event.type() == QEvent.Type.DynamicPropertyChange and bytes(event.propertyName().data()) == b"inFocus"
+                and not obj.property("inFocus")):
+            self._cols = 0  # a cell back from the stage: arranged with the others again
+            self._arrange()
+        return False
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
