@@ -85,7 +85,7 @@ def test_schemes_learned_table_past_the_live_cap_says_so(qtbot, window):
     # The other schemes are drawn at this size, and the window kept answering (a freeze would show as a
     # gap of the whole computation; the bound is for a hang, not for speed).
     assert panel.matrix_view.responses["rope"].request.head_dim == 1024
-    assert gap < 5.0, f"the window did not answer for {gap:.2f} s"
+    assert gap < 15.0, f"the window did not answer for {gap:.2f} s"
     print(f"schemes at L_train 131072, d 1024: longest UI pause {gap * 1000:.0f} ms")
 
 
@@ -106,7 +106,7 @@ def test_waves_at_its_largest_says_what_the_matrix_shows(qtbot, window):
     assert r.size < MATRIX_MAX and r.matrix.shape == (r.size, r.size)
     readout = panel.matrix.readout.text()
     assert f"Showing positions 0–{r.size - 1:,} of N = 131,072" in readout and "off to stay live" in readout
-    assert gap < 5.0, f"the window did not answer for {gap:.2f} s"
+    assert gap < 15.0, f"the window did not answer for {gap:.2f} s"
     print(f"waves at N 131072, d 4096: longest UI pause {gap * 1000:.0f} ms")
 
 

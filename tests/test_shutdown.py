@@ -36,7 +36,7 @@ def test_closing_the_window_with_a_job_in_flight(qtbot):
     w.close()
     elapsed = time.monotonic() - t0
     assert not w.service.thread.is_alive()
-    assert elapsed < 5.0  # generous: the nap itself is 0.4 s; the report below has the real figure
+    assert elapsed < 30.0  # a hang detector (the nap itself is 0.4 s); the report below has the real figure
     assert not [t for t in threading.enumerate() if t.name.startswith("pe-")]
 
 
@@ -67,7 +67,7 @@ def test_ctrl_c_in_the_terminal_exits_cleanly(tmp_path):
     _, err = proc.communicate()
     assert rc == 0, err
     assert "Traceback" not in err and "QThread" not in err and "Destroyed" not in err, err
-    assert elapsed < 10, elapsed
+    assert elapsed < 30, elapsed  # a hang detector, not a timing
     # the layout was saved on the way out
     assert (tmp_path / "settings.json").exists()
 
