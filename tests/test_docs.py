@@ -177,3 +177,20 @@ def test_the_checker_catches_broken_links(tmp_path):
     for bad in ("gone.md", "images/b.png", "../../outside.md", "here.md#part", "/docs/here.md", "missing.md"):
         assert any(f"({bad})" in p for p in problems), bad
     assert _HTML_TAG.findall(_prose("x<sub>i</sub> and p < L and `<b>`")) == ["<sub>", "</sub>"]
+
+
+def test_the_lecture_guide_shows_every_scene_at_720p_presenter_light_and_dark():
+    """Issue 27: a picture of every built-in scene as a 1280×720 projector shows it in presenter mode, in both
+    themes (scripts/scene_screenshots.py makes them); a scene added without its pictures fails here."""
+    from PySide6.QtGui import QImage
+
+    from explorer import presets as pr
+
+    page = (DOCS / "lecture.md").read_text(encoding="utf-8")
+    for n, _scene in enumerate(pr.builtin_presets(), 1):
+        for theme in ("light", "dark"):
+            rel = f"images/scenes/scene-{n}-{theme}.png"
+            assert f"]({rel})" in page, f"docs/lecture.md does not show {rel}"
+            image = QImage(str(DOCS / rel))
+            # The window fitted to a 1280×720 screen (less its frame).
+            assert 1260 <= image.width() <= 1280 and 700 <= image.height() <= 720, (rel, image.size())
