@@ -11,10 +11,10 @@ from PySide6.QtCore import Signal
 
 from ..widgets.plots import SEQUENTIAL, Heatmap, configure_pyqtgraph
 from ..widgets.token_chips import short_word
-from .swap_views import _LABEL_STYLE, _TITLE_SIZE, FittedTitle, OutputMap, TokenAxis, ValueText, _style_plot
+from .swap_views import _LABEL_STYLE, _TITLE_SIZE, OutputMap, TokenAxis, ValueText, _style_plot
 
 
-class PositionMap(FittedTitle, Heatmap):
+class PositionMap(Heatmap):
     """Contextual positions p[query, key] with the tokens on both axes and the numbers in the cells."""
 
     hovered = Signal(str)
