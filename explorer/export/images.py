@@ -91,6 +91,39 @@ def default_name(panel, view=None, *, scale: float = 1, ext: str = ".png") -> st
     return base + ext
 
 
+def shown_plots(root) -> list[str]:
+    """What ``root`` (a plot, a panel or the window) shows, by the plots' stable names (:func:`.slide.plot_key`):
+    ``root`` itself if it is a plot, else its plots on screen (the tab shown), top to bottom, left to right.
+    Every exported picture carries this list (PNG text "Plots", SVG description), so what left the app can be
+    checked against what was on stage."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPoint
+
+    from ..panels.base import Panel
+    from .slide import plot_key
+
+    if isinstance(root, pg.GraphicsView):
+        views = [root]
+    else:
+        views = [v for v in root.findChildren(pg.PlotWidget)
+                 if v.isVisibleTo(root) and v.width() > 1 and v.height() > 1]
+        views.sort(key=lambda v: (v.mapTo(root, QPoint(0, 0)).y(), v.mapTo(root, QPoint(0, 0)).x()))
+    names = []
+    for v in views:
+        panel = v.parentWidget()
+        while panel is not None and not isinstance(panel, Panel):
+            panel = panel.parentWidget()
+        names.append(plot_key(panel, v) if panel is not None else v.objectName() or "plot")
+    return names
+
+
+def _described(image, root):
+    """``image`` with the names of the plots it shows in its "Plots" text (written into the PNG)."""
+    image.setText("Software", "PE Explorer")
+    image.setText("Plots", ", ".join(shown_plots(root)))
+    return image
+
+
 # -- restyling for an export ---------------------------------------------------------------------
 def _views_in(widget) -> list:
     import pyqtgraph as pg
@@ -228,7 +261,7 @@ def plot_svg(view, *, screen: Look = Look(), theme: Theme | None = None) -> byte
         data = SVGExporter(_export_item(view)).export(toBytes=True)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    return portable_svg(bytes(data))
+    return portable_svg(bytes(data), description=f"Exported from PE Explorer. Plots: {', '.join(shown_plots(view))}")
 
 
 # -- widgets (a whole panel, the window) ---------------------------------------------------------
@@ -290,7 +323,7 @@ def widget_svg(
     # screen) would be written as 9 px, and other renderers would squeeze every line of text.
     gen.setResolution(widget.logicalDpiX() or 96)
     gen.setTitle(title or "PE Explorer")
-    gen.setDescription("Exported from PE Explorer")
+    gen.setDescription(f"Exported from PE Explorer. Plots: {', '.join(shown_plots(widget))}")
     with export_look(widget, screen, theme), svg_ready(widget):
         painter = QPainter(gen)
         try:
@@ -347,7 +380,7 @@ def export_view_to_file(
     if image_ext(path) == ".svg":
         return write_bytes(path, plot_svg(view, screen=screen, theme=theme))
     return write_bytes(
-        path, png_bytes(render_plot(view, scale=scale, width=width, screen=screen, theme=theme))
+        path, png_bytes(_described(render_plot(view, scale=scale, width=width, screen=screen, theme=theme), view))
     )
 
 
@@ -365,5 +398,6 @@ def export_widget_to_file(
     if image_ext(path) == ".svg":
         return write_bytes(path, widget_svg(widget, screen=screen, theme=theme, title=title, width=width))
     return write_bytes(
-        path, png_bytes(render_widget(widget, scale=scale, width=width, screen=screen, theme=theme))
+        path, png_bytes(_described(render_widget(widget, scale=scale, width=width, screen=screen, theme=theme),
+                                   widget))
     )

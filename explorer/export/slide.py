@@ -22,7 +22,7 @@ from collections.abc import Iterator
 #: Slide heights offered (``--slide 1080|2160``) and the 16:9 size each gives.
 SLIDE_SIZES = {1080: (1920, 1080), 2160: (3840, 2160)}
 #: Logical size a panel slide is laid out at (rendered at height / 1080).
-SLIDE_LAYOUT = (1920, 1080)
+SLIDE_LAYOUT = (1280, 720)
 #: Logical size a one-plot slide is laid out at: a plot alone at 1920 px would have tiny text.
 PLOT_SLIDE_LAYOUT = (1280, 720)
 #: On-screen hints about the mouse, useless on a slide.
@@ -247,7 +247,8 @@ def _is_input(w) -> bool:
 def slide_hidden(root) -> list:
     """The widgets a slide leaves out: control columns and inputs (anything that holds controls but no
     plot), tab bars, "Hover…/Click…" hints and the labels of rows left out.  A widget with the property
-    ``slideHidden`` set is always left out."""
+    ``slideHidden`` set is always left out; one with ``slideShown`` set is always kept, with its contents
+    (Token swap's word chips: the sentence before the swap, which the slide's "After" row answers)."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QLabel, QTabBar, QWidget
 
@@ -255,7 +256,7 @@ def slide_hidden(root) -> list:
 
     def walk(w) -> None:
         for c in w.findChildren(QWidget, options=_direct()):
-            if not c.isVisibleTo(root):
+            if not c.isVisibleTo(root) or c.property("slideShown"):
                 continue
             if c.property("slideHidden") or isinstance(c, QTabBar):  # a tab bar is navigation, not content
                 out.append(c)
