@@ -8,7 +8,7 @@
 * :func:`slide_layout` — for the time of an export: hide the control sidebar and the "Hover…/Click…"
   hints, and lay the widget out at a 16:9 logical size; everything is put back afterwards.
 
-A slide is laid out at :data:`SLIDE_LAYOUT` logical pixels and rendered at ``height / 1080``, so a
+A slide is laid out at :data:`SLIDE_LAYOUT` logical pixels and rendered at ``height / 720``, so a
 3840 × 2160 slide is the 1920 × 1080 one at twice the resolution: text, lines and markers all scale with
 the image.
 """
@@ -21,8 +21,13 @@ from collections.abc import Iterator
 
 #: Slide heights offered (``--slide 1080|2160``) and the 16:9 size each gives.
 SLIDE_SIZES = {1080: (1920, 1080), 2160: (3840, 2160)}
-#: Logical size a panel slide is laid out at (rendered at height / 1080).
+#: Logical size a panel slide is laid out at, rendered at height / 720: a 1080 slide draws everything 1.5 × its
+#: size on screen, so its smallest text (tick labels) is at least :data:`MIN_TEXT_PX` (a panel laid out at
+#: 1920 × 1080 and drawn 1:1 had 11-px text, too small for the back of a hall).
 SLIDE_LAYOUT = (1280, 720)
+#: The smallest text on a 1080-px slide (body text, tick labels, axis titles), in pixels; a sub- or superscript
+#: is 2/3 of its line.
+MIN_TEXT_PX = 16
 #: Logical size a one-plot slide is laid out at: a plot alone at 1920 px would have tiny text.
 PLOT_SLIDE_LAYOUT = (1280, 720)
 #: On-screen hints about the mouse, useless on a slide.
