@@ -5,12 +5,12 @@ plot's hatching spilled over its legend, the tab bar and the formula strip; a ta
 a title), and SVG 1.1 writes each one in the coordinates of the widget being painted but places it in the
 window's (the redirection offset of a child widget is left out), so other renderers cut the wrong parts away.
 
-Here each visible widget is painted on its own, at its own origin, into a document of its own; the pieces are put
-together in painting order (parents under children, siblings in stacking order), each moved to its place and
-clipped to what of it is visible (its rectangle, cut by its parents').  Inside a plot, what a view box holds is
-clipped to the view box: a plot's drawing area is written as SVG 1.1, whose first-level clip paths (a view box's
-rectangle) Qt writes right; a clip nested in one (an item clipped inside the view box) comes out in the wrong
-place, so such a group is clipped to the view box it is drawn in instead.
+Here each visible widget is painted on its own, at its own origin (where Qt's clip paths are right), into an SVG
+1.1 document of its own; the pieces are put together in painting order (parents under children, siblings in
+stacking order), each moved to its place and clipped to what of it is visible (its rectangle, cut by its
+parents').  Inside a plot, what a view box holds is clipped to the view box: Qt writes a view box's own clip
+right, but a clip nested in one (an item clipped inside the view box, under the view's stretching transform)
+comes out in the wrong place, so such a group is clipped to the view box it is drawn in instead.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ _NS = "{" + SVG_NS + "}"
 _ID = re.compile(r'\bid="([^"]+)"')
 
 
-def _piece(widget, resolution: int, *, root: bool, clips: bool = False) -> bytes:
-    """``widget`` alone (no children) as SVG in its own coordinates: SVG 1.1 with Qt's clip paths if ``clips``,
-    else SVG Tiny 1.2 (none)."""
+def _piece(widget, resolution: int, *, root: bool) -> bytes:
+    """``widget`` alone (no children) as SVG 1.1 (with its clip paths: a menu bar fills its empty area clipped
+    around its items) in its own coordinates."""
     from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect
     from PySide6.QtGui import QPainter, QRegion
     from PySide6.QtSvg import QSvgGenerator
@@ -34,7 +34,7 @@ def _piece(widget, resolution: int, *, root: bool, clips: bool = False) -> bytes
 
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    gen = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11 if clips else QSvgGenerator.SvgVersion.SvgTiny12)
+    gen = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)
     gen.setOutputDevice(buf)
     gen.setSize(widget.size())
     gen.setViewBox(QRect(0, 0, widget.width(), widget.height()))
@@ -151,7 +151,7 @@ def widget_tree_svg(widget, *, size, title: str, description: str, resolution: i
             outer = ET.SubElement(root_doc, _NS + "g", {"clip-path": f"url(#w{n})"})
             inner = ET.SubElement(outer, _NS + "g", transform=f"translate({at.x()},{at.y()})")
             boxes = _view_boxes(child)
-            piece = _piece(child, resolution, root=False, clips=bool(boxes))
+            piece = _piece(child, resolution, root=False)
             inner.extend(_body(_renamed(piece, f"w{n}_"), boxes if boxes else None))
             visit(child, at, shown)
 
