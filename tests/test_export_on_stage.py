@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
 from explorer.cli import main
 from explorer.commands.export import LAYOUT_HEIGHT, LAYOUT_WIDTH
@@ -108,6 +108,18 @@ def _saving(win, path):
     win.exporter.ask_save_path = ask
 
 
+def _press_ctrl_e(qtbot, win) -> None:
+    """Export → Panel by its shortcut, as a lecturer presses it (the keyboard on the window, no control)."""
+    assert any(s.toString() == "Ctrl+E" for s in win.acts["actExportPanel"].shortcuts())
+    focused = win.focusWidget()
+    if focused is not None:
+        focused.clearFocus()
+    win.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    win.setFocus()
+    qtbot.keyClick(win, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+
+
 def test_the_window_and_the_headless_export_of_a_scene_show_the_same_plots(qtbot, main_window, tmp_path, capsys):
     from explorer.presets import find_scene
 
@@ -116,8 +128,7 @@ def test_the_window_and_the_headless_export_of_a_scene_show_the_same_plots(qtbot
     qtbot.waitUntil(lambda: not win.panels["waves"].waiting, timeout=60000)
     shortcut = tmp_path / "shortcut.png"
     _saving(win, shortcut)
-    assert any(s.toString() == "Ctrl+E" for s in win.acts["actExportPanel"].shortcuts())
-    win.acts["actExportPanel"].trigger()
+    _press_ctrl_e(qtbot, win)
     slide_png = tmp_path / "slide.png"
     _saving(win, slide_png)
     win.exports.fill_menu(win.menus["Export"])
@@ -140,7 +151,7 @@ def test_with_a_plot_in_focus_the_menu_shortcut_and_slide_export_that_plot(qtbot
         _saving(win, path)
         win.exports.fill_menu(win.menus["Export"])
         if route == "shortcut":
-            win.acts["actExportPanel"].trigger()
+            _press_ctrl_e(qtbot, win)
         elif route == "slide":
             (sub,) = win.menus["Export"].findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
             next(a for a in sub.actions() if a.text().startswith("PNG")).trigger()
