@@ -318,3 +318,22 @@ def test_a_default_slide_has_no_small_text(qtbot, tmp_path, capsys, panel):
     chars = sum(len(t) for _s, t in sizes)
     readable = sum(len(t) for s, t in sizes if s >= sl.MIN_TEXT_PX - 0.01)
     assert readable / chars > 0.9, sorted(sizes)[:20]
+
+
+def test_a_scenes_plot_ranges_are_set_headless(qtbot, tmp_path, capsys, monkeypatch):
+    """A scene's ``layout.ranges`` zoom a plot in the window; the headless export zooms it the same way."""
+    import explorer.export as ex
+
+    seen = {}
+    original = ex.export_view_to_file
+
+    def spy(view, path, **kw):
+        seen["x"] = view.getPlotItem().viewRange()[0]
+        return original(view, path, **kw)
+
+    monkeypatch.setattr(ex, "export_view_to_file", spy)
+    path = tmp_path / "zoom.json"
+    path.write_text(json.dumps({"version": 2, "title": "Zoomed", "panel": "waves", "view": "table",
+                                "layout": {"ranges": {"spectrum": {"x": [2, 9]}}}, "panels": {}}), encoding="utf-8")
+    _export(capsys, tmp_path, "spectrum.png", "--preset", str(path), "--plot", "spectrum")
+    assert seen["x"] == pytest.approx([2, 9], abs=1e-6)

@@ -319,7 +319,7 @@ def _render(
         bus.set_look(theme, 1.0)  # the panel's own apply_theme, and its views built while drawing
         try:
             _write(panel, panel_id, out, look, width=width, plot=plot, slide=slide, list_plots=list_plots,
-                   python=python, timeout_s=timeout_s, on_stage=on_stage)
+                   python=python, timeout_s=timeout_s, on_stage=on_stage, ranges=(layout or {}).get("ranges"))
         except ex.ExportError as exc:
             raise UsageError(str(exc)) from None
         check_interrupt()  # pressed while the image was being made: still honoured
@@ -360,15 +360,22 @@ def _arrange(panel, panel_id: str, view: str | None, layout: dict, timeout_s: fl
 
 
 def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, timeout_s: float,
-           python: bool = False, on_stage: bool = False) -> None:
-    """List the plots, or write the panel, one plot or a slide of either."""
+           python: bool = False, on_stage: bool = False, ranges: dict | None = None) -> None:
+    """List the plots, or write the panel, one plot or a slide of either (``ranges``: the scene's plot ranges,
+    set again after every redraw: a plot laid out anew asks for its data again, and its answer sets its range)."""
     from .. import export as ex
     from ..export import slide as sl
+    from ..export.scene import set_ranges
     from ..export.svg import plain_text
+
+    def keep() -> None:
+        if ranges:
+            set_ranges(panel, ranges)
 
     def wait() -> None:
         if not ex.wait_drawn(panel, timeout_s):
             raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
+        keep()
 
     if list_plots or plot is not None:
         sl.lay_out_all(panel, wait)  # plots on background tabs get their real size and labels
@@ -382,6 +389,7 @@ def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, t
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         sl.tab_to(panel, view, wait)
+        keep()
         if python:
             _print_python(panel, view, str(plot))
         elif slide is not None:
