@@ -305,12 +305,13 @@ def _text_sizes(data: bytes, width: int) -> list[tuple[float, str]]:
     return out
 
 
-@pytest.mark.parametrize("panel", ["waves", "swap", "schemes"])
-def test_a_default_slide_has_no_small_text(qtbot, tmp_path, capsys, panel):
+@pytest.mark.parametrize(("panel", "theme"), [("waves", "light"), ("swap", "light"), ("schemes", "light"),
+                                              ("swap", "presenter"), ("schemes", "dark")])
+def test_a_default_slide_has_no_small_text(qtbot, tmp_path, capsys, panel, theme):
     """A light-theme 1920-px slide had ~11 px text (the panel laid out at 1920 × 1080 and drawn 1:1).  Body text,
     tick labels and axis titles must be at least MIN_TEXT_PX on a 1080 slide; sub- and superscripts (2/3 of
     their line) at least 2/3 of that."""
-    out = _export(capsys, tmp_path, "slide.svg", "--panel", panel, "--slide", "1080")
+    out = _export(capsys, tmp_path, "slide.svg", "--panel", panel, "--slide", "1080", "--theme", theme)
     sizes = _text_sizes(Path(out).read_bytes(), 1920)
     assert len(sizes) > 20
     small = [(round(s, 1), t) for s, t in sizes if s < sl.MIN_TEXT_PX * 2 / 3]
