@@ -270,6 +270,28 @@ def find_preset(ref: str) -> Preset:
     raise PresetError(f"no preset named {ref!r}; valid: {', '.join(names)} (or a .json file)")
 
 
+def find_scene(ref: str) -> Preset:
+    """A built-in lecture scene by its number in lesson order (1 = the first), its name or its title
+    (case, order numbers, '-', '_' and spaces aside); PresetError listing the scenes if there is none."""
+    files = _json_files(builtin_dir())
+    text = str(ref).strip()
+    if text.isdigit():
+        n = int(text)
+        if 1 <= n <= len(files):
+            return load_preset(files[n - 1], builtin=True)
+    else:
+        want = _norm(text)
+        for f in files:
+            if _norm(f.stem) == want:
+                return load_preset(f, builtin=True)
+        for scene in builtin_presets():
+            if _norm(scene.title) == want:
+                return scene
+    listed = "; ".join(f"{i} {preset_name(f)}" for i, f in enumerate(files, 1))
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    raise PresetError(f"no lecture scene {shown!r}; the scenes are {listed}")
+
+
 # -- writing -------------------------------------------------------------------------------------
 def preset_json(state: AppState, *, title: str = "", description: str = "", panel: str | None = None,
                 view: str | None = None) -> str:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices
-from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter
+from PySide6.QtWidgets import QMainWindow, QMenu
 
+from .export.scene import set_ranges, set_splitters
 from .presets import (
     Preset,
     PresetError,
@@ -191,10 +192,7 @@ class Session(QObject):
         # neither its name nor the splitters around it are found.
         self.stage.set_focus_plot(None)
         layout = preset.layout or {}
-        # The panel's own shares first, then the scene's: a scene looks the same whichever scene came before.
-        shares = {split.objectName(): split.property("defaultShares") for split in panel.findChildren(QSplitter)
-                  if split.objectName() and split.property("defaultShares")}
-        missing = self._set_splitters(panel, {**shares, **layout.get("splitters", {})})
+        missing = set_splitters(panel, layout)
         self._pending_ranges = (panel, layout.get("ranges", {})) if layout.get("ranges") else None
         self._apply_pending_ranges()
         focus = layout.get("focus")
@@ -205,19 +203,6 @@ class Session(QObject):
             self.stage.set_focus_plot(None)
         if missing:
             self._status(f"“{preset.title}”: nothing named {', '.join(missing)} on {self.titles[preset.panel]}")
-
-    @staticmethod
-    def _set_splitters(panel, shares: dict) -> list[str]:
-        """Each named splitter of ``panel`` divided in the given shares; the names not found."""
-        missing = []
-        for name, parts in shares.items():
-            split = panel.findChild(QSplitter, name)
-            if split is None or split.count() != len(parts):
-                missing.append(name)
-                continue
-            total = sum(split.sizes()) or 1000
-            split.setSizes([round(total * p / sum(parts)) for p in parts])
-        return missing
 
     def _apply_pending_ranges(self, *_args) -> None:
         """The scene's axis ranges, once its panel has drawn what the scene's parameters ask for (a result
@@ -233,19 +218,8 @@ class Session(QObject):
                 self._ranges_wired = True
             return
         self._pending_ranges = None
-        from .export.slide import named_plots
-
-        plots = dict(named_plots(panel))
-        for name, axes in ranges.items():
-            plot = plots.get(name)
-            if plot is None:
-                self._status(f"Scene: no plot named {name} on this panel (see pe-explorer export --list-plots)")
-                continue
-            item = plot.getPlotItem()
-            if "x" in axes:
-                item.setXRange(*axes["x"], padding=0)
-            if "y" in axes:
-                item.setYRange(*axes["y"], padding=0)
+        for name in set_ranges(panel, ranges):
+            self._status(f"Scene: no plot named {name} on this panel (see pe-explorer export --list-plots)")
 
     def _set_scene(self, preset: Preset | None) -> None:
         """Make ``preset`` the scene on screen (its name in the title, its notes in the scene strip),

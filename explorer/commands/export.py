@@ -5,13 +5,17 @@
     pe-explorer export --panel swap --list-plots
     pe-explorer export --panel swap --plot before-map --slide 1080 --theme presenter --out before.png
     pe-explorer export --panel waves --plot spectrum --python            # the plot's numpy program
+    pe-explorer export --scene 3 --slide 1080 --out rotation.png         # lecture scene 3, as it is on stage
 
 Parameters start from the defaults, or from ``--preset`` (a built-in scene's name, one of the
-user's presets, or a .json file), then every ``--set key=value`` is applied — all together, so
-their order does not matter.  Keys are the panel's state field names.  Dependent values the user
-did not set are pulled into range (e.g. the position when N shrinks); a value the user did set is
-never changed silently.  Every problem exits 2 with one line saying what is valid; nothing is
-written unless the image was made.
+user's presets, or a .json file) or ``--scene`` (a built-in lecture scene by number or name), then every
+``--set key=value`` is applied — all together, so their order does not matter.  A scene (or a preset that
+names a panel) also gives the panel, and is exported as it is on stage: its view (tab), its splitters and
+ranges, and — when it puts a plot in focus — that plot alone, as Export → Panel and Slide do in the window.
+
+Keys are the panel's state field names.  Dependent values the user did not set are pulled into range (e.g. the
+position when N shrinks); a value the user did set is never changed silently.  Every problem exits 2 with one
+line saying what is valid; nothing is written unless the image was made.
 """
 
 from __future__ import annotations
@@ -51,10 +55,14 @@ def add_parser(sub) -> None:
         "Keys for --set are the panel's parameter names "
         "(e.g. base, d_model for waves; scaling, factor for schemes).",
     )
-    p.add_argument("--panel", required=True, choices=ids, help="the panel to render")
-    p.add_argument(
+    p.add_argument("--panel", choices=ids,
+                   help="the panel to render (default: the one the --preset or --scene shows)")
+    scene = p.add_mutually_exclusive_group()
+    scene.add_argument(
         "--preset", metavar="FILE|NAME", help="start from a preset (built-in scene name or .json file)"
     )
+    scene.add_argument("--scene", metavar="N|NAME",
+                       help="a built-in lecture scene by number (1 = the first) or name, exported as on stage")
     p.add_argument(
         "--set",
         dest="sets",
@@ -101,21 +109,33 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def build_state(panel_id: str, preset: str | None, sets: list[str]):
-    """The panel's state from the preset (or defaults) and the ``key=value`` settings; UsageError if bad."""
+def find_scene(preset: str | None = None, scene: str | None = None):
+    """The :class:`~explorer.presets.Preset` that ``--preset`` or ``--scene`` names (None: neither); UsageError."""
+    from ..presets import PresetError, find_preset
+    from ..presets import find_scene as builtin_scene
+
+    try:
+        if scene is not None:
+            return builtin_scene(scene)
+        if preset:
+            _check_preset_path(preset)
+            return find_preset(preset)
+    except PresetError as exc:
+        raise UsageError(f"--{'scene' if scene is not None else 'preset'}: {exc}") from None
+    return None
+
+
+def build_state(panel_id: str, preset: str | None, sets: list[str], *, scene=None):
+    """The panel's state from the preset or ``scene`` (a Preset; else defaults) and the ``key=value`` settings;
+    UsageError if bad."""
     import dataclasses
 
-    from ..presets import PresetError, find_preset
     from ..state import AppState, StateError, describe, fields
     from ..state.base import parse_value
 
-    app_state = AppState()
-    if preset:
-        _check_preset_path(preset)
-        try:
-            app_state = find_preset(preset).state
-        except PresetError as exc:
-            raise UsageError(f"--preset: {exc}") from None
+    if scene is None:
+        scene = find_scene(preset)
+    app_state = scene.state if scene is not None else AppState()
     state = app_state.get(panel_id)
     cls = type(state)
     known = fields(cls)
@@ -191,10 +211,21 @@ def run(args) -> int:
         raise UsageError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} pixels; got {args.width}")
     if not 0 < args.timeout <= MAX_TIMEOUT_S:  # the parser checks too; build_state's callers may not
         raise UsageError(f"--timeout must be between 0 and {MAX_TIMEOUT_S:g} seconds; got {args.timeout:g}")
-    state = build_state(args.panel, args.preset, args.sets)
+    scene = find_scene(args.preset, getattr(args, "scene", None))
+    panel_id = args.panel or (scene.panel if scene is not None else None)
+    if panel_id is None:
+        raise UsageError("give --panel (" + ", ".join(_panel_ids()) + "), or a --scene or --preset that names one")
+    if panel_id not in _panel_ids():
+        raise UsageError(f"the scene shows the {panel_id} panel, which has no headless export; "
+                         f"give --panel ({', '.join(_panel_ids())})")
+    state = build_state(panel_id, None, args.sets, scene=scene)
+    # The scene's arrangement goes with its own panel only: --panel another takes the scene's numbers alone.
+    on_stage = scene if scene is not None and scene.panel == panel_id else None
     return render(
-        args.panel,
+        panel_id,
         state,
+        view=on_stage.view if on_stage is not None else None,
+        layout=on_stage.layout if on_stage is not None else None,
         out=args.out,
         width=args.width,
         plot=args.plot,
@@ -237,8 +268,11 @@ def _render(
     python: bool = False,
     theme_name: str = "light",
     timeout_s: float = 120.0,
+    view: str | None = None,
+    layout: dict | None = None,
 ) -> int:
-    """Build the panel offscreen, wait for it to draw, and write the image."""
+    """Build the panel offscreen, wait for it to draw, arrange it as the scene does (``view``: the tab it
+    opens; ``layout``: its splitters, ranges and plot in focus), and write the image."""
     # Headless: never open a window on the user's screen (an existing QApplication is reused).
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from .. import export as ex
@@ -265,6 +299,7 @@ def _render(
     before = (bus.theme, bus.zoom)
     service = ComputeService(warm_up=False)
     panel = None
+    on_stage = False  # the plot exported is the scene's plot in focus (laid out as it fills the stage)
     try:
         bus.set_look(theme, 1.0)  # the panel's plots are made in this theme and follow it
         panel = load_panel_class(spec)(service, state)
@@ -277,10 +312,14 @@ def _render(
             raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
         if panel.banner.isVisible() and panel.banner.text():
             raise UsageError(f"the {panel_id} panel reported an error: {panel.banner.text()}")
+        if view is not None or layout:
+            focus = _arrange(panel, panel_id, view, layout or {}, timeout_s)
+            if plot is None and focus is not None:
+                plot, on_stage = focus, True
         bus.set_look(theme, 1.0)  # the panel's own apply_theme, and its views built while drawing
         try:
             _write(panel, panel_id, out, look, width=width, plot=plot, slide=slide, list_plots=list_plots,
-                   python=python, timeout_s=timeout_s)
+                   python=python, timeout_s=timeout_s, on_stage=on_stage, ranges=(layout or {}).get("ranges"))
         except ex.ExportError as exc:
             raise UsageError(str(exc)) from None
         check_interrupt()  # pressed while the image was being made: still honoured
@@ -294,16 +333,49 @@ def _render(
     return 0
 
 
-def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, timeout_s: float,
-           python: bool = False) -> None:
-    """List the plots, or write the panel, one plot or a slide of either."""
+def _arrange(panel, panel_id: str, view: str | None, layout: dict, timeout_s: float) -> str | None:
+    """The scene's view, splitters and ranges on ``panel`` (drawn for them); the name of its plot in focus.
+    A name the panel does not have is said on stderr, as the window says it in its status bar."""
+    import sys
+
     from .. import export as ex
     from ..export import slide as sl
+    from ..export.scene import arrange, set_ranges
+
+    missing = arrange(panel, view, layout)
+    sl.settle()
+    if not ex.wait_drawn(panel, timeout_s):
+        raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
+    missing += set_ranges(panel, layout.get("ranges", {}))
+    focus = layout.get("focus")
+    if focus is not None:
+        try:
+            sl.find_plot(panel, focus)
+        except ValueError:
+            missing.append(focus)
+            focus = None
+    if missing:
+        print(f"note: the scene names {', '.join(missing)}, not on the {panel_id} panel", file=sys.stderr)
+    return focus
+
+
+def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, timeout_s: float,
+           python: bool = False, on_stage: bool = False, ranges: dict | None = None) -> None:
+    """List the plots, or write the panel, one plot or a slide of either (``ranges``: the scene's plot ranges,
+    set again after every redraw: a plot laid out anew asks for its data again, and its answer sets its range)."""
+    from .. import export as ex
+    from ..export import slide as sl
+    from ..export.scene import set_ranges
     from ..export.svg import plain_text
+
+    def keep() -> None:
+        if ranges:
+            set_ranges(panel, ranges)
 
     def wait() -> None:
         if not ex.wait_drawn(panel, timeout_s):
             raise UsageError(f"the {panel_id} panel did not draw within {timeout_s:g} s")
+        keep()
 
     if list_plots or plot is not None:
         sl.lay_out_all(panel, wait)  # plots on background tabs get their real size and labels
@@ -317,10 +389,14 @@ def _write(panel, panel_id: str, out, look, *, width, plot, slide, list_plots, t
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         sl.tab_to(panel, view, wait)
+        keep()
         if python:
             _print_python(panel, view, str(plot))
         elif slide is not None:
             sl.export_slide(view, out, slide, screen=look, wait=wait)
+        elif on_stage:  # the plot in focus fills the stage: laid out at the panel's size, as in the window
+            with sl.slide_layout(view, (LAYOUT_WIDTH, LAYOUT_HEIGHT), hide=False):
+                ex.export_view_to_file(view, out, width=width or LAYOUT_WIDTH, screen=look)
         else:
             ex.export_view_to_file(view, out, width=width, screen=look)
     elif slide is not None:

@@ -6,6 +6,8 @@
 * :mod:`.sweeps` — sweep animations as GIF or MP4;
 * :mod:`.slide` — 16:9 slides of a panel or a plot (no controls or hints), stable plot names in on-screen
   order, laying out background tabs; :mod:`.svg` — SVG that renders outside Qt as it does in Qt;
+  :mod:`.svg_widgets` — a panel or the window as SVG, every widget clipped to itself and a plot's items to
+  its view box; :mod:`.scene` — a scene's tab, splitters and ranges, set the same in the window and headless;
 * :mod:`.controller` — :class:`~.controller.ExportController`, the logic behind every Export menu and
   each plot's right-click "Export" submenu (imported on its own: it needs Qt widgets).
 

@@ -91,7 +91,7 @@ class ExportCommands:
         pm.addAction("PNG, width in pixels…").triggered.connect(lambda: self.export_panel(ask_width=True))
         pm.addAction("SVG…").triggered.connect(lambda: self.export_panel(ext=".svg"))
         pm.addAction("Copy image").triggered.connect(self.copy_panel)
-        self.exporter.add_slide_actions(m, panel)
+        self.exporter.add_slide_actions(m, panel, plot)  # the slide of what is on stage: the plot in focus, if any
         python = add_python_action(m, panel.formula_snippet, self._status)
         python.setText(f"Copy “{title}” formula as Python")
         python.setObjectName("actCopyPanelPython")

@@ -91,6 +91,39 @@ def default_name(panel, view=None, *, scale: float = 1, ext: str = ".png") -> st
     return base + ext
 
 
+def shown_plots(root) -> list[str]:
+    """What ``root`` (a plot, a panel or the window) shows, by the plots' stable names (:func:`.slide.plot_key`):
+    ``root`` itself if it is a plot, else its plots on screen (the tab shown), top to bottom, left to right.
+    Every exported picture carries this list (PNG text "Plots", SVG description), so what left the app can be
+    checked against what was on stage."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPoint
+
+    from ..panels.base import Panel
+    from .slide import plot_key
+
+    if isinstance(root, pg.GraphicsView):
+        views = [root]
+    else:
+        views = [v for v in root.findChildren(pg.PlotWidget)
+                 if v.isVisibleTo(root) and v.width() > 1 and v.height() > 1]
+        views.sort(key=lambda v: (v.mapTo(root, QPoint(0, 0)).y(), v.mapTo(root, QPoint(0, 0)).x()))
+    names = []
+    for v in views:
+        panel = v.parentWidget()
+        while panel is not None and not isinstance(panel, Panel):
+            panel = panel.parentWidget()
+        names.append(plot_key(panel, v) if panel is not None else v.objectName() or "plot")
+    return names
+
+
+def _described(image, root):
+    """``image`` with the names of the plots it shows in its "Plots" text (written into the PNG)."""
+    image.setText("Software", "PE Explorer")
+    image.setText("Plots", ", ".join(shown_plots(root)))
+    return image
+
+
 # -- restyling for an export ---------------------------------------------------------------------
 def _views_in(widget) -> list:
     import pyqtgraph as pg
@@ -180,6 +213,43 @@ def svg_ready(root) -> Iterator[None]:
 
 
 # -- plots ---------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def key_shown(view) -> Iterator[None]:
+    """While a plot is exported alone, its key (``view.export_key()``: the rich text of a key that sits outside
+    the plot, in the panel) is drawn in a row under the plot, wrapped to its width, in the axes' colour."""
+    from PySide6.QtWidgets import QGraphicsProxyWidget, QLabel
+
+    make = getattr(view, "export_key", None)
+    text = make() if callable(make) else ""
+    item = getattr(view, "getPlotItem", lambda: None)()
+    if not text or item is None:
+        yield
+        return
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setObjectName("exportKey")
+    axis = item.getAxis("bottom")
+    font = axis.style.get("tickFont") or axis.font()
+    label.setFont(font)  # as large as the axis's numbers, under which it sits
+    colour = axis.textPen().color().name()
+    label.setStyleSheet(f"QLabel {{ color: {colour}; background: transparent; padding: 2px 6px; }}")
+    label.setFixedWidth(max(int(item.width()), 80))
+    label.setFixedHeight(label.heightForWidth(label.width()))
+    proxy = QGraphicsProxyWidget()
+    proxy.setWidget(label)
+    row = item.layout.rowCount()
+    item.layout.addItem(proxy, row, 0, 1, 3)
+    item.layout.activate()
+    try:
+        yield
+    finally:
+        item.layout.removeItem(proxy)
+        if proxy.scene() is not None:
+            proxy.scene().removeItem(proxy)
+        proxy.deleteLater()
+        item.layout.activate()
+
+
 def _export_item(view):
     """What pyqtgraph's exporters should export: the plot item of a PlotWidget, else the scene."""
     if hasattr(view, "getPlotItem"):
@@ -210,7 +280,7 @@ def render_plot(
     w = int(round(src.width() * scale)) if width is None else int(width)
     h = int(round(src.height() * scale))
     _check_size(w, h)
-    with export_look(view, screen, theme, pen_scale=scale):
+    with export_look(view, screen, theme, pen_scale=scale), key_shown(view):
         exporter = ImageExporter(item)  # re-read the background after restyling
         exporter.parameters()["width"] = w
         exporter.parameters()["height"] = h
@@ -224,11 +294,11 @@ def plot_svg(view, *, screen: Look = Look(), theme: Theme | None = None) -> byte
 
     from .svg import portable_svg
 
-    with export_look(view, screen, theme), svg_ready(view):
+    with export_look(view, screen, theme), svg_ready(view), key_shown(view):
         data = SVGExporter(_export_item(view)).export(toBytes=True)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    return portable_svg(bytes(data))
+    return portable_svg(bytes(data), description=f"Exported from PE Explorer. Plots: {', '.join(shown_plots(view))}")
 
 
 # -- widgets (a whole panel, the window) ---------------------------------------------------------
@@ -269,37 +339,22 @@ def widget_svg(
 ) -> bytes:
     """``widget`` and its children as SVG (plots as vectors, images embedded); ``width``: the picture's
     nominal width in pixels (the drawing is the widget's size, scaled)."""
-    from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, QSize
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-    from PySide6.QtWidgets import QWidget
+    from PySide6.QtCore import QSize
+
+    from .svg import portable_svg
+    from .svg_widgets import widget_tree_svg
 
     size = widget.size()
     if size.width() < 1 or size.height() < 1:
         raise ExportError("nothing to export: the panel has no size (is it shown?)")
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    gen = QSvgGenerator()
-    gen.setOutputDevice(buf)
-    if width:
-        gen.setSize(QSize(int(width), int(round(size.height() * width / size.width()))))
-    else:
-        gen.setSize(size)
-    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-    # Fonts are written in points × resolution / 72: at the default 72 dpi a 9-pt label (12 px on a 96-dpi
-    # screen) would be written as 9 px, and other renderers would squeeze every line of text.
-    gen.setResolution(widget.logicalDpiX() or 96)
-    gen.setTitle(title or "PE Explorer")
-    gen.setDescription("Exported from PE Explorer")
+    out = QSize(int(width), int(round(size.height() * width / size.width()))) if width else size
     with export_look(widget, screen, theme), svg_ready(widget):
-        painter = QPainter(gen)
-        try:
-            QWidget.render(widget, painter, QPoint(0, 0))
-        finally:
-            painter.end()
-    from .svg import portable_svg
-
-    return portable_svg(bytes(buf.data()))
+        # Fonts are written in points × resolution / 72: at the default 72 dpi a 9-pt label (12 px on a 96-dpi
+        # screen) would be written as 9 px, and other renderers would squeeze every line of text.
+        data = widget_tree_svg(widget, size=out, title=title or "PE Explorer",
+                               description=f"Exported from PE Explorer. Plots: {', '.join(shown_plots(widget))}",
+                               resolution=widget.logicalDpiX() or 96)
+    return portable_svg(data)
 
 
 # -- encoding and writing ------------------------------------------------------------------------
@@ -347,7 +402,7 @@ def export_view_to_file(
     if image_ext(path) == ".svg":
         return write_bytes(path, plot_svg(view, screen=screen, theme=theme))
     return write_bytes(
-        path, png_bytes(render_plot(view, scale=scale, width=width, screen=screen, theme=theme))
+        path, png_bytes(_described(render_plot(view, scale=scale, width=width, screen=screen, theme=theme), view))
     )
 
 
@@ -365,5 +420,6 @@ def export_widget_to_file(
     if image_ext(path) == ".svg":
         return write_bytes(path, widget_svg(widget, screen=screen, theme=theme, title=title, width=width))
     return write_bytes(
-        path, png_bytes(render_widget(widget, scale=scale, width=width, screen=screen, theme=theme))
+        path, png_bytes(_described(render_widget(widget, scale=scale, width=width, screen=screen, theme=theme),
+                                   widget))
     )

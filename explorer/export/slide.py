@@ -8,9 +8,10 @@
 * :func:`slide_layout` — for the time of an export: hide the control sidebar and the "Hover…/Click…"
   hints, and lay the widget out at a 16:9 logical size; everything is put back afterwards.
 
-A slide is laid out at :data:`SLIDE_LAYOUT` logical pixels and rendered at ``height / 1080``, so a
-3840 × 2160 slide is the 1920 × 1080 one at twice the resolution: text, lines and markers all scale with
-the image.
+A slide is laid out at a 16:9 logical size (:func:`slide_layout_size`: from 1280 × 720 for the light theme to
+1920 × 1080 for presenter's large text) and drawn at the slide's size, so its smallest text is as large as
+presenter mode's at 1080; a 3840 × 2160 slide is the 1920 × 1080 one at twice the resolution: text, lines and
+markers all scale with the image.
 """
 
 from __future__ import annotations
@@ -21,12 +22,27 @@ from collections.abc import Iterator
 
 #: Slide heights offered (``--slide 1080|2160``) and the 16:9 size each gives.
 SLIDE_SIZES = {1080: (1920, 1080), 2160: (3840, 2160)}
-#: Logical size a panel slide is laid out at (rendered at height / 1080).
-SLIDE_LAYOUT = (1920, 1080)
-#: Logical size a one-plot slide is laid out at: a plot alone at 1920 px would have tiny text.
-PLOT_SLIDE_LAYOUT = (1280, 720)
+#: The size of the smallest text (tick labels) on a 1080-px slide, in pixels: presenter mode's at 1080 (10 pt × 1.5
+#: at 96 dpi).  A slide is laid out small enough that, drawn at 1080, its ticks reach it: a panel laid out at
+#: 1920 × 1080 and drawn 1:1 had 11-to-13-px text in the light theme, too small for the back of a hall.
+SLIDE_TEXT_PX = 20.0
+#: No text of a default 1080-px slide is smaller (body text, ticks, axis titles); sub- and superscripts are 2/3.
+MIN_TEXT_PX = 16
+#: The largest slide layout (1:1 at 1080: the presenter theme) and the smallest (drawn at 1.5×).
+SLIDE_LAYOUT, SMALLEST_LAYOUT = (1920, 1080), (1280, 720)
 #: On-screen hints about the mouse, useless on a slide.
 HINT_RE = re.compile(r"^\s*(hover|click|drag|scroll|press|double-click|right-click)\b", re.IGNORECASE)
+
+
+def slide_layout_size(theme, zoom: float = 1.0) -> tuple[int, int]:
+    """The 16:9 logical size a slide is laid out at in ``theme`` (and the user's text ``zoom``), so that drawn at
+    1920 × 1080 its tick labels are :data:`SLIDE_TEXT_PX` tall (never laid out larger than 1920 × 1080, never
+    smaller than 1280 × 720)."""
+    from ..theme import TICK_PT
+
+    tick_px = TICK_PT * 96 / 72 * theme.font_scale * zoom
+    scale = min(max(SLIDE_TEXT_PX / tick_px, 1.0), SLIDE_LAYOUT[0] / SMALLEST_LAYOUT[0])
+    return round(SLIDE_LAYOUT[0] / scale), round(SLIDE_LAYOUT[1] / scale)
 
 
 def slide_size(height: int) -> tuple[int, int]:
@@ -247,7 +263,8 @@ def _is_input(w) -> bool:
 def slide_hidden(root) -> list:
     """The widgets a slide leaves out: control columns and inputs (anything that holds controls but no
     plot), tab bars, "Hover…/Click…" hints and the labels of rows left out.  A widget with the property
-    ``slideHidden`` set is always left out."""
+    ``slideHidden`` set is always left out; one with ``slideShown`` set is always kept, with its contents
+    (Token swap's word chips: the sentence before the swap, which the slide's "After" row answers)."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QLabel, QTabBar, QWidget
 
@@ -255,7 +272,7 @@ def slide_hidden(root) -> list:
 
     def walk(w) -> None:
         for c in w.findChildren(QWidget, options=_direct()):
-            if not c.isVisibleTo(root):
+            if not c.isVisibleTo(root) or c.property("slideShown"):
                 continue
             if c.property("slideHidden") or isinstance(c, QTabBar):  # a tab bar is navigation, not content
                 out.append(c)
@@ -344,9 +361,9 @@ def slide_layout(widget, size: tuple[int, int], *, hide: bool = True) -> Iterato
 def export_slide(target, path, height: int, *, screen, theme=None, wait=None, title: str = ""):
     """A 16:9 slide of a panel or one plot to ``path`` (.png or .svg), ``height`` 1080 or 2160 pixels tall.
 
-    The target is laid out at :data:`SLIDE_LAYOUT` (a plot alone at :data:`PLOT_SLIDE_LAYOUT`) without its
-    controls and hints, ``wait()`` lets it redraw for that size, and the picture is rendered at the slide's
-    resolution, so lines and markers scale with it like the text.
+    The target is laid out at :func:`slide_layout_size` for the slide's theme, without its controls and hints,
+    ``wait()`` lets it redraw for that size, and the picture is rendered at the slide's resolution, so lines and
+    markers scale with it like the text.
     """
     import dataclasses
 
@@ -356,7 +373,7 @@ def export_slide(target, path, height: int, *, screen, theme=None, wait=None, ti
 
     width, _h = slide_size(height)
     is_plot = isinstance(target, pg.GraphicsView)
-    layout = PLOT_SLIDE_LAYOUT if is_plot else SLIDE_LAYOUT
+    layout = slide_layout_size(theme or screen.theme, screen.zoom)
     ext = image_ext(path)
     # The slide's theme first, then the layout: larger presenter fonts need wider axes, which only a
     # layout pass after the restyle gives them.

@@ -241,14 +241,21 @@ def _unstretch_patterns(root: ET.Element) -> None:
         g.set("fill", f"url(#{copy.get('id')})")
 
 
-def portable_svg(data: bytes) -> bytes:
-    """``data`` (Qt's SVG) without non-scaling strokes under stretching transforms (see the module doc)."""
+def portable_svg(data: bytes, *, description: str = "") -> bytes:
+    """``data`` (Qt's SVG) without non-scaling strokes under stretching transforms (see the module doc);
+    ``description``, given, replaces (or becomes) the document's ``<desc>``."""
     ET.register_namespace("", SVG_NS)
     ET.register_namespace("xlink", XLINK_NS)
     try:
         root = ET.fromstring(data)
     except ET.ParseError:
         return data
+    if description:
+        desc = root.find(_NS + "desc")
+        if desc is None:
+            desc = ET.Element(_NS + "desc")
+            root.insert(0, desc)
+        desc.text = description
     _unstretch_patterns(root)
     _walk(root)
     body = ET.tostring(root, encoding="utf-8", xml_declaration=False)

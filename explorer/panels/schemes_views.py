@@ -276,6 +276,7 @@ class DistanceView(QWidget):
         self._theme = None
         outer.addWidget(self.key)
         outer.addWidget(self.top, 3)
+        self.top.export_key = self.key.text  # the plot exported alone names its curves too
         # Below: RoFormer's bound and, beside it, any scheme's score terms (one row, so the top keeps its height).
         self.lower = QHBoxLayout()
         self.lower.setContentsMargins(0, 0, 0, 0)

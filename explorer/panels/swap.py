@@ -151,6 +151,7 @@ class SwapPanel(RealTableOption, Panel):
         before = QLabel("<b>Before</b>", self)
         before.setToolTip("The sentence as typed. Drag a word onto another to swap the two.")
         self.chips_area = TokenChipsArea(self)
+        self.chips_area.setProperty("slideShown", True)  # a slide keeps the sentence before the swap
         self.chips = self.chips_area.chips
         self.chips.setToolTip("Drag one word onto another to swap them; or click two words and press Swap.")
         self.swap_button = QPushButton("Swap ⇄", self)

@@ -110,6 +110,10 @@ class Plot(pg.PlotWidget):
         An existing plot item to show instead (a colour bar of its own).
     """
 
+    #: The key that names this plot's items when it sits outside the plot (a label above it in the panel): a
+    #: function giving its rich text, set by the view.  A picture of this plot alone draws it under the plot.
+    export_key = None
+
     def __init__(self, title: str = "", *, x: str = "", y: str = "", grid: bool = True, si_prefix: bool = False,
                  buttons: bool = True, axis_items: dict | None = None, plot_item=None, parent=None) -> None:
         configure_pyqtgraph()
