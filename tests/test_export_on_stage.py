@@ -27,6 +27,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 #: The plots of the Waves panel's "Relative position" tab, which scene 3 opens (the table tab has heatmap, waves,
 #: spectrum).
 ROTATION_TAB = {"rotation", "vector", "similarity", "matrix"}
+#: What scene 3 puts on the stage: the rotation, in focus.
+SCENE_3 = {"rotation"}
 
 
 def _plots_png(path) -> list[str]:
@@ -50,15 +52,28 @@ def _export(capsys, tmp_path, name, *args) -> str:
 # -- headless: --preset and --scene ----------------------------------------------------------------------------------
 def test_the_issues_command_exports_the_rotation_tab_not_the_table(qtbot, tmp_path, capsys):
     out = _export(capsys, tmp_path, "slide.png", "--preset", "Relative position as rotation", "--slide", "1080")
-    assert set(_plots_png(out)) == ROTATION_TAB
+    assert set(_plots_png(out)) == SCENE_3
     img = QImage(out)
     assert (img.width(), img.height()) == (1920, 1080)
+
+
+def test_a_scene_without_a_plot_in_focus_exports_its_whole_tab(qtbot, tmp_path, capsys):
+    """Scene 3 with its focus taken out: the Relative-position tab, every plot of it, not the table tab."""
+    from explorer.presets import find_scene
+
+    data = json.loads(find_scene("3").path.read_text(encoding="utf-8"))
+    data.pop("layout", None)
+    data["title"] = "Rotation tab"
+    path = tmp_path / "tab.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = _export(capsys, tmp_path, "tab.png", "--preset", str(path))
+    assert set(_plots_png(out)) == ROTATION_TAB
 
 
 @pytest.mark.parametrize("ref", ["3", "relative-position-as-rotation", "Relative position as rotation"])
 def test_a_scene_by_number_or_name_is_exported_with_its_panel_and_tab(qtbot, tmp_path, capsys, ref):
     out = _export(capsys, tmp_path, "scene.svg", "--scene", ref)
-    assert set(_plots_svg(out)) == ROTATION_TAB
+    assert set(_plots_svg(out)) == SCENE_3
 
 
 def test_scene_arguments_that_make_no_sense_exit_2_with_one_line(qtbot, tmp_path, capsys):
@@ -135,7 +150,7 @@ def test_the_window_and_the_headless_export_of_a_scene_show_the_same_plots(qtbot
     (slide,) = win.menus["Export"].findChildren(QMenu, "peSlideMenu", Qt.FindChildOption.FindDirectChildrenOnly)
     next(a for a in slide.actions() if a.text().startswith("PNG")).trigger()
     headless = _export(capsys, tmp_path, "headless.png", "--scene", "3")
-    assert set(_plots_png(shortcut)) == set(_plots_png(slide_png)) == set(_plots_png(headless)) == ROTATION_TAB
+    assert set(_plots_png(shortcut)) == set(_plots_png(slide_png)) == set(_plots_png(headless)) == SCENE_3
     qtbot.waitUntil(win.service.idle, timeout=60000)
 
 
@@ -191,6 +206,7 @@ def _distance_preset(tmp_path) -> str:
 
     data = json.loads(find_scene("6").path.read_text(encoding="utf-8"))
     data.update(view="distance", title="Distance")
+    data.pop("layout", None)  # the scene's own plot in focus is on another tab
     path = tmp_path / "distance.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return str(path)

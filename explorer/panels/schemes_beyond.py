@@ -281,6 +281,13 @@ class BeyondView(QWidget):
         )
         self._update_info()
 
+    def _name_after(self, name: str) -> None:
+        """The legend names the scaling method: the plot exported (or put in focus) alone still says which."""
+        legend = self.scaled.getPlotItem().legend
+        for sample, entry in legend.items if legend is not None else ():
+            if sample.item is self.after and entry.text != name:
+                entry.setText(name)
+
     def show_scaled(self, r: ScaledResponse) -> None:
         self.scaled_response = r
         q = r.request
@@ -292,6 +299,7 @@ class BeyondView(QWidget):
         self.scaled_target.setPos(math.log10(q.factor * q.l_train))
         self.scaled_target.setVisible(q.factor > 1)
         method = METHOD_TITLES[q.scaling]
+        self._name_after(f"{method.split(' (')[0]} θ′ₖ (after)")
         for line, value in zip(self.edges, r.band_edges or (1.0, 1.0), strict=True):
             line.setPos(math.log10(value))
             line.setVisible(r.band_edges is not None)

@@ -28,6 +28,10 @@ CUT_STYLES = {"row": Qt.PenStyle.SolidLine, "column": Qt.PenStyle.DashLine, "dia
 CUT_GLYPHS = {"row": "━", "column": "╍", "diagonal": "┅"}
 
 
+#: The least size of a heatmap of the grid at normal text size (presenter scales the width with its text).
+MIN_CELL = (190, 170)
+
+
 class GridView(QWidget):
     """One heatmap per grid scheme on a shared colour bar, and the row / column / diagonal cuts."""
 
@@ -56,7 +60,7 @@ class GridView(QWidget):
         top.addWidget(self.hint, 1)
         outer.addLayout(top)
         row = QHBoxLayout()
-        self.grid = ReflowGrid((190, 170), max_cols=4)
+        self.grid = ReflowGrid(MIN_CELL, max_cols=4)
         row.addWidget(self.grid, 1)
         self.cbar = ColourBar(values=(-1.0, 1.0), colorMap=colormap(DIVERGING), interactive=False, width=22,
                               label="score ÷ |q|²")
@@ -89,9 +93,18 @@ class GridView(QWidget):
             "three cuts lie close. <b>1-D RoPE, raster order</b> numbers the patches row by row: the patch below is "
             "a whole row of positions away. Click a patch to make it the query.")
         self._retitle()
+        self._fit_cells()
 
     def _on_theme_changed(self, *_args) -> None:
         QTimer.singleShot(0, self, self._fit_bar)  # once the theme has styled the bar
+        self._fit_cells()
+
+    def _fit_cells(self) -> None:
+        """Cells wide enough for their titles at the current text size: presenter's larger titles take fewer,
+        larger plots per row (four in a row at 1280 × 720 cut every title)."""
+        bus = theme_bus()
+        scale = max(1.0, bus.theme.font_scale * bus.zoom)
+        self.grid.set_min_cell(round(MIN_CELL[0] * scale), MIN_CELL[1])
 
     def _fit_bar(self) -> None:
         fit_colour_bar(self.cbar_widget, self.cbar, 104)

@@ -82,6 +82,9 @@ class ModelView(QWidget):
             w.setParent(plots)  # the plots of the other modes wait hidden, never as windows of their own
             w.hide()
         self._wide: bool | None = None
+        from ..widgets.theming import theme_bus
+
+        theme_bus().themeChanged.connect(self._on_look)  # a bound slot: gone with the view
         self._mode = "rope"  # "rope" (one line of positions, per layer type or not) or "mrope"
         self.response: ModelRopeResponse | None = None
         self._arrange(True)
@@ -134,8 +137,20 @@ class ModelView(QWidget):
         return self._shown_plots()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._arrange(event.size().width() >= WIDE)
+        self._arrange(self._is_wide(event.size().width()))
         super().resizeEvent(event)
+
+    def _on_look(self, *_args) -> None:
+        self._arrange(self._is_wide(self.width()))
+
+    @staticmethod
+    def _is_wide(width: int) -> bool:
+        """Wide enough for every plot in one row at the current text size (presenter's larger titles and ticks
+        need more: at 1280 × 720 with the controls in their drawer, four plots in a row cut their titles)."""
+        from ..widgets.theming import theme_bus
+
+        bus = theme_bus()
+        return width >= WIDE * max(1.0, bus.theme.font_scale * bus.zoom)
 
     # -- the model choice ---------------------------------------------------------------------------
     def _on_combo_activated(self, index: int) -> None:

@@ -89,7 +89,10 @@ class TitleLabel(pg.LabelItem):
         if hint == Qt.SizeHint.MaximumSize:
             return QSizeF(-1, -1)
         if hint in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
-            return QSizeF(0, self._height)
+            # Read from the instance's dict: a plot torn down while Qt lays it out may have had the label's
+            # attributes cleared by the garbage collector first (pyqtgraph's own LabelItem then raised inside
+            # Qt's layout: issue 25's contrast flake).
+            return QSizeF(0, self.__dict__.get("_height", 0.0))
         return QSizeF(0, 0)
 
     def _relayout(self) -> None:
