@@ -351,7 +351,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
                                        answer=seq.answer_len(cfg.max_eval_len))
         else:
             tokens = cfg.vocab
-            self.position_view.prepare(cfg.max_eval_len, cfg.train_len)
+            self.position_view.prepare(cfg.max_eval_len, cfg.train_len, grid=cfg.task == "grid")
         self.loss_view.prepare(cfg.schemes, cfg.steps, facts.loss_floor, 1.25 * math.log(tokens))
         self.length_view.prepare(list(cfg.eval_lens), cfg.train_len, facts.chance, facts.last_symbol_baseline,
                                  "exact" if cfg.scored_by_exact_match else "accuracy")

@@ -433,9 +433,10 @@ class PositionPlot:
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.window = 1
 
-    def prepare(self, max_len: int, train_len: int, answer: int | None = None) -> None:
+    def prepare(self, max_len: int, train_len: int, answer: int | None = None, grid: bool = False) -> None:
         """Empty axes for the positions of a length-``max_len`` stream, or, given ``answer`` (the answer's
-        tokens at the longest length), for the tokens of the answer (the sequence tasks)."""
+        tokens at the longest length), for the tokens of the answer (the sequence tasks); ``grid``: for the rows
+        of a grid of side ``max_len`` (the grid task)."""
         for item in self.curves.values():
             self.pi.removeItem(item)
             self.legend.removeItem(item)
@@ -444,7 +445,10 @@ class PositionPlot:
         top = max_len if answer is None else answer
         self.window = max(1, top // 64)
         extra = f", mean of {self.window}" if self.window > 1 else ""
-        if answer is None:
+        if grid:
+            self.pi.setTitle(f"Accuracy by row (side {max_len}{extra})")
+            self.pi.setLabel("bottom", "row y of the largest test grid")
+        elif answer is None:
             self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
             self.pi.setLabel("bottom", "position t in the test stream")
         else:
