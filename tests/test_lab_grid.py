@@ -63,7 +63,7 @@ def test_sides_and_configs_are_checked_in_one_line():
 
 def test_state_brings_the_grid_s_sides_and_schemes():
     st = LabState().clamped(task="grid")
-    assert (st.train_len, st.steps, st.eval_lens) == (8, 1500, task_lengths("grid", 8))
+    assert (st.train_len, st.steps, st.eval_lens) == (8, 1000, task_lengths("grid", 8))
     assert st.schemes == task_default_schemes("grid") and "rope_2d_axial" in st.schemes
     back = st.clamped(task="copy")
     assert back.eval_lens == task_lengths("copy", 8) and "rope_2d_axial" not in back.schemes

@@ -183,7 +183,7 @@ def test_grid_cells_and_headings_never_overstate():
     from explorer.panels.lab_grid import cell_text, multiple_text
 
     assert [cell_text(v) for v in (1.0, 0.999, 0.994, 0.5, 0.004, 0.0)] == ["100", ">99", "99", "50", "<1", "0"]
-    assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1.25"]
+    assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1¼"]
 
 
 def test_pause_then_cancel_stops_within_a_second(panel, qtbot):

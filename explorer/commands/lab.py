@@ -91,7 +91,7 @@ def add_parser(sub) -> None:
         "whole answer right, and per-token accuracy), marker (counting: the symbol right after the second-last "
         "marker of a prompt of 4 … L tokens; CoPE is trained too by default), grid (2-D: each cell of a grid read "
         "row by row is the cell above plus the one to its left, mod V; trained on sides 3 … L, tested on larger "
-        "grids, accuracy per cell; the 2-D RoPE schemes are trained too by default), or all of them in turn. The "
+        "grids, accuracy per cell; by default NoPE, learned, RoPE and the two 2-D RoPEs), or all of them in turn. The "
         "learned table cannot run past its last row: such lengths are reported as \"cannot run\".",
     )
     p.add_argument("--task", choices=(*TASK_IDS, "all"), default="rule",
@@ -100,7 +100,8 @@ def add_parser(sub) -> None:
                    help="addition: the sum written least significant digit first (reversed, default) or not")
     p.add_argument("--schemes", default="default", metavar="LIST",
                    help="comma-separated scheme ids (see pe-explorer schemes), all, or default: the ones the "
-                        "Lab panel ticks at first for the task (the default; marker adds cope, grid the 2-D RoPEs)")
+                        "Lab panel ticks at first for the task (the default; marker adds cope; grid: nope, learned, "
+                        "rope and the 2-D RoPEs)")
     defaults = ", ".join(f"{t} {TASK_DEFAULTS[t][0]}" for t in TASK_IDS)
     p.add_argument("--train-len", type=whole(), default=None, metavar="L",
                    help=f"training length (stream length, symbols per prompt, or grid side up to 16), 8 … 128 "

@@ -57,8 +57,8 @@ def formula_text(cfg) -> str:
     """The formula strip: what is scored, and the run's settings."""
     top = cfg.max_eval_len
     if cfg.task == "grid":
-        scored = ("g[y, x] = (g[y−1, x] + g[y, x−1]) mod V · accuracy(s): top guess right on the cells with "
-                  "x, y ≥ 1 of s × s grids · ")
+        scored = (f"g[y, x] = (g[y−1, x] + g[y, x−1]) mod {cfg.vocab} · accuracy(s): top guess right on the "
+                  "cells with x, y ≥ 1 of s × s grids · ")
         trained = f"trained on sides 3 … {cfg.train_len}"
     elif cfg.task == "rule":
         scored = ("x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (1 time in "
