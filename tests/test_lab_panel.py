@@ -183,7 +183,7 @@ def test_grid_cells_and_headings_never_overstate():
     from explorer.panels.lab_grid import cell_text, multiple_text
 
     assert [cell_text(v) for v in (1.0, 0.999, 0.994, 0.5, 0.004, 0.0)] == ["100", ">99", "99", "50", "<1", "0"]
-    assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1.25"]
+    assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1¼"]
 
 
 def test_pause_then_cancel_stops_within_a_second(panel, qtbot):
@@ -386,3 +386,21 @@ def test_a_table_of_nan_rows_is_one_line_in_the_learned_table_panel(main_window,
     qtbot.waitUntil(lambda: table.banner.isVisibleTo(table), timeout=20000)
     assert "holds NaN or infinite values" in table.banner.text() and "\n" not in table.banner.text()
     qtbot.waitUntil(main_window.service.idle, timeout=20000)
+
+
+def test_the_counting_and_grid_tasks_bring_their_schemes_and_axes(panel):
+    """Marker ticks CoPE; the grid ticks the 2-D RoPEs, tests sides up to 3 × L and draws accuracy by row."""
+    from explorer.lab import TASK_WHY
+    from explorer.state.lab import task_default_schemes
+
+    panel.task_combo.setCurrentIndex(panel.task_combo.findData("marker"))
+    st = panel.state
+    assert (st.task, st.train_len, st.schemes) == ("marker", 12, task_default_schemes("marker"))
+    assert panel.task_why.text() == TASK_WHY["marker"] and "cope" in st.schemes
+    assert "second-last |" in panel.formula_text(st) and "4 … 12" in panel.formula_text(st)
+    panel.task_combo.setCurrentIndex(panel.task_combo.findData("grid"))
+    st = panel.state
+    assert (st.task, st.train_len, st.eval_lens) == ("grid", 8, (8, 10, 12, 16, 24))
+    assert "rope_2d_axial" in st.schemes and "cope" not in st.schemes
+    assert "row" in panel.position_view.pi.titleLabel.text.lower()
+    assert "sides 3 … 8" in panel.formula_text(st) and "fill in a grid" in panel.task_label.text()

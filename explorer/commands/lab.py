@@ -32,15 +32,16 @@ def _int_list(text: str) -> tuple[int, ...]:
                          f"a length {exc}") from None
 
 
-def _schemes(text: str) -> tuple[str, ...]:
+def _schemes(text: str, task: str = "rule") -> tuple[str, ...]:
     from .. import schemes as registry
+    from ..state.lab import task_default_schemes
 
     known = registry.lab_ids()
     names = tuple(p for p in text.replace(" ", "").lower().split(",") if p)
     if names == ("all",):
         return known
     if names == ("default",):
-        return registry.lab_default_ids()
+        return task_default_schemes(task)
     bad = [n for n in names if n not in known]
     if bad:
         raise UsageError(f"--schemes: unknown {', '.join(map(repr, bad))}; "
@@ -87,8 +88,11 @@ def add_parser(sub) -> None:
         "task at the training length, then test it up to 8 × that length. Tasks: rule (the two-back language "
         "x[t+1] = T[x[t-1], x[t]], 1 symbol in 5 random; next-symbol accuracy), copy, reverse, addition and "
         "sort (trained on prompts of 1 … L symbols, tested on prompts of each test length; exact match = the "
-        "whole answer right, and per-token accuracy), or all of them in turn. The learned table cannot run "
-        "past its last row: such lengths are reported as \"cannot run\".",
+        "whole answer right, and per-token accuracy), marker (counting: the symbol right after the second-last "
+        "marker of a prompt of 4 … L tokens; CoPE is trained too by default), grid (2-D: each cell of a grid read "
+        "row by row is the cell above plus the one to its left, mod V; trained on sides 3 … L, tested on larger "
+        "grids, accuracy per cell; by default NoPE, learned, RoPE and the two 2-D RoPEs), or all of them in turn. The "
+        "learned table cannot run past its last row: such lengths are reported as \"cannot run\".",
     )
     p.add_argument("--task", choices=(*TASK_IDS, "all"), default="rule",
                    help="the task (default rule); all: every task in turn, then a tasks × schemes grid")
@@ -96,12 +100,15 @@ def add_parser(sub) -> None:
                    help="addition: the sum written least significant digit first (reversed, default) or not")
     p.add_argument("--schemes", default="default", metavar="LIST",
                    help="comma-separated scheme ids (see pe-explorer schemes), all, or default: the ones the "
-                        "Lab panel ticks at first (the default)")
+                        "Lab panel ticks at first for the task (the default; marker adds cope; grid: nope, learned, "
+                        "rope and the 2-D RoPEs)")
     defaults = ", ".join(f"{t} {TASK_DEFAULTS[t][0]}" for t in TASK_IDS)
     p.add_argument("--train-len", type=whole(), default=None, metavar="L",
-                   help=f"training length (stream length, or symbols per prompt), 8 … 128 (default: {defaults})")
+                   help=f"training length (stream length, symbols per prompt, or grid side up to 16), 8 … 128 "
+                        f"(default: {defaults})")
     p.add_argument("--eval-lens", default=None, metavar="LIST",
-                   help="comma-separated test lengths, each ≤ 8 × L (default: L × 1, 1.5, 2, 3, 4, 6, 8)")
+                   help="comma-separated test lengths, each ≤ 8 × L (default: L × 1, 1.5, 2, 3, 4, 6, 8; "
+                        "grid: sides L × 1, 1.25, 1.5, 2, 3, at most 32)")
     steps = ", ".join(f"{t} {TASK_DEFAULTS[t][1]}" for t in TASK_IDS)
     p.add_argument("--steps", type=whole(), default=None, metavar="N",
                    help=f"training steps per scheme, 10 … 20000 (default: {steps})")
@@ -135,9 +142,9 @@ def _config(args, task: str):
     from ..lab import LabConfig, LabError
     from ..lab.task import TASK_DEFAULTS
     from ..state import StateError
-    from ..state.lab import LabState, standard_lengths
+    from ..state.lab import LabState, task_lengths
 
-    chosen = _schemes(args.schemes)
+    chosen = _schemes(args.schemes, task)
     params = _scheme_params(args.scheme_param)
     idle = [s for s in params if s not in chosen]
     if idle:  # a setting for a scheme that is not trained would silently do nothing
@@ -150,7 +157,7 @@ def _config(args, task: str):
             reverse_answer=args.answer == "reversed",
             schemes=chosen,
             train_len=train_len,
-            eval_lens=lens if lens is not None else standard_lengths(min(max(train_len, 1), 1024)),
+            eval_lens=lens if lens is not None else task_lengths(task, min(max(train_len, 1), 1024)),
             steps=TASK_DEFAULTS[task][1] if args.steps is None else args.steps,
             seed=args.seed,
             layers=args.layers,
@@ -187,7 +194,7 @@ def _check_out(path: str | None) -> None:
 def table(result, metric: str = "accuracy", note: bool = True) -> str:
     """A score table as text: one row per scheme, one column per test length; ``metric`` is "accuracy"
     (per token) or "exact" (the whole answer right)."""
-    from ..lab import SCHEME_LABELS, fmt_percent
+    from ..lab import SCHEME_LABELS, SequenceTask, fmt_percent
 
     cfg = result.config
     heads = [f"{n}{'*' if n == cfg.train_len else ''}" for n in cfg.eval_lens]
@@ -207,8 +214,13 @@ def table(result, metric: str = "accuracy", note: bool = True) -> str:
     if not note:
         pass
     elif cfg.scored_by_exact_match:
-        lines.append(f"(* = training length: trained on prompts of 1 … {cfg.train_len} symbols; tested on "
+        shortest = SequenceTask(cfg.task, cfg.vocab).min_len
+        lines.append(f"(* = training length: trained on prompts of {shortest} … {cfg.train_len} symbols; tested on "
                      f"{cfg.eval_batch} prompts of each length; chance per token {fmt_percent(result.chance)})")
+    elif cfg.task == "grid":
+        lines.append(f"(* = training side: trained on grids of side 3 … {cfg.train_len}; tested on {cfg.eval_batch} "
+                     f"grids of each side; chance per cell {fmt_percent(result.chance)}, as for a model that finds "
+                     "only one of the two neighbours)")
     else:
         lines.append(f"(* = training length; chance {fmt_percent(result.chance)}, knowing only the last "
                      f"symbol {fmt_percent(result.last_symbol_baseline)}; best possible loss "
@@ -248,7 +260,7 @@ def _run(args) -> int:
     if not 1 <= args.threads <= 256:
         raise UsageError(f"--threads must be between 1 and 256, got {args.threads}")
     from ..fileio import OutputError, atomic_write_text
-    from ..lab import SCHEME_LABELS, LabError, LabGrid, headline, run_experiment
+    from ..lab import SCHEME_LABELS, LabError, LabGrid, SequenceTask, headline, run_experiment
 
     last = [0.0]
 
@@ -276,9 +288,11 @@ def _run(args) -> int:
             raise UsageError(str(exc)) from None
         results.append(result)
         if not args.json:
-            if cfg.scored_by_exact_match:
-                print(table(result, "exact", note=False))
-            print(table(result))
+            one_token = cfg.scored_by_exact_match and SequenceTask(cfg.task).answer_len(cfg.train_len) == 1
+            if cfg.scored_by_exact_match:  # a one-token answer: exact match is the accuracy per token
+                print(table(result, "exact", note=one_token))
+            if not one_token:
+                print(table(result))
             for s in result.schemes:  # the schemes' own Lab settings, in words (the hybrid's RoPE layers)
                 if cfg.setting(s.scheme):
                     print(f"{SCHEME_LABELS[s.scheme]}: {cfg.setting(s.scheme)}")

@@ -10,6 +10,10 @@ are computed explicitly), or nowhere (NoPE: only the causal mask; Kazemnejad et 
 2022 show a causal model can still infer position from it).
 A scheme with no encoding for some position (the learned table past its last row) raises
 :class:`~explorer.lab.results.CannotRun`.
+
+On the grid task the tokens are the cells of a grid ``width`` wide in raster order: a scheme's module that has
+``grid_rotary(n, width, head_dim, device, dtype)`` (the 2-D rotary schemes) places them by (x, y); every other
+scheme sees the flattened index, as a ViT with 1-D positions over its patches does.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from .. import schemes as registry
+from ..encodings.errors import EncodingError
 from ..schemes import NoEncoding
 from ..schemes.rope import ROPE_BASE, rope_tables  # noqa: F401 - re-exported for the tests
-from .results import CannotRun, LabError
+from .results import CannotRun, LabError, LengthResult
 
 
 def rope_rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -96,7 +101,10 @@ class TinyTransformer(nn.Module):
         self.train_len = train_len
         self.embed = nn.Embedding(vocab, d_model)
         # The scheme's own module (a learned table, T5's bucket biases …): trained with the rest.
-        self.position = registry.get(scheme).lab_module(d_model, heads, train_len)
+        try:
+            self.position = registry.get(scheme).lab_module(d_model, heads, train_len)
+        except EncodingError as exc:  # e.g. a 2-D scheme's head width that is not a multiple of 4
+            raise LabError(f"{scheme}: {exc}") from None
         self.position.configure(params)  # the scheme's Lab parameters (a hybrid's NoPE interval); most have none
         self.position.setup_layers(layers)  # per-layer parameters (Kerple, FIRE, Shaw …); most have none
         self.blocks = nn.ModuleList(Block(d_model, heads) for _ in range(layers))
@@ -110,13 +118,27 @@ class TinyTransformer(nn.Module):
         except NoEncoding as exc:
             raise CannotRun(str(exc)) from None
 
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        """Logits (batch, L, vocab) for tokens ``idx`` (batch, L); row t predicts token t + 1."""
+    def not_run(self, length: int, tokens: int, limit: int) -> LengthResult:
+        """The "cannot run" result at test length ``length`` (``tokens`` tokens), past the run limit ``limit``."""
+        try:
+            self.check_length(tokens)
+            reason = f"not evaluated past length {limit}"  # pragma: no cover - only learned stops early
+        except CannotRun as exc:
+            reason = str(exc)
+        return LengthResult(length, "cannot run", None, None, reason)
+
+    def forward(self, idx: torch.Tensor, width: int | None = None) -> torch.Tensor:
+        """Logits (batch, L, vocab) for tokens ``idx`` (batch, L); row t predicts token t + 1.
+
+        ``width``: the tokens are the cells of a grid this wide, in raster order (the grid task); None: a line.
+        """
         n = idx.shape[1]
         self.check_length(n)
         dev = idx.device
         x = self.position.add(self.embed(idx))
-        rope = self.position.rotary(n, self.d_model // self.heads, dev, x.dtype)
+        grid = getattr(self.position, "grid_rotary", None) if width is not None else None
+        rope = (grid(n, width, self.d_model // self.heads, dev, x.dtype) if grid is not None
+                else self.position.rotary(n, self.d_model // self.heads, dev, x.dtype))
         bias = self.position.bias(n, dev, x.dtype)
         for i, blk in enumerate(self.blocks):
             layer_rope, layer_bias = self.position.layer(i, rope, bias)  # a hybrid leaves RoPE out of some blocks

@@ -16,8 +16,9 @@ from typing import Any
 from .. import schemes as registry
 from ..encodings.errors import EncodingError, short_repr
 from ..fileio import InputError, parse_json_text, read_text_file
-from ..state.lab import MAX_EXTRAPOLATION, standard_lengths
-from .task import TASK_IDS, TASK_TITLES
+from ..state.lab import GRID_MAX_TRAIN, MAX_EXTRAPOLATION, task_lengths
+from .grid_task import MAX_SIDE, MIN_SIDE
+from .task import MARKER_MIN_LEN, TASK_IDS, TASK_TITLES
 
 
 class _Labels(Mapping):
@@ -65,9 +66,9 @@ class Cancelled(Exception):
     """The run was cancelled through its :class:`~explorer.lab.runner.LabControl`."""
 
 
-def default_eval_lengths(train_len: int) -> tuple[int, ...]:
-    """L_train × (1, 1.5, 2, 3, 4, 6, 8), rounded, without duplicates."""
-    return standard_lengths(train_len)
+def default_eval_lengths(train_len: int, task: str = "rule") -> tuple[int, ...]:
+    """L_train × (1, 1.5, 2, 3, 4, 6, 8), rounded, without duplicates (the grid: sides L × (1, 1.25, 1.5, 2, 3))."""
+    return task_lengths(task, train_len)
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,17 @@ class LabConfig:
         object.__setattr__(self, "schemes", tuple(s for s in known if s in schemes))
         object.__setattr__(self, "scheme_params", lab_scheme_params(self.scheme_params, self.schemes))
         _whole("train_len", self.train_len, 4, 1024)
-        lens = tuple(self.eval_lens) or default_eval_lengths(self.train_len)
+        lens = tuple(self.eval_lens) or default_eval_lengths(self.train_len, self.task)
         for n in lens:
             _whole("test length", n, 2, MAX_EXTRAPOLATION * self.train_len)
         object.__setattr__(self, "eval_lens", tuple(sorted(set(int(n) for n in lens))))
+        if self.task == "grid":
+            _whole("train_len", self.train_len, MIN_SIDE, GRID_MAX_TRAIN)
+            for n in self.eval_lens:
+                _whole("test length (a grid side)", n, MIN_SIDE, MAX_SIDE)
+        if self.task == "marker" and min(self.eval_lens) < MARKER_MIN_LEN:
+            raise LabError(f"test length: the marker task needs at least {MARKER_MIN_LEN} tokens (two markers, "
+                           f"each before a symbol); got {min(self.eval_lens)}")
         _whole("steps", self.steps, 1, 1_000_000)
         _whole("seed", self.seed, 0, 2**31 - 1)
         _whole("vocab", self.vocab, 2, 256)
@@ -157,8 +165,8 @@ class LabConfig:
 
     @property
     def scored_by_exact_match(self) -> bool:
-        """True for the sequence tasks (the whole answer right); the rule is scored per symbol."""
-        return self.task != "rule"
+        """True for the sequence tasks (the whole answer right); the rule and the grid are scored per symbol."""
+        return self.task not in ("rule", "grid")
 
     def params_of(self, scheme: str) -> dict:
         """``scheme``'s Lab settings in this run (name → value; {} for a scheme without any)."""
@@ -498,6 +506,8 @@ TASK_TEXT = {
     "reverse": "BOS x1..xn SEP xn..x1",
     "addition": "BOS a1..an + b1..bn SEP digits of a+b (n+1; least significant first if reverse_answer)",
     "sort": "BOS x1..xn SEP the x sorted ascending",
+    "marker": "BOS x1..xn SEP the symbol right after the second-last marker (2 or 3 markers among the n tokens)",
+    "grid": "an n x n grid in raster order: row 0 and column 0 random, g[r,c] = (g[r-1,c] + g[r,c-1]) mod vocab",
 }
 
 

@@ -32,9 +32,10 @@ import numpy as np
 
 from .. import schemes as registry
 from ..jobs.control import JobControl
+from .grid_run import evaluate_grid, grid_loss, mean_tokens
+from .grid_task import GridTask
 from .results import (
     Cancelled,
-    CannotRun,
     LabConfig,
     LabError,
     LabResult,
@@ -108,7 +109,7 @@ def lr_factor(step: int, steps: int) -> float:
     return FINAL_LR + (1.0 - FINAL_LR) * 0.5 * (1.0 + math.cos(math.pi * min(1.0, (step - w) / span)))
 
 
-def _cost(tokens: int, length: int, d_model: int) -> float:
+def _cost(tokens: float, length: float, d_model: int) -> float:
     # Work per token ∝ 12·d² (projections, MLP) + 2·L·d (scores, weighted sum): ∝ 1 + L/(6d).
     return tokens * (1.0 + length / (6.0 * d_model))
 
@@ -167,6 +168,11 @@ def run_experiment(
         next_eval = x_eval[:, 2:]  # the symbol that actually came next, same positions
         baseline = last_symbol_baseline(x_eval[:, :l_max], rule_eval, cfg.vocab)
         tokens, model_len = cfg.vocab, l_tr
+    elif isinstance(task, GridTask):
+        # The same test grids for every scheme: one seeded stream per side.
+        grid_eval = {n: task.sample(cfg.eval_batch, n, np.random.default_rng([cfg.seed, 2, n])) for n in cfg.eval_lens}
+        baseline = math.nan
+        tokens, model_len = cfg.vocab, l_tr * l_tr - 1  # the learned table: one row per cell read of the largest grid
     else:
         # The same test instances for every scheme: one seeded stream per length.
         seq_eval = {n: task.instances(cfg.eval_batch, n, np.random.default_rng([cfg.seed, 2, n]))
@@ -178,11 +184,18 @@ def run_experiment(
         most = registry.get(scheme).max_positions(model_len)  # a learned table has no row past L_train
         if isinstance(task, RuleTask):
             return l_max if most is None else min(l_max, most)
+        if isinstance(task, GridTask):
+            return max((n for n in cfg.eval_lens if most is None or n * n - 1 <= most), default=0)
         return max((n for n in cfg.eval_lens if most is None or task.input_len(n) <= most), default=0)
 
     if isinstance(task, RuleTask):
         train_cost = cfg.steps * _cost(3 * cfg.batch * l_tr, l_tr, cfg.d_model)
         eval_costs = {s: _cost(cfg.eval_batch * run_len(s), run_len(s), cfg.d_model) for s in cfg.schemes}
+    elif isinstance(task, GridTask):
+        m_tr = mean_tokens(l_tr)
+        train_cost = cfg.steps * _cost(3 * cfg.batch * m_tr, m_tr, cfg.d_model)
+        eval_costs = {s: sum(_cost(cfg.eval_batch * (n * n - 1), n * n - 1, cfg.d_model)
+                             for n in cfg.eval_lens if n <= run_len(s)) for s in cfg.schemes}
     else:
         m_tr = task.input_len(l_tr)
         train_cost = cfg.steps * _cost(3 * cfg.batch * m_tr, m_tr, cfg.d_model)
@@ -257,7 +270,10 @@ def run_experiment(
             def on_chunk(share, scheme=scheme, idx=idx, n_done=n_done):
                 report("eval", scheme, idx, cfg.steps, n_done, (), extra_cost=share * eval_costs[scheme])
 
-            if isinstance(task, RuleTask):
+            if isinstance(task, GridTask):
+                lengths, per_pos = evaluate_grid(model, task, cfg, grid_eval, run_len(scheme), device, control,
+                                                 on_chunk)
+            elif isinstance(task, RuleTask):
                 lengths, per_pos = _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, run_len(scheme),
                                              device, control, on_chunk)
             else:
@@ -285,7 +301,7 @@ def run_experiment(
         torch_version=str(torch.__version__),  # a plain str: a TorchVersion would import torch where it is unpickled
         threads=torch.get_num_threads() if threads is None else max(1, int(threads)),
         seconds=active_elapsed(),
-        chance=1.0 / (cfg.vocab if isinstance(task, RuleTask) else task.symbols),
+        chance=1.0 / (task.symbols if isinstance(task, SequenceTask) else cfg.vocab),
         last_symbol_baseline=baseline,
         # The sequence tasks have one right answer: nothing stops a model reaching zero loss.
         loss_floor=task.loss_floor() if isinstance(task, RuleTask) else 0.0,
@@ -315,6 +331,8 @@ def _training_loss(model, task, cfg, rng, device):
     """Cross-entropy of one training batch: every scored rule position, or every answer token."""
     import torch
 
+    if isinstance(task, GridTask):
+        return grid_loss(model, task, cfg, rng, device)
     if isinstance(task, RuleTask):
         batch = torch.from_numpy(task.sample(cfg.batch, cfg.train_len + 1, rng)).to(device)
         logits = model(batch[:, :-1])
@@ -342,12 +360,7 @@ def _evaluate_sequences(model, task: SequenceTask, cfg, seq_eval, n_run, device,
     with torch.no_grad():
         for n in cfg.eval_lens:
             if n not in weights:
-                try:
-                    model.check_length(task.input_len(n))
-                    reason = f"not evaluated past length {n_run}"  # pragma: no cover - only learned stops early
-                except CannotRun as exc:
-                    reason = str(exc)
-                out.append(LengthResult(n, "cannot run", None, None, reason))
+                out.append(model.not_run(n, task.input_len(n), n_run))
                 continue
             toks, ans = seq_eval[n]
             m = task.input_len(n)
@@ -399,10 +412,5 @@ def _evaluate(model, scheme, cfg, x_eval, rule_eval, next_eval, n_run, device, c
         if n <= n_run:
             out.append(LengthResult(n, "ok", float(correct[:, : n - 1].mean()), float(ce[:, : n - 1].mean())))
         else:
-            try:
-                model.check_length(n)
-                reason = f"not evaluated past length {n_run}"  # pragma: no cover - only learned stops early
-            except CannotRun as exc:
-                reason = str(exc)
-            out.append(LengthResult(n, "cannot run", None, None, reason))
+            out.append(model.not_run(n, n, n_run))
     return tuple(out), tuple(float(v) for v in per_pos)

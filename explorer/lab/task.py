@@ -1,10 +1,13 @@
-"""The Lab's tasks: the next-symbol rule, and four sequence tasks of the length-generalisation literature.
+"""The Lab's tasks: the next-symbol rule, four sequence tasks of the length-generalisation literature, and counting.
 
 * ``rule`` (:class:`RuleTask`): next-symbol prediction in a noisy "two-back" formal language (below);
 * ``copy``, ``reverse``, ``addition``, ``sort`` (:class:`SequenceTask`): a prompt of n symbols, then the
   answer, as in Kazemnejad et al. 2023 ("The Impact of Positional Encoding on Length Generalization in
   Transformers", NeurIPS): decoder-only models trained on short instances and tested on longer ones,
-  scored by exact match (the whole answer right) and per-token accuracy.
+  scored by exact match (the whole answer right) and per-token accuracy;
+* ``marker`` (:class:`SequenceTask` too): the symbol right after the second-last marker of the prompt — a task
+  where what matters is a *count* of markers, not a distance in tokens (the kind of task CoPE, Golovneva et al.
+  2024, was made for).
 
 numpy only, no torch and no Qt.
 
@@ -45,6 +48,7 @@ import numpy as np
 
 from ..encodings.errors import EncodingError, check_int, check_real
 from ..state.lab import TASK_DEFAULTS, TASK_IDS  # noqa: F401 - re-exported
+from .grid_task import GridTask
 
 
 @dataclass(frozen=True)
@@ -143,10 +147,23 @@ TASK_WHY = {
                 "carry: the model must line digits up by position.",
     "sort": "Answer symbol i is the i-th smallest: content decides what comes next, position only where "
             "the answer is and how much of it is written — the control task.",
+    "marker": "The answer is the symbol right after the second-last marker |: the model must count markers "
+              "back from the end — their distance grows with the prompt, their count does not.",
+    "grid": "Each cell is the cell above plus the one to its left (mod V): the cell above is one row up at any "
+            "size, but a grid's width away in the flattened sequence.",
 }
 
 TASK_TITLES = {"rule": "Next-symbol rule", "copy": "Copy", "reverse": "Reverse", "addition": "Addition",
-               "sort": "Sorting"}
+               "sort": "Sorting",
+               "marker": "Counting markers", "grid": "Grid (2-D)"}
+
+#: The tasks :class:`SequenceTask` makes (a prompt, "=", an answer).
+SEQUENCE_TASKS = tuple(t for t in TASK_IDS if t not in ("rule", "grid"))
+
+#: The marker task's prompts hold 2 markers, or 3 when there are at least this many symbols per marker.
+MARKER_SPACING = 2
+#: The shortest marker prompt: two markers, each followed by a symbol.
+MARKER_MIN_LEN = 2 * MARKER_SPACING
 
 
 @dataclass(frozen=True)
@@ -157,6 +174,7 @@ class SequenceTask:
 
         copy, reverse, sort:  BOS x_1 … x_n SEP y_1 … y_n               (2n + 2 tokens)
         addition:             BOS a_1 … a_n PLUS b_1 … b_n SEP s_1 … s_{n+1}  (3n + 4 tokens)
+        marker:               BOS x_1 … x_n SEP y                       (n + 3 tokens)
 
     Symbols are 0 … V−1 (V = ``vocab``; addition always uses the ten digits); ``BOS``, ``SEP`` (``=``),
     ``PLUS`` and ``PAD`` follow.  For addition, a and b are n-digit numbers written most significant
@@ -165,6 +183,12 @@ class SequenceTask:
     significant first otherwise.  The answer length is fixed by n, so nothing needs an end token, and
     scoring with the true answer fed in (teacher forcing) gives exactly what greedy decoding would: the
     whole answer is right under one iff it is right under the other (see :func:`exact_match`).
+
+    Marker prompts (n ≥ :data:`MARKER_MIN_LEN`) are n tokens of which 2 — or 3, with probability ½ when
+    n ≥ 6 — are the marker ``|`` (the ``PLUS`` token) and the rest symbols; each marker stands right before a
+    symbol (no two markers touch, none ends the prompt), and the answer is the symbol right after the
+    second-last marker.  Which token that is depends on where the markers fell; how many markers come after
+    it (one) does not.
     """
 
     kind: str = "copy"
@@ -173,8 +197,8 @@ class SequenceTask:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.kind not in TASK_IDS or self.kind == "rule":
-            raise EncodingError(f"unknown sequence task {self.kind!r}; valid: {', '.join(TASK_IDS[1:])}")
+        if self.kind not in SEQUENCE_TASKS:
+            raise EncodingError(f"unknown sequence task {self.kind!r}; valid: {', '.join(SEQUENCE_TASKS)}")
         check_int("vocab", self.vocab, minimum=2, maximum=256)
         check_int("seed", self.seed, minimum=0, maximum=2**63 - 1)
 
@@ -183,6 +207,11 @@ class SequenceTask:
     def symbols(self) -> int:
         """How many answer symbols there are: 10 digits for addition, else ``vocab``."""
         return 10 if self.kind == "addition" else self.vocab
+
+    @property
+    def min_len(self) -> int:
+        """The shortest prompt the task has: 1 symbol, or :data:`MARKER_MIN_LEN` for the marker task."""
+        return MARKER_MIN_LEN if self.kind == "marker" else 1
 
     @property
     def bos(self) -> int:
@@ -210,7 +239,7 @@ class SequenceTask:
         return 2 * n + 3 if self.kind == "addition" else n + 2
 
     def answer_len(self, n: int) -> int:
-        return n + 1 if self.kind == "addition" else n
+        return n + 1 if self.kind == "addition" else 1 if self.kind == "marker" else n
 
     def seq_len(self, n: int) -> int:
         """Tokens of a whole instance of length n (prompt and answer)."""
@@ -224,6 +253,8 @@ class SequenceTask:
     def answers(self, prompt_symbols: np.ndarray, second: np.ndarray | None = None) -> np.ndarray:
         """The correct answer to each row of ``prompt_symbols`` (batch, n) (and ``second`` for addition)."""
         x = np.asarray(prompt_symbols)
+        if self.kind == "marker":
+            return after_second_last(x, self.plus)[:, None]
         if self.kind == "copy":
             return x.copy()
         if self.kind == "reverse":
@@ -237,8 +268,11 @@ class SequenceTask:
     def instances(self, batch: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``batch`` instances of length ``n``: (tokens (batch, seq_len(n)), answers (batch, answer_len(n)))."""
         b = check_int("batch", batch, minimum=1)
-        n = check_int("length", n, minimum=1)
-        x = rng.integers(0, self.symbols, size=(b, n), dtype=np.int64)
+        n = check_int("length", n, minimum=self.min_len)
+        if self.kind == "marker":
+            x = self.marker_prompts(b, n, rng)
+        else:
+            x = rng.integers(0, self.symbols, size=(b, n), dtype=np.int64)
         parts = [np.full((b, 1), self.bos, dtype=np.int64), x]
         if self.kind == "addition":
             y = rng.integers(0, 10, size=(b, n), dtype=np.int64)
@@ -261,7 +295,9 @@ class SequenceTask:
         width = self.seq_len(top)
         seq = np.full((b, width), self.pad, dtype=np.int64)
         mask = np.zeros((b, width - 1), dtype=bool)
-        ns = rng.integers(1, top + 1, size=b)
+        if top < self.min_len:
+            raise EncodingError(f"{self.kind} prompts have at least {self.min_len} tokens; got max_n = {top}")
+        ns = rng.integers(self.min_len, top + 1, size=b)
         for n in np.unique(ns):
             rows = np.flatnonzero(ns == n)
             toks, _ans = self.instances(rows.size, int(n), rng)
@@ -269,6 +305,20 @@ class SequenceTask:
             p = self.prompt_len(int(n))
             mask[rows, p - 1: p - 1 + self.answer_len(int(n))] = True
         return seq[:, :-1], seq[:, 1:], mask
+
+    def marker_prompts(self, batch: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``batch`` marker prompts of n tokens (batch, n): symbols, and 2 or 3 markers each before a symbol."""
+        m = np.full(batch, 2, dtype=np.int64)
+        if n >= 3 * MARKER_SPACING:
+            m += rng.random(batch) < 0.5
+        out = np.empty((batch, n), dtype=np.int64)
+        for r in range(batch):
+            k = int(m[r])
+            letters = rng.integers(0, self.symbols, size=n - k, dtype=np.int64)
+            # Marker j goes right before letter before[j] (distinct letters), so every marker has a symbol after it.
+            before = np.sort(rng.choice(n - k, size=k, replace=False))
+            out[r] = np.insert(letters, before, self.plus)
+        return out
 
     def prompt_positions(self, n: int) -> np.ndarray:
         """Indices of the model's outputs that predict the answer tokens of a length-n instance."""
@@ -295,6 +345,24 @@ def add_digits(a: np.ndarray, b: np.ndarray, *, reverse_answer: bool) -> np.ndar
     return out if reverse_answer else out[:, ::-1].copy()
 
 
+def after_second_last(prompts: np.ndarray, marker: int) -> np.ndarray:
+    """The token right after the second-last ``marker`` of each row of ``prompts`` (batch, n) → (batch,).
+
+    Every row needs two markers, the second-last one followed by a token.
+    """
+    x = np.asarray(prompts)
+    if x.ndim != 2:
+        raise EncodingError(f"need prompts of shape (batch, n); got {x.shape}")
+    is_marker = x == marker
+    # Markers at or after each place, counted from the end: the second-last marker is the one where this is 2.
+    from_end = np.cumsum(is_marker[:, ::-1], axis=1)[:, ::-1]
+    hit = is_marker & (from_end == 2)
+    rows = hit.any(axis=1)
+    if not rows.all() or hit[:, -1].any():
+        raise EncodingError("every prompt needs two markers, the second-last one followed by a symbol")
+    return x[np.arange(x.shape[0]), hit.argmax(axis=1) + 1]
+
+
 def exact_match(predicted: np.ndarray, answers: np.ndarray) -> float:
     """Share of rows whose whole predicted answer equals the true one (batch, answer_len) → [0, 1].
 
@@ -312,4 +380,6 @@ def make_task(kind: str, *, vocab: int = 8, noise: float = 0.2, seed: int = 0, r
     """The task ``kind`` (one of :data:`TASK_IDS`) with these settings."""
     if kind == "rule":
         return RuleTask(vocab, noise, seed)
+    if kind == "grid":
+        return GridTask(vocab, seed)
     return SequenceTask(kind, vocab, reverse_answer, seed)

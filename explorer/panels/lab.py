@@ -2,7 +2,8 @@
 minutes on a laptop.
 
 One tiny transformer per ticked scheme learns the chosen task (the two-back language, copy, reverse,
-addition or sorting; see :mod:`explorer.lab.task`) at training length L, then is tested up to 8 × L.
+addition, sorting, counting markers or the grid; see :mod:`explorer.lab.task`) at training length L, then is
+tested at longer lengths (up to 8 × L; larger grids for the grid).
 Every task run in this session stays in the results grid (tasks × schemes × lengths).  Training runs
 as a long job of the compute service (:class:`~explorer.panels.lab_run.LabRunner`), on a service-owned
 worker that is not the interactive one, so every other panel keeps updating; progress reaches the UI
@@ -351,10 +352,10 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
                                        answer=seq.answer_len(cfg.max_eval_len))
         else:
             tokens = cfg.vocab
-            self.position_view.prepare(cfg.max_eval_len, cfg.train_len)
+            self.position_view.prepare(cfg.max_eval_len, cfg.train_len, grid=cfg.task == "grid")
         self.loss_view.prepare(cfg.schemes, cfg.steps, facts.loss_floor, 1.25 * math.log(tokens))
         self.length_view.prepare(list(cfg.eval_lens), cfg.train_len, facts.chance, facts.last_symbol_baseline,
-                                 "exact" if cfg.scored_by_exact_match else "accuracy")
+                                 "exact" if cfg.scored_by_exact_match else "accuracy", grid=cfg.task == "grid")
         self._show_grid(cfg, [])
         self.task_label.setText(task_text(cfg, facts))
         self.model_label.setText(model_text(cfg))

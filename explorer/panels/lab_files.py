@@ -54,7 +54,7 @@ class LabFiles:
                 n, key = SequenceTask(cfg.task, cfg.vocab, cfg.reverse_answer).answer_len(cfg.max_eval_len), \
                     "answer token"
             else:
-                n, key = cfg.max_eval_len - 1, "position"
+                n, key = cfg.max_eval_len - 1, "row" if cfg.task == "grid" else "position"
             out = {key: np.arange(1, n + 1, dtype=np.float64)}
             for s in done:
                 acc = 100 * np.asarray(s.position_accuracy)

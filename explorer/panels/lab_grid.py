@@ -32,9 +32,10 @@ MUTED = "#777777"
 
 def multiple_text(m: float) -> str:
     """A column's heading: the test length as a multiple of L (the title rows say "× L"); "1½", not "1.5",
-    which did not fit the narrow columns of a 1280 × 720 presenter screen."""
-    if m != int(m) and (2 * m) == int(2 * m):
-        return f"{int(m)}½" if m > 1 else "½"
+    which did not fit the narrow columns of a 1280 × 720 presenter screen (quarters likewise: "1¼")."""
+    part = {0.25: "¼", 0.5: "½", 0.75: "¾"}.get(m - int(m))
+    if part is not None:
+        return f"{int(m)}{part}" if m > 1 else part
     return f"{m:g}"
 
 

@@ -10,6 +10,7 @@ FORMS = {
     "reverse": "x<sub>1</sub> … x<sub>n</sub> = x<sub>n</sub> … x<sub>1</sub>",
     "sort": "x<sub>1</sub> … x<sub>n</sub> = the x in ascending order",
     "addition": "a<sub>1</sub> … a<sub>n</sub> + b<sub>1</sub> … b<sub>n</sub> = the n + 1 digits of a + b",
+    "marker": "x<sub>1</sub> … x<sub>n</sub> (2 or 3 of them the marker |) = the symbol after the second-last |",
 }
 
 
@@ -22,6 +23,15 @@ def _form(cfg) -> str:
 
 def task_text(cfg, facts) -> str:
     """The task, why it tests position, and what is trained and tested (rich text)."""
+    if cfg.task == "grid":
+        return (
+            "<b>Task: fill in a grid.</b> The model reads a grid of symbols row by row (raster order, as a ViT "
+            "reads patches); row 0 and column 0 are random and every other cell is g[y, x] = (g[y−1, x] + "
+            f"g[y, x−1]) mod {cfg.vocab}. {TASK_WHY['grid']} 1-D schemes number the cells 0 … s² − 1; the 2-D "
+            "RoPE schemes give each cell its (x, y). "
+            f"<b>Trained on grids of side 3 … L = {cfg.train_len}, tested on sides up to {cfg.max_eval_len}</b>; "
+            "accuracy over the cells the rule sets."
+        )
     if cfg.task == "rule":
         return (
             "<b>Task: predict the next symbol.</b> Each symbol is set by the two before it, "
@@ -36,8 +46,8 @@ def task_text(cfg, facts) -> str:
     symbols = "digits 0–9" if cfg.task == "addition" else f"{task.symbols} symbols"
     return (
         f"<b>Task: {cfg.task_title}.</b> The model reads {_form(cfg)} ({symbols}) and writes the "
-        f"answer after “=”. {TASK_WHY[cfg.task]} <b>Trained on prompts of 1 … L = {cfg.train_len}, tested on "
-        f"prompts of exactly each length up to {cfg.max_eval_len}.</b> Exact match: the whole answer right "
+        f"answer after “=”. {TASK_WHY[cfg.task]} <b>Trained on prompts of {task.min_len} … L = {cfg.train_len}, "
+        f"tested on prompts of exactly each length up to {cfg.max_eval_len}.</b> Exact match: the whole answer right "
         "(scored with the true answer fed in, which for a whole answer is the same as the model writing it "
         "itself); per-token accuracy is in the grid's tooltips."
     )
@@ -46,14 +56,18 @@ def task_text(cfg, facts) -> str:
 def formula_text(cfg) -> str:
     """The formula strip: what is scored, and the run's settings."""
     top = cfg.max_eval_len
-    if cfg.task == "rule":
+    if cfg.task == "grid":
+        scored = (f"g[y, x] = (g[y−1, x] + g[y, x−1]) mod {cfg.vocab} · accuracy(s): top guess right on the "
+                  "cells with x, y ≥ 1 of s × s grids · ")
+        trained = f"trained on sides 3 … {cfg.train_len}"
+    elif cfg.task == "rule":
         scored = ("x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (1 time in "
                   f"{round(1 / cfg.noise)}: random) · accuracy(L): top guess = T[x<sub>t−1</sub>, x<sub>t</sub>] "
                   "at t = 1 … L−1 · ")
         trained = f"trained at L = {cfg.train_len}"
     else:
         scored = f"{_form(cfg)} · exact match(n): every answer token right · "
-        trained = f"trained on n = 1 … {cfg.train_len}"
+        trained = f"trained on n = {SequenceTask(cfg.task, cfg.vocab).min_len} … {cfg.train_len}"
     return (f"{scored}{trained} for {cfg.steps} steps, tested up to {top} = {top / cfg.train_len:g} × L · "
             f"{cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, seed {cfg.seed}"
             + "".join(f" · {SCHEME_LABELS[s]}: {cfg.setting(s)}" for s in cfg.schemes if cfg.setting(s)))
@@ -61,7 +75,7 @@ def formula_text(cfg) -> str:
 
 def model_text(cfg) -> str:
     """The run's model, and what each trained scheme's own Lab settings did in it (the hybrid's RoPE layers)."""
-    what = "streams" if cfg.task == "rule" else "prompts"
+    what = {"rule": "streams", "grid": "grids"}.get(cfg.task, "prompts")
     settings = "".join(f" {SCHEME_LABELS[s]}: {cfg.setting(s)}." for s in cfg.schemes if cfg.setting(s))
     return (f"Model: {cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, causal; AdamW, peak learning "
             f"rate {cfg.lr:g}, batches of {cfg.batch}; tested on {cfg.eval_batch} {what} per length.{settings}")

@@ -342,9 +342,11 @@ class LengthPlot:
             self._shown_ticks = shown
             axis.setTicks([shown])
 
-    def prepare(self, lengths, train_len: int, chance: float, baseline: float, metric: str = "accuracy") -> None:
+    def prepare(self, lengths, train_len: int, chance: float, baseline: float, metric: str = "accuracy",
+                grid: bool = False) -> None:
         """Empty axes for a run; ``metric`` "exact" draws exact match (no chance or baseline line: a
-        whole answer is right by chance almost never)."""
+        whole answer is right by chance almost never); ``grid``: the lengths are grid sides."""
+        self.pi.setLabel("bottom", "test grid side (log scale)" if grid else "test length L (log scale)")
         if metric != self.metric:
             self.metric = metric
             exact = metric == "exact"
@@ -433,9 +435,10 @@ class PositionPlot:
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.window = 1
 
-    def prepare(self, max_len: int, train_len: int, answer: int | None = None) -> None:
+    def prepare(self, max_len: int, train_len: int, answer: int | None = None, grid: bool = False) -> None:
         """Empty axes for the positions of a length-``max_len`` stream, or, given ``answer`` (the answer's
-        tokens at the longest length), for the tokens of the answer (the sequence tasks)."""
+        tokens at the longest length), for the tokens of the answer (the sequence tasks); ``grid``: for the rows
+        of a grid of side ``max_len`` (the grid task)."""
         for item in self.curves.values():
             self.pi.removeItem(item)
             self.legend.removeItem(item)
@@ -444,22 +447,30 @@ class PositionPlot:
         top = max_len if answer is None else answer
         self.window = max(1, top // 64)
         extra = f", mean of {self.window}" if self.window > 1 else ""
-        if answer is None:
+        if grid:
+            self.pi.setTitle(f"Accuracy by row (side {max_len}{extra})")
+            self.pi.setLabel("bottom", "row y of the largest test grid")
+        elif answer is None:
             self.pi.setTitle(f"Accuracy by position (length {max_len}{extra})")
             self.pi.setLabel("bottom", "position t in the test stream")
         else:
             # The length on the axis: in the title it was cut at 1280 × 720 in presenter mode.
             self.pi.setTitle("Accuracy by answer token" + (f" (mean of {self.window})" if self.window > 1 else ""))
             self.pi.setLabel("bottom", f"answer token, n = {max_len} (1 = written first)")
-        self.pi.setXRange(0, top, padding=0.02)
+        # One answer token (counting markers): one point per scheme, centred, with no "longest trained" line on it.
+        self.pi.setXRange(*((0.5, 1.5) if top == 1 else (0, top)), padding=0.02)
+        self.train_line.setVisible(top != 1)
+        self.pi.getAxis("bottom").setTicks([[(1, "1")]] if top == 1 else None)
         # The longest answer seen in training (an L-symbol prompt's), or L itself for the rule.
         self.train_line.setValue(train_len)
         self.train_line.label.setFormat(f" L = {train_len}" if answer is None else " longest trained")
         # Where the curves are not: past L the rule's stay high (label at the bottom, resting on the axis),
         # the sequence tasks' fall low (label at the top, hanging from it).
+        # On the grid the 1-D schemes' rows sit near chance at the bottom: the label hangs from the top.
+        low = answer is None and not grid
         label = self.train_line.label
-        label.anchors = [(0, 1), (0, 1)] if answer is None else [(0, 0), (0, 0)]
-        label.setPosition(0.03 if answer is None else 0.97)
+        label.anchors = [(0, 1), (0, 1)] if low else [(0, 0), (0, 0)]
+        label.setPosition(0.03 if low else 0.97)
         self.hint.setPos(max_len / 2, 60)
         self.hint.setVisible(True)
 
@@ -475,6 +486,11 @@ class PositionPlot:
                 self.curves[s.scheme] = curve
             acc = np.asarray(s.position_accuracy)
             t = np.arange(1, acc.size + 1)  # position_accuracy[0] is position t = 1
+            one = acc.size == 1  # a one-token answer (counting markers): a point, which a line would not show
+            self.curves[s.scheme].setSymbol(SCHEME_SYMBOLS[s.scheme] if one else None)
+            if one:
+                self.curves[s.scheme].setSymbolBrush(pg.mkBrush(SCHEME_COLOURS[s.scheme]))
+                self.curves[s.scheme].setSymbolSize(11)
             self.curves[s.scheme].setData(t, 100 * centred_average(acc, self.window))
         self.hint.setVisible(not self.curves)
         self.legend.setVisible(bool(self.curves))

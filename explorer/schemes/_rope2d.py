@@ -11,7 +11,7 @@ import numpy as np
 
 from ..encodings.blocks import Blocks
 from ..encodings.rope2d import check_head_dim
-from .base import Curve, NoSnippet, NotShown, Parameter, Scheme, Source
+from .base import Curve, NoSnippet, NotShown, Parameter, Scheme, Source, lab_position_class
 
 HEO_2024 = Source("Heo et al. 2024, “Rotary Position Embedding for Vision Transformer”, ECCV 2024", 2024,
                   "https://arxiv.org/abs/2403.13298")
@@ -43,7 +43,10 @@ class Rope2D(Scheme):
     on_a_line = False
     shown_by_default = False
     swap_label = None
-    in_lab = False
+    in_lab = True
+    lab_by_default = False
+    #: The frequencies' base θ in the Lab (rope-vit's: 100 axial, 10 mixed).
+    lab_theta = 100.0
     sources = (HEO_2024,)
     relation = "relative in 2-D: q·k depends on (Δx, Δy) only"
     depends_on = ("head_dim", "params")  # its 1-D views only say why they are empty; the grid view asks itself
@@ -70,3 +73,31 @@ class Rope2D(Scheme):
 
     def score_snippet(self, req):
         return NoSnippet(NOT_ON_A_LINE)
+
+
+def grid_xy(n: int, width: int, device):
+    """(x, y) of the first n cells of a grid ``width`` wide, in raster order (float tensors): x = i mod W, y = ⌊i/W⌋."""
+    import torch
+
+    i = torch.arange(n, device=device)
+    return (i % width).float(), torch.div(i, width, rounding_mode="floor").float()
+
+
+def grid_position_class():
+    """The Lab module of a 2-D rotary scheme: positions are the cells (x, y) of the task's grid (raster order); on a
+    1-D task the sequence is one row, (i, 0).  Subclasses give :meth:`tables` for a layer."""
+
+    class GridPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
+        def rotary(self, n, head_dim, device, dtype):
+            return self.grid_rotary(n, n, head_dim, device, dtype)  # a line is one row of a grid
+
+        def grid_rotary(self, n, width, head_dim, device, dtype):
+            """What :meth:`layer` turns into each block's (cos, sin): the cells' (x, y)."""
+            return self.cached(f"xy{width}", n, device, lambda: grid_xy(n, width, device))
+
+        def layer(self, index, rotary, bias):
+            x, y = rotary
+            angles = self.tables(index, x, y)
+            return (angles.cos(), angles.sin()), bias
+
+    return GridPosition

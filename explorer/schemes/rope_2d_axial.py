@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..encodings.rope2d import axial_frequencies, grid_scores
-from ._rope2d import Rope2D, grid_query, parameters
+from ._rope2d import Rope2D, grid_position_class, grid_query, parameters
 
 
 class Rope2DAxial(Rope2D):
@@ -29,6 +29,7 @@ class Rope2DAxial(Rope2D):
     used_by = ("RoPE-Axial ViTs (Heo et al. 2024, naver-ai/rope-vit); Qwen2-VL's vision encoder; FLUX image tokens "
                "(axial over t, h, w)")
     where = "rotates q and k: d/4 pairs by the column x, d/4 by the row y"
+    lab_note = "half the pairs turn with the cell's column, half with its row (θ = 100)"
 
     def frequencies(self, req) -> tuple[np.ndarray, np.ndarray]:
         return axial_frequencies(int(req.head_dim), float(self.param(req, "theta")))
@@ -42,6 +43,21 @@ class Rope2DAxial(Rope2D):
         side, q = grid_query(req)
         fx, fy = self.frequencies(req)
         return grid_scores(fx, fy, side, side, q)
+
+    def lab_module(self, d_model, heads, train_len):
+        import torch
+
+        fx, fy = axial_frequencies(d_model // heads, self.lab_theta)  # refuses a head width not a multiple of 4
+
+        class AxialPosition(grid_position_class()):  # type: ignore[misc]
+            """The same rotation in every block: angles x·f^x + y·f^y with rope-vit's axial frequencies."""
+
+            def tables(self, index, x, y):
+                f = (torch.as_tensor(fx, dtype=x.dtype, device=x.device),
+                     torch.as_tensor(fy, dtype=x.dtype, device=x.device))
+                return x[:, None] * f[0] + y[:, None] * f[1]  # (n, d/2)
+
+        return AxialPosition(self, d_model, heads, train_len)
 
 
 SCHEME = Rope2DAxial()

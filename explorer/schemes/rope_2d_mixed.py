@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..encodings.rope2d import grid_scores, mixed_angles, mixed_frequencies
-from ._rope2d import Rope2D, grid_query, parameters
+from ._rope2d import Rope2D, grid_position_class, grid_query, parameters
 from .base import Parameter
 
 
@@ -29,6 +29,8 @@ class Rope2DMixed(Rope2D):
     parameters = parameters(10.0, "mixed", Parameter("heads", 8, 1, 64, "heads", field="heads"))
     used_by = "RoPE-Mixed ViTs and Swin (Heo et al. 2024, naver-ai/rope-vit); the idea behind LieRE and ComRoPE (2025)"
     where = "rotates q and k: each pair along a direction (f^x, f^y) of its own, learned"
+    lab_note = "each pair turns along a learned mix of column and row, per layer and head (RoPE-Mixed, θ = 10)"
+    lab_theta = 10.0
 
     def frequencies(self, req) -> tuple[np.ndarray, np.ndarray]:
         """(f^x, f^y), each (heads, d/2), at rope-vit's initialisation with seeded angles."""
@@ -49,6 +51,24 @@ class Rope2DMixed(Rope2D):
 
     def parameters_added(self, req) -> int:
         return int(req.heads) * int(req.head_dim)  # f^x and f^y per pair and head, per layer
+
+    def lab_module(self, d_model, heads, train_len):
+        import torch
+        from torch import nn
+
+        fx, fy = mixed_frequencies(d_model // heads, self.lab_theta, mixed_angles(heads, 0))  # (heads, d/2)
+
+        class MixedPosition(grid_position_class()):  # type: ignore[misc]
+            """f^x and f^y trained per layer and head, started at rope-vit's random directions (seed 0)."""
+
+            def setup_layers(self, layers: int) -> None:
+                self.fx = nn.Parameter(torch.tensor(np.stack([fx] * layers), dtype=torch.float32))
+                self.fy = nn.Parameter(torch.tensor(np.stack([fy] * layers), dtype=torch.float32))
+
+            def tables(self, index, x, y):
+                return x[None, :, None] * self.fx[index][:, None] + y[None, :, None] * self.fy[index][:, None]
+
+        return MixedPosition(self, d_model, heads, train_len)
 
 
 SCHEME = Rope2DMixed()
