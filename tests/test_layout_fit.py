@@ -20,46 +20,23 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QAbstractSpinBox,
-    QApplication,
     QLabel,
     QLineEdit,
     QTabWidget,
     QWidget,
 )
+from window_fixture import module_window
+from window_fixture import settle as _settle
 
 SIZES = [(1024, 768), (1280, 720), (1920, 1080), (3840, 2160)]
 MIN_PLOT = (160, 110)
 
 
-def _settle(ms: float = 40) -> None:
-    end = time.monotonic() + ms / 1000
-    while True:
-        QApplication.processEvents()
-        if time.monotonic() >= end:
-            return
-        time.sleep(0.005)
 
 
 @pytest.fixture(scope="module")
 def window(tmp_path_factory):
-    os.environ["PE_EXPLORER_HOME"] = str(tmp_path_factory.mktemp("pe-layout-home"))
-    from explorer.main_window import MainWindow
-    from explorer.widgets.plots import configure_pyqtgraph
-
-    app = QApplication.instance() or QApplication([])
-    configure_pyqtgraph()
-    win = MainWindow(restore_layout=False)
-    win.show()
-    deadline = time.monotonic() + 60
-    while not win.all_drawn and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.01)
-    yield win
-    win.look.set_presenter(False)
-    win.close()
-    app.processEvents()
-    win.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not win.service.thread.is_alive()
+    yield from module_window(tmp_path_factory.mktemp("pe-layout-home"))
 
 
 def _tab_walk(panel: QWidget):

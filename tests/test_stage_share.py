@@ -8,7 +8,6 @@ the status bar), and what it hides is never saved as the user's layout.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 
@@ -16,6 +15,7 @@ import pytest
 from PySide6.QtCore import QRect, QSize
 from PySide6.QtWidgets import QApplication
 from test_layout_fit import _settle
+from window_fixture import module_window
 
 SCREEN = (1280, 720)
 SHARE = 0.40
@@ -23,24 +23,7 @@ SHARE = 0.40
 
 @pytest.fixture(scope="module")
 def window(tmp_path_factory):
-    os.environ["PE_EXPLORER_HOME"] = str(tmp_path_factory.mktemp("pe-stage-home"))
-    from explorer.main_window import MainWindow
-    from explorer.widgets.plots import configure_pyqtgraph
-
-    app = QApplication.instance() or QApplication([])
-    configure_pyqtgraph()
-    win = MainWindow(restore_layout=False)
-    win.screen_limit = QSize(*SCREEN)
-    win.show()
-    win.look.set_presenter(True)
-    win.fit_to_screen()
-    _settle(100)
-    yield win
-    win.look.set_presenter(False)
-    win.close()
-    app.processEvents()
-    win.service.thread.join(60)
-    assert not win.service.thread.is_alive()
+    yield from module_window(tmp_path_factory.mktemp("pe-stage-home"), screen=SCREEN, presenter=True)
 
 
 def key_plot(win, scene):

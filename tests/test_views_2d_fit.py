@@ -5,7 +5,6 @@ drawing what their jobs computed.  The audit is shown to catch a legend laid ove
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
@@ -13,34 +12,13 @@ import pyqtgraph as pg
 import pytest
 from plot_audit import audit
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QApplication
-
-
-def _settle(ms: float = 60) -> None:
-    end = time.monotonic() + ms / 1000
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.005)
+from window_fixture import module_window
+from window_fixture import settle as _settle
 
 
 @pytest.fixture(scope="module")
 def window(tmp_path_factory):
-    os.environ["PE_EXPLORER_HOME"] = str(tmp_path_factory.mktemp("pe-views-2d-home"))
-    from explorer.main_window import MainWindow
-    from explorer.widgets.plots import configure_pyqtgraph
-
-    app = QApplication.instance() or QApplication([])
-    configure_pyqtgraph()
-    win = MainWindow(restore_layout=False)
-    win.show()
-    deadline = time.monotonic() + 60
-    while not win.all_drawn and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.01)
-    yield win
-    win.look.set_presenter(False)
-    win.close()
-    app.processEvents()
+    yield from module_window(tmp_path_factory.mktemp("pe-views-2d-home"))
 
 
 def _show(win, size, panel_id: str, **changes):
