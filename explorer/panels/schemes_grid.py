@@ -102,9 +102,7 @@ class GridView(QWidget):
     def _fit_cells(self) -> None:
         """Cells wide enough for their titles at the current text size: presenter's larger titles take fewer,
         larger plots per row (four in a row at 1280 × 720 cut every title)."""
-        bus = theme_bus()
-        scale = max(1.0, bus.theme.font_scale * bus.zoom)
-        self.grid.set_min_cell(round(MIN_CELL[0] * scale), MIN_CELL[1])
+        self.grid.set_min_cell(round(MIN_CELL[0] * theme_bus().text_scale), MIN_CELL[1])
 
     def _fit_bar(self) -> None:
         fit_colour_bar(self.cbar_widget, self.cbar, 104)

@@ -149,8 +149,7 @@ class ModelView(QWidget):
         need more: at 1280 × 720 with the controls in their drawer, four plots in a row cut their titles)."""
         from ..widgets.theming import theme_bus
 
-        bus = theme_bus()
-        return width >= WIDE * max(1.0, bus.theme.font_scale * bus.zoom)
+        return width >= WIDE * theme_bus().text_scale
 
     # -- the model choice ---------------------------------------------------------------------------
     def _on_combo_activated(self, index: int) -> None:

@@ -42,6 +42,12 @@ class ThemeBus(QObject):
     def zoom(self) -> float:
         return self._zoom
 
+    @property
+    def text_scale(self) -> float:
+        """How much larger than normal the text is drawn now (presenter's font scale × zoom, never below 1): what a
+        view that sizes its plots by their text multiplies its widths by."""
+        return max(1.0, self._theme.font_scale * self._zoom)
+
     def set_look(self, theme: Theme, zoom: float = 1.0) -> None:
         """Make ``theme`` (at text ``zoom``) current and say so: every plot and panel restyles itself."""
         self._theme = theme
