@@ -24,6 +24,42 @@ def _collect_garbage_on_the_ui_thread(qapp):
     yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _temp_files_inside_the_session(tmp_path_factory):
+    """Every temporary file of the session, the app's subprocesses' included, goes under pytest's own folder for
+    this run, which pytest removes when the run passes (``tmp_path_retention_policy = "failed"``) and keeps for
+    reading when it fails."""
+    import tempfile
+
+    folder = tmp_path_factory.mktemp("tmp", numbered=False)
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = None  # tempfile's documented cache of the folder: read TMPDIR again
+    yield folder
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+    tempfile.tempdir = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _libraries_out_of_every_collection():
+    """Import what nearly every test process imports anyway, then keep those objects out of all later collections,
+    as the app does after its first frame (``explorer.app.freeze_after_start``).  torch and pyqtgraph bring ~200,000
+    long-lived objects, and a full collection walks them all: 0.3–1 s on this machine, after every test (below)."""
+    import gc
+
+    import pyqtgraph  # noqa: F401
+    import torch  # noqa: F401
+
+    import explorer.main_window  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _collect_garbage_after():
     """Collect each test's garbage when the test is over, with no worker running.  Otherwise a later test

@@ -335,6 +335,9 @@ def test_scripts_reject_unknown_arguments_in_one_line(script):
 
 
 # -- the bundle ----------------------------------------------------------------------------------
+#: Distributions of the test, benchmark and packaging extras that hooks pulled in before the spec excluded them.
+TEST_TOOLS = {"transformers", "tokenizers", "huggingface_hub", "hf_xet", "safetensors", "mypy", "pydantic_core",
+              "pytest", "matplotlib", "pyinstaller", "kernels", "regex"}
 #: The files a bundle is built from (besides the installed packages, named with their versions).
 BUNDLE_INPUTS = ("explorer", "resources", "docs", "packaging", "pyproject.toml", "setup.py")
 
@@ -429,6 +432,10 @@ def test_bundle_carries_resources_and_its_menu_entry(bundle, tmp_path):
     assert (icons / "pe-explorer.svg").is_file()
     assert all((icons / f"pe-explorer-{s}.png").is_file() for s in SIZES)
     assert not (bundle / "_internal" / "torch" / "test").exists(), "torch's C++ test programs are dropped"
+    # Only the app's runtime dependencies, though this environment also holds the test and packaging tools:
+    tools = sorted(p.name for p in (bundle / "_internal").iterdir()
+                   if p.name.split("-")[0].lower() in TEST_TOOLS)
+    assert not tools, f"the bundle carries test tools: {tools}"
     data = tmp_path / "share"
     proc = subprocess.run([BASH, str(bundle / "install-desktop-entry.sh"), "--data-dir", str(data)],
                           capture_output=True, text=True, timeout=60)

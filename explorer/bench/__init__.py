@@ -167,8 +167,12 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
 def run_suite(quick: bool = False, steps: int | None = None, scale: bool = False) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # The suite's windows read and write no settings of the user's (a folder of its own).
-    home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
-    os.environ["PE_EXPLORER_HOME"] = home.name
+    with tempfile.TemporaryDirectory(prefix="pe-bench-home-") as home:
+        os.environ["PE_EXPLORER_HOME"] = home
+        return _run_suite(quick, steps, scale)
+
+
+def _run_suite(quick: bool, steps: int | None, scale: bool) -> dict:
     from ..app import make_app, prepare_ui_process
     from ..widgets.plots import configure_pyqtgraph
 

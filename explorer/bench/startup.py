@@ -20,26 +20,25 @@ def window_shown_ms(repeats: int = 3) -> float:
     """Median time from process start to the main window shown, in fresh processes."""
     # A settings folder of its own: the window closes after it is shown, and a closing window that
     # started with --reset-layout saves its layout and session — never over the user's.
-    home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
-    env = {**os.environ, "PE_EXPLORER_EXIT_AFTER_SHOWN": "1", "PE_EXPLORER_HOME": home.name}
-    env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    samples = []
-    for _ in range(repeats):
-        t0 = time.time()
-        proc = subprocess.Popen([sys.executable, "-m", "explorer", "--reset-layout"], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        try:
-            while proc.poll() is None and time.time() - t0 < 120:  # Ctrl+C is looked at while it runs
-                check_interrupt()
-                time.sleep(0.02)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            out, _ = proc.communicate()
-        for line in out.splitlines():
-            if line.startswith("shown_at="):
-                samples.append((float(line.split("=", 1)[1]) - t0) * 1e3)
-    home.cleanup()
+    with tempfile.TemporaryDirectory(prefix="pe-bench-home-") as home:
+        env = {**os.environ, "PE_EXPLORER_EXIT_AFTER_SHOWN": "1", "PE_EXPLORER_HOME": home}
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+        samples = []
+        for _ in range(repeats):
+            t0 = time.time()
+            proc = subprocess.Popen([sys.executable, "-m", "explorer", "--reset-layout"], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            try:
+                while proc.poll() is None and time.time() - t0 < 120:  # Ctrl+C is looked at while it runs
+                    check_interrupt()
+                    time.sleep(0.02)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                out, _ = proc.communicate()
+            for line in out.splitlines():
+                if line.startswith("shown_at="):
+                    samples.append((float(line.split("=", 1)[1]) - t0) * 1e3)
     return float(np.median(samples)) if samples else float("nan")
 
 
