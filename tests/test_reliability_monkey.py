@@ -35,8 +35,8 @@ def window(qtbot):
     qtbot.addWidget(win)
     yield win
     win.close()
-    win.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not win.service.thread.is_alive()
+    win.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not win.service.worker_thread.is_alive()
 
 
 def test_thousands_of_random_events_leave_every_plot_current(window, tmp_path):
