@@ -6,8 +6,14 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from .interrupts import exit_at_once
+
+if TYPE_CHECKING:
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier
 
 _T0 = time.perf_counter()
 
@@ -30,8 +36,8 @@ class QuitSignals:
     """
 
     def __init__(self) -> None:
-        self._sockets = None
-        self._notifier = None
+        self._sockets: tuple[socket.socket, socket.socket] | None = None
+        self._notifier: QSocketNotifier | None = None
 
     def exit_at_once(self) -> None:
         self._release()
@@ -118,6 +124,8 @@ def make_app(argv: list[str] | None = None):
     if app is None:
         _quiet_offscreen_notes()
         app = QApplication(argv or [sys.argv[0]])
+    if not isinstance(app, QApplication):
+        raise RuntimeError("a QCoreApplication is running: PE Explorer's windows need a QApplication")
     app.setApplicationName("PE Explorer")
     app.setOrganizationName("pe-explorer")
     app.setDesktopFileName("pe-explorer")
@@ -163,7 +171,7 @@ def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     image.save(buf, "PNG")
     try:
-        atomic_write_bytes(path, bytes(buf.data()))
+        atomic_write_bytes(path, bytes(buf.data().data()))
     except OutputError as exc:
         print(f"pe-explorer: error: {exc}", file=sys.stderr)
         return 2

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from .panels import PANELS, load_panel_class
 from .panels.base import Panel
+
+if TYPE_CHECKING:
+    from .panels.table import TablePanel
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +100,10 @@ class PanelDocks(QObject):
     #: The panel that shows learned position tables (checkpoints, the Lab's).
     TABLE_PANEL = "table"
 
-    def __init__(self, window: QMainWindow, service, setup: Callable[[str, Panel], None]) -> None:
+    def __init__(self, window: QMainWindow, service, setup: Callable[[str, Panel], None],
+                 show_panel: Callable[[str], None]) -> None:
         super().__init__(window)
-        self._window = window
+        self._show_panel = show_panel  # the window's: a panel on stage
         self._service = service
         self._setup = setup
         self.panels = LazyPanels([pid for pid, _, _ in PANELS], self._build_panel)
@@ -151,17 +155,26 @@ class PanelDocks(QObject):
     def open_checkpoint(self, path: str, tensor: str = "") -> None:
         """Bring the Learned-table panel to the front showing the table in ``path`` (read by the compute
         process with the same checks as always; a bad file is one line in the panel's banner)."""
-        self._window.show_panel(self.TABLE_PANEL)
-        self.panels[self.TABLE_PANEL].open_checkpoint(path, tensor)
+        self._show_panel(self.TABLE_PANEL)
+        self._table().open_checkpoint(path, tensor)
 
     def show_learned_table(self, table, label: str) -> None:
         """Bring the Learned-table panel to the front showing ``table`` (positions × dims)."""
-        self._window.show_panel(self.TABLE_PANEL)
-        self.panels[self.TABLE_PANEL].show_table(table, label)
+        self._show_panel(self.TABLE_PANEL)
+        self._table().show_table(table, label)
 
     def open_checkpoint_dialog(self) -> None:
-        self._window.show_panel(self.TABLE_PANEL)
-        self.panels[self.TABLE_PANEL].open_dialog()
+        self._show_panel(self.TABLE_PANEL)
+        self._table().open_dialog()
+
+    def _table(self) -> TablePanel:
+        """The Learned-table panel (built now if it was not)."""
+        from .panels.table import TablePanel
+
+        panel = self.panels[self.TABLE_PANEL]
+        if not isinstance(panel, TablePanel):
+            raise TypeError(f"the {self.TABLE_PANEL} panel is a {type(panel).__name__}, not a TablePanel")
+        return panel
 
     def _link_table(self, panel_id: str, panel) -> None:
         """Panels with a "Real learned rows" option follow the table the Learned-table panel shows."""
@@ -169,7 +182,7 @@ class PanelDocks(QObject):
             panel.sourceChanged.connect(self._on_table_source_changed)
             self._on_table_source_changed(panel.source())
         elif hasattr(panel, "set_table_source") and self.panels.is_built(self.TABLE_PANEL):
-            panel.set_table_source(self.panels[self.TABLE_PANEL].source())
+            panel.set_table_source(self._table().source())
 
     def _on_table_source_changed(self, source) -> None:
         for p in self.panels.built().values():

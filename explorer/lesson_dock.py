@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -41,6 +42,9 @@ from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir
 from .presets import Preset
 from .settings import OutputError, SettingsError, save_settings, setting
 
+if TYPE_CHECKING:
+    from .lesson_pane import LessonPane
+
 log = logging.getLogger(__name__)
 
 #: The width every panel is known to fit (tests/test_layout_fit.py: the smallest screen width, normal and
@@ -61,8 +65,8 @@ class LessonDock:
 
     def __init__(self, window) -> None:
         self.window = window
-        self.pane = None
-        self._ring = None
+        self.pane: LessonPane | None = None
+        self._ring: QFrame | None = None
         self._ring_target: tuple[str | None, str] = (None, "")
         self._auto_floated = False
         self._float_geometry: QRect | None = None
@@ -411,7 +415,7 @@ def scroll_into_view(widget: QWidget) -> None:
     w = widget.parentWidget()
     while w is not None:
         inner = w.widget() if isinstance(w, QScrollArea) else None
-        if inner is not None and inner.isAncestorOf(widget):
+        if isinstance(w, QScrollArea) and inner is not None and inner.isAncestorOf(widget):
             r = QRect(widget.mapTo(inner, QPoint(0, 0)), widget.size())
             for bar, lo, hi, size in ((w.verticalScrollBar(), r.top(), r.bottom(), w.viewport().height()),
                                       (w.horizontalScrollBar(), r.left(), r.right(), w.viewport().width())):

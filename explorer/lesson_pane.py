@@ -54,8 +54,8 @@ class LessonPane(LessonPaneView):
     #: A step's check came back and was shown (its result).
     revealed = Signal(object)
 
-    def __init__(self, service, lessons: list[Lesson], *, set_scene: Callable[[Step, Lesson], None] | None = None,
-                 open_lesson: Callable[[], None] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, service, lessons: list[Lesson], *, set_scene: Callable[[Step, Lesson], object] | None = None,
+                 open_lesson: Callable[[], object] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("lessonPane")
         self.service = service
@@ -172,7 +172,7 @@ class LessonPane(LessonPaneView):
             cached = self._results.get(self._request(step)) if self._where() in self._shown else None
             if cached is not None:  # shown before on this very step: the answer again, at once
                 self._reveal(step, cached)
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
         self.stepChanged.emit(self.index)
 
     def _show_summary(self) -> None:
@@ -193,7 +193,7 @@ class LessonPane(LessonPaneView):
     def _show_question(self, step: Step) -> None:
         while self.options_layout.count():
             item = self.options_layout.takeAt(0)
-            w = item.widget()
+            w = item.widget() if item is not None else None
             if w is not None:  # hidden now: deleteLater waits for the event loop
                 w.hide()
                 w.deleteLater()
@@ -336,8 +336,8 @@ class LessonPane(LessonPaneView):
     def _scroll_to_answer(self) -> None:
         """The answer in view (in a short pane it starts below the question): its end, then its start."""
         if self.verdict.isVisible() or self.reveal.isVisible():
-            self.scroll.ensureWidgetVisible(self.computed, 0, 0)
-            self.scroll.ensureWidgetVisible(self.verdict if self.verdict.isVisible() else self.reveal, 0, 8)
+            self.scroll_area.ensureWidgetVisible(self.computed, 0, 0)
+            self.scroll_area.ensureWidgetVisible(self.verdict if self.verdict.isVisible() else self.reveal, 0, 8)
 
     # -- keys ------------------------------------------------------------------------------------
     def _step_key(self, event) -> bool:

@@ -4,6 +4,8 @@ end-of-lesson summary (plain text only: nothing a lesson file says is read as ri
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont
@@ -24,6 +26,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from .lessons.format import Lesson
 
 #: "Show me" when a prediction was made (or the step asks none), and when it was not: skipping is explicit.
 SHOW, SKIP = "Show me", "Show me without predicting"
@@ -123,6 +128,15 @@ class LessonPaneView(QWidget):
     the summary page and the navigation row.  :class:`explorer.lesson_pane.LessonPane` fills them; the slots
     the widgets call (``show_me``, ``go_back`` …) are its."""
 
+    # The lesson pane's: the lessons offered and the slots the widgets call.
+    lessons: list[Lesson]
+    show_me: Callable[[], None]
+    go_back: Callable[[], None]
+    go_next: Callable[[], None]
+    start_next_lesson: Callable[[], None]
+    _on_picker_changed: Callable[[int], None]
+    _on_prediction_changed: Callable[..., None]
+
     # -- building --------------------------------------------------------------------------------
     def _build(self, open_lesson) -> None:
         outer = QVBoxLayout(self)
@@ -190,13 +204,13 @@ class LessonPaneView(QWidget):
         self.pages = QStackedWidget(self)
         self.pages.addWidget(body)
         self.pages.addWidget(self._build_summary())
-        self.scroll = QScrollArea(self)
-        self.scroll.setObjectName("lessonScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self.pages)
-        outer.addWidget(self.scroll, 1)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("lessonScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self.pages)
+        outer.addWidget(self.scroll_area, 1)
 
         nav = QHBoxLayout()
         self.back_button = QPushButton("← Back", self)

@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
         self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
         self._sidebar_on = {False: True, True: False}  # controls: shown; in presenter, a closed drawer
         self._guard = ControlGuard(self)  # the wheel scrolls the sidebars; a focused control keeps its keys
-        self.panel_docks = PanelDocks(self, self.service, self._set_up_panel)
+        self.panel_docks = PanelDocks(self, self.service, self._set_up_panel, self.show_panel)
         self.panels = self.panel_docks.panels
         self.docks = self.panel_docks.docks
         self.titles = self.panel_docks.titles

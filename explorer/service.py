@@ -348,8 +348,8 @@ class ComputeService(QObject):
             return list(self._running)
 
     @property
-    def thread(self) -> threading.Thread:
-        """The interactive worker."""
+    def worker_thread(self) -> threading.Thread:
+        """The interactive worker (not ``thread()``: that is QObject's, the Qt thread the service lives in)."""
         return self._thread
 
     def threads(self) -> list[threading.Thread]:
@@ -358,7 +358,7 @@ class ComputeService(QObject):
         return [t for t in out if t.is_alive()]
 
     @Slot(object)
-    def _on_delivered(self, payload) -> None:
+    def _on_delivered(self, payload: tuple[_Ticket, Any, float, tuple[str, str] | None]) -> None:
         ticket, value, elapsed_ms, error = payload
         with self._cv:
             if self._transit.get(ticket.key) is ticket:

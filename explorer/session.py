@@ -184,7 +184,7 @@ class Session(QObject):
 
     def _open_panel_view(self, preset: Preset) -> None:
         """Bring up the preset's panel, open its view (tab) and arrange it, as the scene needs them."""
-        if preset.panel not in self.panels:
+        if preset.panel is None or preset.panel not in self.panels:
             return
         panel = self.panels[preset.panel]
         self.stage.put(preset.panel, preset.view)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -114,7 +114,7 @@ def _short(v) -> str:
 class UndoController(QObject):
     """Records panels' state changes on a QUndoStack and replays them."""
 
-    def __init__(self, panels: dict, titles: dict | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, panels: Mapping, titles: dict | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.stack = QUndoStack(self)
         self.stack.setUndoLimit(500)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -159,7 +159,8 @@ class TourOverlay(QWidget):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if obj is self.window_ and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self.place()
-        elif obj is self.window_ and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+        elif (obj is self.window_ and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress
+              and event.key() == Qt.Key.Key_Escape):
             self.finish()
             return True
         return False

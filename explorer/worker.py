@@ -164,7 +164,8 @@ def start_without_main(proc) -> None:
     """
     main = sys.modules.get("__main__")
     with _MAIN_LOCK:
-        saved = {k: main.__dict__[k] for k in ("__spec__", "__file__") if main is not None and k in main.__dict__}
+        saved: dict[str, object] = {k: main.__dict__[k] for k in ("__spec__", "__file__")
+                                    if main is not None and k in main.__dict__}
         try:
             if main is not None:
                 main.__dict__["__spec__"] = None

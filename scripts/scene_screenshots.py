@@ -61,7 +61,7 @@ def main() -> int:
             print(path.relative_to(ROOT))
     win.look.set_presenter(False)
     win.close()
-    win.service.thread.join(60)
+    win.service.worker_thread.join(60)
     return 0
 
 

@@ -135,7 +135,7 @@ def main_window(qtbot):
     win = MainWindow(restore_layout=False)
     qtbot.addWidget(win)
     win.show()
-    worker = win.service.thread
+    worker = win.service.worker_thread
     yield win
     # pytest-qt has closed (and may have deleted) the window by now; its close stopped the service, and a job that
     # was running (torch's first import, on a loaded machine) finishes first: wait for it, then check.

@@ -375,3 +375,5 @@ def test_sweep_dialog_offers_the_panels_numeric_parameters(qtbot, main_window):
     assert opts["values"] == [0, 64, 128, 191, 255] and opts["ext"] == ".gif" and opts["target"] is None
     ok, _ = ex.mp4_available()
     assert dlg.format.model().item(1).isEnabled() == ok
+    # Its width box does not hide QWidget.width() (Qt and the look read a dialog's width).
+    assert isinstance(dlg.width(), int) and opts["width"] == dlg.width_spin.value() == 800

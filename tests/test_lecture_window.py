@@ -34,8 +34,8 @@ def win(qapp, tmp_path_factory):
     w.show()
     yield w
     w.close()
-    w.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not w.service.thread.is_alive()
+    w.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not w.service.worker_thread.is_alive()
     if old is not None:
         os.environ["PE_EXPLORER_HOME"] = old
 

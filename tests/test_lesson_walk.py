@@ -227,8 +227,8 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
             assert pane.reveal.text() and "{" not in pane.reveal.text(), (lesson.name, index)
             qtbot.wait(450)  # the ring, the dock's place and the pane's scroll bars follow a moment after the scene
             # The pane's text is never wider than the pane (a wide page scrolled it sideways, its left edge cut).
-            assert pane.pages.width() <= pane.scroll.viewport().width(), (lesson.name, index)
-            assert pane.scroll.horizontalScrollBar().value() == 0, (lesson.name, index)
+            assert pane.pages.width() <= pane.scroll_area.viewport().width(), (lesson.name, index)
+            assert pane.scroll_area.horizontalScrollBar().value() == 0, (lesson.name, index)
             dock = win.lessons.dock
             if dock.isFloating():
                 floated += 1

@@ -74,8 +74,8 @@ def test_closing_stops_the_service(qtbot):
     qtbot.addWidget(w)
     w.show()
     w.close()
-    w.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not w.service.thread.is_alive()
+    w.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not w.service.worker_thread.is_alive()
 
 
 def test_a_job_error_shows_in_the_panel_banner(qtbot, main_window):

@@ -134,8 +134,8 @@ def test_full_disk_while_saving_the_session_on_close(qtbot, full_disk, capfd):
     qtbot.addWidget(w2)
     _changed(w2)
     w2.close()
-    w2.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not w2.service.thread.is_alive()
+    w2.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not w2.service.worker_thread.is_alive()
     assert w2.session.session_path().read_text(encoding="utf-8") == good
     assert _leftovers(w2.session.session_path().parent) == []
     err = capfd.readouterr().err

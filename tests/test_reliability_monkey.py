@@ -35,8 +35,8 @@ def window(qtbot):
     qtbot.addWidget(win)
     yield win
     win.close()
-    win.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not win.service.thread.is_alive()
+    win.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not win.service.worker_thread.is_alive()
 
 
 def test_thousands_of_random_events_leave_every_plot_current(window, tmp_path):
@@ -153,3 +153,26 @@ def test_one_more_widget_changes_only_the_events_that_pick_it(qtbot, tmp_path):
     picked = [i for i, e in enumerate(more) if "monkeyExtraBox" in e]
     same = [i for i in range(events) if plain[i] == more[i]]
     assert len(same) >= events - len(picked) - events // 10, list(zip(plain, more, strict=True))
+
+
+def test_the_last_action_is_chosen_when_rounding_leaves_the_draw_past_every_weight():
+    # The draw times the total weight, less each weight, may stay ≥ 0 by rounding: the last action is taken.
+    import random
+
+    from explorer.qa.monkey import Monkey
+
+    class Top(random.Random):
+        def random(self) -> float:
+            return 1.0
+
+    def first():
+        return "first"
+
+    def last():
+        return "last"
+
+    monkey = Monkey.__new__(Monkey)  # only the choice is tried: no window
+    monkey.actions = [(1, first), (2, last)]
+    monkey._total_weight = 3
+    monkey.rng = Top()
+    assert monkey._choose() is last

@@ -54,5 +54,5 @@ def test_monkey_in_a_hostile_home(qtbot, tmp_path):
         assert list(home.glob("session.rejected-*.json")), "the refused session was not moved aside"
     finally:
         window.close()
-    window.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not window.service.thread.is_alive()
+    window.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not window.service.worker_thread.is_alive()

@@ -110,6 +110,17 @@ def test_errors_come_back_and_service_keeps_running(qtbot, service):
         service.submit(SlowRequest(5))
 
 
+def test_the_services_worker_leaves_qobjects_thread_alone(qtbot):
+    # The worker is ``worker_thread``: QObject.thread() (the Qt thread the service lives in) still answers.
+    from PySide6.QtCore import QThread
+
+    svc = ComputeService(warm_up=False)
+    try:
+        assert isinstance(svc.thread(), QThread) and svc.worker_thread.is_alive()
+    finally:
+        svc.stop(timeout=2.0)
+
+
 def test_stop_joins_the_worker_even_with_work_pending(qtbot):
     svc = ComputeService(warm_up=False)
     svc.submit(SlowRequest(1, delay=0.2))
@@ -118,7 +129,7 @@ def test_stop_joins_the_worker_even_with_work_pending(qtbot):
     t0 = time.monotonic()
     assert svc.stop(timeout=2.0)
     assert time.monotonic() - t0 < 2.0
-    assert not svc.thread.is_alive()
+    assert not svc.worker_thread.is_alive()
     refused = svc.submit(SlowRequest(1))  # a stopped service accepts nothing
     assert refused.status == "refused" and refused.generation == -1
 

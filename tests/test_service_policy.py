@@ -245,7 +245,7 @@ def test_a_long_job_reports_progress_and_its_result(qtbot, service):
     progress, results = [], []
     h = service.submit_long(_counting_job(5), on_progress=progress.append, on_result=results.append,
                             name="pe-long-test")
-    assert h.thread.name == "pe-long-test" and h.thread is not service.thread
+    assert h.thread.name == "pe-long-test" and h.thread is not service.worker_thread
     qtbot.waitUntil(lambda: bool(results), timeout=5000)
     assert progress == [1, 2, 3, 4, 5] and results == [("done", 5)]
     assert h.status == "done" and not h.running  # the worker has ended when the result arrives
@@ -307,7 +307,7 @@ def test_stop_cancels_and_joins_every_worker(qtbot):
     qtbot.waitUntil(lambda: all(h.running for h in longs), timeout=2000)
     threading.Timer(0.1, gate.set).start()  # the running job returns while stop() waits for it
     assert svc.stop(3.0)
-    assert not svc.threads() and not svc.thread.is_alive()
+    assert not svc.threads() and not svc.worker_thread.is_alive()
     assert all(not h.running for h in longs) and pending.status == "cancelled"
     qtbot.wait(100)
     assert heard == []  # nothing is delivered after stop

@@ -35,7 +35,7 @@ def test_closing_the_window_with_a_job_in_flight(qtbot):
     t0 = time.monotonic()
     w.close()
     elapsed = time.monotonic() - t0
-    assert not w.service.thread.is_alive()
+    assert not w.service.worker_thread.is_alive()
     assert elapsed < 30.0  # a hang detector (the nap itself is 0.4 s); the report below has the real figure
     assert not [t for t in threading.enumerate() if t.name.startswith("pe-")]
 

@@ -152,7 +152,7 @@ def test_a_layout_saved_in_presenter_mode_opens_with_its_bars_in_normal_mode(win
     finally:
         other.close()
         QApplication.processEvents()
-        other.service.thread.join(60)
+        other.service.worker_thread.join(60)
 
 
 def test_the_controls_are_a_drawer_that_does_not_squeeze_the_plots(window):

@@ -45,5 +45,5 @@ def module_window(home, *, screen: tuple[int, int] | None = None, presenter: boo
     win.look.set_presenter(False)
     win.close()
     app.processEvents()
-    win.service.thread.join(60)  # a job still running (torch's first import) ends first
-    assert not win.service.thread.is_alive()
+    win.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
+    assert not win.service.worker_thread.is_alive()

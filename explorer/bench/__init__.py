@@ -39,6 +39,7 @@ import platform
 import tempfile
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 import numpy as np
 
@@ -139,6 +140,8 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
     from ..main_window import MainWindow
 
     app = QApplication.instance()
+    if app is None:
+        raise RuntimeError("the bench runs in the app's QApplication (make_app first)")
     window = MainWindow(restore_layout=False, save_on_close=False)
     try:
         window.resize(1440, 900)
@@ -149,7 +152,7 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
         panel.set_state(case_state(case))
         if not wait(app, lambda: panel.has_drawn and window.service.idle(), 300.0):
             raise RuntimeError(f"{case.panel} ({case.size}) did not draw its first result")
-        result = {"panel": case.panel, "size": case.size}
+        result: dict[str, Any] = {"panel": case.panel, "size": case.size}  # JSON: numbers and tables
         result.update(run_drag(panel, window.service, steps=steps))
         ours = result["drag_latency_ms"]["p50"]
         for name, measure in (("notebook", full_update_ms), ("matplotlib", reduced_update_ms)):
@@ -181,11 +184,12 @@ def _run_suite(quick: bool, steps: int | None, scale: bool) -> dict:
     configure_pyqtgraph()
     cases = QUICK_CASES if quick else CASES
     steps = steps or (12 if quick else 120)
+    ran: list[dict] = []
     out = {"machine": machine_info(), "window_shown_ms": window_shown_ms(1 if quick else 3),
-           "imports": import_costs(), "startup": startup_phases(), "cases": []}
+           "imports": import_costs(), "startup": startup_phases(), "cases": ran}
     for case in cases:
         check_interrupt()
-        out["cases"].append(run_case(case, steps, 1 if quick else 3))
+        ran.append(run_case(case, steps, 1 if quick else 3))
     if scale:
         from .scale import run_scale
 

@@ -28,7 +28,7 @@ def figure_items(panel) -> list:
 
     plots = []
     for pw in panel.visible_plots():
-        items = []
+        items: list[tuple[str, np.ndarray | tuple[np.ndarray, np.ndarray]]] = []
         for it in pw.getPlotItem().items:
             if isinstance(it, pg.ImageItem) and it.image is not None:
                 items.append(("image", np.asarray(it.image)))

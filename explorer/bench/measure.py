@@ -203,6 +203,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
+    if app is None:
+        raise RuntimeError("the bench runs in the app's QApplication (make_app first)")
     slider = main_slider(panel)
     values = drag_values(slider, steps)
     drag = _Drag(panel)

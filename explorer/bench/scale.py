@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..interrupts import check as check_interrupt
 
 #: (panel, axis, other fixed parameters, the axis's four values).
-AXES = (
+AXES: tuple[tuple[str, str, dict[str, int], tuple[int, ...]], ...] = (
     ("waves", "n_positions", {"d_model": 128}, (1024, 8192, 32768, 131072)),
     ("waves", "d_model", {"n_positions": 8192}, (64, 256, 1024, 4096)),
     ("swap", "d_model", {}, (16, 64, 128, 256)),

@@ -68,7 +68,7 @@ def _scheme_params(texts) -> dict:
                              f"valid: {registry.lab_setting_names()}")
         q = own[name]
         try:
-            v = (parse_whole(value, q.lo, q.hi) if q.integer else parse_number(value, q.lo, q.hi))
+            v = (parse_whole(value, int(q.lo), int(q.hi)) if q.integer else parse_number(value, q.lo, q.hi))
         except ValueError as exc:
             raise UsageError(f"--scheme-param {sid}.{name} {exc}") from None
         out.setdefault(sid, {})[name] = v
@@ -161,7 +161,7 @@ def _config(args, task: str):
             steps=TASK_DEFAULTS[task][1] if args.steps is None else args.steps,
             seed=args.seed,
             layers=args.layers,
-            scheme_params=params,
+            scheme_params=tuple((sid, n, v) for sid, named in params.items() for n, v in named.items()),
         )
         return LabConfig.from_state(st, device=args.device)
     except (StateError, LabError) as exc:
@@ -244,8 +244,8 @@ def grid(results) -> str:
             for m in mults:
                 n = next((n for n in cfg.eval_lens if n / cfg.train_len == m), None)
                 res = s.at(n) if n is not None else None
-                v = score(r, s, n) if res is not None and res.ran else None
-                cells.append("" if res is None else "cannot run" if not res.ran else f"{cell_text(v)} %")
+                v = score(r, s, n) if n is not None else None  # None where it did not run
+                cells.append("" if res is None else "cannot run" if v is None else f"{cell_text(v)} %")
             lines.append(what[:33].ljust(34) + SCHEME_LABELS[s.scheme][:13].ljust(14)
                          + "".join(c.rjust(11) for c in cells))
             what = ""

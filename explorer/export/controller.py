@@ -36,6 +36,7 @@ from ..panels.base import Panel
 from ..settings import OutputError, home_folder, save_settings, setting
 from ..theme import PRINT
 from ..widgets.plain import warn
+from ..widgets.qt_typed import combo_item
 from ..widgets.theming import theme_bus
 
 IMAGE_FILTER = "PNG image (*.png)"
@@ -343,7 +344,7 @@ class ExportController(QObject):
         """Ask what to sweep and how, record with a progress dialog, write the file."""
         dlg = SweepDialog(panel, self._parent)
         index = dlg.format.findData(ext)
-        if index >= 0 and dlg.format.model().item(index).isEnabled():
+        if index >= 0 and combo_item(dlg.format, index).isEnabled():
             dlg.format.setCurrentIndex(index)
         if dlg.exec() != QDialog.DialogCode.Accepted:
             return False
@@ -486,14 +487,14 @@ class SweepDialog(QDialog):
         for view in panel.plots():
             self.target.addItem(ex.plot_title(view) or ex.plot_name(panel, view), view)
         form.addRow("Picture", self.target)
-        self.width = QSpinBox(minimum=160, maximum=3840, value=800, singleStep=80, suffix=" px")
-        form.addRow("Width", self.width)
+        self.width_spin = QSpinBox(minimum=160, maximum=3840, value=800, singleStep=80, suffix=" px")
+        form.addRow("Width", self.width_spin)
         self.format = QComboBox()
         self.format.addItem("Animated GIF", ".gif")
         self.format.addItem("MP4 video", ".mp4")
         ok, why = ex.mp4_available()
         if not ok:
-            item = self.format.model().item(1)
+            item = combo_item(self.format, 1)
             item.setEnabled(False)
             item.setText(f"MP4 video — unavailable: {why}")
             item.setToolTip(why)
@@ -535,6 +536,6 @@ class SweepDialog(QDialog):
             "values": values,
             "fps": float(self.fps.value()),
             "target": self.target.currentData(),
-            "width": self.width.value(),
+            "width": self.width_spin.value(),
             "ext": self.format.currentData(),
         }

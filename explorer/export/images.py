@@ -365,7 +365,7 @@ def png_bytes(image) -> bytes:
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buf, "PNG"):
         raise ExportError("could not encode the image as PNG")
-    return bytes(buf.data())
+    return bytes(buf.data().data())
 
 
 def image_ext(path: str | Path) -> str:

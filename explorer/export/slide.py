@@ -19,6 +19,10 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
 
 #: Slide heights offered (``--slide 1080|2160``) and the 16:9 size each gives.
 SLIDE_SIZES = {1080: (1920, 1080), 2160: (3840, 2160)}
@@ -100,8 +104,8 @@ def _tab_path(widget, root) -> tuple:
     w = widget
     while w is not None and w is not root:
         parent = w.parentWidget()
-        if isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
-            path.append(parent.parentWidget().indexOf(w))
+        if isinstance(parent, QStackedWidget) and isinstance(tabs := parent.parentWidget(), QTabWidget):
+            path.append(tabs.indexOf(w))
         w = parent
     return tuple(reversed(path))
 
@@ -158,7 +162,7 @@ def _reading_order(boxes: list) -> list:
     return [b[4] for b in sorted(boxes, key=lambda b: (b[1], b[0]))]
 
 
-def named_plots(panel) -> list[tuple[str, object]]:
+def named_plots(panel) -> list[tuple[str, pg.GraphicsView]]:
     """``(name, plot)`` for every plot of ``panel`` in on-screen order: tab by tab, and on a tab in reading
     order (rows top to bottom, columns left to right, as a reader goes through the grid)."""
     from PySide6.QtCore import QPoint
@@ -167,7 +171,7 @@ def named_plots(panel) -> list[tuple[str, object]]:
     for v in _all_views(panel):
         p = v.mapTo(panel, QPoint(0, 0))
         by_tab.setdefault(_tab_path(v, panel), []).append((p.x(), p.y(), v.width(), v.height(), v))
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, pg.GraphicsView]] = []
     seen: dict[str, int] = {}
     for tab in sorted(by_tab):
         for v in _reading_order(by_tab[tab]):
@@ -239,8 +243,7 @@ def tab_to(panel, plot, wait) -> None:
     changed = False
     while w is not None and w is not panel:
         parent = w.parentWidget()
-        if isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
-            tabs = parent.parentWidget()
+        if isinstance(parent, QStackedWidget) and isinstance(tabs := parent.parentWidget(), QTabWidget):
             if tabs.currentWidget() is not w:
                 tabs.setCurrentWidget(w)
                 changed = True

@@ -153,6 +153,8 @@ def _sharpen_images(g: ET.Element, m: Matrix) -> Matrix | None:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
     from PySide6.QtGui import QImage
 
+    from ..widgets.qt_typed import save_png
+
     images = [c for c in g if c.tag == _NS + "image" and c.get("image-rendering") == "optimizeSpeed"]
     a, b, c, d, e, f = m
     if len(images) != len(g) or abs(b) > 1e-12 or abs(c) > 1e-12:
@@ -173,8 +175,8 @@ def _sharpen_images(g: ET.Element, m: Matrix) -> Matrix | None:
                          Qt.TransformationMode.FastTransformation)
         buf = QBuffer()
         buf.open(QIODevice.OpenModeFlag.WriteOnly)
-        big.save(buf, "PNG")
-        el.set(href_key or "href", "data:image/png;base64," + bytes(buf.data().toBase64()).decode("ascii"))
+        save_png(big, buf)
+        el.set(href_key or "href", "data:image/png;base64," + bytes(buf.data().toBase64().data()).decode("ascii"))
         el.set("x", _fmt(float(el.get("x", 0)) * kx))
         el.set("y", _fmt(float(el.get("y", 0)) * ky))
         el.set("width", _fmt(w * kx))

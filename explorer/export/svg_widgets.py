@@ -46,7 +46,7 @@ def _piece(widget, resolution: int, *, root: bool) -> bytes:
         QWidget.render(widget, painter, QPoint(0, 0), QRegion(), flags)
     finally:
         painter.end()
-    return bytes(buf.data())
+    return bytes(buf.data().data())
 
 
 def _view_boxes(viewport) -> list[tuple[float, float, float, float]]:

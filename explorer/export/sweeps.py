@@ -184,11 +184,12 @@ def write_mp4(path: str | Path, frames: Sequence, fps: float = 10.0) -> Path:
     pil = [_to_pil(f) for f in frames]
     w, h = pil[0].size
     w2, h2 = w - w % 2, h - h % 2  # yuv420p needs even sides
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part.mp4", dir=target.parent)
+    fd, made = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part.mp4", dir=target.parent)
     os.close(fd)
+    tmp: str | None = made  # None once it is the target
     try:
         writer = imageio_ffmpeg.write_frames(
-            tmp, (w2, h2), fps=fps, codec="libx264", pix_fmt_out="yuv420p", macro_block_size=1, quality=8
+            made, (w2, h2), fps=fps, codec="libx264", pix_fmt_out="yuv420p", macro_block_size=1, quality=8
         )
         writer.send(None)
         for p in pil:
@@ -196,7 +197,7 @@ def write_mp4(path: str | Path, frames: Sequence, fps: float = 10.0) -> Path:
                 p = p.resize((w, h))
             writer.send(np.ascontiguousarray(np.asarray(p)[:h2, :w2]).tobytes())
         writer.close()
-        os.replace(tmp, target)
+        os.replace(made, target)
         tmp = None
     except OSError as exc:
         raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None

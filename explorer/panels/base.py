@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import pyqtgraph as pg
@@ -31,6 +32,8 @@ class Panel(QWidget):
 
     panel_id: ClassVar[str] = ""
     state_cls: ClassVar[type] = object
+    #: The tabs of a panel with several views (``view_ids``), set by that panel.
+    tabs: QTabWidget
 
     #: The panel's state changed (new state object).
     stateChanged = Signal(object)
@@ -213,7 +216,7 @@ class Panel(QWidget):
         # Not drawn here: results arriving within one frame are drawn together at the next frame.
         self.frames.post(result.key, result)
 
-    def _draw_result(self, _key: str, result: Result) -> None:
+    def _draw_result(self, _key: Hashable, result: Result) -> None:
         if not self.wants(result.request):
             return  # asked for something no longer shown (its replacement is on its way): not drawn
         self.last_drawn_origin = result.origin

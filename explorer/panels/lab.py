@@ -447,6 +447,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
     def _show_results(self, schemes) -> None:
         self.enable_table_button(schemes)
         cfg = self._run_config
+        assert cfg is not None, "a run's results come after the run (or the file) set its config"
         self.length_view.show_schemes(schemes, cfg.train_len)
         self.position_view.show_schemes(schemes)
         self._show_grid(cfg, schemes)

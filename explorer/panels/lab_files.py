@@ -3,6 +3,9 @@ numbers behind each plot.  A mixin of :class:`~explorer.panels.lab.LabPanel`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6.QtWidgets import QFileDialog
 
@@ -12,6 +15,15 @@ from ..lab import SCHEME_LABELS, LabError, LabGrid, LabResult, SequenceTask
 from ..state import StateError
 from ..state.lab import LabState
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLabel
+
+    from ..lab import LabConfig, SchemeResult
+    from .base import Panel as _PanelBase
+    from .lab_views import LengthPlot, LossPlot, PositionPlot
+else:
+    _PanelBase = object
+
 
 def _padded(values, n: int) -> np.ndarray:
     out = np.full(n, np.nan)
@@ -20,8 +32,20 @@ def _padded(values, n: int) -> np.ndarray:
     return out
 
 
-class LabFiles:
+class LabFiles(_PanelBase):
     """Save/Open and the exports of the Lab panel (which holds ``result``, ``results`` and the views)."""
+
+    # What the Lab panel builds and this mixin uses.
+    result: LabResult | None
+    results: dict[str, LabResult]
+    _partial: list[SchemeResult]
+    _run_config: LabConfig | None
+    loss_view: LossPlot
+    length_view: LengthPlot
+    position_view: PositionPlot
+    status: QLabel
+    finished_runs: Callable[[], list[LabResult]]
+    show_lab_result: Callable[..., None]
 
     def export_basename(self) -> str:
         st = self.state
@@ -34,10 +58,10 @@ class LabFiles:
         if plot is self.loss_view.plot:
             n = max((v.size for v in self.loss_view.losses.values()), default=0)
             out = {"step": np.arange(1, n + 1, dtype=np.float64)}
-            for s, v in self.loss_view.losses.items():
+            for sid, v in self.loss_view.losses.items():
                 if v.size:
-                    out[f"{SCHEME_LABELS[s]} loss"] = _padded(v, n)
-                    out[f"{SCHEME_LABELS[s]} trailing mean"] = _padded(self.loss_view.smoothed(s), n)
+                    out[f"{SCHEME_LABELS[sid]} loss"] = _padded(v, n)
+                    out[f"{SCHEME_LABELS[sid]} trailing mean"] = _padded(self.loss_view.smoothed(sid), n)
             return out
         if plot is self.length_view.plot and cfg is not None:
             lens = cfg.eval_lens

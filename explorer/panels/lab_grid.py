@@ -139,7 +139,9 @@ class ResultsGrid(QTableWidget):
         self.setColumnCount(len(mults))
         self.setHorizontalHeaderLabels([multiple_text(m) for m in mults])
         for i, m in enumerate(mults):
-            self.horizontalHeaderItem(i).setToolTip(
+            if (header := self.horizontalHeaderItem(i)) is None:  # set just above: never None
+                continue
+            header.setToolTip(
                 "Test length " + ("L (the training length)" if m == 1 else f"{m:g} × L") + ": "
                 + ", ".join(f"{cfg.task_title}: {round(m * cfg.train_len)}" for cfg, _, _ in self._runs))
         self._fit_rows()

@@ -9,6 +9,8 @@ NoPE in layer 4").  Nothing here names a scheme: it loops over the registry.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QSizePolicy
 
@@ -18,13 +20,19 @@ from ..state import StateError
 from ..state.lab import MAX_LAYERS, LabState
 from ..widgets.value_box import SpinBox
 
+if TYPE_CHECKING:
+    from .base import Panel as _PanelBase
+else:
+    _PanelBase = object
+
 
 def settings_text(st: LabState) -> str:
     """One line per scheme with Lab settings: what they do in this state's model (ticked or not)."""
     lines = []
     for sid in dict.fromkeys(s for s, _q in registry.lab_settings()):
         try:
-            cfg = LabConfig(schemes=(sid,), layers=st.layers, scheme_params={sid: st.params_of(sid)})
+            cfg = LabConfig(schemes=(sid,), layers=st.layers,
+                            scheme_params=tuple((sid, n, v) for n, v in st.params_of(sid).items()))
         except LabError as exc:  # pragma: no cover - the state checked the same limits
             lines.append(f"{SCHEME_LABELS[sid]}: {exc}")
             continue
@@ -33,8 +41,10 @@ def settings_text(st: LabState) -> str:
     return "\n".join(lines)
 
 
-class LabModelBox:
+class LabModelBox(_PanelBase):
     """Mixin for the Lab panel: :meth:`build_model_box` and :meth:`sync_model_box`."""
+
+    _change: Callable[..., None]  # the Lab panel's: a state change from a control
 
     def build_model_box(self) -> QGroupBox:
         box = QGroupBox("Model")
@@ -76,13 +86,13 @@ class LabModelBox:
         self.setting_label.setVisible(bool(text))
 
     def _on_layers_changed(self, value: int) -> None:
-        self._change(layers=value)  # type: ignore[attr-defined]
+        self._change(layers=value)
 
     def _on_scheme_param(self, scheme_id: str, name: str, value: int) -> None:
         try:
-            self.set_state(self.state.with_scheme_param(scheme_id, name, value))  # type: ignore[attr-defined]
+            self.set_state(self.state.with_scheme_param(scheme_id, name, value))
         except StateError as exc:
-            self.banner.show_error(str(exc))  # type: ignore[attr-defined]
-            self._block_and_sync()  # type: ignore[attr-defined]
+            self.banner.show_error(str(exc))
+            self._block_and_sync()
         else:
-            self.banner.clear_error()  # type: ignore[attr-defined]
+            self.banner.clear_error()

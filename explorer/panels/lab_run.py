@@ -11,12 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from ..lab import LabConfig, LabControl, LabResult, trained
 from ..lab.runner import run_as_long_job
 from ..service import ComputeService, LongHandle
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton
+
+    from ..lab import Progress
+    from .base import Panel as _PanelBase
+else:
+    _PanelBase = object
 
 #: How long closing the window waits for the training worker (it checks for cancel every step).
 STOP_TIMEOUT_S = 1.0
@@ -108,12 +117,27 @@ def _eta(seconds: float | None) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
-class LabRunControl:
+class LabRunControl(_PanelBase):
     """The Lab panel's run controls: Pause/Resume, Cancel, and what a run's end (or failure) shows.
 
     A mixin of :class:`~explorer.panels.lab.LabPanel` (which builds the buttons and the views and
     starts the run); it holds only what talks to the :class:`LabRunner`.
     """
+
+    # What the Lab panel builds and this mixin uses.
+    runner: LabRunner
+    result: LabResult | None
+    start_button: QPushButton
+    pause_button: QPushButton
+    cancel_button: QPushButton
+    open_button: QPushButton
+    save_button: QPushButton
+    scheme_box: QGroupBox
+    settings_box: QGroupBox
+    status: QLabel
+    _shut_down: bool
+    show_lab_result: Callable[..., None]
+    _on_runner_progressed: Callable[[Progress], None]
 
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6.QtWidgets import QPushButton
 
 from ..lab import SCHEME_LABELS
+
+if TYPE_CHECKING:
+    from .base import Panel as _PanelBase
+else:
+    _PanelBase = object
 
 
 def first_trained_table(schemes) -> tuple[np.ndarray, str] | None:
@@ -16,7 +23,7 @@ def first_trained_table(schemes) -> tuple[np.ndarray, str] | None:
     return None
 
 
-class LearnedTableButton:
+class LearnedTableButton(_PanelBase):
     """Mixed into the Lab panel: a button that shows the trained table (the window's Learned-table panel)."""
 
     def add_table_button(self, layout) -> None:

@@ -10,6 +10,7 @@ the benchmark and keyboard users) is s.
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
 import numpy as np
 from PySide6.QtWidgets import (
@@ -45,6 +46,7 @@ from ..lab import trained
 from ..snippets import NoSnippet
 from ..state import SchemesState, StateError
 from ..state.schemes import MAX_EXTENSION, VIEWS
+from ..widgets.qt_typed import layout_of
 from ..widgets.sliders import FloatSlider
 from ..widgets.theming import current_theme
 from ..widgets.value_box import DoubleSpinBox, SpinBox, feedback
@@ -66,7 +68,7 @@ from .schemes_snippets import (
     snippet_for,
 )
 from .schemes_tabs import FittedTabs
-from .schemes_views import DistanceView, MatrixView
+from .schemes_views import DistanceView, MatrixView, SchemesView
 from .table_link import RealTableOption
 
 VIEW_TITLES = {
@@ -81,6 +83,7 @@ VIEW_TITLES = {
 #: The titles where the full ones do not fit (1280 × 720 in presenter mode); the full one is the tooltip.
 SHORT_TITLES = {"matrices": "1 · Matrix", "distance": "2 · Dist.", "beyond": "3 · Beyond", "alibi": "4 · ALiBi",
                 "properties": "5 · Props", "model": "6 · Model", "grid": "7 · Grid"}
+V = TypeVar("V", bound=SchemesView)
 VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
                 "properties": PropertiesView, "model": ModelView, "grid": GridView}
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
@@ -103,7 +106,7 @@ class SchemesPanel(RealTableOption, Panel):
         self.tabs = FittedTabs([VIEW_TITLES[v] for v in VIEWS], [SHORT_TITLES[v] for v in VIEWS])
         self.tabs.setObjectName("schemesTabs")
         # Each view is built the first time it is shown (17 plots up front would slow the window's start).
-        self._views: dict[str, QWidget] = {}
+        self._views: dict[str, SchemesView] = {}
         self._pages: dict[str, QWidget] = {}
         for v in VIEWS:
             page = QWidget()
@@ -169,8 +172,8 @@ class SchemesPanel(RealTableOption, Panel):
         scaled = QGroupBox("Scaled RoPE")
         f2 = QFormLayout(scaled)
         self.scaling_combo = QComboBox()
-        for k, v in METHOD_TITLES.items():
-            self.scaling_combo.addItem(v, k)
+        for method, title in METHOD_TITLES.items():
+            self.scaling_combo.addItem(title, method)
         self.factor_slider = FloatSlider()
         self.factor_slider.setObjectName("factorSlider")
         self.factor_slider.setRange(0.0, LOG2_FACTOR_MAX)
@@ -226,8 +229,11 @@ class SchemesPanel(RealTableOption, Panel):
         self._param_rows: dict[str, list] = {}
         for sch in registry.all_schemes():
             for p in sch.own_parameters():
-                spin = SpinBox() if p.integer else DoubleSpinBox(decimals=3)
-                spin.setRange(p.lo, p.hi)
+                spin: QSpinBox | QDoubleSpinBox = SpinBox() if p.integer else DoubleSpinBox(decimals=3)
+                if isinstance(spin, QSpinBox):
+                    spin.setRange(int(p.lo), int(p.hi))
+                else:
+                    spin.setRange(p.lo, p.hi)
                 spin.setKeyboardTracking(False)
                 spin.setToolTip(p.help or p.label)
                 spin.setObjectName(f"schemeParam_{sch.id}_{p.name}")
@@ -262,11 +268,11 @@ class SchemesPanel(RealTableOption, Panel):
         self.param_box.setVisible(any(st.shows(sid) for sid in self._param_rows))
 
     # -- views, built on first use ------------------------------------------------------------------
-    def view(self, name: str) -> QWidget:
+    def view(self, name: str) -> SchemesView:
         """The widget of view ``name``, built (and brought up to date with the state) on first use."""
         if name not in self._views:
             w = VIEW_CLASSES[name]()
-            self._pages[name].layout().addWidget(w)
+            layout_of(self._pages[name]).addWidget(w)
             self._views[name] = w
             if isinstance(w, ModelView):
                 w.modelPicked.connect(self._on_model_picked)
@@ -275,7 +281,7 @@ class SchemesPanel(RealTableOption, Panel):
             if isinstance(w, GridView):
                 w.queryPicked.connect(lambda t: self._change(grid_query=t))
                 w.sideChanged.connect(lambda v: self._change(grid_side=v, grid_query=-1))
-            if getattr(w, "info", None) is not None:
+            if w.info is not None:
                 self.explain.adopt(w.info, w)  # the explanation beside the plots, not over them
                 self._refresh_explain()
             self._sync_view(name, self.state)
@@ -284,28 +290,35 @@ class SchemesPanel(RealTableOption, Panel):
         return self._views[name]
 
     @property
-    def views(self) -> dict[str, QWidget]:
+    def views(self) -> dict[str, SchemesView]:
         return {v: self.view(v) for v in VIEWS}
+
+    def _view_as(self, name: str, cls: type[V]) -> V:
+        """View ``name``, which is a ``cls`` (see VIEW_CLASSES)."""
+        w = self.view(name)
+        if not isinstance(w, cls):
+            raise TypeError(f"the {name} view is a {type(w).__name__}, not a {cls.__name__}")
+        return w
 
     @property
     def matrix_view(self) -> MatrixView:
-        return self.view("matrices")
+        return self._view_as("matrices", MatrixView)
 
     @property
     def distance_view(self) -> DistanceView:
-        return self.view("distance")
+        return self._view_as("distance", DistanceView)
 
     @property
     def beyond_view(self) -> BeyondView:
-        return self.view("beyond")
+        return self._view_as("beyond", BeyondView)
 
     @property
     def alibi_view(self) -> AlibiView:
-        return self.view("alibi")
+        return self._view_as("alibi", AlibiView)
 
     @property
     def properties_view(self) -> PropertiesView:
-        return self.view("properties")
+        return self._view_as("properties", PropertiesView)
 
     def _sync_view(self, name: str, st: SchemesState) -> None:
         # Layout and overlays follow the state at once; the numbers follow when results arrive.
@@ -410,9 +423,9 @@ class SchemesPanel(RealTableOption, Panel):
         elif isinstance(r, PropertiesResponse):
             self.properties_view.show_properties(r)
         elif isinstance(r, ModelRopeResponse):
-            self.view("model").show_model(r)
+            self._view_as("model", ModelView).show_model(r)
         elif isinstance(r, GridResponse):
-            self.view("grid").show_grid(r)
+            self._view_as("grid", GridView).show_grid(r)
         self._update_scales()
 
     def _update_scales(self) -> None:
@@ -454,7 +467,7 @@ class SchemesPanel(RealTableOption, Panel):
         """Exact float64 numbers: a score matrix's block means (NaN = no row or masked future), the shared
         colour scale; other plots as the generic read-back gives them."""
         mv = self._views.get("matrices")
-        if mv is not None:
+        if isinstance(mv, MatrixView):
             if plot is mv.cbar_widget:
                 return {"shared colour scale ΔS (low, high)": np.array(mv.cbar.levels(), dtype=np.float64)}
             for s, pw in mv.plots.items():
@@ -462,7 +475,7 @@ class SchemesPanel(RealTableOption, Panel):
                 if plot is pw and r is not None and r.matrix is not None:
                     return {matrix_name(r): r.matrix}
         av = self._views.get("alibi")
-        if av is not None and plot is av.slopes and (slopes := slopes_data(self)) is not None:
+        if isinstance(av, AlibiView) and plot is av.slopes and (slopes := slopes_data(self)) is not None:
             return slopes
         return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
                 or model_data(self, plot) or grid_data(self, plot) or super().export_data(plot))

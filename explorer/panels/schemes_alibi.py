@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QTableWidget,
     QTableWidgetItem,
-    QWidget,
 )
 
 from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesResponse
@@ -33,7 +32,7 @@ from .schemes_items import (
     theme_info_label,
 )
 from .schemes_table import fit_table, wrap_headers
-from .schemes_views import info_column
+from .schemes_views import SchemesView, info_column
 
 #: The scheme this view is about.
 ALIBI = alibi.SCHEME.id
@@ -65,7 +64,7 @@ def mosaic(tiles: np.ndarray, gap: int = 0) -> tuple[np.ndarray, int, int]:
     return out, rows, cols
 
 
-class AlibiView(QWidget):
+class AlibiView(SchemesView):
     """Slopes for the chosen head count, every head's bias, and the attention of one head."""
 
     def __init__(self, parent=None) -> None:
@@ -281,7 +280,7 @@ class AlibiView(QWidget):
         QTimer.singleShot(0, self.label_tiles)  # presenter mode's larger labels
 
 
-class PropertiesView(QWidget):
+class PropertiesView(SchemesView):
     """One row per shown scheme: where position enters, parameters, relativity, past L_train, models."""
 
     def __init__(self, parent=None) -> None:

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
 
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
@@ -26,7 +25,7 @@ from .schemes_items import (
     scheme_colour,
     theme_info_label,
 )
-from .schemes_views import info_column
+from .schemes_views import SchemesView, info_column
 
 #: The schemes the fixed plots of this view are about (any other scheme brings its own plot).
 LEARNED, ROPE, SCALED = learned.SCHEME.id, rope.SCHEME.id, scaled_rope.SCHEME.id
@@ -43,7 +42,7 @@ def _span(idx: np.ndarray) -> str:
     return f"{idx[0]}" if idx.size == 1 else f"{idx[0]}–{idx[-1]}"
 
 
-class BeyondView(QWidget):
+class BeyondView(SchemesView):
     """Learned: no row.  RoPE: which pairs turn fully inside L_train.  Scaled RoPE: how s moves θ_k."""
 
     def __init__(self, parent=None) -> None:
@@ -151,7 +150,7 @@ class BeyondView(QWidget):
         self.extras: dict[str, tuple] = {}
         self._shown: tuple = ()
         self.response: BeyondResponse | None = None
-        self.scaled_response = None  # the ScaledResponse drawn, for exports
+        self.scaled_response: ScaledResponse | None = None  # the one drawn, for exports
 
     def arrange(self, schemes: tuple) -> None:
         self._shown = schemes

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel
 
 from .. import schemes as registry
 from ..jobs.grid import GridResponse, grid_ids
@@ -21,7 +21,7 @@ from ..widgets.theming import theme_bus
 from ..widgets.value_box import SpinBox
 from .schemes_items import fit_colour_bar, make_plot, pen, scheme_colour, theme_info_label
 from .schemes_model_mrope import clicked_at
-from .schemes_views import info_column
+from .schemes_views import SchemesView, info_column
 
 #: How each cut is drawn (every cut in its scheme's colour).
 CUT_STYLES = {"row": Qt.PenStyle.SolidLine, "column": Qt.PenStyle.DashLine, "diagonal": Qt.PenStyle.DotLine}
@@ -32,7 +32,7 @@ CUT_GLYPHS = {"row": "━", "column": "╍", "diagonal": "┅"}
 MIN_CELL = (190, 170)
 
 
-class GridView(QWidget):
+class GridView(SchemesView):
     """One heatmap per grid scheme on a shared colour bar, and the row / column / diagonal cuts."""
 
     #: A patch was clicked (its raster index): make it the query.

@@ -18,7 +18,7 @@ from ..widgets.plain import esc
 from .schemes_items import theme_info_label
 from .schemes_model_mrope import MropePlots, axes_text
 from .schemes_model_rope import MODEL, PLAIN, RopePlots
-from .schemes_views import info_column
+from .schemes_views import SchemesView, info_column
 
 __all__ = ["MODEL", "PLAIN", "ModelView", "open_model_config"]
 
@@ -28,7 +28,7 @@ OPENED = "opened: "
 WIDE = 1100
 
 
-class ModelView(QWidget):
+class ModelView(SchemesView):
     """One model's RoPE: its θ′ and wavelengths per pair, its lengths, its attention factor, its score curve."""
 
     #: A shipped config was chosen (its id).

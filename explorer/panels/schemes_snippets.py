@@ -37,7 +37,7 @@ def alibi_data(panel, plot) -> dict | None:
     av = panel._views.get("alibi")
     r = None if av is None else av.response
     which = "" if r is None else alibi_which(av, plot)
-    if not which:
+    if not which or r is None:
         return None
     if which == "profiles":
         return {"distance Δ": r.distance * 1.0, **{f"head {k} weight": p for k, p in enumerate(r.profiles)}}
@@ -201,7 +201,8 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         sr = bv.scaled_response
         return waiting if sr is None else snip.scaled_plot(sr, "scaled" if plot is bv.scaled else "weight", title)
     if bv is not None and plot is bv.table:
-        return NoSnippet(registry.get(LEARNED).score_snippet(None).reason)
+        said = registry.get(LEARNED).score_snippet(None)  # why a learned table has no program
+        return said if isinstance(said, NoSnippet) else NoSnippet("the learned table has no program")
     mv_ = views.get("model")
     which = model_which(mv_, plot)
     if which:

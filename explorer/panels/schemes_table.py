@@ -44,8 +44,8 @@ def fit_table(table: QTableWidget) -> None:
         text = item.text() if item is not None else ""
         return max((hfm.horizontalAdvance(line) for line in text.split("\n")), default=0) + pad
 
-    name = max([header_width(0)] + [fm.horizontalAdvance(table.item(i, 0).text()) + pad
-                                    for i in range(table.rowCount()) if table.item(i, 0) is not None])
+    name = max([header_width(0)] + [fm.horizontalAdvance(item.text()) + pad
+                                    for i in range(table.rowCount()) if (item := table.item(i, 0)) is not None])
     name = min(name, NAME_CHARS * fm.averageCharWidth() + pad)
     mins = [max(header_width(j), MIN_CHARS * fm.averageCharWidth() + pad) for j in range(1, n)]
     room = table.viewport().width()

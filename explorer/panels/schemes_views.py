@@ -40,7 +40,20 @@ def info_label() -> QLabel:
     return lab
 
 
-def info_column(view: QWidget, name: str = "") -> QVBoxLayout:
+class SchemesView(QWidget):
+    """A view of the Schemes panel: its info label on top (:func:`info_column`), its plots below."""
+
+    info: QLabel
+
+    def plot_widgets(self) -> list:
+        """The view's plots (export and theming act on them)."""
+        raise NotImplementedError
+
+    def apply_theme(self, theme) -> None:
+        raise NotImplementedError
+
+
+def info_column(view: SchemesView, name: str = "") -> QVBoxLayout:
     """Give ``view`` a margin-less column layout topped by its info label (``view.info``)."""
     outer = QVBoxLayout(view)
     outer.setContentsMargins(0, 0, 0, 0)
@@ -58,7 +71,7 @@ def grid_shape(n: int) -> tuple[int, int]:
     return 2, (n + 1) // 2
 
 
-class MatrixView(QWidget):
+class MatrixView(SchemesView):
     """One heatmap per scheme, every one on the same colour scale (one shared colour bar)."""
 
     def __init__(self, parent=None) -> None:
@@ -176,7 +189,7 @@ class MatrixView(QWidget):
             note.setVisible(True)
             return
         text = r.missing if r is not None else ""  # the scheme's own words and limit (a real table's M)
-        has_empty = bool(text) and bool(np.isnan(r.matrix).any())
+        has_empty = bool(text) and r is not None and r.matrix is not None and bool(np.isnan(r.matrix).any())
         fit_note(note, self.plots[s], text)
         # Any cell with query i ≥ L_train has no row; near the left edge it is below the diagonal too
         # (visible when causal), and anchored at its left end it never runs off the plot.
@@ -225,7 +238,7 @@ class MatrixView(QWidget):
         if tuple(self.cbar.levels()) != (-k, k):  # re-levelling redraws all six images: only on a change
             self.cbar.setLevels((-k, k))
 
-    def levels(self) -> dict[str, tuple[float, float]]:
+    def levels(self) -> dict[str, tuple[float, ...]]:
         """Each score image's (low, high) levels — the same for all, by construction."""
         return {s: tuple(float(v) for v in img.getLevels()) for s, img in self.images.items()
                 if img.image is not None}
@@ -255,7 +268,7 @@ class MatrixView(QWidget):
             m.set_theme(theme)
 
 
-class DistanceView(QWidget):
+class DistanceView(SchemesView):
     """ΔS against Δ = i − j for every scheme on one plot; below it, RoFormer's long-term-decay bound."""
 
     def __init__(self, parent=None) -> None:
@@ -278,10 +291,10 @@ class DistanceView(QWidget):
         outer.addWidget(self.top, 3)
         self.top.export_key = self.key.text  # the plot exported alone names its curves too
         # Below: RoFormer's bound and, beside it, any scheme's score terms (one row, so the top keeps its height).
-        self.lower = QHBoxLayout()
-        self.lower.setContentsMargins(0, 0, 0, 0)
-        self.lower.addWidget(self.bottom, 1)
-        outer.addLayout(self.lower, 2)
+        self.lower_row = QHBoxLayout()
+        self.lower_row.setContentsMargins(0, 0, 0, 0)
+        self.lower_row.addWidget(self.bottom, 1)
+        outer.addLayout(self.lower_row, 2)
         self.legend = self.top.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="11pt")
         self.legend.setVisible(False)  # the key above names the curves
         self.curves: dict[str, pg.PlotDataItem] = {}
@@ -412,7 +425,7 @@ class DistanceView(QWidget):
             pw.getPlotItem().addLegend(offset=(-12, 10), labelTextSize="10pt", colCount=2)
             if self._geometry:
                 pw.setXRange(0, self._geometry[0], padding=0.01)
-            self.lower.addWidget(pw, 1)
+            self.lower_row.addWidget(pw, 1)
             self.term_plots[s] = (pw, [])
             QTimer.singleShot(0, self.declutter)
         pw, curves = self.term_plots[s]

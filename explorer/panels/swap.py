@@ -99,6 +99,7 @@ def map_title(which: str, words: list[str], head_note: str, limit: int = 22) -> 
 class SwapPanel(RealTableOption, Panel):
     panel_id = "swap"
     state_cls = SwapState
+    _count_maps: CountMaps | None = None  # CoPE's count maps, made on first use (count_maps)
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
@@ -187,7 +188,7 @@ class SwapPanel(RealTableOption, Panel):
         self.scheme_combo = QComboBox(box)
         for i, sid in enumerate(registry.swap_ids()):
             sch = registry.get(sid)
-            self.scheme_combo.addItem(sch.swap_label, sid)
+            self.scheme_combo.addItem(sch.swap_label or sch.title, sid)
             self.scheme_combo.setItemData(i, sch.swap_note, Qt.ItemDataRole.ToolTipRole)
         form.addRow("Scheme", self.scheme_combo)
         self.alpha_slider = LabeledFloatSlider(box)
@@ -498,7 +499,7 @@ class SwapPanel(RealTableOption, Panel):
 
 def count_maps(panel: SwapPanel) -> CountMaps:
     """The panel's maps of CoPE's counts (made on first use; shown while the scheme counts)."""
-    if getattr(panel, "_count_maps", None) is None:
+    if panel._count_maps is None:
         panel._count_maps = CountMaps(panel.maps_grid, panel._on_view_hovered)
     return panel._count_maps
 

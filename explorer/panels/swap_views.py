@@ -370,16 +370,16 @@ class OutputMap(Heatmap):
         word = short_word(self._tokens[r])
         return f"{self._full_title}: token “{word}” ({r}), component {c}: {self._data[r, c]:+.6g}"
 
-    def _on_mouse_moved(self, pos) -> None:
+    def _on_mouse_moved(self, scene_pos) -> None:
         vb = self.getPlotItem().getViewBox()
-        if not vb.sceneBoundingRect().contains(pos):
+        if not vb.sceneBoundingRect().contains(scene_pos):
             pointer_for(self).hide()
             self.hovered.emit("")
             return
-        p = vb.mapSceneToView(pos)
+        p = vb.mapSceneToView(scene_pos)
         text = self.cell_text(p.x(), p.y())
         # Large, beside the cursor, in presenter mode (without the title the hall can read above).
-        pointer_for(self).show_at(pos, two_lines(text, f"{self._full_title}: "))
+        pointer_for(self).show_at(scene_pos, two_lines(text, f"{self._full_title}: "))
         self.hovered.emit(text)
 
 

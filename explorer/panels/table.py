@@ -29,13 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..encodings.checkpoint import short_name
-from ..jobs.table import TableRequest, TableResponse, TableSource
+from ..jobs.table import TableInfo, TableRequest, TableResponse, TableSource
 from ..state.table import VIEWS, TableState
 from ..widgets.plain import plain_tip
+from ..widgets.qt_typed import combo_item
 from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.value_box import SpinBox
 from .base import Panel
-from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab, table_export
+from .table_views import HeatmapTab, NormsTab, PcaTab, SimilarityTab, SpectrumTab, View, table_export
 
 VIEW_TITLES = {"heatmap": "Table", "similarity": "Similarity", "pca": "PCA (helix)", "spectrum": "Spectra",
                "norms": "Norms and M"}
@@ -74,7 +75,7 @@ class TablePanel(Panel):
         self._source_ok = True
         #: Why the last file asked for was refused: it stays in the banner over the table drawn instead.
         self._source_error = ""
-        self.info = None
+        self.info: TableInfo | None = None
         self._choices: tuple | None = None  # the tensors the chooser holds (see _fill_tensors)
         self._last: dict[str, TableResponse] = {}  # the newest response drawn per view, for data export
         self._build_header()
@@ -82,8 +83,9 @@ class TablePanel(Panel):
         row.addWidget(self.make_sidebar(self._build_controls()))
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("tableTabs")
-        self.views = {"heatmap": HeatmapTab(self), "similarity": SimilarityTab(self), "pca": PcaTab(self),
-                      "spectrum": SpectrumTab(self), "norms": NormsTab(self)}
+        self.pca_tab = PcaTab(self)
+        self.views: dict[str, View] = {"heatmap": HeatmapTab(self), "similarity": SimilarityTab(self),
+                                       "pca": self.pca_tab, "spectrum": SpectrumTab(self), "norms": NormsTab(self)}
         for v in VIEWS:
             self.tabs.addTab(self.views[v], VIEW_TITLES[v])
         self.tabs.currentChanged.connect(self._on_tabs_changed)
@@ -247,7 +249,7 @@ class TablePanel(Panel):
                 more = info.tensor_count - len(info.tensors)
                 if more > 0:
                     self.tensor_combo.addItem(f"… {more:,} more (pe-explorer data learned --tensor NAME)")
-                    self.tensor_combo.model().item(self.tensor_combo.count() - 1).setEnabled(False)
+                    combo_item(self.tensor_combo, self.tensor_combo.count() - 1).setEnabled(False)
             at = self.tensor_combo.findData(info.name)
             if at < 0:  # the table shown is past the ones offered
                 self.tensor_combo.insertItem(0, short_name(info.name), info.name)
@@ -261,7 +263,7 @@ class TablePanel(Panel):
             spin.setValue(int(getattr(st, name)))
         for name, s in self.sliders.items():
             s.setValue(float(getattr(st, name)))
-        self.views["pca"].set_angles(st.yaw, st.pitch)
+        self.pca_tab.set_angles(st.yaw, st.pitch)
 
     def _on_spin_changed(self, _value) -> None:
         self.set_state(dataclasses.replace(self.state, **{n: int(s.value()) for n, s in self.spins.items()}))
@@ -269,7 +271,7 @@ class TablePanel(Panel):
     def _on_angle_changed(self, _value) -> None:
         st = dataclasses.replace(self.state, **{n: float(round(s.value())) for n, s in self.sliders.items()})
         self.set_state(st, request=False)  # turning the view needs no new numbers
-        self.views["pca"].set_angles(st.yaw, st.pitch)
+        self.pca_tab.set_angles(st.yaw, st.pitch)
 
     def _on_tabs_changed(self, _index: int) -> None:
         self.request_update()

@@ -8,12 +8,19 @@ panel's state, like the checkpoint itself.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QCheckBox
+
+if TYPE_CHECKING:
+    from .base import Panel as _PanelBase
+else:
+    _PanelBase = object
 
 NO_TABLE_TIP = "Open a checkpoint (File → Open checkpoint…) or view the Lab's learned table first"
 
 
-class RealTableOption:
+class RealTableOption(_PanelBase):
     """A "Real learned rows" check box; the panel passes :meth:`table_for_request` in its requests."""
 
     def add_table_option(self, form, parent) -> None:
@@ -45,7 +52,7 @@ class RealTableOption:
 
     def formula_inputs(self, state):
         """The formula strip is redrawn when the table in use changes too (a panel's strip may say so)."""
-        return (super().formula_inputs(state), self.table_for_request())  # type: ignore[misc]
+        return (super().formula_inputs(state), self.table_for_request())
 
     def _on_table_check_toggled(self, _on: bool) -> None:
         self.request_update()

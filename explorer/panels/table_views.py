@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+from typing import TypeVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 
 from ..jobs.table import TableResponse
 from ..widgets.plots import SEQUENTIAL, Heatmap, make_plot
+from ..widgets.qt_typed import layout_of
 from .waves.common import readout_label
 
 #: The table's own curves; the sinusoidal reference beside it; the rows' limit M.
@@ -21,8 +23,10 @@ NO_ROW_BRUSH = (213, 94, 0, 40)
 #: The principal axes drawn in the 3-D view.
 AXIS_COLOURS = ("#CC79A7", "#009E73", "#56B4E9")
 
+W = TypeVar("W", bound=QWidget)
 
-def _fit(widget: QWidget) -> QWidget:
+
+def _fit(widget: W) -> W:
     widget.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
     widget.setMinimumSize(170, 120)
     return widget
@@ -46,7 +50,7 @@ class View(QWidget):
         self.readout = readout_label(self)
         col.addWidget(self.readout)
 
-    def add(self, widget: QWidget, stretch: int = 1) -> QWidget:
+    def add(self, widget: W, stretch: int = 1) -> W:
         self.row.addWidget(_fit(widget), stretch)
         return widget
 
@@ -234,7 +238,7 @@ class NormsTab(View):
         self.plot.addItem(self.edge)
         self.probe = readout_label(self)  # sized with the theme, like the readout above it
         self.probe.setObjectName("tableProbe")
-        self.layout().addWidget(self.probe)
+        layout_of(self).addWidget(self.probe)
 
     def show_result(self, r: TableResponse) -> None:
         a = r.arrays

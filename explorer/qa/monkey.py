@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from .monkey_checks import (  # noqa: F401 - re-exported: the tests and replays import them from here
@@ -53,6 +54,15 @@ from .monkey_events import WidgetEvents
 
 #: The widest a panel may ask to be at 100 % text size (the zoom scales it): a 1280 × 720 projector.
 MAX_PANEL_WIDTH = 1280
+
+
+def _answer(asker: object, **answers: Callable[..., object]) -> None:
+    """Replace the dialog methods of ``asker`` (the window's questions, on this one object) by ``answers``: the
+    seams the window's tests use.  A name ``asker`` has no method of raises, so an answer never goes unasked."""
+    for name, answer in answers.items():
+        if not callable(getattr(asker, name, None)):
+            raise AttributeError(f"{type(asker).__name__} asks no {name!r}")
+        setattr(asker, name, answer)
 
 
 class Monkey(WidgetEvents):
@@ -123,15 +133,16 @@ class Monkey(WidgetEvents):
 
     def _answer_dialogs(self) -> None:
         w = self.window
-        w.dialogs.show_error = lambda title, message: self.messages.append(f"{title}: {message}")
-        w.dialogs.ask_save_path = lambda default: self._next_path("preset", ".json")
-        w.dialogs.ask_open_path = lambda: self._pick_preset_file()
-        w.dialogs.ask_preset_details = lambda _title="": (
-            self.rng.choice(("Monkey", "Week 3 — RoPE", "x" * 40)), "notes")
-        w.dialogs.ask_overwrite = lambda path, title: self.rng.random() < 0.5
-        w.exporter.ask_save_path = lambda title, default, ext: self._next_path("export", ext)
-        w.exporter.ask_width = lambda current: self.rng.choice((16, 320, 800, 1600))
-        w.exporter.show_error = lambda message: self.messages.append(f"Export failed: {message}")
+        _answer(w.dialogs,
+                show_error=lambda title, message: self.messages.append(f"{title}: {message}"),
+                ask_save_path=lambda default: self._next_path("preset", ".json"),
+                ask_open_path=lambda: self._pick_preset_file(),
+                ask_preset_details=lambda _title="": (self.rng.choice(("Monkey", "Week 3 — RoPE", "x" * 40)), "notes"),
+                ask_overwrite=lambda path, title: self.rng.random() < 0.5)
+        _answer(w.exporter,
+                ask_save_path=lambda title, default, ext: self._next_path("export", ext),
+                ask_width=lambda current: self.rng.choice((16, 320, 800, 1600)),
+                show_error=lambda message: self.messages.append(f"Export failed: {message}"))
 
     def _pick_preset_file(self) -> str | None:
         saved = sorted(self.folder.glob("*.json"))
@@ -253,17 +264,13 @@ class Monkey(WidgetEvents):
         return f"wait {ms} ms"
 
     # -- running -------------------------------------------------------------------------------------
-    @property
-    def _app(self):
-        return _qt()[2].QApplication.instance()
-
     def _choose(self):
         x = self.rng.random() * self._total_weight
         for weight, action in self.actions:
             x -= weight
             if x < 0:
                 return action
-        return self.acts[-1][1]
+        return self.actions[-1][1]
 
     def _fail(self, what: str, index: int) -> MonkeyFailure:
         last = "\n".join(f"  {e}" for e in self.history)
@@ -283,7 +290,7 @@ class Monkey(WidgetEvents):
         def on_message(mode, context, message):
             if mode.name not in ("QtDebugMsg", "QtInfoMsg") and not message.startswith(IGNORED_QT_MESSAGES):
                 problems.append(f"Qt {mode.name}: {message}")
-            if previous is not None:
+            if callable(previous):
                 previous(mode, context, message)
 
         def on_exception(kind, value, tb):

@@ -162,4 +162,5 @@ class Counts:
     skipped: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     #: How often every plot was checked against the current parameters (mid-run and at the end).
     checks: int = 0
-    seconds: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    seconds: collections.defaultdict[str, float] = dataclasses.field(
+        default_factory=lambda: collections.defaultdict(float))

@@ -4,12 +4,28 @@ chips), mixed into :class:`explorer.qa.monkey.Monkey`."""
 from __future__ import annotations
 
 import hashlib
+import random
+from typing import TYPE_CHECKING
 
 from .monkey_checks import LIST_TEXT, NUMBER_TEXT, PROCESS_SHARE, WORDS, _clip, _qt, process, type_text
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
+
+    from ..main_window import MainWindow
 
 
 class WidgetEvents:
     """Events on the widgets of the window's panels (needs ``window``, ``rng``, ``counts``, ``log``)."""
+
+    window: MainWindow
+    rng: random.Random
+    _event_key: str
+    _excluded: set[int]
+
+    @property
+    def _app(self) -> QCoreApplication | None:
+        return _qt()[2].QApplication.instance()
 
     def _usable(self, cls, *, within=None) -> list:
         """Visible, enabled widgets of type ``cls`` inside the panels (or ``within``)."""

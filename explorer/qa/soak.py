@@ -194,6 +194,8 @@ class LabSoak:
 
     def direct(self, i: int) -> None:
         panel = self.panel
+        if self.result is None:
+            raise RuntimeError("no recorded Lab run to replay (run_once first)")
         if self._cursor == 0:  # a new "run": fresh views, as start() prepares them
             panel.result = None
             panel._partial = []
@@ -256,13 +258,14 @@ def soak(updates: int = 10000, real: int = 100, panels: tuple[str, ...] = ("wave
             window.show_panel(pid)
             _process_events(app)
             drivers[pid] = LabSoak(window, app) if pid == "lab" else ServiceSoak(window, pid, app)
-        figures = {pid: {"direct": 0, "real": 0, "seconds": 0.0} for pid in panels}
+        figures = {pid: {"direct": 0, "real": 0} for pid in panels}
+        seconds = dict.fromkeys(panels, 0.0)
 
         def run(pid: str, n_direct: int, n_real: int) -> None:
             d, f = drivers[pid], figures[pid]
             window.show_panel(pid)
             t0 = time.perf_counter()
-            if pid == "lab" and f["real"] == 0:
+            if isinstance(d, LabSoak) and f["real"] == 0:
                 f["real"] += d.run_once()  # every progress report of the run is a real update
             for _ in range(n_real):
                 d.real(f["real"])
@@ -270,7 +273,7 @@ def soak(updates: int = 10000, real: int = 100, panels: tuple[str, ...] = ("wave
             for _ in range(n_direct):
                 d.direct(f["direct"])
                 f["direct"] += 1
-            f["seconds"] += time.perf_counter() - t0
+            seconds[pid] += time.perf_counter() - t0
 
         first_real = real // 2
         for pid in panels:  # warm-up: torch, caches, every view built once
@@ -297,7 +300,7 @@ def soak(updates: int = 10000, real: int = 100, panels: tuple[str, ...] = ("wave
         qInstallMessageHandler(previous)
         sys.excepthook = previous_hook
     return {
-        "panels": {pid: {**f, "updates": f["direct"] + f["real"], "seconds": round(f["seconds"], 1),
+        "panels": {pid: {**f, "seconds": round(seconds[pid], 1), "updates": f["direct"] + f["real"],
                          "rss_growth_mb": growth[pid]} for pid, f in figures.items()},
         "rss_after_warm_up_mb": round(before, 1),
         "rss_end_mb": round(after, 1),

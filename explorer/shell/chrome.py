@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
 
+from ..widgets.qt_typed import restore_title_bar
+
 #: The key that shows and hides the menu bar and toolbar (the records in explorer/shell/actions.py carry it too).
 BARS_KEY = "F10"
 
@@ -115,7 +117,7 @@ class Chrome(QObject):
             dock.setTitleBarWidget(empty)
         elif not bare and has:
             old = dock.titleBarWidget()
-            dock.setTitleBarWidget(None)
+            restore_title_bar(dock)
             old.deleteLater()
 
     def _hint_lines(self, roots: Iterable[QWidget | None]) -> None:

@@ -120,7 +120,11 @@ class PlotFocus(QObject):
             if id(view) in self._watched or view.scene() is None:
                 continue
             self._watched.add(id(view))
-            view.scene().sigMouseClicked.connect(lambda ev, v=view: ev.double() and self._double_clicked(v))
+            view.scene().sigMouseClicked.connect(lambda ev, v=view: self._on_clicked(ev, v))
+
+    def _on_clicked(self, event, plot: QWidget) -> None:
+        if event.double():
+            self._double_clicked(plot)
 
     def _double_clicked(self, plot: QWidget) -> None:
         if self._place is not None and self.stage.plot() is plot:

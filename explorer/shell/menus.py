@@ -27,6 +27,11 @@ def _call(root: object, a: ActionSpec, *checked) -> None:
     resolve(root, a.handler)(*a.args, *checked)
 
 
+def _call_when_checked(root: object, a: ActionSpec, checked: bool) -> None:
+    if checked:
+        _call(root, a)
+
+
 def build_actions(window: QMainWindow, specs: tuple[ActionSpec, ...] = ACTIONS) -> dict[str, QAction]:
     """One QAction per record, added to ``window`` (its shortcuts then work with the menus hidden); id -> action.
 
@@ -47,7 +52,7 @@ def build_actions(window: QMainWindow, specs: tuple[ActionSpec, ...] = ACTIONS) 
             act.setCheckable(a.checkable)
             signal = act.toggled if a.checkable else act.triggered
             if a.checkable and a.args:  # one of a group (a theme): chosen when checked, the others follow
-                signal.connect(lambda checked, a=a: checked and _call(window, a))
+                signal.connect(functools.partial(_call_when_checked, window, a))
             elif a.checkable:
                 signal.connect(functools.partial(_call, window, a))
             else:
@@ -117,7 +122,7 @@ def build_toolbar(window: QMainWindow, actions: Mapping[str, QAction], menus: Ma
 
 
 def _menu_of() -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for title, entries in MENUS:
         for entry in entries or ():
             out.setdefault(entry, title.replace("&", ""))

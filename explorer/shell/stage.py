@@ -52,7 +52,7 @@ class Stage(QObject):
         for pid, dock in self._docks.items():
             dock.visibilityChanged.connect(lambda on, pid=pid: self._on_dock_visible(pid, on))
         app = QApplication.instance()
-        if app is not None:
+        if isinstance(app, QApplication):
             app.focusChanged.connect(self._on_focus_changed)
 
     # -- reading --------------------------------------------------------------------------------------

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 GUARDED = (QAbstractSpinBox, QAbstractSlider, QComboBox)
 
 
-def _guarded(obj: QObject) -> QObject | None:
+def _guarded(obj: QObject) -> QAbstractSpinBox | QAbstractSlider | QComboBox | None:
     """The control ``obj`` belongs to (a spin box's line edit belongs to its box), if it is one to guard."""
-    w = obj
+    w: QObject | None = obj
     for _ in range(3):
         if isinstance(w, GUARDED) and not isinstance(w, QScrollBar):
             return w

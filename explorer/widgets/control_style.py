@@ -73,7 +73,7 @@ class ControlStyle(QProxyStyle):
 def install(theme: Theme) -> None:
     """Make :class:`ControlStyle` the app's style (once) and give it ``theme``'s colours."""
     app = QApplication.instance()
-    if app is None:
+    if not isinstance(app, QApplication):  # none (or one without widgets): no controls to style
         return
     style = app.style()
     if not isinstance(style, ControlStyle):

@@ -12,6 +12,7 @@ of them are in its tooltip and copied by Copy.  Uncapped, fifteen formulas took 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
@@ -51,10 +52,10 @@ class FormulaStrip(QLabel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._sheet = None  # (function of point size -> style sheet, wanted pt, smallest pt)
+        self._sheet: tuple[Callable[[float], str], float, float] | None = None  # (pt -> sheet, wanted pt, least)
         self._pt = 0.0
         #: Returns the formula's Copy-as-Python snippet (``.code``) or why there is none (``.reason``).
-        self.snippet = None
+        self.snippet: Callable[[], object] | None = None
         #: Formula lines shown at most (None: all); the rest behind "▸ k more".
         self.max_formulas: int | None = None
         self._full = ""

@@ -49,7 +49,8 @@ class GuideBrowser(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._on_anchor_clicked)
 
-    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt override
+    def loadResource(self, kind: int, url: QUrl | str):  # noqa: N802 - Qt override
+        url = QUrl(url) if isinstance(url, str) else url
         if kind == QTextDocument.ResourceType.MarkdownResource.value or url.path().endswith(".md"):
             path = Path(url.toLocalFile())
             if path.is_file():

@@ -50,6 +50,8 @@ def colormap(name: str = DIVERGING) -> pg.ColorMap:
 class AppPlotItem(pg.PlotItem):
     """The plot item of a :class:`Plot`: the app's axes and title, and every item added kept by ``styler``."""
 
+    titleLabel: pg.LabelItem  # noqa: N815 - pyqtgraph's name (a TitleLabel here)
+
     def __init__(self, styler: Styler, axis_items: dict | None = None, **kwargs) -> None:
         self.styler = styler
         self._ready = False
@@ -207,7 +209,9 @@ class Plot(pg.PlotWidget):
         return sub
 
     def _on_export_menu_about_to_show(self) -> None:
-        theme_bus().fill_export_menu(self, self.export_menu)
+        menu = self.export_menu
+        if menu is not None:  # it is: this is its aboutToShow
+            theme_bus().fill_export_menu(self, menu)
 
     @property
     def pointer(self) -> PointerReadout | None:

@@ -45,6 +45,8 @@ class Sidebar(QScrollArea):
 
     def _fit(self) -> None:
         box = self.widget()
+        if box is None:  # no box yet: nothing to fit
+            return
         want = max(box.sizeHint().width(), box.minimumSizeHint().width(), box.minimumWidth())
         self.setFixedWidth(want + self.verticalScrollBar().sizeHint().width() + 2)
 

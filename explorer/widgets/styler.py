@@ -306,7 +306,7 @@ class Styler:
     def _symbol_brush(self, item, memo: _Memo, current, setter, *, fresh: bool = False) -> None:
         """A marker's fill in the theme's colours, like its pen: unmapped, a dark marker (the Waves spectrum's
         grey, "Why sinusoids?"'s brown) vanished on a dark background.  A list (one per point) is left alone."""
-        if current is None or isinstance(current, list) or getattr(current, "ndim", 0):
+        if current is None or isinstance(current, list) or getattr(current, "ndim", None):
             return
         brush = pg.mkBrush(current)
         c = brush.color()

@@ -15,7 +15,7 @@ import html
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSizeF, Qt
+from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from ..theme import TITLE_PT
@@ -148,7 +148,7 @@ def declutter(labels) -> None:
     """Show each of ``labels`` (graphics items, most important first) only where it does not overlap one
     shown before it: two line labels on a short plot (L_train's and the lower bound's) printed over each
     other; the line itself stays, and says what it is through its dash and the labels that remain."""
-    placed = []
+    placed: list[QRectF] = []
     for label in labels:
         label.setVisible(True)
         rect = label.sceneBoundingRect()

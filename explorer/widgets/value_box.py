@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QLocale, QObject, Qt, QTimer
@@ -112,12 +113,14 @@ def _form_label(form: QFormLayout, box: QWidget) -> str:
     for row in range(form.rowCount()):
         field = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
         label = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
-        if field is not None and label is not None and _holds(field, box) and isinstance(label.widget(), QLabel):
-            return label.widget().text().replace("&", "").rstrip(": ")
+        if field is not None and label is not None and _holds(field, box) and isinstance(lab := label.widget(), QLabel):
+            return lab.text().replace("&", "").rstrip(": ")
     return ""
 
 
-def _holds(item: QLayoutItem, box: QWidget) -> bool:
+def _holds(item: QLayoutItem | None, box: QWidget) -> bool:
+    if item is None:
+        return False
     w = item.widget()
     if w is not None:
         return w is box or w.isAncestorOf(box)
@@ -195,13 +198,13 @@ class Feedback(QObject):
 
     def _show_label(self, text: str) -> None:
         top = self.box.window()
-        if self.label() is None or self._label.parentWidget() is not top:
-            self._label = QLabel(top)
-            self._label.setObjectName("valueReason")
-            self._label.setTextFormat(Qt.TextFormat.PlainText)
-            self._label.setAutoFillBackground(True)
-            self._label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        lab = self._label
+        lab = self.label()
+        if lab is None or lab.parentWidget() is not top:
+            lab = self._label = QLabel(top)
+            lab.setObjectName("valueReason")
+            lab.setTextFormat(Qt.TextFormat.PlainText)
+            lab.setAutoFillBackground(True)
+            lab.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         lab.setText(text)
         lab.setStyleSheet(f"QLabel {{ color: {PROBLEM_COLOUR}; padding: 0 3px; }}")
         lab.adjustSize()
@@ -274,7 +277,9 @@ def _undo_kind(event: QKeyEvent) -> str | None:
 
 def has_pending_edit(box: QWidget) -> bool:
     """True while ``box`` holds typing that is not applied yet (its own undo then has something to do)."""
-    if isinstance(box, (QSpinBox, QDoubleSpinBox)):
+    if isinstance(box, QSpinBox):
+        return box.text() != box.prefix() + box.textFromValue(box.value()) + box.suffix()
+    if isinstance(box, QDoubleSpinBox):
         return box.text() != box.prefix() + box.textFromValue(box.value()) + box.suffix()
     if isinstance(box, QLineEdit):
         return box.isModified()
@@ -295,10 +300,12 @@ class _UndoRouter(QObject):
         kind = event.type()
         if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not isinstance(obj, QWidget):
             return False
-        which = _undo_kind(event)  # type: ignore[arg-type]
+        if not isinstance(event, QKeyEvent):  # both kinds are key events
+            return False
+        which = _undo_kind(event)
         if which is None:
             return False
-        box = obj.parentWidget() if isinstance(obj.parentWidget(), QAbstractSpinBox) else obj
+        box = parent if isinstance(parent := obj.parentWidget(), QAbstractSpinBox) else obj
         if has_pending_edit(box):
             return False  # the box undoes its own typing
         action = _app_action(box, which)
@@ -332,13 +339,27 @@ class AnyText(QValidator):
 
 
 # -- spin boxes that answer ----------------------------------------------------------------------------
-class _Answering:
+if TYPE_CHECKING:
+    _SpinBase = QAbstractSpinBox
+else:
+    _SpinBase = object
+
+
+class _Answering(_SpinBase):
     """What :class:`SpinBox` and :class:`DoubleSpinBox` share (mixed in before the Qt class)."""
 
     _integer = True
     _answered = False
 
-    def _setup(self: QAbstractSpinBox, name: str | None) -> None:  # type: ignore[misc]
+    if TYPE_CHECKING:  # the Qt spin box's (QSpinBox or QDoubleSpinBox), which the mixin comes before
+        def prefix(self) -> str: ...
+        def suffix(self) -> str: ...
+        def minimum(self) -> Any: ...  # int in a SpinBox, float in a DoubleSpinBox
+        def maximum(self) -> Any: ...
+        def value(self) -> Any: ...
+        def textFromValue(self, v: Any) -> str: ...
+
+    def _setup(self, name: str | None) -> None:
         self._name = name
         # Typed numbers apply on Enter or on leaving the box (typing 256 must not pass through 2 and 25);
         # the arrows and the wheel still step at once.
@@ -347,15 +368,15 @@ class _Answering:
 
     def _clean(self, text: str) -> str:
         t = text
-        if self.prefix() and t.startswith(self.prefix()):  # type: ignore[attr-defined]
-            t = t[len(self.prefix()):]  # type: ignore[attr-defined]
-        if self.suffix() and t.endswith(self.suffix()):  # type: ignore[attr-defined]
-            t = t[: -len(self.suffix())]  # type: ignore[attr-defined]
+        if self.prefix() and t.startswith(self.prefix()):
+            t = t[len(self.prefix()):]
+        if self.suffix() and t.endswith(self.suffix()):
+            t = t[: -len(self.suffix())]
         return t.strip()
 
     def _in_range(self, text: str) -> bool:
-        v = parse_number(self._clean(text), self.locale())  # type: ignore[attr-defined]
-        return v is not None and self.minimum() <= v <= self.maximum() and (  # type: ignore[attr-defined]
+        v = parse_number(self._clean(text), self.locale())
+        return v is not None and self.minimum() <= v <= self.maximum() and (
             not self._integer or v == math.floor(v))
 
     def validate(self, text: str, pos: int):  # noqa: D102 - Qt override
@@ -364,40 +385,40 @@ class _Answering:
         return state, text, pos
 
     def valueFromText(self, text: str):  # noqa: N802 - Qt override
-        v = parse_number(self._clean(text), self.locale())  # type: ignore[attr-defined]
+        v = parse_number(self._clean(text), self.locale())
         if v is None:
-            return self.value()  # type: ignore[attr-defined]
-        v = min(max(v, self.minimum()), self.maximum())  # type: ignore[attr-defined]
+            return self.value()
+        v = min(max(v, self.minimum()), self.maximum())
         return int(round(v)) if self._integer else v
 
     def fixup(self, text: str) -> str:  # noqa: D102 - Qt override
-        v, _ok = check_number(self, self._clean(text), self.minimum(), self.maximum(),  # type: ignore[arg-type]
+        v, _ok = check_number(self, self._clean(text), self.minimum(), self.maximum(),
                               integer=self._integer, name=self._name)
         self._answered = True
         if v is None:
             return text  # Qt puts the value in use back
-        return self.textFromValue(int(v) if self._integer else v)  # type: ignore[attr-defined]
+        return self.textFromValue(int(v) if self._integer else v)
 
     def _commit(self, run: Callable[[], None]) -> None:
-        text = self._clean(self.text())  # type: ignore[attr-defined]
-        pending = has_pending_edit(self)  # type: ignore[arg-type]
+        text = self._clean(self.text())
+        pending = has_pending_edit(self)
         self._answered = False
         run()
         if self._answered or not pending:
             return  # answered by fixup, or nothing was typed
-        feedback(self).clear()  # type: ignore[arg-type]
-        v = parse_number(text, self.locale())  # type: ignore[attr-defined]
+        feedback(self).clear()
+        v = parse_number(text, self.locale())
         if v is not None:
-            name_adjustment(self, v, float(self.value()), name=self._name)  # type: ignore[arg-type,attr-defined]
+            name_adjustment(self, v, float(self.value()), name=self._name)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._commit(lambda: super(_Answering, self).keyPressEvent(event))  # type: ignore[misc]
+            self._commit(lambda: super(_Answering, self).keyPressEvent(event))
             return
-        super().keyPressEvent(event)  # type: ignore[misc]
+        super().keyPressEvent(event)
 
     def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._commit(lambda: super(_Answering, self).focusOutEvent(event))  # type: ignore[misc]
+        self._commit(lambda: super(_Answering, self).focusOutEvent(event))
 
 
 class SpinBox(_Answering, QSpinBox):

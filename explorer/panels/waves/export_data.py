@@ -35,7 +35,7 @@ def exact_arrays(panel, plot) -> dict | None:
         return {} if heat is None else {"block_min": heat.mins, "block_max": heat.maxs}
     if (on("waves") or on("beyond")) and curves is not None:
         data = curves.waves if on("waves") else curves.beyond
-        out = {}
+        out: dict[str, np.ndarray] = {}
         for i, (x, y) in sorted(data.items()):
             out.setdefault("position", x)
             out[f"pair {i} sin"] = y

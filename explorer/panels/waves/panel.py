@@ -17,6 +17,8 @@ draw it.  Staying live while a slider is held (or the animation plays):
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QAbstractSlider, QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
@@ -32,15 +34,26 @@ from ...jobs.waves import (
 )
 from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
+from ...widgets.qt_typed import layout_of
 from ..base import Panel
 from .controls import WavesControls
 from .export_data import exact_arrays, snippet_for, strip_numbers, strip_snippet
 from .formula import formula_html
 from .play import Player
-from .tabs import KEY_VIEWS, TABS, VIEW_ORDER, drawers_of, lazy_view, make_tab
+from .tabs import KEY_VIEWS, TABS, VIEW_ORDER, built_view, drawers_of, lazy_view, make_tab
+from .views_relative import BeyondView, SimilarityView
+from .views_table import VectorView, WavesView
+from .views_why import WhyView
 
 #: Shortest time between two requests of one key while a slider is held (about 30 frames a second).
 FRAME_S = 0.033
+
+
+@runtime_checkable
+class _FollowsState(Protocol):
+    """A view that shows (part of) the state itself, without waiting for a result."""
+
+    def show_state(self, st: WavesState) -> None: ...
 
 class WavesPanel(Panel):
     """Heatmap, waves, spectrum, position vector, rotation, similarity, beyond training, same token."""
@@ -108,7 +121,7 @@ class WavesPanel(Panel):
             return
         made, content = make_tab(index)
         self._built.update(made)
-        self._pages[index].layout().addWidget(content)
+        layout_of(self._pages[index]).addWidget(content)
         late = self._shown is not None  # after the panel's first state: catch up with it
         for name, view in made.items():
             # The numbers each view claims, and how to read it, beside the plots rather than under them.
@@ -180,7 +193,7 @@ class WavesPanel(Panel):
 
     def export_data(self, plot) -> dict:
         """The exact numbers behind ``plot`` (never lane offsets or display-resolution samples)."""
-        why = self._built.get("why")
+        why = built_view(self._built, "why", WhyView)
         data = (why.export_data(plot) if why is not None else None) or exact_arrays(self, plot)
         return super().export_data(plot) if data is None else data
 
@@ -203,7 +216,7 @@ class WavesPanel(Panel):
     def _block_and_sync(self) -> None:
         # Block only the controls' own signals (their inner parts need no blocking: a control sets them
         # directly), a short list instead of every descendant (the base class's way).
-        vector = self._built.get("vector")
+        vector = built_view(self._built, "vector", VectorView)
         widgets = self.controls.inputs() + ([vector.overlay_box] if vector is not None else [])
         blocked = [(w, w.blockSignals(True)) for w in widgets]
         try:
@@ -215,13 +228,13 @@ class WavesPanel(Panel):
     def sync_widgets(self, st: WavesState) -> None:
         self.controls.sync(st)
         lam = wavelengths(st.d_model, st.base, st.variant)
-        for name, view in self._built.items():
-            if name == "waves":
+        for view in self._built.values():
+            if isinstance(view, WavesView):
                 view.show_state(st, lam)
-            elif name not in ("rotation", "token", "why"):
+            elif isinstance(view, _FollowsState):  # not the rotation, token and why views
                 view.show_state(st)
         curves = self.responses.get("waves.curves")
-        if curves is not None and self._same_encoding(curves.request, st):
+        if isinstance(curves, CurvesResponse) and self._same_encoding(curves.request, st):
             self.spectrum.show_curves(curves, st)  # the picked pair and L_train move at once
 
     @staticmethod
@@ -248,20 +261,20 @@ class WavesPanel(Panel):
         self.heatmap.state = self.waves.state = st
         self.heatmap.set_full_range(n, d)
         self.waves.set_full_range(n)
-        similarity = self._built.get("similarity")
+        similarity = built_view(self._built, "similarity", SimilarityView)
         if similarity is not None:  # else it takes the full range when built
             similarity.state = st
             similarity.set_full_range(n, d)
         self._ranges = {"heat": ((0, n), (0, d)), "waves": (0, n), "sim": (-(n - 1), n - 1)}
 
     def _on_ranges_settled(self) -> None:
-        similarity = self._built.get("similarity")
+        similarity = built_view(self._built, "similarity", SimilarityView)
         self._ranges = {"heat": self.heatmap.visible(), "waves": self.waves.visible(),
                         "sim": self._ranges["sim"] if similarity is None else similarity.visible()}
         self.request_update()
 
     def _preview(self) -> bool:
-        beyond = self._built.get("beyond")
+        beyond = built_view(self._built, "beyond", BeyondView)
         return self._drag_depth > 0 or self._player.active or (beyond is not None and beyond.l_line.moving)
 
     def _on_drag_started(self) -> None:
@@ -288,7 +301,8 @@ class WavesPanel(Panel):
         # built and laid out has its own size).
         px = tuple(0 if preview and (view is None or not view.isVisible())
                    else (view if view is not None else self.waves).pixels() // div
-                   for view in (self.waves, self._built.get("beyond"), self._built.get("similarity")))
+                   for view in (self.waves, built_view(self._built, "beyond", BeyondView),
+                                built_view(self._built, "similarity", SimilarityView)))
         lanes = tuple(sorted(set(st.pairs) | {st.pair}))
         why = [self.why.request()] if self._why_wanted and "why" in self._built else []
         return why + [

@@ -6,6 +6,8 @@ is asked for): start-up makes the 3 plots on screen, not all eleven.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -24,6 +26,7 @@ TABS = (
     ("Beyond training and tokens", ("beyond", "token")),
     ("Why sinusoids?", ("why",)),
 )
+C = TypeVar("C", bound=QWidget)
 _TAB_OF = {name: i for i, (_, names) in enumerate(TABS) for name in names}
 VIEW_ORDER = tuple(name for _, names in TABS for name in names)
 #: The views that draw each request key's results (by name).
@@ -56,6 +59,14 @@ def lazy_view(name: str) -> property:
         return view
 
     return property(get, doc=f"The {name} view (its tab is built on first use).")
+
+
+def built_view(built: dict[str, QWidget], name: str, cls: type[C]) -> C | None:
+    """View ``name`` of ``built`` (a ``cls``, see :func:`make_tab`) if its tab is built, else None."""
+    view = built.get(name)
+    if view is not None and not isinstance(view, cls):
+        raise TypeError(f"the {name} view is a {type(view).__name__}, not a {cls.__name__}")
+    return view
 
 
 def make_tab(index: int) -> tuple[dict, QWidget]:

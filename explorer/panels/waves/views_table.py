@@ -190,7 +190,7 @@ class HeatmapView(Card):
                 f"λ<sub>{i}</sub> = {wavelength_text(info['wavelength'])} positions")
         r = self.response
         inside = r is not None and r.rows[0] <= position < r.rows[1] and r.cols[0] <= column < r.cols[1]
-        if inside and r.overview:
+        if inside and r is not None and r.overview:
             b = (position - r.rows[0]) // r.row_bin
             cb = (column - r.cols[0]) // r.col_bin
             first = r.rows[0] + b * r.row_bin
