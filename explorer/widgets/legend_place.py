@@ -80,6 +80,7 @@ class LegendPlacer(QObject):
         """The legend in one row under the bottom axis, in the plot item's layout."""
         legend, pi = self.legend, self.plot_item
         self.outside = True
+        legend.setMinimumWidth(0)  # never wider than its plot for the layout (the plot's widget would cut it)
         pi.layout.addItem(legend, _ROW, 1)
         pi.layout.setRowStretchFactor(_ROW, 0)
         self._fit_columns()
