@@ -154,7 +154,7 @@ def test_declutter_hides_the_less_telling_of_two_labels_that_meet(qtbot):
 
     from explorer.widgets.titles import declutter
 
-    plot = make_plot("x")
+    plot = pg.PlotWidget()  # pyqtgraph's own plot: the app's would move the labels apart before declutter sees them
     qtbot.addWidget(plot)
     plot.resize(400, 300)
     plot.show()

@@ -62,6 +62,8 @@ class _Hint(pg.TextItem):
 
     #: The share of the plot's width and height the hint may take (by default).
     ROOM = (0.8, 0.45)
+    #: It shows and hides itself (the plot's annotation placer leaves it be).
+    self_placed = True
 
     def __init__(self, text: str, color: str = NEUTRAL, anchor=(0.5, 0.5), room: tuple | None = None) -> None:
         super().__init__(text, color=color, anchor=anchor)

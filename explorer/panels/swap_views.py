@@ -4,10 +4,11 @@ the chosen query's weights as bars, and the verdict headline.  They only draw wh
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
@@ -17,6 +18,7 @@ from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.token_chips import short_word
 
+_NOTE = re.compile(r" ?\(?every \w+ labelled\)?")
 #: Token tick labels are shortened above this many letters (the whole word is in its chip's tooltip).
 TICK_WORD = 10
 
@@ -51,7 +53,9 @@ def fmt_value(v: float) -> str:
 
 
 class TokenAxis(Axis):
-    """An axis whose ticks are tokens at cell centres (k + 0.5), thinned so labels never overlap.
+    """An axis whose ticks are tokens at cell centres (k + 0.5): every token keeps its label where the cells
+    leave room, shortened to its cell's width ("bi…") rather than dropped; only where a cell is too small even
+    for that are the labels thinned (every 2nd, 3rd … token), and the axis's title then says so.
 
     ``extra`` adds fixed ticks (e.g. "Σ" over the row-sum column).  The step between labelled
     tokens follows the axis length in pixels, so a 64-token sentence stays legible when the plot is
@@ -59,6 +63,9 @@ class TokenAxis(Axis):
     """
 
     def __init__(self, orientation: str, **kwargs) -> None:
+        self._title = ""
+        self._step = 1
+        self._cell_px = 0.0
         super().__init__(orientation, **kwargs)
         self._labels: list[str] = []
         self._extra: dict[float, str] = {}
@@ -76,35 +83,65 @@ class TokenAxis(Axis):
     def labels(self) -> list[str]:
         return list(self._labels)
 
+    def _metrics(self) -> QFontMetricsF:
+        return QFontMetricsF(self.style.get("tickFont") or _tick_font())
+
     def label_step(self, size_px: float, span: float) -> int:
         """Every how many tokens a label fits into ``size_px`` pixels showing ``span`` cells."""
         n = len(self._labels)
         if n == 0 or size_px <= 0:
             return 1
-        fm = QFontMetricsF(self.style.get("tickFont") or _tick_font())
+        fm = self._metrics()
         if self.orientation in ("left", "right"):
-            need = fm.height() * 0.9
-        else:
-            need = max(fm.horizontalAdvance(s) for s in self._labels) + fm.horizontalAdvance("  ")
+            need = fm.height() * 0.8 + 4
+        else:  # a word shortened to two letters and "…" is still a label
+            need = min(max(fm.horizontalAdvance(s) for s in self._labels), fm.horizontalAdvance("mm…"))
+            need += fm.horizontalAdvance("  ")
         per_cell = size_px / max(span, 1e-9)
         return max(1, math.ceil(need / per_cell))
+
+    def hidden_note(self) -> str:
+        """What the axis's title says when labels are thinned ("" when every token has its label)."""
+        if self._step <= 1:
+            return ""
+        nth = {2: "2nd", 3: "3rd"}.get(self._step, f"{self._step}th")
+        return f"every {nth} labelled"
+
+    def setLabel(self, text=None, units=None, unitPrefix=None, **kwargs) -> None:  # noqa: N802,N803 - pyqtgraph
+        self._title = _NOTE.sub("", text or "")  # the theme sets the shown title again, note and all
+        self._show_title(units, unitPrefix, **kwargs)
+
+    def _show_title(self, units=None, unit_prefix=None, **kwargs) -> None:
+        note = self.hidden_note()
+        text = f"{self._title} ({note})" if note and self._title else note or self._title
+        super().setLabel(text, units, unit_prefix, **kwargs)
 
     def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802,N803 - pyqtgraph API
         n = len(self._labels)
         if n == 0:
             return []
-        step = self.label_step(size, abs(maxVal - minVal))
+        span = abs(maxVal - minVal)
+        step = self.label_step(size, span)
+        self._cell_px = size / max(span, 1e-9)
+        if step != self._step:  # the title says which are labelled (not while the axis is being drawn)
+            self._step = step
+            QTimer.singleShot(0, self._show_title)
         values = [k + 0.5 for k in range(0, n, step)] + list(self._extra)
         return [(float(step), values)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        fm = self._metrics()
+        room = self._cell_px * self._step - fm.horizontalAdvance("  ")
         out = []
         for v in values:
             if v in self._extra:
                 out.append(self._extra[v])
                 continue
             k = int(math.floor(v))
-            out.append(self._labels[k] if 0 <= k < len(self._labels) else "")
+            word = self._labels[k] if 0 <= k < len(self._labels) else ""
+            if self.orientation in ("top", "bottom") and room > 0 and fm.horizontalAdvance(word) > room:
+                word = fm.elidedText(word, Qt.TextElideMode.ElideRight, room)
+            out.append(word)
         return out
 
 

@@ -6,6 +6,10 @@ being cut.  Every plot of the app is built with it (``PlotItem(axisItems=...)``)
 * :meth:`Axis.set_si_log_ticks`: in log mode, labels at decades only ("1", "100", "10k", "1M"; every 2nd or
   3rd decade on a short axis), 2 and 5 only when less than a decade shows, the minor ticks unlabelled
   (pyqtgraph labelled its 2 … 9 minor ticks too: "3·10¹4·10¹5·10¹").
+* Whatever chose the ticks (pyqtgraph's spacing, a view's ``setTicks``), a tick label is drawn only where it keeps
+  :data:`TICK_GAP` px from the labels drawn before it (the major ticks first) and lies whole inside the axis
+  (pyqtgraph draws every label, so fixed ticks on a short axis ran together: "1.00.750.5", and clips the ones
+  past the axis' ends); the tick itself stays.
 * An axis label longer than its axis is drawn smaller (down to :data:`~explorer.widgets.titles.AXIS_LABEL_MIN_SCALE`)
   and centred again: pyqtgraph centres it whatever its length, so "slower ◀ pair i ▶ FASTER" on a short
   plot was cut at both ends and ran into the plot above.
@@ -24,6 +28,8 @@ from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_le
 from .titles import AXIS_LABEL_MIN_SCALE
 
 _NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
+#: The least gap (px) between two tick labels drawn side by side (or one above the other).
+TICK_GAP = 3.0
 
 
 class Axis(pg.AxisItem):
@@ -90,6 +96,13 @@ class Axis(pg.AxisItem):
         minor = major / (2 if f"{major:.0e}"[0] == "2" else 5)
         return [(major, 0), (minor, 0)]
 
+    def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return specs
+        axis_spec, tick_specs, text_specs = specs
+        return axis_spec, tick_specs, spaced_labels(text_specs, self.orientation, self.boundingRect())
+
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802,N803 - pyqtgraph API
         if self._si_log:
             return log_tick_values(self, minVal, maxVal, size)
@@ -106,6 +119,23 @@ class Axis(pg.AxisItem):
 
     def _on_label_changed(self) -> None:
         fit_axis_label(self)
+
+
+def spaced_labels(text_specs: list, orientation: str, bounds) -> list:
+    """The tick labels of ``text_specs`` (pyqtgraph's (rect, flags, text), major ticks first) that lie inside
+    ``bounds`` and keep :data:`TICK_GAP` px from every label kept before them."""
+    vertical = orientation in ("left", "right")
+    inside = bounds.adjusted(-0.5, -0.5, 0.5, 0.5)
+    kept: list = []
+    for spec in text_specs:
+        rect = spec[0]
+        if not inside.contains(rect):
+            continue
+        grown = rect.adjusted(0, -TICK_GAP, 0, TICK_GAP) if vertical else rect.adjusted(-TICK_GAP, 0, TICK_GAP, 0)
+        if any(grown.intersects(other[0]) for other in kept):
+            continue
+        kept.append(spec)
+    return kept
 
 
 def fit_axis_label(axis) -> None:

@@ -18,7 +18,9 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy
 
 from ..theme import Theme
+from .annotation_place import AnnotationPlacer
 from .axis import app_axes
+from .legend_place import LegendPlacer
 from .plain import shorten
 from .pointer import PointerReadout, reading
 from .styler import Styler
@@ -54,6 +56,8 @@ class AppPlotItem(pg.PlotItem):
 
     def __init__(self, styler: Styler, axis_items: dict | None = None, **kwargs) -> None:
         self.styler = styler
+        #: Keeps the view's texts inside it, off the data and apart (made with the first text).
+        self.annotations: AnnotationPlacer | None = None
         self._ready = False
         super().__init__(axisItems=app_axes(axis_items), **kwargs)
         for name in ("top", "right"):  # pyqtgraph shows every axis it is given
@@ -72,10 +76,19 @@ class AppPlotItem(pg.PlotItem):
     def addItem(self, item, *args, **kwargs) -> None:  # noqa: N802 - pyqtgraph API
         super().addItem(item, *args, **kwargs)
         self.styler.adopt(item)
+        if self.annotations is None and isinstance(item, (pg.TextItem, pg.InfiniteLine)):
+            self.annotations = AnnotationPlacer(self)
+        if self.annotations is not None:
+            self.annotations.schedule()
 
     def addLegend(self, offset=(30, 30), **kwargs):  # noqa: N802 - pyqtgraph API
-        legend = super().addLegend(offset=offset, **kwargs)
+        if self.legend is None:  # placed by the placer, not anchored to the corner ``offset`` names
+            self.legend = pg.LegendItem(offset=None, **kwargs)
+            self.legend.setParentItem(self.vb)
+        legend = self.legend
         self.styler.adopt(legend)
+        if getattr(legend, "placer", None) is None:
+            legend.placer = LegendPlacer(self, legend, offset)
         return legend
 
     def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph API

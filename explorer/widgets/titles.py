@@ -4,8 +4,9 @@ pyqtgraph makes a title's text width the plot item's minimum width, and puts the
 data column only; a long title (or a presenter-mode font) on a narrow plot then pushes the whole
 plot item past its widget's right edge, where the axis, the colour bar and the title are cut off.
 Every app plot's title is a :class:`TitleLabel`: it spans the plot's full width, its minimum width is
-zero, and its text is elided ("Accuracy by position (len…") to the width there is; :func:`full_title`
-gives the whole text (for export names, tooltips and the data files).  Its colour and size are the
+zero, and its text is shortened at a word boundary ("Accuracy by position (length 256, …") to the width there
+is, the whole title then in its tooltip; :func:`full_title` gives the whole text (for export names, tooltips and
+the data files).  Its colour and size are the
 theme's (:meth:`TitleLabel.set_look`), whatever a view passes to ``setTitle``.
 """
 
@@ -33,11 +34,21 @@ def full_title(plot_item) -> str:
 
 
 def elided(text: str, font: QFont, width: float) -> str:
-    """``text`` elided at the right to ``width`` px in ``font`` (rich text is returned whole: its
-    tags cannot be cut)."""
+    """``text`` shortened at the right to ``width`` px in ``font``, at a word boundary, with "…" (rich text is
+    returned whole: its tags cannot be cut).  A first word that does not fit alone is the one thing cut."""
     if not text or _TAG.search(text):
         return text
-    return QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, max(24.0, width))
+    metrics = QFontMetricsF(font)
+    width = max(24.0, width)
+    if metrics.horizontalAdvance(text) <= width:
+        return text
+    cut = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+    shown = cut[:-1] if cut.endswith("…") else cut
+    if len(shown) < len(text) and not text[len(shown)].isspace():
+        words = shown.rsplit(None, 1)
+        if len(words) == 2:
+            shown = words[0]
+    return shown.rstrip() + "…"
 
 
 class TitleLabel(pg.LabelItem):
@@ -130,12 +141,16 @@ class TitleLabel(pg.LabelItem):
                 if self.text != self.full:
                     self.setText(self.full)
                 if self.item.boundingRect().width() <= avail:
+                    self.setToolTip("")
                     return
             # The title as the characters it reads (a quoted word may hold "<" and "&"), elided, and escaped
             # again: the label takes HTML.
-            shown = html.escape(elided(html.unescape(_TAG.sub("", self.full)), font, avail), quote=False)
+            whole = html.unescape(_TAG.sub("", self.full))
+            short = elided(whole, font, avail)
+            shown = html.escape(short, quote=False)
             if shown != self.text:
                 self.setText(shown)
+            self.setToolTip(whole if short != whole else "")
         finally:
             self._fitting = False
 

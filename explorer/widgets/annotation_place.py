@@ -1,0 +1,127 @@
+"""In-plot annotations that stay inside their plot, off the data and apart from each other.
+
+A :class:`AnnotationPlacer` keeps the text items of one plot's view — ``pg.TextItem`` and the labels of
+``pg.InfiniteLine`` — whenever the view, its size, its data or a text change: each text, in the order the view
+added them, is tried where the view put it, then on the other sides of its point (a TextItem's anchor) or at
+other heights along its line (a line's label), and kept at the first place that lies inside the view, covers no
+curve, point or bar (:class:`~explorer.widgets.plot_geometry.PlotData`; 2 px of slack) and meets no text kept
+before it nor the legend.  A text with no such place is hidden until there is one (the line itself stays and
+says what it is through its dash; a hover readout gives the numbers).  A text that shows and hides itself
+(``self_placed``) is left to its view.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import shiboken6
+from PySide6.QtCore import QObject, QRectF, QTimer
+
+from .plot_geometry import PlotData, visible
+
+_ANCHORS = [(0, 1), (1, 1), (0, 0), (1, 0), (0.5, 1), (0.5, 0), (0, 0.5), (1, 0.5)]
+_ALONG = [0.95, 0.05, 0.5, 0.8, 0.2, 0.65, 0.35]
+_SLACK = 2.0
+
+
+def text_rect(item) -> QRectF:
+    """A TextItem's text in scene coordinates."""
+    return item.mapRectToScene(item.textItem.mapRectToParent(item.textItem.boundingRect()))
+
+
+class AnnotationPlacer(QObject):
+    """Keeps the annotations of ``plot_item``'s view placed (see the module)."""
+
+    def __init__(self, plot_item) -> None:
+        super().__init__()
+        self.plot_item = plot_item
+        self._pending = False
+        self._signature = None
+        self._hidden: set[int] = set()
+        self._home: dict[int, tuple] = {}
+        vb = plot_item.getViewBox()
+        vb.sigResized.connect(self.schedule)
+        vb.sigRangeChanged.connect(self.schedule)
+        if vb.scene() is not None:
+            vb.scene().changed.connect(self.schedule)
+
+    def schedule(self, *_args) -> None:
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self.place)
+
+    def _texts(self) -> list:
+        out = []
+        vb = self.plot_item.getViewBox()
+        for item in vb.childGroup.childItems():
+            if isinstance(item, pg.InfiniteLine):
+                label = getattr(item, "label", None)
+                if label is not None and item.isVisible() and (label.isVisible() or id(label) in self._hidden):
+                    out.append(label)
+            elif isinstance(item, pg.TextItem) and getattr(item, "self_placed", False):
+                continue
+            elif isinstance(item, pg.TextItem) and (item.isVisible() or id(item) in self._hidden):
+                out.append(item)
+        return [t for t in out if t.toPlainText().strip()]
+
+    def _candidates(self, item) -> list:
+        """Ways to move ``item`` (callables), where the view put it first."""
+        key = id(item)
+        if isinstance(item, pg.InfLineLabel):
+            # Its text as its line says now (pyqtgraph leaves a hidden label's text as it was).
+            item.setText(item.format.format(value=item.line.value()))
+            home = self._home.setdefault(key, (item.orthoPos, list(item.anchors)))
+            flipped = [(1 - a[0], a[1]) for a in home[1]]
+            out = []
+            for anchors in (home[1], flipped):
+                for pos in [home[0]] + _ALONG:
+                    out.append(lambda p=pos, a=anchors: self._set_label(item, p, a))
+            return out
+        home = self._home.setdefault(key, (tuple(item.anchor),))
+        return [lambda a=a: item.setAnchor(a) for a in [home[0]] + _ANCHORS]
+
+    @staticmethod
+    def _set_label(label, pos: float, anchors: list) -> None:
+        label.anchors = list(anchors)
+        label.setPosition(pos)
+
+    def _state(self, texts, data: PlotData, view: QRectF) -> tuple:
+        return (view.getRect(), data.signature(),
+                tuple((t.toPlainText(), t.isVisible(), round(t.pos().x(), 1), round(t.pos().y(), 1),
+                       getattr(getattr(t, "line", None), "value", lambda: None)()) for t in texts))
+
+    def place(self) -> None:
+        self._pending = False
+        pi = self.plot_item
+        if not shiboken6.isValid(pi) or not visible(pi):
+            return
+        vb = pi.getViewBox()
+        view = vb.sceneBoundingRect()
+        texts = self._texts()
+        if not texts or view.width() <= 0:
+            return
+        data = PlotData(pi)
+        state = self._state(texts, data, view)
+        if state == self._signature:
+            return
+        legend = pi.legend
+        taken = [legend.sceneBoundingRect()] if visible(legend) and legend.items else []
+        inside = view.adjusted(-_SLACK, -_SLACK, _SLACK, _SLACK)
+        for item in texts:
+            found = False
+            for move in self._candidates(item):
+                move()
+                rect = text_rect(item)
+                tight = rect.adjusted(_SLACK, _SLACK, -_SLACK, -_SLACK)
+                if (inside.contains(rect) and not data.covered(tight, images=False)
+                        and not any(rect.intersects(other) for other in taken)):
+                    found = True
+                    taken.append(rect)
+                    break
+            if found:
+                self._hidden.discard(id(item))
+                item.setVisible(True)
+            else:
+                self._candidates(item)[0]()  # back where the view put it, hidden
+                self._hidden.add(id(item))
+                item.setVisible(False)
+        self._signature = self._state(texts, data, view)

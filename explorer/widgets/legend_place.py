@@ -1,0 +1,97 @@
+"""Legends placed where they cover no data, chosen from the data.
+
+Every legend of an app plot (``AppPlotItem.addLegend``: pyqtgraph's legend, not anchored to a corner) is kept
+by a :class:`LegendPlacer`: whenever the plot's view, size or data change, it tries the corner the view asked
+for (the sign of its offset: negative x is the right side, negative y the bottom), then the other corners and
+the middles of the top and bottom edges, and puts the legend in the first that covers no curve, point, bar or
+image (:class:`~explorer.widgets.plot_geometry.PlotData`).  Where every place covers data, the legend goes
+under the plot, in the plot item's own layout (one row, as many columns as it has entries): outside the data.
+"""
+
+from __future__ import annotations
+
+import shiboken6
+from PySide6.QtCore import QObject, QRectF, QTimer
+
+from .plot_geometry import PlotData, visible
+
+#: Where a legend may sit inside the view: (x, y) anchors, 0 = left/top, 1 = right/bottom, 0.5 = middle.
+_PLACES = [(1, 0), (0, 0), (1, 1), (0, 1), (0.5, 0), (0.5, 1)]
+_ROW = 4  # the plot item's layout row under the bottom axis
+
+
+class LegendPlacer(QObject):
+    """Keeps ``legend`` of ``plot_item`` off the data (see the module)."""
+
+    def __init__(self, plot_item, legend, offset) -> None:
+        super().__init__(legend)
+        self.plot_item, self.legend = plot_item, legend
+        ox, oy = (offset if offset is not None else (30, 30))
+        self._gap = (abs(float(ox)), abs(float(oy)))
+        first = (1 if ox < 0 else 0, 1 if oy < 0 else 0)
+        self._places = [first] + [p for p in _PLACES if p != first]
+        self.outside = False
+        self._pending = False
+        vb = plot_item.getViewBox()
+        vb.sigResized.connect(self.schedule)
+        vb.sigRangeChanged.connect(self.schedule)
+        scene = vb.scene()
+        if scene is not None:
+            scene.changed.connect(self.schedule)
+
+    def schedule(self, *_args) -> None:
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self.place)
+
+    def _rect(self, place, size, view: QRectF) -> QRectF:
+        gx, gy = self._gap
+        x = {0: view.left() + gx, 1: view.right() - gx - size.width()}.get(
+            place[0], view.center().x() - size.width() / 2)
+        y = {0: view.top() + gy, 1: view.bottom() - gy - size.height()}.get(
+            place[1], view.center().y() - size.height() / 2)
+        return QRectF(x, y, size.width(), size.height())
+
+    def place(self) -> None:
+        """Put the legend in the first place that covers no data (or under the plot)."""
+        self._pending = False
+        legend = self.legend
+        if not shiboken6.isValid(legend) or not visible(legend) or not legend.items:
+            return
+        if self.outside:
+            self._fit_columns()
+            return
+        vb = self.plot_item.getViewBox()
+        view = vb.sceneBoundingRect()
+        size = legend.sceneBoundingRect().size()
+        if view.width() <= 0 or size.width() <= 0:
+            return
+        data = PlotData(self.plot_item)
+        for place in self._places:
+            rect = self._rect(place, size, view)
+            if view.contains(rect) and not data.covered(rect.adjusted(1, 1, -1, -1)):
+                pos = legend.parentItem().mapFromScene(rect.topLeft())
+                if (legend.pos() - pos).manhattanLength() > 0.5:
+                    legend.setPos(pos)
+                return
+        self._put_outside()
+
+    def _put_outside(self) -> None:
+        """The legend in one row under the bottom axis, in the plot item's layout."""
+        legend, pi = self.legend, self.plot_item
+        self.outside = True
+        legend.setMinimumWidth(0)  # never wider than its plot for the layout (the plot's widget would cut it)
+        pi.layout.addItem(legend, _ROW, 1)
+        pi.layout.setRowStretchFactor(_ROW, 0)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """As many entries to a row as the plot's width holds."""
+        legend = self.legend
+        entries = [s.boundingRect().width() + lb.item.boundingRect().width() + 24 for s, lb in legend.items]
+        room = self.plot_item.getViewBox().sceneBoundingRect().width()
+        n = max(1, len(entries))
+        while n > 1 and max(sum(entries[i:i + n]) for i in range(0, len(entries), n)) > room:
+            n -= 1
+        if n != legend.columnCount:
+            legend.setColumnCount(n)

@@ -1,0 +1,308 @@
+"""The in-plot audit (``plot_audit``) in the suite (issue 27): every check is shown to fail on a plot built broken
+for it, and every panel, tab, scene and lesson step is walked at 1280×720 and 1920×1080, normal and presenter,
+auditing every plot on stage.
+
+The walk is in the light theme at every size and mode, and in dark at 1280×720 presenter (panels, tabs, scenes).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from plot_audit import audit, body_px, tick_texts
+from PySide6.QtCore import QRect, QSize
+from PySide6.QtWidgets import QTabWidget
+from window_fixture import module_window, settle
+
+SIZES = [(1280, 720), (1920, 1080)]
+
+
+# -- each check fails on a plot broken for it --------------------------------------------------------
+@pytest.fixture
+def plot(qtbot):
+    from explorer.widgets.plots import make_plot
+
+    pw = make_plot("A short title", x="x", y="y")
+    qtbot.addWidget(pw)
+    pw.resize(520, 380)
+    pw.show()
+    qtbot.wait(30)
+    return pw
+
+
+def _audit(pw, qtbot, **kw) -> list[str]:
+    qtbot.wait(40)
+    return audit(pw, "bad", line=12.0, **kw)
+
+
+def test_a_clean_plot_passes(plot, qtbot):
+    plot.getPlotItem().plot(np.linspace(0, 1, 50), np.linspace(0, 1, 50) ** 2)
+    assert _audit(plot, qtbot) == []
+
+
+def test_a_title_cut_mid_word_or_without_its_tooltip_fails(plot, qtbot):
+    pi = plot.getPlotItem()
+    full = "A title far too long for so narrow a plot, which must be shortened somewhere"
+    pi.setTitle(full)
+    qtbot.wait(30)
+    assert _audit(plot, qtbot) == [], "the app's own shortening (whole words, tooltip) is allowed"
+    label = pi.titleLabel
+    label._fitting = True  # show a mid-word cut, as Qt's elision did
+    try:
+        label.setText("A title far too lo…")
+    finally:
+        label._fitting = False
+    assert any("cut mid-word" in p for p in _audit(plot, qtbot))
+    label.setToolTip("")
+    assert any("in no tooltip" in p for p in _audit(plot, qtbot))
+
+
+def test_a_legend_over_points_bars_or_an_image_fails(plot, qtbot):
+    pi = plot.getPlotItem()
+    pi.setXRange(0, 1, padding=0)
+    pi.setYRange(0, 1, padding=0)
+    legend = pg.LegendItem(offset=(5, 5))  # pyqtgraph's own, anchored top left: nothing places it
+    legend.setParentItem(pi.getViewBox())
+    curve = pi.plot(np.linspace(0, 1, 200), np.linspace(1, 0, 200))  # runs under the top-left corner
+    legend.addItem(curve, "a line from the top left")
+    assert any("legend" in p and "curve segments" in p for p in _audit(plot, qtbot))
+    curve.setData([], [])
+    scatter = pg.ScatterPlotItem([0.05], [0.97], size=12)
+    pi.addItem(scatter)
+    assert any("legend" in p and "points" in p for p in _audit(plot, qtbot))
+    pi.removeItem(scatter)
+    bars = pg.BarGraphItem(x=[0.1], height=[0.99], width=0.15, brush="b")
+    pi.addItem(bars)
+    assert any("legend" in p and "bars" in p for p in _audit(plot, qtbot))
+    pi.removeItem(bars)
+    image = pg.ImageItem(np.ones((4, 4)))
+    image.setRect(0, 0, 1, 1)
+    pi.addItem(image)
+    assert any("legend" in p and "image" in p for p in _audit(plot, qtbot))
+
+
+def test_the_apps_legend_finds_a_corner_the_data_leaves_empty(plot, qtbot):
+    pi = plot.getPlotItem()
+    legend = pi.addLegend(offset=(5, 5))
+    pi.plot(np.linspace(0, 1, 200), np.linspace(1, 0, 200), name="a line from the top left")
+    pi.setXRange(0, 1, padding=0)
+    pi.setYRange(0, 1, padding=0)
+    qtbot.wait(80)
+    assert legend.isVisible() and not any("legend" in p for p in _audit(plot, qtbot))
+
+
+@pytest.fixture
+def raw(qtbot):
+    """pyqtgraph's own plot: nothing places its texts."""
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    pw.resize(520, 380)
+    pw.show()
+    pw.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    return pw
+
+
+def _two_lines(pi) -> None:
+    for _ in range(2):  # two lines at one height: their labels meet
+        pi.addItem(pg.InfiniteLine(0.5, angle=0, label="label at 0.5", labelOpts={"position": 0.5}),
+                   ignoreBounds=True)
+
+
+def test_annotations_that_overlap_leave_the_plot_or_lie_on_data_fail(raw, qtbot):
+    pi = raw.getPlotItem()
+    _two_lines(pi)
+    assert any("overlap" in p for p in _audit(raw, qtbot, size=False))
+    for item in list(pi.getViewBox().addedItems):
+        pi.removeItem(item)
+    out = pg.TextItem("far away", anchor=(0, 0))
+    out.setPos(0.97, 0.5)
+    pi.addItem(out)
+    assert any("'far away' runs out of the plot" in p for p in _audit(raw, qtbot, size=False))
+    pi.removeItem(out)
+    pi.plot([0, 1], [0.5, 0.5])
+    on = pg.TextItem("on the line", anchor=(0.5, 0.5))
+    on.setPos(0.5, 0.5)
+    pi.addItem(on)
+    assert any("'on the line' lies on" in p for p in _audit(raw, qtbot, size=False))
+
+
+def test_the_apps_plot_moves_its_annotations_apart_inside_and_off_the_data(plot, qtbot):
+    pi = plot.getPlotItem()
+    pi.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    _two_lines(pi)
+    out = pg.TextItem("far away", anchor=(0, 0))
+    out.setPos(0.97, 0.5)
+    pi.addItem(out)
+    pi.plot([0, 1], [0.3, 0.3])
+    on = pg.TextItem("on the line", anchor=(0.5, 0.5))
+    on.setPos(0.5, 0.3)
+    pi.addItem(on)
+    qtbot.wait(80)
+    assert _audit(plot, qtbot) == []
+    assert out.isVisible() and on.isVisible()
+
+
+def test_tick_labels_that_run_together_are_caught_and_the_apps_axis_never_draws_them(plot, qtbot):
+    from explorer.widgets.plots import Plot
+
+    pw = Plot("crowded", axis_items={"left": pg.AxisItem("left")})  # pyqtgraph's own axis: no spacing
+    qtbot.addWidget(pw)
+    pw.resize(300, 130)
+    pw.show()
+    pi = pw.getPlotItem()
+    pi.setYRange(0, 1, padding=0)
+    ticks = [[(v, f"{v:g}") for v in np.linspace(0, 1, 11)]]
+    pi.getAxis("left").setTicks(ticks)
+    assert any("left ticks" in p and "run together" in p for p in _audit(pw, qtbot, size=False))
+    plot.getPlotItem().setYRange(0, 1, padding=0)
+    plot.resize(300, 130)
+    plot.getPlotItem().getAxis("left").setTicks(ticks)  # the app's axis: every other label left out
+    qtbot.wait(40)
+    drawn = [t for _, t in tick_texts(plot.getPlotItem().getAxis("left"))]
+    assert 2 <= len(drawn) < 11 and not any("ticks" in p for p in _audit(plot, qtbot, size=False))
+
+
+def test_a_token_axis_that_drops_a_token_must_say_so(qtbot):
+    from explorer.panels.swap_views import TokenAxis
+    from explorer.widgets.plots import Plot
+
+    pw = Plot("tokens", axis_items={"left": TokenAxis("left")})
+    qtbot.addWidget(pw)
+    pw.resize(400, 170)
+    pw.show()
+    pi = pw.getPlotItem()
+    axis = pi.getAxis("left")
+    words = [f"w{i}" for i in range(30)]
+    axis.set_labels(words)
+    pi.setYRange(0, 30, padding=0)
+    pi.setLabel("left", "token")
+    qtbot.wait(80)
+    assert axis.hidden_note() and not any("drops" in p for p in _audit(pw, qtbot, size=False))
+    axis.hidden_note = lambda: ""  # an axis that thins its labels silently
+    assert any("drops" in p for p in _audit(pw, qtbot, size=False))
+
+
+def test_a_plot_below_a_readable_size_fails(plot, qtbot):
+    plot.resize(110, 80)
+    assert any("data area" in p for p in _audit(plot, qtbot))
+
+
+def test_a_small_axis_title_fails_in_presenter_mode(plot, qtbot):
+    pi = plot.getPlotItem()
+    pi.setLabel("left", "a title")
+    assert not any("axis title" in p for p in _audit(plot, qtbot, presenter=True))
+    pi.getAxis("left").label.setScale(0.5)
+    assert any("left axis title" in p for p in audit(plot, "bad", line=20.0, presenter=True))
+
+
+# -- the walk ----------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def window(tmp_path_factory):
+    yield from module_window(tmp_path_factory.mktemp("pe-plot-audit-home"))
+
+
+def _wait(win, panel_id: str | None = None) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        settle(15)
+        if win.service.idle() and (panel_id is None or win.panels[panel_id].has_drawn):
+            break
+    settle(30)
+
+
+def _shown_share(win, w) -> float:
+    """The share of ``w`` inside every parent (a scroll area's viewport cuts what scrolled away)."""
+    r = QRect(w.mapTo(win, w.rect().topLeft()), w.size())
+    p = w.parentWidget()
+    while p is not None and p is not win:
+        r = r.intersected(QRect(p.mapTo(win, p.rect().topLeft()), p.size()))
+        p = p.parentWidget()
+    return r.width() * r.height() / max(1, w.width() * w.height())
+
+
+def on_stage(win) -> list:
+    """The plots on stage: the plot in focus, else every plot of the panel on stage that is on screen."""
+    plot = win.stage.plot()
+    if plot is not None:
+        return [plot]
+    panel = win.stage.panel()
+    return [w for w in panel.findChildren(pg.PlotWidget) if w.isVisible() and _shown_share(win, w) > 0.5]
+
+
+def _look(win, size, presenter: bool, dark: bool = False) -> str:
+    win.screen_limit = QSize(*size)
+    win.look.set_dark(dark)
+    win.look.set_presenter(presenter)
+    win.look.apply()
+    win.fit_to_screen()
+    settle(60)
+    return f"{size[0]}x{size[1]} {'presenter' if presenter else 'normal'}"
+
+
+def _check(win, where: str, presenter: bool) -> list[str]:
+    line = body_px(win)
+    return [p for plot in on_stage(win)
+            for p in audit(plot, f"{where} › {plot.objectName() or plot.title()}", presenter=presenter, line=line)]
+
+
+def _states(win, lessons: bool = True):
+    """Walk every panel and tab, the six scenes forward and every lesson step's scene; yield a name at each."""
+    from explorer import presets as pr
+    from explorer.lessons.format import builtin_lessons
+
+    for pid in list(win.panels):
+        win.show_panel(pid)
+        win.stage.set_focus_plot(None)
+        _wait(win, pid)
+        tabs = [t for t in win.panels[pid].findChildren(QTabWidget) if t.count() > 1]
+        if not tabs:
+            yield pid
+        for t in tabs:
+            for i in range(t.count()):
+                t.setCurrentIndex(i)
+                _wait(win)
+                yield f"{pid}[{t.tabText(i)}]"
+            t.setCurrentIndex(0)
+    for n, scene in enumerate(pr.builtin_presets(), 1):
+        assert win.session.apply_preset(scene)
+        _wait(win, scene.panel)
+        yield f"scene {n}"
+    win.session.leave_scene()
+    for lesson in builtin_lessons() if lessons else ():
+        for k, step in enumerate(lesson.steps):
+            if step.scene is None:
+                continue
+            win.lessons.show(lesson, k)
+            win.lessons.set_scene(step, lesson)
+            _wait(win, step.scene.panel)
+            yield f"lesson {lesson.name} step {k + 1}"
+    win.lessons.dock.hide()
+    win.session.leave_scene()
+    win.stage.set_focus_plot(None)
+
+
+@pytest.mark.xfail(reason="issue 27 §3: faults remain in the views (small data areas, presenter axis titles, a "
+                          "few legends and labels); the audit lists them", strict=False)
+@pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_plot_on_stage_passes_the_audit(window, size, presenter):
+    tag = _look(window, size, presenter)
+    faults: list[str] = []
+    for where in _states(window):
+        faults += _check(window, f"{tag} {where}", presenter)
+    assert not faults, f"{len(faults)} in-plot faults:\n" + "\n".join(dict.fromkeys(faults))
+
+
+@pytest.mark.xfail(reason="issue 27 §3: faults remain in the views (small data areas, presenter axis titles, a "
+                          "few legends and labels); the audit lists them", strict=False)
+def test_every_plot_on_stage_passes_the_audit_in_dark(window):
+    """The dark theme, at the size that is hardest (1280×720 presenter), panels, tabs and scenes."""
+    tag = _look(window, (1280, 720), True, dark=True)
+    faults: list[str] = []
+    for where in _states(window, lessons=False):
+        faults += _check(window, f"{tag} dark {where}", True)
+    _look(window, (1280, 720), True)
+    assert not faults, f"{len(faults)} in-plot faults:\n" + "\n".join(dict.fromkeys(faults))
