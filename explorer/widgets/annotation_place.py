@@ -35,7 +35,7 @@ class AnnotationPlacer(QObject):
         super().__init__()
         self.plot_item = plot_item
         self._pending = False
-        self._signature = None
+        self._signature: tuple | None = None
         self._hidden: set[int] = set()
         self._home: dict[int, tuple] = {}
         vb = plot_item.getViewBox()

@@ -53,11 +53,13 @@ class AppPlotItem(pg.PlotItem):
     """The plot item of a :class:`Plot`: the app's axes and title, and every item added kept by ``styler``."""
 
     titleLabel: pg.LabelItem  # noqa: N815 - pyqtgraph's name (a TitleLabel here)
+    legend: pg.LegendItem | None
 
     def __init__(self, styler: Styler, axis_items: dict | None = None, **kwargs) -> None:
         self.styler = styler
         #: Keeps the view's texts inside it, off the data and apart (made with the first text).
         self.annotations: AnnotationPlacer | None = None
+        self.legend_placer: LegendPlacer | None = None
         self._ready = False
         super().__init__(axisItems=app_axes(axis_items), **kwargs)
         for name in ("top", "right"):  # pyqtgraph shows every axis it is given
@@ -82,13 +84,14 @@ class AppPlotItem(pg.PlotItem):
             self.annotations.schedule()
 
     def addLegend(self, offset=(30, 30), **kwargs):  # noqa: N802 - pyqtgraph API
-        if self.legend is None:  # placed by the placer, not anchored to the corner ``offset`` names
-            self.legend = pg.LegendItem(offset=None, **kwargs)
-            self.legend.setParentItem(self.vb)
         legend = self.legend
+        if legend is None:  # placed by the placer, not anchored to the corner ``offset`` names
+            legend = pg.LegendItem(offset=None, **kwargs)
+            legend.setParentItem(self.vb)
+            self.legend = legend
         self.styler.adopt(legend)
-        if getattr(legend, "placer", None) is None:
-            legend.placer = LegendPlacer(self, legend, offset)
+        if self.legend_placer is None or self.legend_placer.legend is not legend:
+            self.legend_placer = LegendPlacer(self, legend, offset)
         return legend
 
     def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph API
