@@ -430,11 +430,17 @@ def test_dark_themes_draw_zero_dark(qtbot, panel, presenter):
     """A diverging map's zero was CET-D1A's near-white on the dark themes: glaring blocks where nothing changed."""
     from explorer.widgets.theming import theme_bus
 
-    theme_bus().set_look(screen_theme("dark", presenter=presenter))
+    theme = screen_theme("dark", presenter=presenter)
+    theme_bus().set_look(theme)
+    panel.apply_theme(theme)  # what the window does on themeChanged
+    for m in (panel.before_map, panel.after_map):  # a row that sums to exactly 1 was a white block too
+        one = m.sums.getColorMap().map(np.array([1.0]), mode="byte")[0][:3]
+        assert float(cielab_lightness(np.array(one))) < 25, one
     for out_map in (panel.out_before, panel.out_after, panel.out_diff):
         for cmap in (out_map.image.getColorMap(), out_map.colorbar.colorMap()):
             zero = cmap.map(np.array([0.5]), mode="byte")[0][:3]
             assert float(cielab_lightness(np.array(zero))) < 25, (out_map.title(), cmap.name, zero)
     theme_bus().set_look(screen_theme("light"))
+    panel.apply_theme(screen_theme("light"))
     zero = panel.out_diff.image.getColorMap().map(np.array([0.5]), mode="byte")[0][:3]
     assert float(cielab_lightness(np.array(zero))) > 85  # light: zero is the light page it sits on

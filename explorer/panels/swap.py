@@ -436,6 +436,7 @@ class SwapPanel(RealTableOption, Panel):
         self.controls.setFixedWidth(QFontMetrics(self.font()).horizontalAdvance("x" * 40))
         scale = base / 10.0
         for m in (self.before_map, self.after_map):
+            m.set_dark(dark)
             m.values.set_point_size(10.5 * scale)
             m.sum_values.set_point_size(10.5 * scale)
         self.bars.values.set_point_size(9.5 * scale)

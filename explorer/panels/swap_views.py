@@ -25,6 +25,8 @@ BEFORE_COLOUR = "#4c72b0"
 AFTER_COLOUR = "#dd8452"
 #: Row sums: white at exactly 1, warmer the further below.
 ROWSUM_MAP = pg.ColorMap([0.0, 1.0], [(214, 96, 16), (232, 244, 234)])
+#: The same on the dark themes: near the background at exactly 1 (a white column was a glaring block there).
+ROWSUM_MAP_DARK = pg.ColorMap([0.0, 1.0], [(214, 96, 16), (34, 40, 48)])
 
 
 def sum_column(n: int) -> tuple[float, float]:
@@ -243,6 +245,10 @@ def _row_sum_colour(v: float) -> QColor:
     return QColor("black") if abs(v - 1.0) < 1e-9 else QColor("#9b1c00")
 
 
+def _row_sum_colour_dark(v: float) -> QColor:
+    return QColor("#e6e6e6") if abs(v - 1.0) < 1e-9 else QColor("#ffd0ad")
+
+
 def _text_colour_on_viridis(v: float) -> QColor:
     # viridis is dark below ~0.55: white text there, black above.
     return QColor("white") if v < 0.55 else QColor("black")
@@ -300,6 +306,11 @@ class AttentionMap(Heatmap):
         self._tokens: list[str] = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def set_dark(self, dark: bool) -> None:
+        """The row-sum column's colours for a dark or a light background (a sum of exactly 1 recedes into it)."""
+        self.sums.setColorMap(ROWSUM_MAP_DARK if dark else ROWSUM_MAP)
+        self.sum_values.set_colour_rule(_row_sum_colour_dark if dark else _row_sum_colour)
 
     def set_data(self, weights: np.ndarray, row_sums: np.ndarray, tokens: list[str],
                  title: str | None = None) -> None:
