@@ -10,10 +10,11 @@ the scene strip shows the step), opens a saved Lab result when the step names on
 the position table it trained in the Learned-table panel), and rings the plot the step points at for a few
 seconds (scrolled into view, the ring clipped to the part on screen).  Opening another lesson leaves the
 previous lesson's scene (its title goes from the scene strip).  Which lesson and step were on screen is kept
-in the settings (``lesson/name``, ``lesson/step``) and shown again when the pane is next built.  On a screen
-too narrow for the panels and the pane side by side (the panels keep the width they are tested to fit,
-:data:`PANEL_MIN_WIDTH`), the dock floats instead, never over the panel's controls nor over the plot the step
-rings (the rightmost place that covers neither); moved or docked by hand, it stays where it is put.
+in the settings (``lesson/name``, ``lesson/step``) and shown again when the pane is next built.  The pane docks at
+the window's right edge beside the panels at every size, a quarter of the window wide (the panels narrow; a plot
+the step rings is scrolled into view), so it never floats over the panel's controls or the ringed plot and never
+changes sides from step to step; floated or docked elsewhere by hand, it stays where it is put.  Only a window too
+narrow for the panels' least width and the pane's side by side floats it, along the same right edge.
 """
 
 from __future__ import annotations
@@ -22,18 +23,12 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractSlider,
-    QAbstractSpinBox,
-    QComboBox,
     QDockWidget,
     QFrame,
-    QLineEdit,
     QScrollArea,
-    QScrollBar,
-    QTabBar,
     QToolBar,
     QWidget,
 )
@@ -47,12 +42,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The width every panel is known to fit (tests/test_layout_fit.py: the smallest screen width, normal and
-#: presenter mode): the dock stays beside the panels only while they keep at least this much.
-PANEL_MIN_WIDTH = {False: 1024, True: 1280}
+#: The dock area the pane docks in, at every size and for every step (the right corners are the area's: the pane
+#: runs the window's full height beside the panels).
+SIDE = Qt.DockWidgetArea.RightDockWidgetArea
+#: The docked pane is a quarter of the window wide, at most this many pixels.
+MAX_WIDTH = 480
 RING_MS = 2500
-#: The least height and width of a floating pane placed between the controls and the ringed plot.
-MIN_FLOAT_HEIGHT, MIN_FLOAT_WIDTH = 200, 300
 #: The settings that remember the lesson and step on screen (a shipped lesson's name; the step, 0-based).
 LESSON_KEY, STEP_KEY = "lesson/name", "lesson/step"
 #: A lesson step's scene is a preset named "lesson:<lesson name>:<step>".
@@ -68,8 +63,6 @@ class LessonDock:
         self.pane: LessonPane | None = None
         self._ring: QFrame | None = None
         self._ring_target: tuple[str | None, str] = (None, "")
-        self._auto_floated = False
-        self._float_geometry: QRect | None = None
         dock = QDockWidget("Lesson", window)
         dock.setObjectName("dock_lesson")
         holder = QWidget(dock)
@@ -82,11 +75,13 @@ class LessonDock:
         # the panels (they fill the top area), not under them.
         self.window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.window.addDockWidget(SIDE, dock)
         dock.hide()
         dock.visibilityChanged.connect(self._on_visible)
         dock.topLevelChanged.connect(self._on_top_level)
+        dock.dockLocationChanged.connect(self._on_top_level)  # dragged to another dock area
         self._placing = False
+        self._auto_floated = False
         self.placed_by_hand = False
         self.dock = dock
         self.errors: list[str] = []
@@ -171,104 +166,84 @@ class LessonDock:
             self.pane.apply_theme(theme)
             self.place()
 
-    def _on_top_level(self, _floating: bool) -> None:
+    def _on_top_level(self, *_args) -> None:
         if not self._placing:
             self.placed_by_hand = True
 
     def place_soon(self, *_args) -> None:
         QTimer.singleShot(0, self.place)
 
+    def width_for_window(self) -> int:
+        """How wide the docked pane is: a quarter of the window, at most :data:`MAX_WIDTH`, never under the pane's
+        own minimum (its text still wraps to a readable line)."""
+        least = self.pane.minimumSizeHint().width() if self.pane is not None else 0
+        return max(least, min(self.window.width() // 4, MAX_WIDTH))
+
     def place(self) -> None:
-        """Docked beside the panels when the window is wide enough, else floating off the step's plot."""
+        """Docked in the right-hand dock area beside the panels, a quarter of the window wide, at every size and for
+        every step: never floating over the controls or the ringed plot, never jumping to the other edge.  Floated
+        or docked elsewhere by hand, it stays where it was put.  Only a window too narrow for the panels' least width
+        and the pane's side by side (1024 px after presenter mode's wider panels) floats it, at the right edge."""
         dock = self.dock
         if not dock.isVisible() or self.pane is None:
             return
-        want = max(self.pane.minimumSizeHint().width(), min(self.window.width() // 4, 480))
-        if self.placed_by_hand:  # floated or docked by hand: it stays so, as wide as it was made
+        if self.placed_by_hand or (dock.isFloating() and not self._auto_floated):  # floated by hand
+            self.placed_by_hand = True
             dock.setMaximumWidth(16777215)
             return
-        look = self.window.look
-        narrow = self.window.width() - want < PANEL_MIN_WIDTH[bool(look.presenter)] * max(1.0, look.zoom)
-        # Restored, not cleared: floating shows the dock again, which places it from inside this call, and the
+        want = self.width_for_window()
+        win = self.window
+        self._fold_explanations(win.width() - want)
+        panels = max((d.minimumSizeHint().width() for d in win.docks.values()
+                      if win.dockWidgetArea(d) != Qt.DockWidgetArea.NoDockWidgetArea), default=0)
+        squeezed = panels + self.pane.minimumSizeHint().width() + 12 > win.width()
+        # Restored, not cleared: docking shows the dock again, which places it from inside this call, and the
         # inner call's "done" made the outer setFloating's topLevelChanged look like a move by hand.
         was, self._placing = self._placing, True
         try:
-            self._set_floating(dock, narrow, want)
+            if squeezed:
+                self._float_at_right_edge(want)
+                return
+            if dock.isFloating():
+                dock.setFloating(False)
+                self._auto_floated = False
+            # Docked, it keeps its width (the window gave a dock with no central widget beside it any spare width
+            # at each relayout).
+            dock.setMaximumWidth(want)
+            # Both sides of the split: with no central widget, resizing the pane alone leaves it wide.
+            beside = win.docks[win.current_panel_id()]
+            if win.dockWidgetArea(dock) != SIDE or win.dockWidgetArea(beside) == Qt.DockWidgetArea.NoDockWidgetArea:
+                return  # mid-way through a layout being restored
+            win.resizeDocks([beside, dock], [max(1, win.width() - want), want], Qt.Orientation.Horizontal)
         finally:
             self._placing = was
 
-    def _set_floating(self, dock, narrow: bool, want: int) -> None:
-        if narrow and (not dock.isFloating() or self._float_is_ours(dock)):
-            if not dock.isFloating():
-                dock.setFloating(True)
-                self._auto_floated = True
-            want = max(want, min(self.window.width() // 3, 420))  # over the panels anyway: room to read
-            place = self._float_place(want)
-            if dock.geometry() != place:
-                dock.setGeometry(place)
-            self._float_geometry = dock.geometry()
-        elif not narrow and dock.isFloating() and self._auto_floated:
-            dock.setFloating(False)
-            self._auto_floated = False
-        # Docked, it keeps its width (the window gave a dock with no central widget beside it any spare width
-        # at each relayout); floating, it may be as wide as the user likes.
-        dock.setMaximumWidth(want if not dock.isFloating() else 16777215)
+    def _float_at_right_edge(self, want: int) -> None:
+        """Floating, as wide as it would dock, along the window's right edge between the toolbars and the status bar
+        (the same side as docked, for every step)."""
+        dock, win = self.dock, self.window
         if not dock.isFloating():
-            # Both sides of the split: with no central widget, resizing the pane alone leaves it wide.
-            beside = self.window.docks[self.window.current_panel_id()]
-            self.window.resizeDocks([beside, dock], [max(1, self.window.width() - want), want],
-                                    Qt.Orientation.Horizontal)
-
-    def _float_is_ours(self, dock) -> bool:
-        """Floated by the window and not moved or resized by hand since."""
-        placed = self._float_geometry
-        if not self._auto_floated or placed is None:
-            return False
-        g = dock.geometry()  # a window manager may nudge a new window by its frame: that is not a move by hand
-        return max(abs(g.left() - placed.left()), abs(g.top() - placed.top()), abs(g.right() - placed.right()),
-                   abs(g.bottom() - placed.bottom())) <= 48
-
-    def _float_place(self, want: int) -> QRect:
-        """Where the floating pane goes (global coordinates): off the panel's controls and off the plot the step
-        rings, between the toolbars and the status bar.  Of the columns (right to left, as wide as ``want`` or
-        narrower) and the gaps of a column between the controls and the ringed plot, the largest that covers
-        neither; else the one that covers the least of them."""
-        win = self.window
+            dock.setFloating(True)
+            self._auto_floated = True
+        dock.setMaximumWidth(16777215)
         top = max([tb.geometry().bottom() + 1 for tb in win.findChildren(QToolBar)
-                   if tb.isVisible() and win.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [60])
+                   if tb.isVisible() and win.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea] or [0])
         bottom = win.statusBar().geometry().top() if win.statusBar().isVisible() else win.height()
-        height = max(240, bottom - top - 4)
-        target = self._target_rect()
-        controls = self._controls_rects()
-        places = []
-        narrow = max(self.pane.minimumSizeHint().width() if self.pane else 0, MIN_FLOAT_WIDTH)
-        for width in sorted({want, min(want, narrow)}, reverse=True):
-            for x in range(max(0, self.window.width() - width - 4), -1, -20):  # right to left
-                column = QRect(x, top + 2, width, height)
-                places.append(column)
-                # The gaps of this column between the controls and the ringed plot that cross it.
-                edges = sorted((r.top(), r.bottom()) for r in controls + [target] if r.intersects(column))
-                y = top + 2
-                for lo, hi in edges + [(bottom, bottom)]:
-                    if lo - 4 - y >= MIN_FLOAT_HEIGHT:
-                        places.append(QRect(x, y, width, lo - 4 - y))
-                    y = max(y, hi + 4)
+        place = QRect(win.mapToGlobal(QPoint(win.width() - want, top)), QSize(want, max(200, bottom - top)))
+        if dock.geometry() != place:
+            dock.setGeometry(place)
 
-        def cost(r: QRect) -> tuple[int, int, int]:
-            return _overlap(r, target), sum(_overlap(r, c) for c in controls), -r.width() * r.height()
-
-        best = min(places, key=cost)  # stable: the rightmost of the equally good ones
-        return QRect(self.window.mapToGlobal(best.topLeft()), best.size())
-
-    def _controls_rects(self) -> list[QRect]:
-        """The controls of the panel on screen, in window coordinates: every visible slider, box, button, menu,
-        text field and tab bar (its sidebar and the rows above its plots)."""
-        panel = self.window.panels[self.window.current_panel_id()]
-        kinds = (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar)
-        widgets = [b for b in panel.sidebars() if b.isVisible()] + [
-            w for w in panel.findChildren(QWidget) if isinstance(w, kinds) and not isinstance(w, QScrollBar)
-            and (isinstance(w, QTabBar) or not w.objectName().startswith("qt_")) and w.isVisible()]  # qt_: a corner
-        return [r for r in (visible_rect(w, self.window) for w in widgets) if not r.isEmpty()]
+    def _fold_explanations(self, room: int) -> None:
+        """Fold each panel's "What am I looking at?" pane that would not fit the ``room`` left beside the docked pane
+        (as the panel folds it itself when it is that narrow): shown, it would hold the panel wider than the room
+        and push the window past the screen.  The panel shows it again when it is wide enough."""
+        for panel in self.window.panels.values():
+            explain = getattr(panel, "explain", None)
+            if explain is None or not explain.isVisible():
+                continue
+            bars = sum(b.width() for b in panel.sidebars() if b.isVisible())
+            if room < bars + explain.MIN_WIDTH + panel.PLOT_ROOM:
+                explain.setVisible(False)
 
     def _target(self):
         """The plot the current step rings, if its panel is on screen."""
@@ -385,16 +360,48 @@ class LessonDock:
             self._ring_timer = QTimer(ring)
             self._ring_timer.setSingleShot(True)
             self._ring_timer.timeout.connect(ring.hide)
-        # Round the part of the plot on screen, never over what lies beyond its scroll area (the formula strip).
-        ring.setGeometry(visible_rect(plot, self.window))
+            self._ring_follower = RingFollower(ring, self.window)
+        # Round the part of the plot on screen, never over what lies beyond its scroll area (the formula strip); it
+        # follows the plot while it shows (the panel narrows or scrolls as the scene and the docked pane settle).
+        self._ring_follower.follow(plot)
         ring.show()
         ring.raise_()
         self._ring_timer.start(RING_MS)
 
 
-def _overlap(a: QRect, b: QRect) -> int:
-    c = a.intersected(b)
-    return 0 if c.isEmpty() else c.width() * c.height()
+class RingFollower(QObject):
+    """Keeps a lesson's ring round the part of its plot on screen: a move or resize of the plot or of any widget
+    that holds it (a scroll, the panel narrowing beside the docked pane) puts the ring round it again."""
+
+    def __init__(self, ring: QFrame, window: QWidget) -> None:
+        super().__init__(ring)
+        self._ring, self._window = ring, window
+        self._plot: QWidget | None = None
+        self._watched: list[QWidget] = []
+        self._pending = False
+
+    def follow(self, plot: QWidget) -> None:
+        for w in self._watched:
+            w.removeEventFilter(self)
+        self._plot, self._watched = plot, []
+        w: QWidget | None = plot
+        while w is not None and w is not self._window:
+            w.installEventFilter(self)
+            self._watched.append(w)
+            w = w.parentWidget()
+        self.update()
+
+    def update(self) -> None:
+        self._pending = False
+        plot = self._plot
+        if plot is not None and shiboken6.isValid(plot):
+            self._ring.setGeometry(visible_rect(plot, self._window))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.Move, QEvent.Type.Resize) and not self._pending:
+            self._pending = True  # one update for a burst of moves, once the layout has settled
+            QTimer.singleShot(0, self.update)
+        return False
 
 
 def visible_rect(widget: QWidget, window: QWidget) -> QRect:

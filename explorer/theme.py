@@ -24,7 +24,9 @@ diverging map: CIELAB lightness rises monotonically from 30 to 90, and the blue-
 one colour-blind viewers keep) and cividis for non-negative values (monotonic lightness, designed
 for colour-vision deficiency).  Source: P. Kovesi, "Good colour maps: how to design them",
 arXiv:1509.03700 (2015); J. R. Nuñez et al., "Optimizing colormaps with consideration for color
-vision deficiency", PLOS ONE 13(7) (2018).
+vision deficiency", PLOS ONE 13(7) (2018).  The dark themes use CET-D4 (blue-black-red) instead: its zero is
+near-black as CET-D1A's is near-white, so on a dark background zero recedes into it as it does on white, where
+CET-D1A's zero drew glaring white blocks.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ SCREEN_SEQUENTIAL = "viridis"
 #: Monotonic-lightness maps that survive grey-scale print and colour-vision deficiency.
 SAFE_DIVERGING = "CET-D7"
 SAFE_SEQUENTIAL = "cividis"
+#: The dark themes' diverging map: zero near-black, ±1 at CIELAB L* 55 (P. Kovesi's diverging_bkr_55_10_c35).
+DARK_DIVERGING = "CET-D4"
 
 #: Base point sizes at zoom 1 in the normal themes (presenter multiplies them by its font_scale).
 TICK_PT = 10.0
@@ -164,6 +168,7 @@ DARK = Theme(
     invert_neutrals=True,
     neutral_min_l=0.55,
     colour_min_l=0.6,
+    diverging=DARK_DIVERGING,
 )
 PRESENTER_LIGHT = Theme(
     "presenter-light",
@@ -196,6 +201,7 @@ PRESENTER_DARK = Theme(
     invert_neutrals=True,
     neutral_min_l=0.8,
     colour_min_l=0.62,
+    diverging=DARK_DIVERGING,
     high_contrast=True,
 )
 PRINT = Theme(
@@ -289,7 +295,7 @@ def scene_sheet(theme: Theme, point_size: float) -> str:
 
 
 #: The colour each diverging map gives zero (sRGB; :func:`pyqtgraph.colormap.get` at 0.5).
-ZERO_COLOUR = {SCREEN_DIVERGING: (238, 227, 232), SAFE_DIVERGING: (144, 144, 144)}
+ZERO_COLOUR = {SCREEN_DIVERGING: (238, 227, 232), SAFE_DIVERGING: (144, 144, 144), DARK_DIVERGING: (34, 31, 33)}
 
 
 def mask_colour(theme: Theme) -> tuple[int, int, int, int]:
@@ -298,10 +304,15 @@ def mask_colour(theme: Theme) -> tuple[int, int, int, int]:
     The screen map's zero is near-white, so a grey veil (the values stay visible beneath it, dimmed) sets
     the future apart from zero by about 20 L*.  The print theme's and the grey-scale-safe map (CET-D7) put
     zero at mid-grey, where a grey veil made NoPE's all-zero matrix one grey field; there the masked cells
-    are the plot's background, opaque ("blank").  tests/test_contrast.py measures the rendered cells.
+    are the plot's background, opaque ("blank").  The dark themes' map (CET-D4) puts zero at near-black, the
+    background's own look: there a light grey veil lifts the future off it.  tests/test_contrast.py measures the
+    rendered cells.
     """
     zero = ZERO_COLOUR.get(theme.diverging, (255, 255, 255))
-    if float(cielab_lightness(np.array(zero))) < 75.0:
+    lightness = float(cielab_lightness(np.array(zero)))
+    if lightness < 30.0:
+        return 170, 170, 170, 110
+    if lightness < 75.0:
         c = theme.background.lstrip("#")
         return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16), 255
     return 120, 120, 120, 150

@@ -158,7 +158,7 @@ def test_every_view_draws(qtbot, make_panel, view):
         assert "6 heads is not a power of two" in panel.alibi_view.info.text()
         assert len([t for t in panel.alibi_view.tile_labels if t.isVisible()]) == 6
     elif view == "properties":
-        assert panel.properties_view.table.rowCount() == len(default_shown())
+        assert panel.properties_view.schemes() == list(default_shown())
         panel.properties_view.table.selectAll()
         assert "GPT-2" in panel.properties_view.selection_text()
     elif view == "distance":
@@ -247,17 +247,19 @@ def test_formula_strip_shows_a_few_formulas_and_keeps_the_rest_one_click_away(ma
     assert panel.formula.text().startswith(registry.get("alibi").formula_line(panel.state))
 
 
-def test_properties_table_headers_whole_and_rows_short(make_panel):
-    """At 1280 × 720 in presenter mode the headers were cut ("ameters") and NoPE's row filled the view: each
-    column is now as wide as its two-line header and a readable line, rows are capped (the table scrolls)."""
+def test_properties_table_or_cards_by_width(make_panel):
+    """At 1280 × 720 in presenter mode the headers were cut ("ameters") and NoPE's row filled the view; later the six
+    columns scrolled sideways.  Wide: a row per scheme, each column as wide as its two-line header and a readable
+    line, rows capped; narrow: a card per scheme (its name across, then a row per property), nothing capped."""
     from PySide6.QtGui import QFontMetrics
 
     from explorer.panels.schemes_table import MAX_ROW_LINES, two_lines
 
     panel = make_panel(SchemesState(l_train=64, l_eval=256, view="properties"))
-    panel.resize(800, 500)
-    table = panel.properties_view.table
-    panel.properties_view.fit()
+    view, table = panel.properties_view, panel.properties_view.table
+    panel.resize(2400, 900)
+    view.fit()
+    assert not view.cards and table.columnCount() == 6 and table.rowCount() == len(view.schemes())
     hfm = QFontMetrics(table.horizontalHeader().font())
     fm = QFontMetrics(table.font())
     for j in range(table.columnCount()):
@@ -267,6 +269,13 @@ def test_properties_table_headers_whole_and_rows_short(make_panel):
     for i in range(table.rowCount()):
         assert table.rowHeight(i) <= MAX_ROW_LINES * fm.lineSpacing() + 8
     assert two_lines("Where position enters") == "Where position\nenters"
+    panel.resize(800, 500)
+    view.fit()
+    assert view.cards and table.columnCount() == 2 and table.rowCount() == 6 * len(view.schemes())
+    assert table.columnSpan(0, 0) == 2 and table.item(0, 0).text() == "NoPE"
+    assert table.item(1, 0).text() == "Where position enters" and table.item(1, 1).text().startswith("nowhere")
+    table.selectAll()
+    assert "GPT-2" in view.selection_text()
 
 
 def test_alibi_tile_labels_never_run_into_each_other(qtbot, make_panel):

@@ -1,6 +1,7 @@
 """The Token-swap panel with pytest-qt: drag-and-drop swap, Swap button, Undo, toggles, views, hooks."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -9,8 +10,16 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTransform
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QLineEdit
 
 from explorer.panels.swap import SwapPanel, after_html, map_title
-from explorer.panels.swap_views import TokenAxis, ValueText, sum_column
+from explorer.panels.swap_views import (
+    TokenAxis,
+    ValueText,
+    difference_title,
+    scale_text,
+    sum_column,
+    symmetric_scale,
+)
 from explorer.state import SwapState
+from explorer.theme import cielab_lightness, screen_theme
 from explorer.widgets.token_chips import MIME_TYPE, TokenChips
 
 
@@ -358,3 +367,80 @@ def test_export_data_gives_the_exact_numbers(qtbot, panel):
     d = panel.export_data(panel.out_diff)
     np.testing.assert_array_equal(d["after - before [token, component]"], r.difference)
     assert {len(panel.export_data(p)) > 0 for p in panel.plots()} == {True}
+
+
+# -- the difference map's own symmetric colour scale (issue 27): RoPE's difference of ~0.3 was near-white on
+# the outputs' scale; a difference of rounding noise still reads as zero; dark themes draw zero dark.
+def _drawn(qtbot, p, **changes):
+    p.set_state(p.state.clamped(**changes))
+    qtbot.waitUntil(lambda: p.last_response.request.state.scheme == p.state.scheme
+                    and (p.last_response.request.state.swap_i, p.last_response.request.state.swap_j)
+                    == (p.state.swap_i, p.state.swap_j), timeout=20000)
+    return p.last_response
+
+
+
+def test_a_small_difference_gets_its_own_symmetric_scale_said_on_screen(qtbot, panel):
+    r = _drawn(qtbot, panel, scheme="rope", swap_i=0, swap_j=1)
+    top = float(np.abs(r.difference).max())
+    outputs = float(max(np.abs(r.before.outputs).max(), np.abs(r.outputs_after_relabelled).max()))
+    assert 1e-6 < top < 0.5 * outputs  # a difference the outputs' scale washed out
+    lo, hi = panel.out_diff.colorbar.levels()
+    assert lo == -hi and top <= hi < 1.1 * top, (lo, hi, top)  # the data's own max, rounded up at 2 digits
+    assert math.isclose(hi, float(scale_text(hi)))
+    said = f"±{scale_text(hi)}"
+    assert said in panel.out_diff.title(), panel.out_diff.title()
+    assert [t for _v, t in panel.out_diff.colorbar.axis._tickLevels[0]] == [f"−{scale_text(hi)}", "0",
+                                                                           f"+{scale_text(hi)}"]
+    # The other maps keep the outputs' shared scale (and the attention maps their [0, 1]).
+    assert panel.out_before.colorbar.levels() == panel.out_after.colorbar.levels() == (-outputs, outputs)
+    assert panel.before_map.colorbar.levels() == (0.0, 1.0)
+    assert panel.out_before.colorbar.axis._tickLevels is None
+
+
+def test_no_difference_reads_as_zero_not_as_blown_up_noise(qtbot, panel):
+    r = panel.last_response  # NoPE: the outputs move with their words, to the last bit
+    assert r.verdict == "equivariant" and np.abs(r.difference).max() < 1e-9
+    outputs = float(max(np.abs(r.before.outputs).max(), np.abs(r.outputs_after_relabelled).max()))
+    lo, hi = panel.out_diff.colorbar.levels()
+    assert lo == -hi and outputs <= hi < 1.1 * outputs  # the outputs' scale: noise stays the colour of zero
+    assert panel.out_diff.title().startswith("After − before: 0")
+    assert f"{r.max_relabel_error:.1e}" in panel.out_diff.title()
+
+
+@pytest.mark.parametrize(("values", "scale"), [
+    ([0.3412, -0.1], 0.35), ([-0.35], 0.35), ([0.1], 0.1), ([1.234], 1.3), ([123.4], 130.0),
+    ([0.00123], 0.0013), ([0.0, 0.0], None), ([1e-16, -3e-17], None), ([np.nan, np.nan], None),
+    ([np.nan, 0.2, -np.inf], 0.2),
+])
+def test_the_scale_is_the_largest_finite_size_rounded_up(values, scale):
+    got = symmetric_scale(np.array(values), 1e-9)
+    assert got == (None if scale is None else pytest.approx(scale, rel=1e-12))
+
+
+def test_the_title_says_the_scale_or_that_there_is_none():
+    assert difference_title(np.array([0.3, -0.1]), 0.35, 0.3) == "After − before: ±0.35"
+    assert difference_title(np.zeros(3), None, 0.0) == "After − before: 0 (max |Δ| 0.0e+00)"
+    assert difference_title(np.full(3, np.nan), None, math.nan) == "After − before: not a number"
+    assert [scale_text(s) for s in (0.35, 12.0, 130.0, 3.4e-5, 0.0)] == ["0.35", "12", "130", "3.4e-05", "0"]
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["dark", "presenter-dark"])
+def test_dark_themes_draw_zero_dark(qtbot, panel, presenter):
+    """A diverging map's zero was CET-D1A's near-white on the dark themes: glaring blocks where nothing changed."""
+    from explorer.widgets.theming import theme_bus
+
+    theme = screen_theme("dark", presenter=presenter)
+    theme_bus().set_look(theme)
+    panel.apply_theme(theme)  # what the window does on themeChanged
+    for m in (panel.before_map, panel.after_map):  # a row that sums to exactly 1 was a white block too
+        one = m.sums.getColorMap().map(np.array([1.0]), mode="byte")[0][:3]
+        assert float(cielab_lightness(np.array(one))) < 25, one
+    for out_map in (panel.out_before, panel.out_after, panel.out_diff):
+        for cmap in (out_map.image.getColorMap(), out_map.colorbar.colorMap()):
+            zero = cmap.map(np.array([0.5]), mode="byte")[0][:3]
+            assert float(cielab_lightness(np.array(zero))) < 25, (out_map.title(), cmap.name, zero)
+    theme_bus().set_look(screen_theme("light"))
+    panel.apply_theme(screen_theme("light"))
+    zero = panel.out_diff.image.getColorMap().map(np.array([0.5]), mode="byte")[0][:3]
+    assert float(cielab_lightness(np.array(zero))) > 85  # light: zero is the light page it sits on

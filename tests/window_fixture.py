@@ -47,3 +47,14 @@ def module_window(home, *, screen: tuple[int, int] | None = None, presenter: boo
     app.processEvents()
     win.service.worker_thread.join(60)  # a job still running (torch's first import) ends first
     assert not win.service.worker_thread.is_alive()
+
+
+def put_on_screen(win, size: tuple[int, int], presenter: bool) -> None:
+    """Fit ``win`` to a simulated ``size`` screen, in presenter mode or not (the look applied again: the test set-up
+    puts the theme bus back to light between tests)."""
+    from PySide6.QtCore import QSize
+
+    win.screen_limit = QSize(*size)
+    win.look.set_presenter(presenter)
+    win.look.apply()
+    win.fit_to_screen()

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QGraphicsRectItem,
     QGridLayout,
     QTableWidget,
-    QTableWidgetItem,
 )
 
 from ..jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesResponse
@@ -23,6 +22,7 @@ from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plot_data import set_image
 from ..widgets.plots import SEQUENTIAL
 from ..widgets.styling import mapped_colour
+from . import schemes_table
 from .schemes_items import (
     FutureMask,
     label,
@@ -31,7 +31,6 @@ from .schemes_items import (
     scheme_colour,
     theme_info_label,
 )
-from .schemes_table import fit_table, wrap_headers
 from .schemes_views import SchemesView, info_column
 
 #: The scheme this view is about.
@@ -281,7 +280,9 @@ class AlibiView(SchemesView):
 
 
 class PropertiesView(SchemesView):
-    """One row per shown scheme: where position enters, parameters, relativity, past L_train, models."""
+    """Per shown scheme: where position enters, parameters, relativity, past L_train, models.  A table with a row
+    per scheme where its columns fit at a readable width, else a card per scheme (see
+    :mod:`explorer.panels.schemes_table`): never a sideways scroll bar, never a cut cell."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -302,6 +303,8 @@ class PropertiesView(SchemesView):
         self.table.setFont(font)
         outer.addWidget(self.table, 1)
         self._theme = None
+        self._shown: tuple = ((), (), ())  # columns, rows, scheme ids
+        self.cards = False
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -309,24 +312,29 @@ class PropertiesView(SchemesView):
         QTimer.singleShot(0, self.fit)
 
     def fit(self) -> None:
-        fit_table(self.table)
+        """A table where its columns fit the width at a readable size, else cards; then widths and row heights."""
+        columns, rows, schemes = self._shown
+        if not columns:
+            return
+        widths = schemes_table.table_widths(self.table, columns, rows)
+        cards = sum(widths) > schemes_table.room(self.table)
+        if cards != self.cards or self.table.rowCount() == 0:
+            self.cards = cards
+            schemes_table.fill(self.table, columns, rows, schemes, cards=cards)
+            self._colour_names()
+        if cards:
+            schemes_table.fit_cards(self.table, columns)
+        else:
+            schemes_table.fit_table(self.table, widths)
+
+    def schemes(self) -> list[str]:
+        """The scheme ids shown, in order (a row or a card each)."""
+        return list(self._shown[2])
 
     def show_properties(self, r: PropertiesResponse) -> None:
         q = r.request
-        self.table.setColumnCount(len(r.columns))
-        wrap_headers(self.table, list(r.columns))
-        self.table.setRowCount(len(r.rows))
-        schemes = list(q.schemes)
-        for i, row in enumerate(r.rows):
-            for j, text in enumerate(row):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                if j == 0:
-                    f = item.font()
-                    f.setBold(True)
-                    item.setFont(f)
-                    item.setData(Qt.ItemDataRole.UserRole, schemes[i])
-                self.table.setItem(i, j, item)
+        self._shown = (tuple(r.columns), tuple(r.rows), tuple(q.schemes))
+        schemes_table.fill(self.table, *self._shown, cards=self.cards)
         self._colour_names()
         self.fit()
         self.info.setText(
@@ -362,7 +370,7 @@ class PropertiesView(SchemesView):
         theme = self._theme
         for i in range(self.table.rowCount()):
             item = self.table.item(i, 0)
-            if item is None:
+            if item is None or item.data(Qt.ItemDataRole.UserRole) is None:  # a card's property name
                 continue
             c = mapped_colour(scheme_colour(item.data(Qt.ItemDataRole.UserRole)), theme)
             item.setForeground(QBrush(c))

@@ -43,7 +43,7 @@ from ..widgets.value_box import SpinBox
 from .base import Panel
 from .swap_cope import CountMaps
 from .swap_formula import formula_html
-from .swap_views import AttentionMap, Headline, OutputMap, QueryBars
+from .swap_views import AttentionMap, Headline, OutputMap, QueryBars, show_outputs
 from .table_link import RealTableOption
 
 
@@ -408,12 +408,7 @@ class SwapPanel(RealTableOption, Panel):
                                 map_title("After", r.after.tokens, head_note))
         self.bars.set_data(r.before.weights[h, q], r.weights_after_relabelled[h, q], r.before.tokens, q,
                            head_note)
-        level = float(max(abs(r.before.outputs).max(), abs(r.outputs_after_relabelled).max(), 1e-12))
-        self.out_before.set_data(r.before.outputs, r.before.tokens, level, "Outputs before")
-        self.out_after.set_data(r.outputs_after_relabelled, r.before.tokens, level,
-                                "Outputs after, moved back")
-        self.out_diff.set_data(r.difference, r.before.tokens, level,
-                               f"After − before: max |Δ| {r.max_relabel_error:.1e}")
+        show_outputs(self.out_before, self.out_after, self.out_diff, r)
         count_maps(self).show(r, h)
 
     # -- look -------------------------------------------------------------------------------------
@@ -442,6 +437,7 @@ class SwapPanel(RealTableOption, Panel):
         self.controls.setFixedWidth(QFontMetrics(self.font()).horizontalAdvance("x" * 40))
         scale = base / 10.0
         for m in (self.before_map, self.after_map):
+            m.set_dark(dark)
             m.values.set_point_size(10.5 * scale)
             m.sum_values.set_point_size(10.5 * scale)
         self.bars.values.set_point_size(9.5 * scale)

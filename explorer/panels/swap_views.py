@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from ..jobs.swap import EQUIVARIANCE_TOL
 from ..widgets.axis import Axis
 from ..widgets.plain import esc
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
@@ -26,6 +27,8 @@ BEFORE_COLOUR = "#4c72b0"
 AFTER_COLOUR = "#dd8452"
 #: Row sums: white at exactly 1, warmer the further below.
 ROWSUM_MAP = pg.ColorMap([0.0, 1.0], [(214, 96, 16), (232, 244, 234)])
+#: The same on the dark themes: near the background at exactly 1 (a white column was a glaring block there).
+ROWSUM_MAP_DARK = pg.ColorMap([0.0, 1.0], [(214, 96, 16), (34, 40, 48)])
 
 
 def sum_column(n: int) -> tuple[float, float]:
@@ -35,6 +38,43 @@ def sum_column(n: int) -> tuple[float, float]:
     """
     width = max(1.0, n / 10)
     return n + 0.35 * width, width
+
+
+def symmetric_scale(values, zero_below: float = 0.0) -> float | None:
+    """S of a symmetric colour scale ±S for signed ``values``: their largest |v| (finite values only), rounded
+    up at its second significant digit (0.3412 → 0.35), so the scale holds every value and reads as two digits.
+
+    None when no |v| exceeds ``zero_below`` (all zero, rounding noise, or no finite value): blowing rounding
+    noise up to the full colour range would make "no difference" look like one.
+    """
+    v = np.abs(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v)]
+    top = float(v.max()) if v.size else 0.0
+    if not top > max(zero_below, 0.0):
+        return None
+    step = 10.0 ** (math.floor(math.log10(top)) - 1)
+    scale = math.ceil(top / step * (1 - 1e-12)) * step  # 1e-12: 0.35 computed as 0.35000000000000003 stays 0.35
+    return float(scale_text(scale)) if scale >= 1e-3 else scale
+
+
+def scale_text(scale: float) -> str:
+    """A scale's number as the title and the colour bar say it: two significant digits ("0.35", "12", "3.4e-05")."""
+    if scale <= 0 or not math.isfinite(scale):
+        return "0"
+    if scale < 1e-3 or scale >= 1e5:
+        return f"{scale:.1e}"
+    return f"{scale:.{max(0, 1 - math.floor(math.log10(scale)))}f}"
+
+
+def difference_title(difference, scale: float | None, max_error: float) -> str:
+    """The difference map's title: its colour scale ("After − before: ±0.35"), or that there is none to see."""
+    finite = np.isfinite(np.asarray(difference, dtype=float))
+    if not finite.all() and not finite.any():
+        return "After − before: not a number"
+    if scale is None:
+        return f"After − before: 0 (max |Δ| {max_error:.1e})"
+    return f"After − before: ±{scale_text(scale)}"
+
 
 _TICK_PT = 11
 _TITLE_SIZE = "12pt"
@@ -242,6 +282,10 @@ def _row_sum_colour(v: float) -> QColor:
     return QColor("black") if abs(v - 1.0) < 1e-9 else QColor("#9b1c00")
 
 
+def _row_sum_colour_dark(v: float) -> QColor:
+    return QColor("#e6e6e6") if abs(v - 1.0) < 1e-9 else QColor("#ffd0ad")
+
+
 def _text_colour_on_viridis(v: float) -> QColor:
     # viridis is dark below ~0.55: white text there, black above.
     return QColor("white") if v < 0.55 else QColor("black")
@@ -299,6 +343,11 @@ class AttentionMap(Heatmap):
         self._tokens: list[str] = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def set_dark(self, dark: bool) -> None:
+        """The row-sum column's colours for a dark or a light background (a sum of exactly 1 recedes into it)."""
+        self.sums.setColorMap(ROWSUM_MAP_DARK if dark else ROWSUM_MAP)
+        self.sum_values.set_colour_rule(_row_sum_colour_dark if dark else _row_sum_colour)
 
     def set_data(self, weights: np.ndarray, row_sums: np.ndarray, tokens: list[str],
                  title: str | None = None) -> None:
@@ -385,11 +434,17 @@ class OutputMap(Heatmap):
         self._tokens: list[str] = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
-    def set_data(self, data: np.ndarray, tokens: list[str], levels: float, title: str | None = None) -> None:
+    def set_data(self, data: np.ndarray, tokens: list[str], levels: float, title: str | None = None, *,
+                 say_scale: bool = False) -> None:
+        """Draw ``data`` (tokens × components) on the colour scale ±``levels``; ``say_scale``: the colour bar's
+        ticks are the scale's ends and zero ("−0.35", "0", "+0.35")."""
         d = np.asarray(data, dtype=float)
         n, m = d.shape
         self._data, self._tokens = d, list(tokens)
         self.set_matrix(d, rect=(0, 0, m, n), levels=(-levels, levels))
+        text = scale_text(levels)
+        self.colorbar.axis.setTicks([[(-levels, f"−{text}"), (0.0, "0"), (levels, f"+{text}")]] if say_scale
+                                    else None)
         self.y_axis.set_labels(tokens)
         if title is not None:
             self.set_title(title)
@@ -418,6 +473,19 @@ class OutputMap(Heatmap):
         # Large, beside the cursor, in presenter mode (without the title the hall can read above).
         pointer_for(self).show_at(scene_pos, two_lines(text, f"{self._full_title}: "))
         self.hovered.emit(text)
+
+
+def show_outputs(before: OutputMap, after: OutputMap, difference: OutputMap, r) -> None:
+    """Draw a swap response's outputs: before and after (moved back) on one shared scale, their difference on a
+    symmetric scale of its own, said in its title and colour bar (RoPE's 0.3 was near-white on the outputs' ±2).
+    A difference of rounding noise stays on the outputs' scale, where it reads as the zero it is."""
+    tokens = r.before.tokens
+    level = float(max(abs(r.before.outputs).max(), abs(r.outputs_after_relabelled).max(), 1e-12))
+    before.set_data(r.before.outputs, tokens, level, "Outputs before")
+    after.set_data(r.outputs_after_relabelled, tokens, level, "Outputs after, moved back")
+    scale = symmetric_scale(r.difference, EQUIVARIANCE_TOL)
+    difference.set_data(r.difference, tokens, scale or symmetric_scale(level) or 1.0,
+                        difference_title(r.difference, scale, r.max_relabel_error), say_scale=True)
 
 
 class QueryBars(Plot):
