@@ -381,8 +381,8 @@ class RingFollower(QObject):
         self._pending = False
 
     def follow(self, plot: QWidget) -> None:
-        for w in self._watched:
-            w.removeEventFilter(self)
+        for old in self._watched:
+            old.removeEventFilter(self)
         self._plot, self._watched = plot, []
         w: QWidget | None = plot
         while w is not None and w is not self._window:
