@@ -1,22 +1,31 @@
 """The Lesson pane as a student meets it (issue 29 §4): no answer before a prediction (or an explicit skip),
 each lesson starts clean, the panel matches the step, a summary and the next lesson at the end, the lesson and
 step remembered between runs, lessons offered by the welcome and the tour, and lesson text never read as
-rich text."""
+rich text.  The walk over every step also checks where the pane sits (issue 27): at 1280×720 it floated as a 420×646
+window over the panel tabs and sidebar and jumped between the left and right edges from step to step; now it docks
+beside the stage, on one side, off the controls and the ringed plot, at 1280×720 and 1920×1080, normal and
+presenter."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractSlider,
     QAbstractSpinBox,
+    QComboBox,
     QLabel,
+    QLineEdit,
+    QScrollBar,
+    QTabBar,
     QWidget,
 )
 
+from explorer.lesson_dock import visible_rect
 from explorer.lesson_parts import SHOW, SKIP
 
 
@@ -194,12 +203,57 @@ def test_lesson_text_is_never_read_as_rich_text(qtbot, main_window, tmp_path):
     qtbot.waitUntil(win.service.idle, timeout=60000)
 
 
-@pytest.mark.parametrize(("size", "presenter"), [((1280, 720), False), ((1280, 720), True), ((1920, 1080), False)])
+def _controls(win) -> list[tuple[str, QRect]]:
+    """The panel on screen's sidebar and every control of it, in window coordinates."""
+    panel = win.panels[win.current_panel_id()]
+    kinds = (QAbstractSlider, QAbstractSpinBox, QAbstractButton, QComboBox, QLineEdit, QTabBar)
+    widgets = [b for b in panel.sidebars() if b.isVisible()] + [
+        w for w in panel.findChildren(QWidget) if isinstance(w, kinds) and not isinstance(w, QScrollBar)
+        and w.isVisible()]
+    return [(f"{type(w).__name__} {w.objectName()}", visible_rect(w, win)) for w in widgets]
+
+
+def _docked_beside_the_stage(qtbot, win, step, where) -> bool:
+    """The pane docked inside the window, right of the stage, off every control and the ringed plot, the ring round
+    the plot's part on screen and off the formula strip.  True when the step rings a plot."""
+    lessons = win.lessons
+    dock = lessons.dock
+    assert not dock.isFloating(), where
+    shown = dock.geometry()  # docked: in the window's coordinates
+    frame = QRect(0, 0, win.width(), win.height())
+    assert frame.contains(shown), (where, shown.getRect(), frame.getRect())
+    assert shown.width() >= 0.2 * win.width() and shown.height() >= 0.6 * win.height(), (where, shown)
+    stage = win.docks[win.current_panel_id()].geometry()
+    assert stage.right() < shown.left(), (where, stage.getRect(), shown.getRect())  # beside, to its right
+    for name, r in _controls(win):
+        assert not r.intersects(shown), (where, name, r.getRect(), shown.getRect())
+    if step.scene is None or not step.scene.highlight:
+        return False
+    plot = lessons._target()
+    assert plot is not None, where
+    on_screen = visible_rect(plot, win)
+    assert on_screen.height() >= 0.9 * min(plot.height(), 200), (where, on_screen, plot.size())
+    assert not on_screen.intersects(shown), (where, on_screen.getRect(), shown.getRect())
+    # The ring goes round the part of the plot on screen once the layout settles (it follows the plot as the panel
+    # narrows beside the pane), never over the formula strip.
+    qtbot.waitUntil(lambda: lessons._ring is not None and lessons._ring.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: visible_rect(plot, win).adjusted(-2, -2, 2, 2).contains(lessons._ring.geometry()),
+                    timeout=5000)
+    strip = win.panels[step.scene.panel].formula
+    if strip.isVisible():
+        assert not lessons._ring.geometry().intersects(QRect(strip.mapTo(win, QPoint(0, 0)), strip.size())), where
+    return True
+
+
+SIZES = [((1280, 720), False), ((1280, 720), True), ((1920, 1080), False), ((1920, 1080), True)]
+
+
+@pytest.mark.parametrize(("size", "presenter"), SIZES,
+                         ids=[f"{w}x{h}-{'presenter' if p else 'normal'}" for (w, h), p in SIZES])
 def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_window, size, presenter):
     """Every step of every lesson: on arrival nothing is answered and nothing is ticked; after Show me the
-    verdict is there; the pane stays docked on one side, never floating over the panel's controls or ringed plot."""
-    from PySide6.QtCore import QSize, Qt
-
+    verdict is there; the pane stays docked beside the stage on one side, never over the panel's controls or the
+    ringed plot."""
     win = main_window
     win.screen_limit = QSize(*size)
     win.look.set_presenter(presenter)
@@ -207,7 +261,7 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
     win.fit_to_screen()
     pane = win.lessons.show()
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)
-    sides = set()
+    sides, ringed = set(), 0
     for lesson in pane.lessons:
         pane.set_lesson(lesson, 0)
         for index, step in enumerate(lesson.steps):
@@ -222,9 +276,9 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
             # The pane's text is never wider than the pane (a wide page scrolled it sideways, its left edge cut).
             assert pane.pages.width() <= pane.scroll_area.viewport().width(), (lesson.name, index)
             assert pane.scroll_area.horizontalScrollBar().value() == 0, (lesson.name, index)
-            # Docked beside the panels on one side, never floating over them (tests/test_lesson_dock.py: geometry).
-            assert not win.lessons.dock.isFloating(), (lesson.name, index)
+            ringed += _docked_beside_the_stage(qtbot, win, step, (size, presenter, lesson.name, index + 1))
             sides.add(win.dockWidgetArea(win.lessons.dock))
     assert sides == {Qt.DockWidgetArea.RightDockWidgetArea}, sides
+    assert ringed >= 5 and not win.lessons.placed_by_hand
     win.look.set_presenter(False)
     qtbot.waitUntil(win.service.idle, timeout=120000)
