@@ -216,6 +216,9 @@ def audit(plot: pg.PlotWidget, name: str = "", *, presenter: bool = False, line:
     """The faults inside ``plot`` (empty when there are none); ``line``: the body text's line height (default:
     the plot window's font); ``presenter``: check axis titles against it too; ``size``: check the data area."""
     pi = plot.getPlotItem()
+    placer = getattr(pi, "annotations", None)
+    if placer is not None:  # a change whose placement is still due on the event loop: the plot is not settled
+        placer.flush()
     where = name or plain(full_title(pi)) or plot.objectName()
     line = body_px(plot) if line is None else line
     data = PlotData(pi)

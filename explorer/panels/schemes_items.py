@@ -97,6 +97,9 @@ class Note(pg.TextItem):
 
     full_note = ""
     wanted = False
+    #: Placed and shown by its view alone, never moved or hidden by the plot's annotation placer: a note that stands
+    #: in for a plot's missing data must be read whatever else is on the plot.
+    self_placed = False
 
 
 def label(text: str = "", *, colour: str = "#202020", fill: str | None = "#ffffffd8", anchor=(0.5, 0.5),

@@ -186,8 +186,10 @@ class MatrixView(SchemesView):
             note.setText(r.note.replace("; ", ";\n"))
             note.setPos(0.03 * n, n / 2)
             note.wanted = False  # not refitted: the note says why there is no matrix at all
+            note.self_placed = True
             note.setVisible(True)
             return
+        note.self_placed = False
         text = r.missing if r is not None else ""  # the scheme's own words and limit (a real table's M)
         has_empty = bool(text) and r is not None and r.matrix is not None and bool(np.isnan(r.matrix).any())
         fit_note(note, self.plots[s], text)

@@ -18,6 +18,7 @@ from ..widgets.plain import esc
 from ..widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ..widgets.pointer import pointer_for, two_lines
 from ..widgets.token_chips import short_word
+from .swap_scale import difference_title, scale_text, symmetric_scale
 
 _NOTE = re.compile(r" ?\(?every \w+ labelled\)?")
 #: Token tick labels are shortened above this many letters (the whole word is in its chip's tooltip).
@@ -38,42 +39,6 @@ def sum_column(n: int) -> tuple[float, float]:
     """
     width = max(1.0, n / 10)
     return n + 0.35 * width, width
-
-
-def symmetric_scale(values, zero_below: float = 0.0) -> float | None:
-    """S of a symmetric colour scale ±S for signed ``values``: their largest |v| (finite values only), rounded
-    up at its second significant digit (0.3412 → 0.35), so the scale holds every value and reads as two digits.
-
-    None when no |v| exceeds ``zero_below`` (all zero, rounding noise, or no finite value): blowing rounding
-    noise up to the full colour range would make "no difference" look like one.
-    """
-    v = np.abs(np.asarray(values, dtype=float))
-    v = v[np.isfinite(v)]
-    top = float(v.max()) if v.size else 0.0
-    if not top > max(zero_below, 0.0):
-        return None
-    step = 10.0 ** (math.floor(math.log10(top)) - 1)
-    scale = math.ceil(top / step * (1 - 1e-12)) * step  # 1e-12: 0.35 computed as 0.35000000000000003 stays 0.35
-    return float(scale_text(scale)) if scale >= 1e-3 else scale
-
-
-def scale_text(scale: float) -> str:
-    """A scale's number as the title and the colour bar say it: two significant digits ("0.35", "12", "3.4e-05")."""
-    if scale <= 0 or not math.isfinite(scale):
-        return "0"
-    if scale < 1e-3 or scale >= 1e5:
-        return f"{scale:.1e}"
-    return f"{scale:.{max(0, 1 - math.floor(math.log10(scale)))}f}"
-
-
-def difference_title(difference, scale: float | None, max_error: float) -> str:
-    """The difference map's title: its colour scale ("After − before: ±0.35"), or that there is none to see."""
-    finite = np.isfinite(np.asarray(difference, dtype=float))
-    if not finite.all() and not finite.any():
-        return "After − before: not a number"
-    if scale is None:
-        return f"After − before: 0 (max |Δ| {max_error:.1e})"
-    return f"After − before: ±{scale_text(scale)}"
 
 
 _TICK_PT = 11

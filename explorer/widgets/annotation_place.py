@@ -49,6 +49,12 @@ class AnnotationPlacer(QObject):
             self._pending = True
             QTimer.singleShot(0, self.place)
 
+    def flush(self) -> None:
+        """Place now what a change since the last placement asked for (the timer then finds nothing to do): for
+        whoever reads or draws the plot before the event loop turns, an audit or an export."""
+        if self._pending:
+            self.place()
+
     def _texts(self) -> list:
         out = []
         vb = self.plot_item.getViewBox()
