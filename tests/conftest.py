@@ -148,7 +148,9 @@ def main_window(qtbot):
 #: The longest files (minutes each), run first: with one worker per core (scripts/test.sh) they then run
 #: beside the rest instead of trailing after it.
 LONG_FILES = ("test_reliability_soak.py", "test_packaging.py", "test_reliability_monkey.py",
-              "test_reliability_monkey_hostile.py", "test_reliability_signals.py", "test_layout_fit.py")
+              "test_reliability_monkey_hostile.py", "test_reliability_signals.py", "test_layout_fit.py",
+              "test_lesson_walk.py", "test_plot_audit.py", "test_export_on_stage.py", "test_untrusted_text.py",
+              "test_snippets.py")
 
 
 def pytest_collection_modifyitems(config, items):
