@@ -49,8 +49,7 @@ from .widgets.plain import UndoTip
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
 
-#: Bump when the dock set or a dock's place changes so an old saved layout is not restored onto new docks (4: the
-#: Lesson pane docks on the right; a layout of 3 may hold it floated).
+#: Bump when the dock set or a dock's place changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 4
 
 
