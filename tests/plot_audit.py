@@ -31,7 +31,8 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
 
-from explorer.widgets.plot_geometry import PlotData
+from explorer.widgets.annotation_place import text_rect
+from explorer.widgets.plot_geometry import PlotData, visible
 from explorer.widgets.titles import full_title
 
 #: Tick labels closer than this (px) run together.
@@ -48,10 +49,6 @@ def plain(text: str) -> str:
     return html.unescape(_TAG.sub("", text or "")).strip()
 
 
-def _visible(item) -> bool:
-    return item is not None and item.isVisible() and item.scene() is not None
-
-
 def body_px(widget) -> float:
     """The height of a line of the window's body text."""
     return QFontMetricsF(widget.window().font()).height()
@@ -64,12 +61,11 @@ def _texts(vb) -> list[tuple[str, QRectF]]:
     stack = list(vb.childGroup.childItems())
     while stack:
         item = stack.pop()
-        if not _visible(item):
+        if not visible(item):
             continue
         if isinstance(item, pg.TextItem):
             if item.toPlainText().strip():
-                out.append((item.toPlainText(), item.mapRectToScene(item.textItem.mapRectToParent(
-                    item.textItem.boundingRect()))))
+                out.append((item.toPlainText(), text_rect(item)))
             continue
         if isinstance(item, (QGraphicsTextItem, QGraphicsSimpleTextItem)):
             text = item.toPlainText() if isinstance(item, QGraphicsTextItem) else item.text()
@@ -91,7 +87,7 @@ def _shrunk(r: QRectF, by: float = _SLACK) -> QRectF:
 def _title(pi, where: str) -> list[str]:
     label = pi.titleLabel
     full = plain(full_title(pi))
-    if not full or not _visible(label):
+    if not full or not visible(label):
         return []
     shown = plain(label.text)
     out = []
@@ -111,7 +107,7 @@ def _title(pi, where: str) -> list[str]:
 def _legends(plot, pi, data: PlotData, where: str) -> tuple[list[str], list[QRectF]]:
     out, boxes = [], []
     for item in plot.scene().items():
-        if isinstance(item, pg.LegendItem) and _visible(item) and item.items:
+        if isinstance(item, pg.LegendItem) and visible(item) and item.items:
             box = item.sceneBoundingRect()
             boxes.append(box)
             what = data.covered(_shrunk(box, 1.0))
@@ -159,7 +155,7 @@ def _ticks(pi, where: str) -> list[str]:
     out = []
     for name, entry in pi.axes.items():
         axis = entry["item"]
-        if not _visible(axis) or not axis.style.get("showValues", True):
+        if not visible(axis) or not axis.style.get("showValues", True):
             continue
         texts = tick_texts(axis)
         vertical = name in ("left", "right")
@@ -198,7 +194,7 @@ def _axis_titles(pi, where: str, line: float) -> list[str]:
     out = []
     for name, entry in pi.axes.items():
         axis = entry["item"]
-        if not _visible(axis) or not axis.label.isVisible() or not axis.label.toPlainText().strip():
+        if not visible(axis) or not axis.label.isVisible() or not axis.label.toPlainText().strip():
             continue
         size = str(axis.labelStyle.get("font-size", ""))
         font = QFont(axis.label.font())
