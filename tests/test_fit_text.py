@@ -131,21 +131,53 @@ def test_lab_legends_give_way_to_one_key_on_a_small_plot(qtbot):
     service.stop()
 
 
-def test_an_axis_label_longer_than_its_axis_is_drawn_smaller_not_cut(qtbot):
-    from explorer.widgets.titles import AXIS_LABEL_MIN_SCALE
-
-    plot = make_plot("x", y="slower ◀ pair i ▶ FASTER, and a few more words")
+def _left_axis(qtbot, title: str, height: int):
+    plot = make_plot("x", y=title)
     qtbot.addWidget(plot)
-    plot.resize(400, 800)
+    plot.resize(400, height)
     plot.show()
     qtbot.waitExposed(plot)
-    axis = plot.getPlotItem().getAxis("left")
-    qtbot.waitUntil(lambda: axis.label.scale() == 1.0, timeout=2000)  # room enough: full size
-    plot.resize(400, 200)
-    qtbot.waitUntil(lambda: axis.label.scale() < 1.0, timeout=2000)
+    return plot, plot.getPlotItem().getAxis("left")
+
+
+def _inside(axis) -> bool:
     shown = axis.label.mapRectToItem(axis, axis.label.boundingRect())
+    return shown.top() >= -1 and shown.bottom() <= axis.size().height() + 1
+
+
+def test_an_axis_label_longer_than_its_axis_is_shortened_at_a_word_whole_in_its_tooltip(qtbot):
+    """A title longer than its axis loses its trailing "(…)", then words from its end, and keeps its size: the
+    presenter-size title shrank to 15 px on a 21-px body (issue 27); the whole title is the axis's tooltip."""
+    plot, axis = _left_axis(qtbot, "cross-entropy of the model (nats)", 800)
+    qtbot.waitUntil(lambda: axis.label.scale() == 1.0, timeout=2000)  # room enough: whole, full size
+    assert axis.label.toPlainText().strip() == "cross-entropy of the model (nats)" and not axis.toolTip()
+    plot.resize(400, 290)
+    qtbot.waitUntil(lambda: axis.label.toPlainText().strip() == "cross-entropy of the model", timeout=2000)
+    assert axis.label.scale() == 1.0 and axis.toolTip() == "cross-entropy of the model (nats)" and _inside(axis)
+    plot.resize(400, 200)
+    qtbot.waitUntil(lambda: axis.label.toPlainText().strip().endswith("…"), timeout=2000)
+    shown = axis.label.toPlainText().strip()
+    assert "cross-entropy of the model".startswith(shown[:-1]) and shown[:-1].endswith(("entropy", "of", "the"))
+    assert axis.label.scale() == 1.0 and _inside(axis)
+    plot.resize(400, 800)  # room again: the whole title, the tooltip gone
+    qtbot.waitUntil(lambda: "(nats)" in axis.label.toPlainText(), timeout=2000)
+    assert not axis.toolTip()
+    plot.getPlotItem().setLabel("left", "a new title")  # a new label is fitted from its own whole text
+    qtbot.waitUntil(lambda: axis.label.toPlainText().strip() == "a new title", timeout=2000)
+    font = axis.label_font()
+    assert axis.label_forms("accuracy (%)", font, 1000) == ["accuracy"]
+    assert axis.label_forms("PE(p)·PE(p+Δ) / (d/2)", font, 1000) == []  # a divisor is not a note
+
+
+def test_an_axis_label_no_form_of_which_fits_is_drawn_smaller_not_cut(qtbot):
+    from explorer.widgets.titles import AXIS_LABEL_MIN_SCALE
+
+    plot, axis = _left_axis(qtbot, "slower◀pair◀i▶FASTER", 800)  # one word: no cut at a word
+    qtbot.waitUntil(lambda: axis.label.scale() == 1.0, timeout=2000)
+    plot.resize(400, 150)
+    qtbot.waitUntil(lambda: axis.label.scale() < 1.0, timeout=2000)
     if axis.label.scale() > AXIS_LABEL_MIN_SCALE:
-        assert shown.top() >= -1 and shown.bottom() <= axis.size().height() + 1  # inside its axis
+        assert _inside(axis)
     assert "FASTER" in axis.label.toPlainText()  # the whole text, smaller
 
 

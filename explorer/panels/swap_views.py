@@ -112,6 +112,11 @@ class TokenAxis(Axis):
         nth = {2: "2nd", 3: "3rd"}.get(self._step, f"{self._step}th")
         return f"every {nth} labelled"
 
+    def label_forms(self, text: str, font, room: float) -> list[str]:
+        """Where the title does not fit, the note on which tokens are labelled is what it keeps, whole."""
+        note = self.hidden_note()
+        return [note] if note and note != text else super().label_forms(text, font, room)
+
     def setLabel(self, text=None, units=None, unitPrefix=None, **kwargs) -> None:  # noqa: N802,N803 - pyqtgraph
         self._title = _NOTE.sub("", text or "")  # the theme sets the shown title again, note and all
         self._show_title(units, unitPrefix, **kwargs)

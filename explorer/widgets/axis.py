@@ -10,26 +10,34 @@ being cut.  Every plot of the app is built with it (``PlotItem(axisItems=...)``)
   :data:`TICK_GAP` px from the labels drawn before it (the major ticks first) and lies whole inside the axis
   (pyqtgraph draws every label, so fixed ticks on a short axis ran together: "1.00.750.5", and clips the ones
   past the axis' ends); the tick itself stays.
-* An axis label longer than its axis is drawn smaller (down to :data:`~explorer.widgets.titles.AXIS_LABEL_MIN_SCALE`)
-  and centred again: pyqtgraph centres it whatever its length, so "slower ◀ pair i ▶ FASTER" on a short
-  plot was cut at both ends and ran into the plot above.
+* An axis label longer than its axis is shortened first (:meth:`Axis.label_forms`: its trailing "(…)" left out,
+  then cut at a word), the whole title in the axis's tooltip, so a presenter-size title stays at the body text's
+  size; only a label no form of which fits is drawn smaller (down to
+  :data:`~explorer.widgets.titles.AXIS_LABEL_MIN_SCALE`), centred again: pyqtgraph centres it whatever its length,
+  so "slower ◀ pair i ▶ FASTER" on a short plot was cut at both ends and ran into the plot above.
 * Its label takes the theme's colour and size (:meth:`Axis.set_look`), whatever style a view passes, and a
   fixed width or height a view gives it (to line plots up) is for zoom 1 in a normal theme: it grows with the text.
 """
 
 from __future__ import annotations
 
+import html
 import math
+import re
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from ..theme import LABEL_PT, Theme
 from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_least
-from .titles import AXIS_LABEL_MIN_SCALE
+from .titles import AXIS_LABEL_MIN_SCALE, elided
 
 _NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
 #: The least gap (px) between two tick labels drawn side by side (or one above the other).
 TICK_GAP = 3.0
+_TAG = re.compile(r"<[^>]+>")
+_TRAILING_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
+_OPERATORS = set("/·×*+-−=÷:,")
 
 
 class Axis(pg.AxisItem):
@@ -39,6 +47,8 @@ class Axis(pg.AxisItem):
         self._si_log = False
         self._look: tuple[Theme, float] | None = None
         self._fixed: dict[str, int | None] = {"width": None, "height": None}
+        self._shown_form: str | None = None  # the shorter form of the label drawn (None: the whole label)
+        self._fitting = False
         super().__init__(orientation, **kwargs)
         # A label's text changes without a resize (a new title for the axis): fit it then too.
         self.label.document().contentsChanged.connect(self._on_label_changed)
@@ -75,8 +85,56 @@ class Axis(pg.AxisItem):
         self._fixed["height"] = h
         super().setHeight(self._scaled(h))
 
+    def label_forms(self, text: str, font: QFont, room: float) -> list[str]:
+        """Shorter forms of the plain label ``text`` the axis may show when the whole does not fit ``room`` px in
+        ``font``, longest first: without its trailing "(…)", then that cut at a word to fit."""
+        forms = []
+        bare = _TRAILING_NOTE.sub("", text)
+        if bare and bare != text and bare[-1] not in _OPERATORS:  # "PE(p)·PE(p+Δ) / (d/2)" keeps its divisor
+            forms.append(bare)
+        cut = _word_cut(forms[-1] if forms else text, font, room)
+        return forms + ([cut] if cut else [])
+
+    def full_label(self) -> str:
+        """The whole label as plain text, its runs of spaces one (as the label draws them); shown whole, or
+        shortened with this in the tooltip."""
+        return " ".join(html.unescape(_TAG.sub("", pg.AxisItem.labelString(self))).split())
+
+    def show_label_form(self, form: str | None) -> bool:
+        """Draw ``form`` (plain text, a shorter form of the label) in the label's style, or the whole label
+        (None); the tooltip holds the whole label while a shorter one is drawn.  True: the drawn text changed."""
+        if form == self._shown_form:
+            return False
+        self._shown_form = form
+        self._fitting = True
+        try:
+            self.label.setHtml(self.labelString())
+        finally:
+            self._fitting = False
+        self.setToolTip(self.full_label() if form is not None else "")
+        return True
+
+    def label_font(self) -> QFont:
+        """The font the label is drawn in (its style's size)."""
+        font = QFont(self.label.font())
+        size = str(self.labelStyle.get("font-size", ""))
+        if size.endswith("pt"):
+            try:
+                font.setPointSizeF(float(size[:-2]))
+            except ValueError:
+                pass
+        return font
+
     # -- pyqtgraph's hooks ------------------------------------------------------------------------
+    def labelString(self) -> str:  # noqa: N802 - pyqtgraph API
+        whole = super().labelString()
+        if self._shown_form is None:
+            return whole
+        style = ";".join(f"{k}: {v}" for k, v in self.labelStyle.items())
+        return f"<span style='{style}'>{html.escape(self._shown_form, quote=False)}</span>"
+
     def setLabel(self, text=None, units=None, unitPrefix=None, **kwargs) -> None:  # noqa: N802,N803 - pyqtgraph API
+        self._shown_form = None  # a new label: fitted from its whole text again
         if self._look is not None:
             theme, zoom = self._look
             kwargs = {**kwargs, "color": theme.foreground, "font-size": f"{theme.point_size(LABEL_PT, zoom):g}pt"}
@@ -118,7 +176,8 @@ class Axis(pg.AxisItem):
         fit_axis_label(self)
 
     def _on_label_changed(self) -> None:
-        fit_axis_label(self)
+        if not self._fitting:
+            fit_axis_label(self)
 
 
 def spaced_labels(text_specs: list, orientation: str, bounds) -> list:
@@ -138,17 +197,45 @@ def spaced_labels(text_specs: list, orientation: str, bounds) -> list:
     return kept
 
 
+def _word_cut(text: str, font: QFont, width: float) -> str | None:
+    """``text`` cut at a word to ``width`` px with "…", or None where only a cut inside a word would fit."""
+    cut = elided(text, font, width)
+    kept = cut[:-1]
+    if cut == text or not kept or not text.startswith(kept) or not text[len(kept)].isspace():
+        return None
+    return cut
+
+
+def _choose_form(axis, room: float) -> bool:
+    """Show the longest form of ``axis``' label that fits ``room`` px, else its shortest (drawn smaller).  True:
+    the drawn text changed."""
+    if not isinstance(axis, Axis):
+        return False
+    whole = axis.full_label()
+    if not whole or _TAG.search(axis.labelText or "") or axis.labelUnits:
+        return axis.show_label_form(None)
+    font = axis.label_font()
+    metrics = QFontMetricsF(font)
+    margin = 2 * axis.label.document().documentMargin() + 1
+    if metrics.horizontalAdvance(whole) + margin <= room:
+        return axis.show_label_form(None)
+    forms = axis.label_forms(whole, font, room - margin)
+    fitting = [f for f in forms if metrics.horizontalAdvance(f) + margin <= room]
+    return axis.show_label_form(fitting[0] if fitting else forms[-1] if forms else None)
+
+
 def fit_axis_label(axis) -> None:
-    """Draw ``axis``' label smaller (at most down to ``AXIS_LABEL_MIN_SCALE``) where it is longer than its axis,
-    centred on it."""
+    """Show the longest form of ``axis``' label that fits its axis (:meth:`Axis.label_forms`); draw the one
+    shown smaller (at most down to ``AXIS_LABEL_MIN_SCALE``) where even it is longer, centred on the axis."""
     label = getattr(axis, "label", None)
     if label is None:
         return
-    br = label.boundingRect()
     vertical = axis.orientation in ("left", "right")
     room = (axis.size().height() if vertical else axis.size().width()) - 8
+    changed = _choose_form(axis, room)
+    br = label.boundingRect()
     scale = 1.0 if br.width() <= room or br.width() <= 0 else max(AXIS_LABEL_MIN_SCALE, room / br.width())
-    if scale == label.scale() and scale == 1.0:
+    if scale == label.scale() and scale == 1.0 and not changed:
         return
     label.setScale(scale)
     w, h = br.width() * scale, br.height() * scale
