@@ -308,7 +308,8 @@ class LessonDock:
         number = next((n for n, s in enumerate(lesson.steps) if s is step), 0)
         # The notes are read as rich text by the scene strip: the step's text escaped shows as it is written.
         preset = Preset(name=f"{SCENE_PREFIX}{lesson.name}:{number}", title=f"{lesson.title} — {step.title}",
-                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view)
+                        description=step.text, state=scene.state, panel=scene.panel, view=scene.view,
+                        layout={"focus": scene.focus} if scene.focus else {})
         if not self.window.session.apply_preset(preset):
             return False
         if scene.results and scene.panel is not None:

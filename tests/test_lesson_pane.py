@@ -76,22 +76,32 @@ def test_number_question_and_saved_lab_result(qtbot, main_window):
 
 
 def test_every_shipped_highlight_names_a_plot_its_scene_shows(qtbot, main_window):
+    """A ringed plot is on screen; a step's plot in focus is the stage's one plot (issue 27: the Beyond tab's six
+    plots got 85 px each at 720p presenter beside the pane)."""
     from explorer.export.slide import named_plots
 
     win = main_window
     qtbot.waitUntil(lambda: win.panels["waves"].has_drawn, timeout=60000)
     pane = win.lessons.show()
-    ringed = []
+    ringed, focused = [], []
     for lesson in pane.lessons:
         for step in lesson.steps:
-            if step.scene is None or not step.scene.highlight:
+            if step.scene is None or not (step.scene.highlight or step.scene.focus):
                 continue
             assert win.lessons.set_scene(step, lesson)
             qtbot.wait(30)
             shown = {name for name, plot in named_plots(win.panels[step.scene.panel]) if plot.isVisible()}
-            assert step.scene.highlight in shown, (lesson.name, step.title, sorted(shown))
-            ringed.append(step.title)
-    assert len(ringed) >= 5
+            if step.scene.focus:
+                focused.append(step.title)
+                focus = win.stage.plot()
+                assert win.stage.now().plot == step.scene.focus and focus is not None and focus.isVisible(), (
+                    lesson.name, step.title, step.scene.focus)
+            if step.scene.highlight:  # a plot in focus is the one on stage (checked above)
+                assert step.scene.focus or step.scene.highlight in shown, (lesson.name, step.title, sorted(shown))
+                ringed.append(step.title)
+    win.session.leave_scene()
+    win.stage.set_focus_plot(None)
+    assert len(ringed) >= 5 and len(focused) >= 3
     qtbot.waitUntil(win.service.idle, timeout=60000)
 
 

@@ -167,6 +167,10 @@ def test_a_small_lesson_loads_and_judges_predictions():
     (json.dumps(_lesson(scene={"panel": "waves", "results": "lab_two_back.json"})), "needs"),
     (json.dumps(_lesson(scene={"panel": "lab", "results": "../../etc/passwd"})), "saved Lab result"),
     (json.dumps(_lesson(scene={"highlight": "plot"})), "needs a 'panel'"),
+    (json.dumps(_lesson(scene={"focus": "plot"})), "needs a 'panel'"),
+    (json.dumps(_lesson(scene={"panel": "waves", "focus": "<img src=x>"})), "scene.focus"),
+    (json.dumps(_lesson(scene={"panel": "waves", "focus": 7})), "scene.focus"),
+    (json.dumps(_lesson(scene={"panel": "waves", "focus": "waves", "highlight": "spectrum"})), "in focus"),
 ])
 def test_malformed_and_hostile_lessons_are_refused_with_one_line(doc, why):
     with pytest.raises(LessonError) as err:

@@ -39,7 +39,7 @@ RESULT_PANELS = ("lab", "table")
 LESSON_KEYS = ("format", "version", "title", "summary", "steps")
 STEP_KEYS = ("title", "text", "question", "scene", "check", "reveal", "wrong", "claims")
 QUESTION_KEYS = ("kind", "prompt", "options", "answer", "value", "tolerance", "unit")
-SCENE_KEYS = ("preset", "panel", "view", "set", "highlight", "results")
+SCENE_KEYS = ("preset", "panel", "view", "set", "highlight", "focus", "results")
 CHECK_KEYS = ("name", "params")
 _CLAIM = re.compile(r"^[A-Z][0-9]{1,3}$")
 _SPEC = re.compile(r"^,?(\.[0-9]{1,2})?[efgd%]?$")
@@ -84,6 +84,8 @@ class Scene:
     view: str | None = None
     preset: str = ""
     highlight: str = ""
+    #: A plot put on the whole stage (its export name; Esc brings the panel back): the one plot a step is about.
+    focus: str = ""
     #: A saved Lab result (a file in resources/lessons/data) the Lab panel shows, or whose trained position table
     #: the Learned-table panel shows.
     results: str = ""
@@ -218,6 +220,13 @@ def _scene(s: Any) -> Scene:
         raise LessonError("'scene.highlight' must be a plot name (pe-explorer export --list-plots)")
     if highlight and panel is None:
         raise LessonError("'scene.highlight' needs a 'panel' (or a 'preset') to look in")
+    focus = s.get("focus", "")
+    if not isinstance(focus, str) or (focus and not _PLOT.match(focus)):
+        raise LessonError("'scene.focus' must be a plot name (pe-explorer export --list-plots)")
+    if focus and panel is None:
+        raise LessonError("'scene.focus' needs a 'panel' (or a 'preset') to look in")
+    if focus and highlight and focus != highlight:
+        raise LessonError("'scene.highlight' must be the plot in focus (the others are off the stage)")
     results = s.get("results", "")
     if results:
         if panel not in RESULT_PANELS:
@@ -226,7 +235,7 @@ def _scene(s: Any) -> Scene:
                 data_dir() / results).is_file():
             shown = results[:40] if isinstance(results, str) else _kind(results)
             raise LessonError(f"'scene.results' must name a saved Lab result in resources/lessons/data, got {shown!r}")
-    return Scene(state, panel, view, preset, highlight, results)
+    return Scene(state, panel, view, preset, highlight, focus, results)
 
 
 def _reveal(text: str, check_values: tuple[str, ...]) -> str:
