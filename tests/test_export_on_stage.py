@@ -354,3 +354,39 @@ def test_a_scenes_plot_ranges_are_set_headless(qtbot, tmp_path, capsys, monkeypa
                                 "layout": {"ranges": {"spectrum": {"x": [2, 9]}}}, "panels": {}}), encoding="utf-8")
     _export(capsys, tmp_path, "spectrum.png", "--preset", str(path), "--plot", "spectrum")
     assert seen["x"] == pytest.approx([2, 9], abs=1e-6)
+
+
+# -- an export taken in the same turn as a change -------------------------------------------------------------------
+def test_an_export_in_the_same_turn_as_a_change_draws_its_labels_placed(qtbot):
+    """The plot's labels are placed on the event loop's next turn after a change; an export taken before that
+    turn (a script, a shortcut held down) drew two labels on top of each other."""
+    import pyqtgraph as pg
+
+    from explorer.export.images import Look, export_look
+    from explorer.widgets.plots import make_plot
+
+    pw = make_plot("Two marks", x="x", y="y")
+    qtbot.addWidget(pw)
+    pw.resize(480, 320)
+    pw.show()
+    qtbot.waitExposed(pw)
+    pi = pw.getPlotItem()
+    pi.setXRange(0, 1, padding=0)
+    pi.setYRange(0, 1, padding=0)
+    qtbot.wait(40)
+
+    def rects():
+        return [line.label.sceneBoundingRect() for line in lines]
+
+    lines = [pg.InfiniteLine(0.5 + 0.01 * k, angle=90, label=f"mark number {k}", labelOpts={"position": 0.8})
+             for k in range(2)]
+    for line in lines:
+        pi.addItem(line)
+    qtbot.waitUntil(lambda: not rects()[0].intersects(rects()[1]), timeout=3000)  # placed apart
+    for line in lines:  # where pyqtgraph puts them: on top of each other
+        line.label.setPosition(0.8)
+    pi.setXRange(0, 1.01, padding=0)  # a change: the placer is due on the next turn
+    assert pi.annotations._pending and rects()[0].intersects(rects()[1])  # due, not yet placed
+    with export_look(pw, Look()):
+        first, second = rects()
+        assert not first.intersects(second)

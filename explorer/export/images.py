@@ -141,6 +141,15 @@ def _panels_in(widget) -> list:
     return widget.findChildren(Panel)
 
 
+def settle_placements(view) -> None:
+    """Place now the legends and labels of ``view``'s plot that a change asked to place on the next turn of the
+    event loop: an export taken in the same turn as a change drew them where they were."""
+    item = getattr(view, "getPlotItem", lambda: None)()
+    for placer in (getattr(item, "legend_placer", None), getattr(item, "annotations", None)):
+        if placer is not None:
+            placer.flush()
+
+
 @contextlib.contextmanager
 def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: float = 1.0) -> Iterator[None]:
     """Restyle ``root`` (a plot, panel or window) for an export, and restore the screen look after.
@@ -168,6 +177,7 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
             p.apply_theme(target)
         for v in views:
             style_plot(v, target, zoom=screen.zoom, pen_scale=pen_scale)
+            settle_placements(v)
         yield
     finally:
         if widgets:

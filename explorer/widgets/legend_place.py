@@ -44,6 +44,11 @@ class LegendPlacer(QObject):
             self._pending = True
             QTimer.singleShot(0, self.place)
 
+    def flush(self) -> None:
+        """Place now what a change since the last placement asked for (for an export or an audit)."""
+        if self._pending:
+            self.place()
+
     def _rect(self, place, size, view: QRectF) -> QRectF:
         gx, gy = self._gap
         x = {0: view.left() + gx, 1: view.right() - gx - size.width()}.get(
