@@ -18,7 +18,9 @@
 * **Size** — the data area (the view box) must be at least :data:`MIN_LINES` body-text lines tall and
   ``2 × MIN_LINES`` wide: a smaller plot cannot show three labelled ticks a line apart beside its data, nor a
   one-line annotation without covering it (the "90-px stamps" of issue 27).  Colour bars are not plots.
-* **Axis titles** in presenter mode must be drawn at least as large as the body text (after any shrinking to fit).
+* **Axis titles** in presenter mode must be drawn at least as large as the body text (after any shrinking to fit);
+  one shown shorter than its whole text (the app's ``Axis.full_label``) must keep whole words and have the whole
+  title in the axis's tooltip.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
 
+from explorer.export.images import settle_placements
 from explorer.widgets.annotation_place import text_rect
 from explorer.widgets.plot_geometry import PlotData, visible
 from explorer.widgets.titles import full_title
@@ -117,6 +120,10 @@ def _legends(plot, pi, data: PlotData, where: str) -> tuple[list[str], list[QRec
             shown = plot.mapToScene(plot.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)
             if not shown.contains(box):
                 out.append(f"{where}: the legend runs out of its plot")
+            for _, label in item.items:  # a legend squeezed narrower than its text cuts the names at its edge
+                text = label.item.mapRectToScene(label.item.boundingRect())
+                if visible(label) and not (shown.contains(text) and box.adjusted(-1, -1, 1, 1).contains(text)):
+                    out.append(f"{where}: the legend's {plain(label.text)!r} is cut")
     return out, boxes
 
 
@@ -190,11 +197,31 @@ def _size(plot, pi, where: str, line: float) -> list[str]:
     return []
 
 
-def _axis_titles(pi, where: str, line: float) -> list[str]:
+def _shortened_axis_title(axis, where: str, name: str) -> list[str]:
+    """An axis title drawn shorter than its whole text: whole words, the whole title in the axis's tooltip."""
+    full = getattr(axis, "full_label", None)
+    shown = axis.label.toPlainText().strip()
+    if not callable(full) or shown == full():
+        return []
+    whole = full()
+    out = []
+    if plain(axis.toolTip()) != whole:
+        out.append(f"{where}: {name} axis title {shown!r} is shortened without the whole title in a tooltip")
+    if shown.endswith("…"):
+        kept = shown[:-1]
+        if not whole.startswith(kept) or len(kept) >= len(whole) or not whole[len(kept)].isspace():
+            out.append(f"{where}: {name} axis title {shown!r} is cut inside a word of {whole!r}")
+    return out
+
+
+def _axis_titles(pi, where: str, line: float, presenter: bool = True) -> list[str]:
     out = []
     for name, entry in pi.axes.items():
         axis = entry["item"]
         if not visible(axis) or not axis.label.isVisible() or not axis.label.toPlainText().strip():
+            continue
+        out += _shortened_axis_title(axis, where, name)
+        if not presenter:
             continue
         size = str(axis.labelStyle.get("font-size", ""))
         font = QFont(axis.label.font())
@@ -212,9 +239,7 @@ def audit(plot: pg.PlotWidget, name: str = "", *, presenter: bool = False, line:
     """The faults inside ``plot`` (empty when there are none); ``line``: the body text's line height (default:
     the plot window's font); ``presenter``: check axis titles against it too; ``size``: check the data area."""
     pi = plot.getPlotItem()
-    placer = getattr(pi, "annotations", None)
-    if placer is not None:  # a change whose placement is still due on the event loop: the plot is not settled
-        placer.flush()
+    settle_placements(plot)  # a change whose placement is still due on the event loop: the plot is not settled
     where = name or plain(full_title(pi)) or plot.objectName()
     line = body_px(plot) if line is None else line
     data = PlotData(pi)
@@ -225,6 +250,5 @@ def audit(plot: pg.PlotWidget, name: str = "", *, presenter: bool = False, line:
     problems += _ticks(pi, where)
     if size:
         problems += _size(plot, pi, where, line)
-    if presenter:
-        problems += _axis_titles(pi, where, line)
+    problems += _axis_titles(pi, where, line, presenter)
     return problems

@@ -87,6 +87,18 @@ def test_a_legend_over_points_bars_or_an_image_fails(plot, qtbot):
     assert any("legend" in p and "image" in p for p in _audit(plot, qtbot))
 
 
+def test_a_legend_narrower_than_its_names_fails(plot, qtbot):
+    """A legend squeezed into less than its text (one laid out under a narrow plot) cuts its names at its edge."""
+    pi = plot.getPlotItem()
+    legend = pg.LegendItem(offset=(5, 5))
+    legend.setParentItem(pi.getViewBox())
+    legend.addItem(pi.plot([5.0], [5.0]), "a name longer than its legend")
+    assert not any("is cut" in p for p in _audit(plot, qtbot, size=False))
+    legend.setMaximumWidth(40)
+    legend.resize(40, legend.geometry().height())
+    assert any("'a name longer than its legend' is cut" in p for p in _audit(plot, qtbot, size=False))
+
+
 def test_the_apps_legend_finds_a_corner_the_data_leaves_empty(plot, qtbot):
     pi = plot.getPlotItem()
     legend = pi.addLegend(offset=(5, 5))
@@ -199,6 +211,19 @@ def test_a_small_axis_title_fails_in_presenter_mode(plot, qtbot):
     assert not any("axis title" in p for p in _audit(plot, qtbot, presenter=True))
     pi.getAxis("left").label.setScale(0.5)
     assert any("left axis title" in p for p in audit(plot, "bad", line=20.0, presenter=True))
+
+
+def test_an_axis_title_shortened_without_its_tooltip_or_inside_a_word_fails(plot, qtbot):
+    pi = plot.getPlotItem()
+    pi.setLabel("left", "cross-entropy of the model (nats)")
+    axis = pi.getAxis("left")
+    plot.resize(520, 150)
+    qtbot.waitUntil(lambda: axis.label.toPlainText().strip() != axis.full_label(), timeout=3000)
+    assert not any("shortened" in p or "inside a word" in p for p in _audit(plot, qtbot, size=False))
+    axis.setToolTip("")
+    assert any("without the whole title" in p for p in _audit(plot, qtbot, size=False))
+    axis.show_label_form("cross-entr…")
+    assert any("inside a word" in p for p in _audit(plot, qtbot, size=False))
 
 
 # -- the walk ----------------------------------------------------------------------------------------------------
