@@ -297,3 +297,23 @@ def test_alibi_tile_labels_never_run_into_each_other(qtbot, make_panel):
         if len(shown) > 1:
             fm = QFontMetrics(shown[0].textItem.font())
             assert all(fm.horizontalAdvance(t.textItem.toPlainText()) + 6 <= room for t in shown), (width, room)
+
+
+def test_a_curve_that_leaves_the_distance_plot_is_named_under_its_key_with_its_extreme(qtbot, make_panel):
+    """The note on the curve that leaves ΔS's range sits under the key, outside the plot (inside, it lay on six
+    curve segments at 720p presenter), and says the curve's own extreme."""
+    panel = make_panel()
+    panel.tabs.setCurrentIndex(VIEWS.index("distance"))
+    panel.set_state(panel.state.clamped(show_alibi=True, l_eval=1024))
+    wait(qtbot, panel)
+    view = panel.distance_view
+    qtbot.waitUntil(lambda: "alibi" in view.responses, timeout=20000)
+    r = view.responses["alibi"]
+    worst = int(np.nanargmax(np.abs(r.mean)))
+    assert view._k < abs(r.mean[worst])  # ALiBi's line is past the shared scale
+    said = f"ALiBi leaves the plot: ΔS reaches {r.mean[worst]:,.1f} at Δ = {int(r.distance[worst]):,}"
+    assert view.clip_note == said and said in view.key.text()
+    assert view.top.export_key().count(said) == 1  # the plot exported alone says it too
+    panel.set_state(panel.state.clamped(show_alibi=False))
+    wait(qtbot, panel)
+    assert view.clip_note == "" and "leaves the plot" not in view.key.text()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
@@ -314,9 +316,9 @@ class DistanceView(SchemesView):
         self.bottom.addItem(self.line_bottom, ignoreBounds=True)
         #: scheme -> (plot, its term curves): the score's parts drawn apart (a scheme's ``Curve.terms``).
         self.term_plots: dict[str, tuple] = {}
-        self.clip_note = label("", anchor=(0, 1), size=11)
-        self.top.addItem(self.clip_note, ignoreBounds=True)
-        self.clip_note.setVisible(False)
+        #: Which curve leaves the plot's range and how far, said under the key (inside the plot it lay on the
+        #: curves at 720p presenter): "" when every curve stays inside.
+        self.clip_note = ""
         self._shown: tuple = ()
         self._geometry: tuple = ()
         self._k = 0.0
@@ -468,16 +470,15 @@ class DistanceView(SchemesView):
             self._k = k
             self.top.setYRange(-1.06 * k, 1.06 * k, padding=0)
         out = [s for s in clipped if s in self.responses and self.responses[s].mean.size]
+        note = ""
         if out:
             r = self.responses[out[0]]
             worst = int(np.nanargmax(np.abs(r.mean)))
-            self.top.styler.set_text_colour(self.clip_note, registry.get(out[0]).colour)
-            self.clip_note.setText(f"{registry.get(out[0]).title} leaves the plot: ΔS reaches "
-                                   f"{r.mean[worst]:,.1f} at Δ = {int(r.distance[worst]):,}")
-            self.clip_note.setPos(0.06 * st.l_eval, -1.02 * k)
-            self.clip_note.setVisible(True)
-        else:
-            self.clip_note.setVisible(False)
+            note = (f"{registry.get(out[0]).title} leaves the plot: ΔS reaches {r.mean[worst]:,.1f} at "
+                    f"Δ = {int(r.distance[worst]):,}")
+        if note != self.clip_note:
+            self.clip_note = note
+            self._show_key()
 
     def extents(self, schemes) -> dict[str, float]:
         return {s: self.responses[s].extent for s in schemes if s in self.responses}
@@ -501,7 +502,10 @@ class DistanceView(SchemesView):
         QTimer.singleShot(0, self.declutter)
 
     def _show_key(self) -> None:
-        self.key.setText(scheme_key([s for s in self._shown if registry.get(s).on_a_line], self._theme))
+        key = scheme_key([s for s in self._shown if registry.get(s).on_a_line], self._theme)
+        if self.clip_note:
+            key += f"<br>{html.escape(self.clip_note)}"
+        self.key.setText(key)
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
