@@ -167,6 +167,8 @@ def test_an_axis_label_longer_than_its_axis_is_shortened_at_a_word_whole_in_its_
     font = axis.label_font()
     assert axis.label_forms("accuracy (%)", font, 1000) == ["accuracy"]
     assert axis.label_forms("PE(p)·PE(p+Δ) / (d/2)", font, 1000) == []  # a divisor is not a note
+    assert axis.label_forms("similarity (PE(p)·PE(p+Δ) / (d/2))", font, 1000) == ["similarity"]
+    assert axis.label_forms("f(x)", font, 1000) == []  # a call, not a note
 
 
 def test_an_axis_label_no_form_of_which_fits_is_drawn_smaller_not_cut(qtbot):

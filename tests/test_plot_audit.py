@@ -109,6 +109,44 @@ def test_the_apps_legend_finds_a_corner_the_data_leaves_empty(plot, qtbot):
     assert legend.isVisible() and not any("legend" in p for p in _audit(plot, qtbot))
 
 
+def test_a_legend_with_no_room_under_a_small_plot_is_named_in_a_key_instead(plot, qtbot, tmp_path):
+    """A legend that covers data everywhere goes under the plot; where even there it would take more than its
+    share of a small plot's height it is left out, its room given back, and the view's key (and a picture of the
+    plot alone) names the curves (at 1280×720 the Beyond tab's legends took half of each plot)."""
+    from PySide6.QtWidgets import QGraphicsProxyWidget
+
+    from explorer.export.images import Look, export_look, key_shown
+    from explorer.widgets.legend_place import LegendKey
+
+    pi = plot.getPlotItem()
+    legend = pi.addLegend(offset=(5, 5))
+    x = np.linspace(0, 1, 400)
+    for k in range(4):  # curves through every corner and edge middle
+        pi.plot(x, (x * (k + 1) * 7.0) % 1.0, name=f"curve number {k} with a long name", pen=("#d55e00", "#0072b2",
+                                                                                            "#009e73", "#cc79a7")[k])
+    pi.setXRange(0, 1, padding=0)
+    pi.setYRange(0, 1, padding=0)
+    key = LegendKey()
+    qtbot.addWidget(key)
+    key.follow([("Zigzags", plot)])
+    placer = pi.legend_placer
+    qtbot.waitUntil(lambda: placer.outside, timeout=3000)
+    assert not placer.hidden_for_room and legend.isVisible() and not key.isVisibleTo(key.parentWidget() or key)
+    before = pi.getViewBox().height()
+    plot.resize(520, 200)  # the legend's rows would take more than its share
+    qtbot.waitUntil(lambda: placer.hidden_for_room, timeout=3000)
+    assert not legend.isVisible() and legend.maximumHeight() == 0
+    assert "curve number 3 with a long name" in key.text() and "#cc79a7" in key.text() and "Zigzags" in key.text()
+    with export_look(plot, Look()), key_shown(plot):  # alone, the plot names its curves under it
+        labels = [w.widget().text() for w in plot.scene().items()
+                  if isinstance(w, QGraphicsProxyWidget) and w.widget() is not None and w.widget().objectName() ==
+                  "exportKey"]
+        assert any("curve number 0 with a long name" in t for t in labels)
+    plot.resize(520, 900)  # room again: the legend is back, the key goes
+    qtbot.waitUntil(lambda: not placer.hidden_for_room and legend.isVisible(), timeout=3000)
+    assert not key.text() and pi.getViewBox().height() > before
+
+
 @pytest.fixture
 def raw(qtbot):
     """pyqtgraph's own plot: nothing places its texts."""

@@ -226,12 +226,16 @@ def svg_ready(root) -> Iterator[None]:
 @contextlib.contextmanager
 def key_shown(view) -> Iterator[None]:
     """While a plot is exported alone, its key (``view.export_key()``: the rich text of a key that sits outside
-    the plot, in the panel) is drawn in a row under the plot, wrapped to its width, in the axes' colour."""
+    the plot, in the panel; else its legend's names where the legend was left out for room) is drawn in a row under
+    the plot, wrapped to its width, in the axes' colour."""
     from PySide6.QtWidgets import QGraphicsProxyWidget, QLabel
 
+    from ..widgets.legend_place import legend_key
+
     make = getattr(view, "export_key", None)
-    text = make() if callable(make) else ""
     item = getattr(view, "getPlotItem", lambda: None)()
+    placer = getattr(item, "legend_placer", None)
+    text = make() if callable(make) else legend_key(placer.legend) if placer and placer.hidden_for_room else ""
     if not text or item is None:
         yield
         return

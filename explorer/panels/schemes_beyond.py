@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from ..jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ..schemes import learned, rope, scaled_rope
+from ..widgets.legend_place import LegendKey
 from ..widgets.log_ticks import use_si_log_ticks
 from ..widgets.plot_data import set_image
 from ..widgets.plots import DIVERGING
@@ -48,8 +49,14 @@ class BeyondView(SchemesView):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         outer = info_column(self, "beyondInfo")
-        # As many columns (at most 3) as fit at a readable size; rows scroll on a small screen.
-        grid = ReflowGrid((180, 160), max_cols=3)
+        # As many columns (at most 3) as fit at a readable size (the Learned table's colour bar and axis take
+        # 100 px of its cell), larger with presenter's text; rows scroll on a small screen.
+        grid = ReflowGrid((230, 160), max_cols=3, grow_with_text=True)
+        # What the legends say, above the grid, for the plots too small to hold theirs (at 1280 × 720 a legend
+        # under each plot took half its height, one inside covered its bars).
+        self.key = LegendKey()
+        self.key.setObjectName("beyondKey")
+        outer.addWidget(self.key)
         outer.addWidget(grid, 1)
 
         # Learned table: rows exist for p < L_train only.
@@ -144,6 +151,7 @@ class BeyondView(SchemesView):
         self.att_note = label("", anchor=(1, 1), size=11)
         gpi.addItem(self.att_note, ignoreBounds=True)
 
+        self.key.follow([("Wavelength", self.waves), ("Share of a turn", self.cover), ("Scaled", self.scaled)])
         self.grid = grid
         self._texts = {"rope": "", "learned": "", "scaled": ""}
         #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
@@ -161,6 +169,7 @@ class BeyondView(SchemesView):
             cells += [self.scaled, self.weight]
         cells += [pw for s, (pw, _curve, _marks) in self.extras.items() if s in schemes]
         self.grid.set_cells(cells)
+        self.key.update_key()
         self._update_info()
 
     def _extra(self, s: str, spec) -> tuple:
@@ -336,4 +345,5 @@ class BeyondView(SchemesView):
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
+        theme_info_label(self.key, theme)
         self.table_hatch.set_colour(theme.foreground)

@@ -141,7 +141,7 @@ class Sinusoidal(Scheme):
         for sl in chunks(dist.size):
             y[sl] = np.cos(np.multiply.outer(dist[sl].astype(np.float64), omega)).mean(axis=1)
         return PlotSpec("Sinusoidal: PE(p)·PE(p+Δ), defined at every distance", dist.astype(float), y,
-                        "distance Δ", "PE(p)·PE(p+Δ) / (d/2)", marks=((float(req.l_train), "L_train"),),
+                        "distance Δ", "similarity (PE(p)·PE(p+Δ) / (d/2))", marks=((float(req.l_train), "L_train"),),
                         log_x=True)
 
     # -- Token swap -------------------------------------------------------------------------------

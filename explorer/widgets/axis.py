@@ -36,7 +36,6 @@ _NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
 #: The least gap (px) between two tick labels drawn side by side (or one above the other).
 TICK_GAP = 3.0
 _TAG = re.compile(r"<[^>]+>")
-_TRAILING_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 _OPERATORS = set("/·×*+-−=÷:,")
 
 
@@ -89,7 +88,7 @@ class Axis(pg.AxisItem):
         """Shorter forms of the plain label ``text`` the axis may show when the whole does not fit ``room`` px in
         ``font``, longest first: without its trailing "(…)", then that cut at a word to fit."""
         forms = []
-        bare = _TRAILING_NOTE.sub("", text)
+        bare = without_trailing_note(text)
         if bare and bare != text and bare[-1] not in _OPERATORS:  # "PE(p)·PE(p+Δ) / (d/2)" keeps its divisor
             forms.append(bare)
         cut = _word_cut(forms[-1] if forms else text, font, room)
@@ -195,6 +194,20 @@ def spaced_labels(text_specs: list, orientation: str, bounds) -> list:
             continue
         kept.append(spec)
     return kept
+
+
+def without_trailing_note(text: str) -> str:
+    """``text`` without the parenthesis that ends it, set apart by a space (nested ones included): "accuracy (%)"
+    → "accuracy"; ``text`` itself where it does not end in one."""
+    text = text.rstrip()
+    if not text.endswith(")"):
+        return text
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:  # a note stands apart ("accuracy (%)"); "f(x)" is a call
+            return text[:i].rstrip() if i > 0 and text[i - 1].isspace() else text
+    return text
 
 
 def _word_cut(text: str, font: QFont, width: float) -> str | None:

@@ -6,25 +6,59 @@ for (the sign of its offset: negative x is the right side, negative y the bottom
 the middles of the top and bottom edges, and puts the legend in the first that covers no curve, point, bar or
 image (:class:`~explorer.widgets.plot_geometry.PlotData`).  Where every place covers data, the legend goes
 under the plot, in the plot item's own layout (one row, as many columns as it has entries): outside the data.
+Where even there it would take more than :attr:`LegendPlacer.ROOM` of the plot's height (a small plot in a grid at
+1280×720), it is left out, its room given back to the data (:attr:`LegendPlacer.hidden_for_room`, ``changed``):
+the view names the curves in a key of its own, and a picture of the plot alone carries :func:`legend_key`.
 """
 
 from __future__ import annotations
 
+import html
+import re
+
+import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QObject, QRectF, QTimer
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from .plot_geometry import PlotData, visible
+
+_TAG = re.compile(r"<[^>]+>")
 
 #: Where a legend may sit inside the view: (x, y) anchors, 0 = left/top, 1 = right/bottom, 0.5 = middle.
 _PLACES = [(1, 0), (0, 0), (1, 1), (0, 1), (0.5, 0), (0.5, 1)]
 _ROW = 4  # the plot item's layout row under the bottom axis
 
 
+def legend_key(legend) -> str:
+    """The names of ``legend``'s entries as one line of rich text, each after a mark in its item's colour (a key
+    that stands in for the legend outside the plot)."""
+    out = []
+    for sample, label in getattr(legend, "items", ()):
+        opts = getattr(getattr(sample, "item", None), "opts", {}) or {}
+        colour = None
+        for key in ("pen", "symbolBrush", "brush"):
+            try:
+                colour = pg.mkColor(opts[key].color() if hasattr(opts.get(key), "color") else opts[key]).name()
+                break
+            except Exception:  # noqa: BLE001 - no usable colour under this key: try the next
+                continue
+        mark = f"<span style='color:{colour}'>■</span> " if colour else ""
+        out.append(mark + html.escape(html.unescape(_TAG.sub("", label.text))))
+    return " &nbsp; ".join(out)
+
+
 class LegendPlacer(QObject):
     """Keeps ``legend`` of ``plot_item`` off the data (see the module)."""
 
+    #: The most of its plot's height a legend under the plot may take before it is left out.
+    ROOM = 0.3
+    #: The legend was left out (or came back): the view's own key follows.
+    changed = Signal()
+
     def __init__(self, plot_item, legend, offset) -> None:
         super().__init__(legend)
+        self.hidden_for_room = False
         self.plot_item, self.legend = plot_item, legend
         ox, oy = (offset if offset is not None else (30, 30))
         self._gap = (abs(float(ox)), abs(float(oy)))
@@ -61,7 +95,7 @@ class LegendPlacer(QObject):
         """Put the legend in the first place that covers no data (or under the plot)."""
         self._pending = False
         legend = self.legend
-        if not shiboken6.isValid(legend) or not visible(legend) or not legend.items:
+        if not shiboken6.isValid(legend) or not (visible(legend) or self.hidden_for_room) or not legend.items:
             return
         if self.outside:
             self._fit_columns()
@@ -100,3 +134,44 @@ class LegendPlacer(QObject):
             n -= 1
         if n != legend.columnCount:
             legend.setColumnCount(n)
+        legend.layout.invalidate()  # its rows as they are laid out now, frame and spacing included
+        need = legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).height()
+        fits = need <= self.ROOM * self.plot_item.size().height()
+        if fits == self.hidden_for_room:
+            self.hidden_for_room = not fits
+            legend.setVisible(fits)
+            # A hidden item keeps its room in a graphics layout: none while left out, its own when shown.
+            legend.setMinimumHeight(-1 if fits else 0)
+            legend.setMaximumHeight(-1 if fits else 0)
+            self.changed.emit()
+
+
+class LegendKey(QLabel):
+    """One wrapped line above a grid of plots that names what their legends would, for the legends left out for
+    room (:attr:`LegendPlacer.hidden_for_room`), each after its plot's short name; hidden while none is."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self._plots: list[tuple[str, object]] = []
+        self.setVisible(False)
+
+    def follow(self, plots: list[tuple[str, object]]) -> None:
+        """Name the legends of ``plots`` ((short name, app plot widget)) whenever one is left out or comes back."""
+        self._plots = list(plots)
+        for _name, pw in self._plots:
+            placer = pw.getPlotItem().legend_placer
+            if placer is not None:
+                placer.changed.connect(self.update_key)
+        self.update_key()
+
+    def update_key(self) -> None:
+        parts = []
+        for name, pw in self._plots:
+            placer = pw.getPlotItem().legend_placer if shiboken6.isValid(pw) else None
+            if placer is not None and placer.hidden_for_room and pw.isVisible():
+                parts.append(f"<b>{html.escape(name)}</b>: {legend_key(placer.legend)}")
+        self.setText(" &nbsp;·&nbsp; ".join(parts))
+        self.setVisible(bool(parts))

@@ -13,11 +13,16 @@ import weakref
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QSizePolicy, QWidget
 
+from .theming import theme_bus
+
 
 class ReflowGrid(QScrollArea):
     """Cells (widgets) in rows of as many columns as fit; scrolls vertically when the rows do not fit."""
 
-    def __init__(self, min_cell: tuple[int, int], max_cols: int = 3, parent: QWidget | None = None) -> None:
+    def __init__(self, min_cell: tuple[int, int], max_cols: int = 3, parent: QWidget | None = None, *,
+                 grow_with_text: bool = False) -> None:
+        """``min_cell``: a cell's least (width, height) in px; ``grow_with_text``: that size is at normal text
+        size and grows with the theme's text (presenter mode's larger titles and axes need larger cells)."""
         super().__init__(parent)
         self.setObjectName("reflowGrid")
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -25,6 +30,7 @@ class ReflowGrid(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._min_cell = QSize(*min_cell)
+        self._base_cell = QSize(*min_cell)
         self._max_cols = max(1, max_cols)
         self._refs: list[weakref.ref] = []
         self._cols = 0
@@ -34,6 +40,9 @@ class ReflowGrid(QScrollArea):
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(4)
         self.setWidget(inner)
+        if grow_with_text:
+            theme_bus().themeChanged.connect(self._grow_with_text)  # a bound slot: gone with the grid
+            self._grow_with_text()
 
     # -- cells ----------------------------------------------------------------------------------
     def set_cells(self, cells: list[QWidget]) -> None:
@@ -66,6 +75,10 @@ class ReflowGrid(QScrollArea):
             w.setMinimumSize(self._min_cell)
         self._cols = 0
         self._arrange()
+
+    def _grow_with_text(self, *_args) -> None:
+        scale = theme_bus().text_scale
+        self.set_min_cell(round(self._base_cell.width() * scale), round(self._base_cell.height() * scale))
 
     def columns(self) -> int:
         return self._cols
