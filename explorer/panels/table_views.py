@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 from ..jobs.table import TableResponse
 from ..widgets.plots import SEQUENTIAL, Heatmap, make_plot
 from ..widgets.qt_typed import layout_of
+from ..widgets.styling import mapped_colour
+from ..widgets.theming import theme_bus
 from .waves.common import readout_label
 
 #: The table's own curves; the sinusoidal reference beside it; the rows' limit M.
@@ -120,12 +122,17 @@ class PcaTab(View):
         self.dots3 = pg.ScatterPlotItem(size=6, pen=None)
         self.solid.addItem(self.dots3)
         self.axes3 = [self.solid.plot(pen=pg.mkPen(c, width=2)) for c in AXIS_COLOURS]
-        self.axis_names = [pg.TextItem(f"PC{i + 1}", color=c, anchor=(0.5, 0.5)) for i, c in enumerate(AXIS_COLOURS)]
-        for t in self.axis_names:
-            self.solid.addItem(t)
+        # The title names the turned axes in their colours: labels at their tips lay on the helix's path.
+        theme_bus().themeChanged.connect(self._retitle)  # a bound slot: gone with the view
+        self._retitle()
         self._coords: np.ndarray | None = None
         self._angles = (35.0, 20.0)
         self._cmap = pg.colormap.get(SEQUENTIAL)
+
+    def _retitle(self, theme=None) -> None:
+        key = " ".join(f"<span style='color:{mapped_colour(c, theme or theme_bus().theme).name()}'>━&nbsp;PC{i + 1}"
+                       "</span>" for i, c in enumerate(AXIS_COLOURS))
+        self.solid.getPlotItem().setTitle(f"Rows in 3-D, turned: {key}")
 
     def set_angles(self, yaw: float, pitch: float) -> None:
         self._angles = (float(yaw), float(pitch))
@@ -164,7 +171,6 @@ class PcaTab(View):
         for i, item in enumerate(self.axes3):  # the PC axes, turned the same way
             tip = rot[:, i] * size * 0.3
             item.setData([0, tip[0]], [0, tip[2]])
-            self.axis_names[i].setPos(tip[0] * 1.25, tip[2] * 1.25)
 
 
 def spectrum_top(freq: np.ndarray, log_share: np.ndarray, dominant: np.ndarray, above: float = 10.0) -> float:
