@@ -63,6 +63,8 @@ class LessonDock:
         self.pane: LessonPane | None = None
         self._ring: QFrame | None = None
         self._ring_target: tuple[str | None, str] = (None, "")
+        #: How long a step's ring stays round its plot (ms).
+        self.ring_ms = RING_MS
         dock = QDockWidget("Lesson", window)
         dock.setObjectName("dock_lesson")
         holder = QWidget(dock)
@@ -367,7 +369,7 @@ class LessonDock:
         self._ring_follower.follow(plot)
         ring.show()
         ring.raise_()
-        self._ring_timer.start(RING_MS)
+        self._ring_timer.start(self.ring_ms)
 
 
 class RingFollower(QObject):
