@@ -88,9 +88,23 @@ class MapsGrid(ReflowGrid):
         if spent_w <= 0 and spent_h <= 0:
             return None
         line = self.line_px()
-        data_h = max(DATA_LINES * line, min(LABELLED_LINES * line, tokens_h))
-        return (math.ceil(spent_w + (2 * DATA_LINES + SLACK_LINES[0]) * line),
-                math.ceil(spent_h + data_h + SLACK_LINES[1] * line))
+        width = spent_w + (2 * DATA_LINES + SLACK_LINES[0]) * line
+        around = spent_h + SLACK_LINES[1] * line  # what a cell spends besides its data, down
+        least = DATA_LINES * line
+        room = self._row_share(width, around + least) - around  # the data height a row gets in the view
+        data_h = max(least, min(LABELLED_LINES * line, tokens_h, room))
+        return math.ceil(width), math.ceil(around + data_h)
+
+    def _row_share(self, cell_w: float, cell_h: float) -> float:
+        """The height a row gets when as many rows as fit at cells of ``cell_w`` × ``cell_h`` share the view (the
+        maps grow to label every token only where that makes no row scroll away)."""
+        gap = self.grid.spacing()
+        cols = min(self._max_cols, max(1, len(self.cells())),
+                   max(1, int((self.viewport().width() + gap) // (cell_w + gap))))
+        rows = math.ceil(len(self.cells()) / cols)
+        view = self.viewport().height()
+        shown = min(rows, max(1, int((view + gap) // (cell_h + gap))))
+        return (view - (shown - 1) * gap) / shown
 
     def fit_cells(self) -> None:
         """Ask every cell for :meth:`needed_cell` (a change of a pixel or two is left alone: no see-saw)."""
