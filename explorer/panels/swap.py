@@ -14,54 +14,40 @@ import html
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtGui import QColor, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
     QSizePolicy,
-    QVBoxLayout,
     QWidget,
 )
 
-from .. import schemes as registry
 from ..jobs.swap import SwapRequest, SwapResponse
 from ..snippets import NoSnippet
 from ..snippets.swap import snippet as swap_snippet
 from ..state import StateError, SwapState
-from ..state.swap import MAX_HEADS, MAX_TOKENS, tokenize
+from ..state.swap import MAX_TOKENS, tokenize
 from ..widgets.plain import plain_label
 from ..widgets.plot_data import plot_title
-from ..widgets.reflow import ReflowGrid
 from ..widgets.sliders import LabeledFloatSlider
 from ..widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ..widgets.value_box import SpinBox
 from .base import Panel
+from .swap_controls import adds_to_input, build_controls
 from .swap_cope import CountMaps
 from .swap_formula import formula_html
-from .swap_views import AttentionMap, Headline, OutputMap, QueryBars, show_outputs
+from .swap_grid import MapsGrid
+from .swap_headline import Headline
+from .swap_views import AttentionMap, OutputMap, QueryBars, show_outputs
 from .table_link import RealTableOption
 
-
-def _adds_to_input(scheme_id: str) -> bool:
-    """α scales the vector a scheme adds to the input (and nothing else)."""
-    return registry.get(scheme_id).kind == "input"
-
-
-CAUSAL_TIP = (
-    "Each token may attend only to itself and earlier tokens. The mask itself leaks order: even with no "
-    "positional encoding the outputs now depend on where words are "
-    "(Haviv et al. 2022; Kazemnejad et al. 2023)."
-)
-LATE_MASK_TIP = (
-    "The common mistake: softmax over all keys first, then zero the future. Rows no longer sum to 1 "
-    "(see the Σ column). Needs the causal mask."
-)
 UNDO_LIMIT = 200
+#: A panel under this many lines of its text tall is short (a 720-line screen): the verdict gives the maps room.
+SHORT_LINES = 46
 
 
 def after_html(st: SwapState, context: int = 3) -> str:
@@ -100,6 +86,17 @@ class SwapPanel(RealTableOption, Panel):
     panel_id = "swap"
     state_cls = SwapState
     _count_maps: CountMaps | None = None  # CoPE's count maps, made on first use (count_maps)
+    # The controls, made by swap_controls.build_controls.
+    scheme_combo: QComboBox
+    alpha_slider: LabeledFloatSlider
+    alpha_note: QLabel
+    d_spin: SpinBox
+    heads_spin: SpinBox
+    head_spin: SpinBox
+    seed_spin: SpinBox
+    query_combo: QComboBox
+    causal_check: QCheckBox
+    late_check: QCheckBox
 
     def __init__(self, service, state=None, parent=None) -> None:
         super().__init__(service, state, parent)
@@ -179,74 +176,12 @@ class SwapPanel(RealTableOption, Panel):
         self.body.addLayout(after_row)
 
     def _build_controls(self) -> QWidget:
-        box = QWidget(self)
-        self.controls = box
-        col = QVBoxLayout(box)
-        col.setContentsMargins(0, 0, 6, 0)
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.scheme_combo = QComboBox(box)
-        for i, sid in enumerate(registry.swap_ids()):
-            sch = registry.get(sid)
-            self.scheme_combo.addItem(sch.swap_label or sch.title, sid)
-            self.scheme_combo.setItemData(i, sch.swap_note, Qt.ItemDataRole.ToolTipRole)
-        form.addRow("Scheme", self.scheme_combo)
-        self.alpha_slider = LabeledFloatSlider(box)
-        self.alpha_slider.setRange(0.0, 3.0)
-        self.alpha_slider.setSingleStep(0.05)
-        self.alpha_slider.setPageStep(0.25)
-        self.alpha_slider.setDecimals(2)
-        self.alpha_slider.setObjectName("swapAlpha")
-        added = ", ".join(registry.get(s).title.lower() for s in registry.swap_ids() if _adds_to_input(s))
-        self.alpha_slider.setToolTip(f"PE strength α: X = E + α·P for the schemes added to the input ({added})")
-        form.addRow("PE strength α", self.alpha_slider)
-        self.alpha_note = QLabel(f"α acts on {added.replace(', ', ' and ')} only", box)
-        self.alpha_note.setWordWrap(True)
-        self.alpha_note.setObjectName("swapNote")
-        form.addRow(self.alpha_note)
-        self.add_table_option(form, box)
-        self.d_spin = SpinBox(box)
-        self.d_spin.setRange(4, 256)
-        self.d_spin.setToolTip("Width of embeddings and of Q, K, V: 4 … 256, a multiple of 2 × heads")
-        form.addRow("d_model", self.d_spin)
-        self.heads_spin = SpinBox(box)
-        self.heads_spin.setRange(1, MAX_HEADS)
-        self.heads_spin.setToolTip("Attention heads; each gets d_model / heads dimensions")
-        form.addRow("Heads", self.heads_spin)
-        self.head_spin = SpinBox(box)
-        self.head_spin.setRange(1, 1)
-        self.head_spin.setToolTip("Which head the attention maps and bars show")
-        form.addRow("Head shown", self.head_spin)
-        self.seed_spin = SpinBox(box)
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setToolTip("Seed of W_Q, W_K, W_V (and of the learned table). "
-                                  "Word vectors depend only on the word.")
-        form.addRow("Seed", self.seed_spin)
-        self.query_combo = QComboBox(box)
-        self.query_combo.setToolTip("The word whose attention weights the bars show")
-        form.addRow("Query word", self.query_combo)
-        col.addLayout(form)
-        self.causal_check = QCheckBox("Causal mask (no looking ahead)", box)
-        self.causal_check.setToolTip(CAUSAL_TIP)
-        col.addWidget(self.causal_check)
-        causal_note = QLabel("The mask itself leaks order — even with no positions "
-                             "(Haviv et al. 2022; Kazemnejad et al. 2023).", box)
-        causal_note.setWordWrap(True)
-        causal_note.setObjectName("swapNote")
-        col.addWidget(causal_note)
-        self.late_check = QCheckBox("Mask after softmax (the mistake)", box)
-        self.late_check.setToolTip(LATE_MASK_TIP)
-        col.addWidget(self.late_check)
-        late_note = QLabel("Rows then no longer sum to 1: watch the Σ column.", box)
-        late_note.setWordWrap(True)
-        late_note.setObjectName("swapNote")
-        col.addWidget(late_note)
-        col.addStretch(1)
-        return box
+        self.controls = build_controls(self)
+        return self.controls
 
     def _build_views(self) -> QWidget:
         # Six maps: three a row where they fit at a readable size, fewer (and scrolling) where not.
-        grid = ReflowGrid((220, 170), max_cols=3, parent=self)
+        grid = MapsGrid(self)
         grid.setObjectName("swapMaps")
         self.maps_grid = grid
         self.before_map = AttentionMap("Attention before", grid)
@@ -255,8 +190,24 @@ class SwapPanel(RealTableOption, Panel):
         self.out_before = OutputMap("Outputs before", grid)
         self.out_after = OutputMap("Outputs after, moved back", grid)
         self.out_diff = OutputMap("after − before", grid)
+        # Two columns: the attention maps, then what the swap changed (the query's weights, the outputs' difference),
+        # then the outputs themselves; the first two rows hold what every order_blindness step is about.
+        grid.two_column_order = [self.before_map, self.after_map, self.bars, self.out_diff, self.out_before,
+                                 self.out_after]
         grid.set_cells([self.before_map, self.after_map, self.bars, self.out_before, self.out_after, self.out_diff])
+        grid.cellsFitted.connect(self._on_cells_fitted)
         return grid
+
+    def _explain_fits(self) -> bool:
+        """"What am I looking at?" beside the maps where they still show every map at a readable size: beside it at
+        1280 × 720 they went to two columns, and the third row scrolled away."""
+        bars = sum(b.width() for b in self.sidebars() if b.isVisible())
+        left = self.width() - bars - max(self.explain.MIN_WIDTH, self.explain.sizeHint().width())
+        return super()._explain_fits() and self.maps_grid.holds_all(left)
+
+    def _on_cells_fitted(self) -> None:
+        if self._explain_wired:
+            self._explain_timer.start()
 
     def _connect(self) -> None:
         self.sentence_edit.editingFinished.connect(self._on_sentence_edited)
@@ -365,7 +316,7 @@ class SwapPanel(RealTableOption, Panel):
             self._restyle()
         self.scheme_combo.setCurrentIndex(self.scheme_combo.findData(st.scheme))
         self.alpha_slider.setValue(st.alpha)
-        self.alpha_note.setVisible(not _adds_to_input(st.scheme))
+        self.alpha_note.setVisible(not adds_to_input(st.scheme))
         self.d_spin.setSingleStep(2 * st.heads)
         self.d_spin.setValue(st.d_model)
         self.heads_spin.setValue(st.heads)
@@ -410,6 +361,7 @@ class SwapPanel(RealTableOption, Panel):
                            head_note)
         show_outputs(self.out_before, self.out_after, self.out_diff, r)
         count_maps(self).show(r, h)
+        self.maps_grid.schedule_fit()  # new words: new axes
 
     # -- look -------------------------------------------------------------------------------------
     def _restyle(self) -> None:
@@ -420,16 +372,20 @@ class SwapPanel(RealTableOption, Panel):
         dark = bool(getattr(self._theme, "dark", False))
         fg = getattr(self._theme, "foreground", "#1a1a1a")
         muted = "#a6adb8" if dark else "#5a5a5a"
-        # A short panel (a 720-line projector in presenter mode) keeps the maps' room: a smaller headline.
-        self._short = self.height() < 620
-        self.headline.set_look(dark=dark, point_size=round(base * (1.4 if self._short else 1.9), 1))
+        # A short panel (a 720-line projector) keeps the maps' room: a smaller headline, on one line where the body
+        # text's size allows it.
+        # The rows above the maps close up too: beside the Lesson pane two rows of maps then fit.
+        short = self._short = self._is_short()
+        self.headline.set_look(dark=dark, point_size=round(base * (1.4 if short else 1.9), 1),
+                               least=base if short else round(base * 1.4, 1), tight=short)
+        self.body.setSpacing(2 if short else -1)
         self.explanation.setStyleSheet(
             f"QLabel#swapExplanation {{ font-size: {base * 1.2:.1f}pt; color: {fg}; padding: 2px 4px; }}")
-        self.after_label.setStyleSheet(
-            f"QLabel#swapAfter {{ font-size: {base * (1.2 if self._compact else 1.4):.1f}pt; color: {fg}; }}")
+        after_pt = base * (1.2 if self._compact or short else 1.4)
+        self.after_label.setStyleSheet(f"QLabel#swapAfter {{ font-size: {after_pt:.1f}pt; color: {fg}; }}")
         self.readout.setStyleSheet(f"QLabel#swapReadout {{ font-size: {base * 1.1:.1f}pt; color: {fg}; }}")
         f = self.sentence_edit.font()  # a font of its own (larger): it does not follow the panel's
-        f.setPointSizeF(round(base * 1.25, 1))
+        f.setPointSizeF(round(base * (1.1 if short else 1.25), 1))
         self.sentence_edit.setFont(f)
         for note in self.findChildren(QLabel, "swapNote"):
             note.setStyleSheet(f"QLabel#swapNote {{ color: {muted}; margin-left: 22px; }}")
@@ -443,6 +399,7 @@ class SwapPanel(RealTableOption, Panel):
         self.bars.values.set_point_size(9.5 * scale)
         text = QColor(fg)
         self.bars.values.set_colour_rule(lambda v: text)
+        self.maps_grid.schedule_fit()  # a new text size: new axes
 
     def apply_theme(self, theme) -> None:
         self._theme = theme
@@ -455,8 +412,12 @@ class SwapPanel(RealTableOption, Panel):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        if hasattr(self, "readout") and (self.height() < 620) != getattr(self, "_short", False):
+        if hasattr(self, "readout") and self._is_short() != getattr(self, "_short", False):
             self._restyle()
+
+    def _is_short(self) -> bool:
+        """Under :data:`SHORT_LINES` lines of its text tall (a 720-line screen, presenter mode or not)."""
+        return self.height() < SHORT_LINES * QFontMetricsF(self.font()).height()
 
     # -- hooks ------------------------------------------------------------------------------------
     def formula_text(self, state: SwapState) -> str:
@@ -523,7 +484,7 @@ def plot_snippet(panel: SwapPanel, plot, name: str):
 def export_basename(st: SwapState) -> str:
     """e.g. ``swap_sinusoidal_a1_d16_causal``: the scheme, α where it acts, d, heads, the mask."""
     parts = ["swap", st.scheme]
-    if _adds_to_input(st.scheme):
+    if adds_to_input(st.scheme):
         parts.append(f"a{st.alpha:g}")
     parts.append(f"d{st.d_model}")
     if st.heads > 1:

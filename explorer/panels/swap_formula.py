@@ -34,5 +34,6 @@ def formula_html(st: SwapState) -> str:
         parts.append(f"{st.heads} heads of d<sub>h</sub> = {dh}")
     else:
         parts.append(f"1 head, d<sub>h</sub> = d = {dh}")
-    # No font size here: the window's style sheet sizes the strip (zoom, presenter mode).
-    return ";&nbsp;&nbsp; ".join(parts)
+    # No font size here: the window's style sheet sizes the strip (zoom, presenter mode).  Parts end in "; " (the
+    # strip's one presenter line keeps the leading parts that fit and splits there, never at an entity's ";").
+    return "; &nbsp;".join(parts)

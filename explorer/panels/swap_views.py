@@ -1,5 +1,5 @@
 """The Token-swap panel's plots: token-labelled attention maps with a row-sum column, output maps,
-the chosen query's weights as bars, and the verdict headline.  They only draw what they are given."""
+and the chosen query's weights as bars.  They only draw what they are given."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtWidgets import QGraphicsLinearLayout, QGraphicsWidget
 
 from ..jobs.swap import EQUIVARIANCE_TOL
 from ..widgets.axis import Axis
@@ -21,6 +21,7 @@ from ..widgets.token_chips import short_word
 from .swap_scale import difference_title, scale_text, symmetric_scale
 
 _NOTE = re.compile(r" ?\(?every \w+ labelled\)?")
+_BRACKET = re.compile(r"\s*\([^)]*\)")
 #: Token tick labels are shortened above this many letters (the whole word is in its chip's tooltip).
 TICK_WORD = 10
 
@@ -71,9 +72,9 @@ class TokenAxis(Axis):
         self._title = ""
         self._step = 1
         self._cell_px = 0.0
-        super().__init__(orientation, **kwargs)
         self._labels: list[str] = []
         self._extra: dict[float, str] = {}
+        super().__init__(orientation, **kwargs)
         self.setTickFont(_tick_font())
 
     def set_labels(self, labels: list[str], extra: dict[float, str] | None = None) -> None:
@@ -91,19 +92,24 @@ class TokenAxis(Axis):
     def _metrics(self) -> QFontMetricsF:
         return QFontMetricsF(self.style.get("tickFont") or _tick_font())
 
+    def pitch(self) -> float:
+        """The least pixels a token's cell needs for every token to keep its label."""
+        if not self._labels:
+            return 0.0
+        fm = self._metrics()
+        if self.orientation in ("left", "right"):
+            return fm.height() * 0.8 + 4
+        # a word shortened to two letters and "…" is still a label
+        need = min(max(fm.horizontalAdvance(s) for s in self._labels), fm.horizontalAdvance("mm…"))
+        return need + fm.horizontalAdvance("  ")
+
     def label_step(self, size_px: float, span: float) -> int:
         """Every how many tokens a label fits into ``size_px`` pixels showing ``span`` cells."""
         n = len(self._labels)
         if n == 0 or size_px <= 0:
             return 1
-        fm = self._metrics()
-        if self.orientation in ("left", "right"):
-            need = fm.height() * 0.8 + 4
-        else:  # a word shortened to two letters and "…" is still a label
-            need = min(max(fm.horizontalAdvance(s) for s in self._labels), fm.horizontalAdvance("mm…"))
-            need += fm.horizontalAdvance("  ")
         per_cell = size_px / max(span, 1e-9)
-        return max(1, math.ceil(need / per_cell))
+        return max(1, math.ceil(self.pitch() / per_cell))
 
     def hidden_note(self) -> str:
         """What the axis's title says when labels are thinned ("" when every token has its label)."""
@@ -122,9 +128,46 @@ class TokenAxis(Axis):
         self._show_title(units, unitPrefix, **kwargs)
 
     def _show_title(self, units=None, unit_prefix=None, **kwargs) -> None:
+        super().setLabel(self._title_text(), units, unit_prefix, **kwargs)
+
+    def _title_text(self) -> str:
+        """The title with the note of which tokens are labelled; where that is longer than the axis, the title
+        without its own bracket ("key (original order)" → "key"): the note must stay, it says what is missing."""
         note = self.hidden_note()
-        text = f"{self._title} ({note})" if note and self._title else note or self._title
-        super().setLabel(text, units, unit_prefix, **kwargs)
+        if not note or not self._title:
+            return note or self._title
+        text = f"{self._title} ({note})"
+        bare = _BRACKET.sub("", self._title).strip()
+        if bare and bare != self._title and self._label_width(text) > self._length() - 8:
+            return f"{bare} ({note})"
+        return text
+
+    def _length(self) -> float:
+        return self.size().height() if self.orientation in ("left", "right") else self.size().width()
+
+    def _label_width(self, text: str) -> float:
+        font = QFont(self.label.font())
+        size = str(self.labelStyle.get("font-size", ""))
+        if size.endswith("pt"):
+            font.setPointSizeF(float(size[:-2]))
+        return QFontMetricsF(font).horizontalAdvance(text)
+
+    def _update_title(self) -> None:
+        """The step and title for the axis' present length and range, at once: a resized map kept its old note
+        ("every 2nd labelled") until its next paint."""
+        if self._labels:
+            lo, hi = self.range
+            self._step = self.label_step(self._length(), abs(hi - lo))
+        if self._title and self.label.toPlainText().strip() != self._title_text():
+            self._show_title()
+
+    def setRange(self, mn: float, mx: float) -> None:  # noqa: N802 - pyqtgraph API
+        super().setRange(mn, mx)
+        self._update_title()
+
+    def resizeEvent(self, ev=None) -> None:  # noqa: N802 - Qt override
+        self._update_title()
+        super().resizeEvent(ev)
 
     def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802,N803 - pyqtgraph API
         n = len(self._labels)
@@ -458,6 +501,26 @@ def show_outputs(before: OutputMap, after: OutputMap, difference: OutputMap, r) 
                         difference_title(r.difference, scale, r.max_relabel_error), say_scale=True)
 
 
+def legend_beside_title(pi) -> pg.LegendItem:
+    """A one-row legend at the right end of ``pi``'s title row: off the data at every size (in the view's head-room
+    it covered the tallest bars on a short plot, and under the plot it took a short plot's height)."""
+    legend = pg.LegendItem(offset=None, colCount=8, horSpacing=4)
+    legend.layout.setContentsMargins(4, 0, 4, 0)
+    pi.styler.adopt(legend)
+    title = pi.titleLabel
+    pi.layout.removeItem(title)
+    head = QGraphicsWidget(pi)
+    row = QGraphicsLinearLayout(Qt.Orientation.Horizontal)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addItem(title)
+    row.addItem(legend)
+    row.setStretchFactor(title, 1)
+    row.setAlignment(legend, Qt.AlignmentFlag.AlignVCenter)
+    head.setLayout(row)
+    pi.layout.addItem(head, 0, 0, 1, 3)
+    return legend
+
+
 class QueryBars(Plot):
     """One query token's attention weights before and after the swap, keys in the original order."""
 
@@ -470,7 +533,7 @@ class QueryBars(Plot):
         pi.setLabel("bottom", "key (original order)", **_LABEL_STYLE)
         pi.setLabel("left", "weight", **_LABEL_STYLE)
         pi.showGrid(x=False, y=True, alpha=0.25)
-        # Weights live in [0, 1]: no ticks in the head-room above 1 that holds the legend.
+        # Weights live in [0, 1]: no ticks in the head-room above 1.
         pi.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)]])
         pi.setTitle("Query", size=_TITLE_SIZE)
         _style_plot(self)
@@ -478,7 +541,7 @@ class QueryBars(Plot):
         self.after = pg.BarGraphItem(x=[], height=[], width=0.38, brush=AFTER_COLOUR, pen=None)
         pi.addItem(self.before)
         pi.addItem(self.after)
-        self.legend = pi.addLegend(offset=(-6, 4), labelTextSize="11pt")
+        self.legend = legend_beside_title(pi)
         self.legend.addItem(self.before, "before")
         self.legend.addItem(self.after, "after")
         self.values = ValueText(anchor="bottom", point_size=9.5)
@@ -508,8 +571,8 @@ class QueryBars(Plot):
         if self._bars_shown != n:
             # A new sentence length: show all of it.  The same again (a slider drag): keep the range.
             self._bars_shown = n
-            # Head-room above 1 keeps the legend clear of the tallest bar.
-            self.getPlotItem().getViewBox().setRange(xRange=(0, n), yRange=(0, 1.45), padding=0.02)
+            # Head-room above 1 for the weights written over the tallest bars.
+            self.getPlotItem().getViewBox().setRange(xRange=(0, n), yRange=(0, 1.3), padding=0.02)
 
     def _on_mouse_moved(self, pos) -> None:
         vb = self.getPlotItem().getViewBox()
@@ -526,51 +589,3 @@ class QueryBars(Plot):
             self.hovered.emit(text)
         else:
             pointer_for(self).hide()
-
-
-#: Headline colours per verdict: (text, background, border), on light and on dark themes.
-VERDICT_STYLE = {
-    "equivariant": ("#0f5323", "#d9f2df", "#2e8b47"),
-    "order-visible": ("#7a2e06", "#ffe3cc", "#d9631e"),
-    "no-swap": ("#333333", "#ececec", "#9a9a9a"),
-}
-VERDICT_STYLE_DARK = {
-    "equivariant": ("#a8f0bb", "#123a20", "#3fbf63"),
-    "order-visible": ("#ffd0ad", "#45200a", "#f07a32"),
-    "no-swap": ("#e0e0e0", "#2b2f36", "#7d8590"),
-}
-
-
-class Headline(QLabel):
-    """The verdict, big: green when attention is permutation-equivariant, warm when order is visible."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.PlainText)  # it may quote the typed words
-        self.setWordWrap(True)
-        self.setObjectName("swapHeadline")
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.verdict = "no-swap"
-        self.dark = False
-        self.point_size = 19.0
-        self.set_verdict("no-swap", "")
-
-    def set_look(self, *, dark: bool, point_size: float) -> None:
-        """Colours for a light or dark theme, and the text size (it follows zoom and presenter mode)."""
-        self.dark, self.point_size = dark, point_size
-        self._restyle()
-
-    def set_verdict(self, verdict: str, text: str) -> None:
-        mark = {"equivariant": "✓ ", "order-visible": "⚠ ", "no-swap": ""}[verdict]
-        self.setText(mark + text)
-        if verdict != self.verdict or not self.styleSheet():
-            self.verdict = verdict
-            self._restyle()
-
-    def _restyle(self) -> None:
-        fg, bg, border = (VERDICT_STYLE_DARK if self.dark else VERDICT_STYLE)[self.verdict]
-        self.setStyleSheet(
-            f"QLabel#swapHeadline {{ font-size: {self.point_size:g}pt; font-weight: 700; color: {fg};"
-            f" background: {bg}; border: 2px solid {border}; border-radius: 6px; padding: 6px 10px; }}"
-        )

@@ -83,6 +83,11 @@ class ReflowGrid(QScrollArea):
     def columns(self) -> int:
         return self._cols
 
+    def ordered(self, cols: int) -> list[QWidget]:
+        """The cells in reading order for ``cols`` columns (as given; a grid whose cells pair up differently at
+        another width overrides this)."""
+        return self._cells
+
     def _fit_columns(self) -> int:
         n = len(self._cells)
         if n == 0:
@@ -107,12 +112,15 @@ class ReflowGrid(QScrollArea):
             self.grid.setRowStretch(r, 0)
         for c in range(self.grid.columnCount()):
             self.grid.setColumnStretch(c, 0)
-        for k, w in enumerate(self._cells):
+        for k, w in enumerate(self.ordered(cols)):
             self.grid.addWidget(w, k // cols, k % cols)
         for r in range(math.ceil(len(self._cells) / cols)):
             self.grid.setRowStretch(r, 1)
         for c in range(cols):
             self.grid.setColumnStretch(c, 1)
+        # The cells' widget sized for the new rows now (setWidgetResizable sizes it at once): a resize had sized it for
+        # the old arrangement, and rows taller than it had room for overlapped, cutting each other's bottoms.
+        self.setWidgetResizable(True)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if (event.type() == QEvent.Type.DynamicPropertyChange and bytes(event.propertyName().data()) == b"inFocus"
