@@ -226,3 +226,23 @@ def test_lab_table_headers_and_key_use_the_themes_colours(qtbot):
     r, g, b, _a = DARK.map_colour(QColor(SCHEME_COLOURS["nope"]).getRgb())
     assert header == QColor(r, g, b) and header.lightness() > QColor(SCHEME_COLOURS["nope"]).lightness()
     service.stop()
+
+
+def test_a_title_cut_where_a_space_falls_keeps_its_last_whole_word(qtbot):
+    """Qt's cut can end on the space after a word; that word is whole and stays ("Query “saw”…", not "Query…")."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from explorer.widgets.titles import elided
+
+    font = QFont()
+    text = "Query “saw” (2) against every key"
+    metrics = QFontMetricsF(font)
+    first = int(metrics.horizontalAdvance("Query…")) + 1  # below that the first word is the one thing cut
+    for width in range(first, int(metrics.horizontalAdvance(text)), 3):
+        shown = elided(text, font, width)
+        kept = shown[:-1]
+        words = kept.split()
+        assert not words or text.split()[: len(words)] == words, (width, shown)
+        room = [w for w in range(1, len(text.split())) if metrics.horizontalAdvance(" ".join(text.split()[:w]) + "…")
+                <= width]
+        assert len(words) == (max(room) if room else len(words)), (width, shown)  # no whole word dropped

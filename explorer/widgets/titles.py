@@ -44,7 +44,7 @@ def elided(text: str, font: QFont, width: float) -> str:
         return text
     cut = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
     shown = cut[:-1] if cut.endswith("…") else cut
-    if len(shown) < len(text) and not text[len(shown)].isspace():
+    if len(shown) < len(text) and not text[len(shown)].isspace() and not shown[-1:].isspace():
         words = shown.rsplit(None, 1)
         if len(words) == 2:
             shown = words[0]
