@@ -108,7 +108,7 @@ class LessonDock:
             lessons = builtin_lessons()
         except LessonError as exc:  # a broken shipped lesson is a bug: keep the pane usable and say so
             lessons, self.errors = [], [str(exc)]
-            self.window._status(f"Lessons not loaded: {exc}", 15000)
+            self.window.show_status(f"Lessons not loaded: {exc}", 15000)
         pane = LessonPane(self.window.service, lessons, set_scene=self.set_scene, open_lesson=self.open_file,
                           parent=self.dock)
         old = self.dock.widget()
@@ -289,7 +289,7 @@ class LessonDock:
             self.window.dialogs.show_error("Lesson not opened", f"{Path(path).name}: {type(exc).__name__}")
             return False
         self.show(lesson)
-        self.window._status(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps)")
+        self.window.show_status(f"Opened the lesson “{lesson.title}” ({len(lesson.steps)} steps)")
         return True
 
     def next(self) -> None:
@@ -318,7 +318,7 @@ class LessonDock:
             try:
                 self._show_saved_result(scene.panel, data_dir() / scene.results)
             except Exception as exc:  # noqa: BLE001 - a result that cannot be shown: say so, keep the step
-                self.window._status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
+                self.window.show_status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
         self._ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
             QTimer.singleShot(60, self._ring_highlight)
@@ -347,7 +347,7 @@ class LessonDock:
             return
         plot = self._target()
         if plot is None:
-            self.window._status(f"Lesson: no plot named {name} on screen (see pe-explorer export --list-plots)")
+            self.window.show_status(f"Lesson: no plot named {name} on screen (see pe-explorer export --list-plots)")
             return
         scroll_into_view(plot)
         self.place()  # off the plot now that it is where it will stay

@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         else:
             print(f"pe-explorer: settings disabled: {self.settings_problem}", file=sys.stderr)
         self.dialogs = Dialogs(self)
-        self.look = Look(self, self._status)
+        self.look = Look(self, self.show_status)
         self.look.changed.connect(self._on_look_changed)
         self.look.fullScreenChanged.connect(self._on_full_screen)
         self._explain_on = {False: True, True: False}  # the explanations: shown in normal mode, hidden in presenter
@@ -144,10 +144,10 @@ class MainWindow(QMainWindow):
         self.undo = UndoController(self.panels, self.titles, self)
         self.scene_bar = SceneBar(self)
         self.session = Session(self, panels=self.panels, stage=self.stage, undo=self.undo, titles=self.titles,
-                               scene_bar=self.scene_bar, dialogs=self.dialogs, status=self._status)
+                               scene_bar=self.scene_bar, dialogs=self.dialogs, status=self.show_status)
         # Plots carry their export submenu from birth; this controller fills it for this window's plots.
-        self.exporter = ExportController(self, self.look.screen_look, notify=self._status, paused=self.undo.paused)
-        self.exports = ExportCommands(self, self.exporter, self.stage, self.titles, self._status)
+        self.exporter = ExportController(self, self.look.screen_look, notify=self.show_status, paused=self.undo.paused)
+        self.exports = ExportCommands(self, self.exporter, self.stage, self.titles, self.show_status)
         self.help = Help(self)
         self.lessons = LessonDock(self)  # the dock now (hidden), its pane when it is first shown
         self.welcome = Welcome(self)
@@ -396,7 +396,7 @@ class MainWindow(QMainWindow):
                 s.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     # -- service ---------------------------------------------------------------------------------
-    def _status(self, message: str, timeout_ms: int = 5000) -> None:
+    def show_status(self, message: str, timeout_ms: int = 5000) -> None:
         self.statusBar().showMessage(message, timeout_ms)
 
     def _on_service_failed(self, failure: Failure) -> None:
@@ -438,6 +438,11 @@ class MainWindow(QMainWindow):
             callback()
 
     # -- shutdown --------------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """The window has been closed (its layout and session saved): a part's late timer does nothing then."""
+        return self._closed
+
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self._closed:
             self._closed = True

@@ -340,7 +340,7 @@ class Welcome:
 
     def offer(self) -> bool:
         """Open the welcome on a first start (a usable settings folder that has not seen it yet)."""
-        if self.window._closed:  # closed before the offer's timer fired (a quick Ctrl+C)
+        if self.window.closed:  # closed before the offer's timer fired (a quick Ctrl+C)
             return False
         if self.window.settings_problem is not None or setting(WELCOME_KEY, False):
             return False
