@@ -273,7 +273,9 @@ class BeyondView(Card):
         self.plot.addItem(self.region)
         self.l_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen(PK_COLOUR, width=3),
                                       hoverPen=pg.mkPen(PK_COLOUR, width=5), label="L_train",
-                                      labelOpts={"position": 0.96, "color": PK_COLOUR,
+                                      # Hung from the top, left of the line, in the band over the lanes (the note
+                                      # is right of it); centred at 0.96 it stuck out of the view in presenter mode.
+                                      labelOpts={"position": 1.0, "color": PK_COLOUR, "anchors": [(1, 0), (1, 0)],
                                                  "fill": (255, 255, 255, 220)})
         self.l_line.setZValue(20)
         self.plot.addItem(self.l_line)
@@ -297,9 +299,9 @@ class BeyondView(Card):
 
     def _band_top(self, bottom: float) -> float:
         """The view's top: a band over the lanes one text line tall (and a little) at the plot's height now, for
-        the L_train label and the note (a fixed 1.2 lanes' units was 16 px at 720p, under the text's 22)."""
+        the L_train label and the note (side by side) (a fixed 1.2 lanes' units was 16 px at 720p, under the text's 22)."""
         top = 1.3  # the first lane's wave reaches 1
-        text = self.note.textItem.boundingRect().height() + 6
+        text = max(item.textItem.boundingRect().height() for item in (self.note, self.l_line.label)) + 6
         height = max(self.vb.height(), 3 * text)
         return top + (top - bottom) * text / (height - text)
 
