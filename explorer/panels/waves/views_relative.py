@@ -299,7 +299,8 @@ class BeyondView(Card):
 
     def _band_top(self, bottom: float) -> float:
         """The view's top: a band over the lanes one text line tall (and a little) at the plot's height now, for
-        the L_train label and the note (side by side) (a fixed 1.2 lanes' units was 16 px at 720p, under the text's 22)."""
+        the L_train label and the note, side by side (a fixed 1.2 lanes' units was 16 px at 720p, under the text's
+        22)."""
         top = 1.3  # the first lane's wave reaches 1
         text = max(item.textItem.boundingRect().height() for item in (self.note, self.l_line.label)) + 6
         height = max(self.vb.height(), 3 * text)
