@@ -359,6 +359,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
         self._show_grid(cfg, [])
         self.task_label.setText(task_text(cfg, facts))
         self.model_label.setText(model_text(cfg))
+        self._update_key()
 
     def finished_runs(self) -> list[LabResult]:
         """The grid's finished runs, in task order."""
@@ -451,6 +452,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
         self.length_view.show_schemes(schemes, cfg.train_len)
         self.position_view.show_schemes(schemes)
         self._show_grid(cfg, schemes)
+        self._update_key()  # the run's schemes, which the key names while a legend is left out
         self.drawn.emit("lab")
 
     def show_lab_result(self, result: LabResult, *, redraw_losses: bool = True) -> None:

@@ -54,23 +54,24 @@ def task_text(cfg, facts) -> str:
 
 
 def formula_text(cfg) -> str:
-    """The formula strip: what is scored, and the run's settings."""
+    """The formula strip: what is scored, and the run's settings, in parts split by "; " (in presenter mode the
+    strip keeps the leading parts that fit one line and folds the rest behind "▸ more")."""
     top = cfg.max_eval_len
     if cfg.task == "grid":
-        scored = (f"g[y, x] = (g[y−1, x] + g[y, x−1]) mod {cfg.vocab} · accuracy(s): top guess right on the "
-                  "cells with x, y ≥ 1 of s × s grids · ")
+        scored = (f"g[y, x] = (g[y−1, x] + g[y, x−1]) mod {cfg.vocab}; accuracy(s): top guess right on the "
+                  "cells with x, y ≥ 1 of s × s grids; ")
         trained = f"trained on sides 3 … {cfg.train_len}"
     elif cfg.task == "rule":
         scored = ("x<sub>t+1</sub> = T[x<sub>t−1</sub>, x<sub>t</sub>] (1 time in "
-                  f"{round(1 / cfg.noise)}: random) · accuracy(L): top guess = T[x<sub>t−1</sub>, x<sub>t</sub>] "
-                  "at t = 1 … L−1 · ")
+                  f"{round(1 / cfg.noise)}: random); accuracy(L): top guess = T[x<sub>t−1</sub>, x<sub>t</sub>] "
+                  "at t = 1 … L−1; ")
         trained = f"trained at L = {cfg.train_len}"
     else:
-        scored = f"{_form(cfg)} · exact match(n): every answer token right · "
+        scored = f"{_form(cfg)}; exact match(n): every answer token right; "
         trained = f"trained on n = {SequenceTask(cfg.task, cfg.vocab).min_len} … {cfg.train_len}"
-    return (f"{scored}{trained} for {cfg.steps} steps, tested up to {top} = {top / cfg.train_len:g} × L · "
+    return (f"{scored}{trained} for {cfg.steps} steps, tested up to {top} = {top / cfg.train_len:g} × L; "
             f"{cfg.layers} layers, d = {cfg.d_model}, {cfg.heads} heads, seed {cfg.seed}"
-            + "".join(f" · {SCHEME_LABELS[s]}: {cfg.setting(s)}" for s in cfg.schemes if cfg.setting(s)))
+            + "".join(f"; {SCHEME_LABELS[s]}: {cfg.setting(s)}" for s in cfg.schemes if cfg.setting(s)))
 
 
 def model_text(cfg) -> str:

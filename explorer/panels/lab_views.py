@@ -11,13 +11,15 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from .. import schemes as registry
 from ..lab import SCHEME_LABELS, centred_average, fmt_percent, moving_average
 from ..widgets.log_ticks import thinned, use_si_log_ticks
 from ..widgets.plots import make_plot
+from ..widgets.readable import readable_size
 from ..widgets.styling import mapped_colour
 from .schemes_items import line_style
 
@@ -121,9 +123,14 @@ class _FitLegend(pg.LegendItem):
         return self.wanted and not self.fits
 
 
+#: A legend's height over its rows' (its margins and spacing), at least.
+LEGEND_PAD = 12
+
+
 class _LegendFitter(QObject):
     """Keeps a legend under the x axis as wide as its plot (as many entries per row as fit) and shows it
-    only where it leaves the plot room; ``changed`` when it appears or goes.
+    only where it leaves the plot a readable data area (:mod:`explorer.widgets.readable`) and takes at most
+    :attr:`_FitLegend.ROOM` of it; ``changed`` when it appears or goes.
 
     A fixed five-column row would be wider than a narrow plot and push its right edge out of view.
     """
@@ -134,6 +141,19 @@ class _LegendFitter(QObject):
         super().__init__(view)
         self.view, self.legend = view, legend
         view.installEventFilter(self)
+        # The data area also changes with the fonts (presenter mode) and the axes' tick labels.
+        view.getPlotItem().getViewBox().sigResized.connect(self._refit)
+        self._pending = False
+
+    def _refit(self, *_args) -> None:
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self._refit_now)
+
+    def _refit_now(self) -> None:
+        self._pending = False
+        if shiboken6.isValid(self.view):
+            self.fit()
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.Resize:
@@ -152,7 +172,11 @@ class _LegendFitter(QObject):
             legend.setColumnCount(n)
         rows = math.ceil(len(entries) / n) if entries else 0
         row_h = max((lb.item.boundingRect().height() for _s, lb in legend.items), default=0.0)
-        fits = rows * row_h <= legend.ROOM * self.view.height()
+        # The data area it would leave: what the view has now, with the legend's row given back if it is shown.
+        vb = self.view.getPlotItem().getViewBox()
+        free = vb.height() + (legend.geometry().height() if legend.isVisible() else 0.0)
+        height = max(rows * row_h + LEGEND_PAD, legend.layout.preferredHeight())  # its rows, margins and spacing
+        fits = rows * row_h <= legend.ROOM * self.view.height() and free - height >= readable_size(self.view)[1]
         if fits != legend.fits:
             legend.fits = fits
             legend.setVisible(legend.wanted)
@@ -182,6 +206,12 @@ def show_key(key, views, theme=None) -> None:
         return
     key.setText(scheme_key(schemes, theme))
     key.setVisible(True)
+
+
+def _key_when_exported(view: pg.PlotWidget, legend: _FitLegend, schemes) -> None:
+    """A plot exported alone names its curves (``export_key``, drawn under it) while its own legend is left out
+    for room: the shared key above the plots does not go with it."""
+    view.export_key = lambda: scheme_key(list(schemes)) if legend.hidden_for_room() and schemes else ""
 
 
 def _bottom_legend(view: pg.PlotWidget) -> _FitLegend:
@@ -231,6 +261,9 @@ class LossPlot:
         self.smooth: dict[str, pg.PlotDataItem] = {}
         self.losses: dict[str, np.ndarray] = {}
         self._steps = 1
+        self._range: tuple[float, float] | None = None  # the floor and the top of the loss axis
+        self.pi.getViewBox().sigResized.connect(self._fit_floor_room)
+        _key_when_exported(self.plot, self.legend, self.smooth)
 
     def prepare(self, schemes, steps: int, floor: float, top: float) -> None:
         """Empty curves for ``schemes``; axes from 0 to ``steps`` and from the floor to ``top``."""
@@ -256,12 +289,23 @@ class LossPlot:
         self.legend.setVisible(bool(schemes))
         self.set_floor(floor)
         self.pi.setXRange(0, self._steps, padding=0.02)
-        # Room under the floor for its label (hung below the line, where no curve goes): a fixed 0.25 nats was
-        # a few pixels at 720p and "best possible 0.80" was cut at the bottom.
-        self.pi.setYRange(max(0.0, floor - max(0.25, 0.22 * (top - floor))), top, padding=0.02)
+        self._range = (floor, top)
+        self._fit_floor_room()
         self.hint.setAnchor((0, 0.5))
         self.hint.setPos(0.04 * self._steps, floor + 0.3 * (top - floor))
         self.hint.setVisible(True)
+
+    def _fit_floor_room(self, *_args) -> None:
+        """Room under the floor for its label (hung below the line, where no curve goes), a line of the label's
+        text at the plot's height now: a fixed share was 23 px at 720p presenter, under the label's 29."""
+        if self._range is None:
+            return
+        floor, top = self._range
+        text = self.floor.label.textItem.boundingRect().height() + 4
+        height = max(self.pi.getViewBox().height(), 3 * text)
+        span = (top - floor) * 1.02
+        below = span * text / (height - text)
+        self.pi.setYRange(floor - below, floor + span, padding=0)
 
     def set_floor(self, floor: float) -> None:
         self.floor.setValue(floor)
@@ -327,6 +371,7 @@ class LengthPlot:
         self.hint = _hint("After each model has trained, its accuracy\nat every test length appears here.")
         self.pi.addItem(self.hint)
         self.curves: dict[str, pg.PlotDataItem] = {}
+        _key_when_exported(self.plot, self.legend, self.curves)
         #: scheme -> its "cannot run" label (only the learned table has one).
         self.notes: dict[str, pg.TextItem] = {}
         #: The LengthResult field drawn: "accuracy" (the rule) or "exact" (the sequence tasks).
@@ -435,6 +480,7 @@ class PositionPlot:
         self.hint = _hint("Accuracy position by position,\non the longest test streams.")
         self.pi.addItem(self.hint)
         self.curves: dict[str, pg.PlotDataItem] = {}
+        _key_when_exported(self.plot, self.legend, self.curves)
         self.window = 1
 
     def prepare(self, max_len: int, train_len: int, answer: int | None = None, grid: bool = False) -> None:

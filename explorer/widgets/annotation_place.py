@@ -24,8 +24,14 @@ _SLACK = 2.0
 
 
 def text_rect(item) -> QRectF:
-    """A TextItem's text in scene coordinates."""
+    """A TextItem's text in scene coordinates, as the next paint draws it (a TextItem undoes its view's scale in
+    its own transform, brought up to date by its paint: a view resized since then would be measured wrong)."""
+    item.updateTransform()
     return item.mapRectToScene(item.textItem.mapRectToParent(item.textItem.boundingRect()))
+
+
+def _rounded(rect: QRectF) -> tuple[float, float, float, float]:
+    return round(rect.x(), 1), round(rect.y(), 1), round(rect.width(), 1), round(rect.height(), 1)
 
 
 class AnnotationPlacer(QObject):
@@ -50,10 +56,10 @@ class AnnotationPlacer(QObject):
             QTimer.singleShot(0, self.place)
 
     def flush(self) -> None:
-        """Place now what a change since the last placement asked for (the timer then finds nothing to do): for
-        whoever reads or draws the plot before the event loop turns, an audit or an export."""
-        if self._pending:
-            self.place()
+        """Place now what changed since the last placement (the timer then finds nothing to do): for whoever reads
+        or draws the plot before the event loop turns, an audit or an export.  Not only when a placement is due: a
+        line's label moves with its line at once, and the scene says it changed only a turn of the loop later."""
+        self.place()
 
     def _texts(self) -> list:
         out = []
@@ -92,7 +98,9 @@ class AnnotationPlacer(QObject):
 
     def _state(self, texts, data: PlotData, view: QRectF) -> tuple:
         return (view.getRect(), data.signature(),
-                tuple((t.toPlainText(), t.isVisible(), round(t.pos().x(), 1), round(t.pos().y(), 1),
+                # Where each text is on screen, not in its parent: a line's label keeps its place along the line
+                # while the line moves under it (the view's range or size changed after the text was placed).
+                tuple((t.toPlainText(), t.isVisible(), _rounded(text_rect(t)),
                        getattr(getattr(t, "line", None), "value", lambda: None)()) for t in texts))
 
     def place(self) -> None:
@@ -114,6 +122,9 @@ class AnnotationPlacer(QObject):
         inside = view.adjusted(-_SLACK, -_SLACK, _SLACK, _SLACK)
         for item in texts:
             found = False
+            # Tried shown: a hidden TextItem keeps the transform of its last paint, so it would be measured where it
+            # was drawn in a view of another size.
+            item.setVisible(True)
             for move in self._candidates(item):
                 move()
                 rect = text_rect(item)

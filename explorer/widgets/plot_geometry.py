@@ -28,6 +28,9 @@ class PlotData:
         self.bars: list = []
         self.images: list[QRectF] = []
         vb = pi.getViewBox()
+        # The data's transform as the next paint draws it: a resize or a new range defers it to the paint, and a
+        # place chosen on the old one (a label "inside" a view that has since shrunk) stayed where it no longer fit.
+        vb.updateMatrix()
         view = vb.sceneBoundingRect()
         stack = list(vb.childGroup.childItems())
         while stack:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QSplitter, QWidget
 
 from ...jobs.waves import CurvesResponse, HeatmapResponse, MatrixResponse, PickResponse
 from ...jobs.why import ScorecardResponse
+from ...widgets.readable import ReadableSplitter
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
 from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
 from .views_why import WhyView
@@ -40,7 +41,7 @@ KEY_VIEWS = {
 
 
 def _splitter(orientation: Qt.Orientation, widgets, sizes, name: str = "") -> QSplitter:
-    s = QSplitter(orientation)
+    s = ReadableSplitter(orientation)  # every plot keeps a readable size where the room allows
     s.setObjectName(name)  # a lecture scene may set its shares by this name
     s.setChildrenCollapsible(False)
     for w in widgets:

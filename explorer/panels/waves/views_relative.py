@@ -7,10 +7,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from ...jobs.waves import CurvesResponse, MatrixResponse, PickResponse
 from ...state import WavesState
+from ...theme import TICK_PT as THEME_TICK_PT
 from ...widgets.plots import Heatmap
+from ...widgets.readable import ReadableSplitter
 from .common import (
     P_COLOUR,
     PK_COLOUR,
@@ -270,7 +273,9 @@ class BeyondView(Card):
         self.plot.addItem(self.region)
         self.l_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen(PK_COLOUR, width=3),
                                       hoverPen=pg.mkPen(PK_COLOUR, width=5), label="L_train",
-                                      labelOpts={"position": 0.96, "color": PK_COLOUR,
+                                      # Hung from the top, left of the line, in the band over the lanes (the note
+                                      # is right of it); centred at 0.96 it stuck out of the view in presenter mode.
+                                      labelOpts={"position": 1.0, "color": PK_COLOUR, "anchors": [(1, 0), (1, 0)],
                                                  "fill": (255, 255, 255, 220)})
         self.l_line.setZValue(20)
         self.plot.addItem(self.l_line)
@@ -284,12 +289,28 @@ class BeyondView(Card):
         self.curves: list[pg.PlotDataItem] = []
         self.plot.getPlotItem().getAxis("left").setWidth(60)
         self.l_line.sigPositionChanged.connect(self._on_line_moved)
+        self.vb.sigResized.connect(self._fit_band)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.dragging = False
         self.l_line.sigPositionChangeFinished.connect(lambda *_: setattr(self, "dragging", False))
 
     def pixels(self) -> int:
         return max(64, int(self.vb.size().width() * self.plot.devicePixelRatioF()) // 16 * 16)
+
+    def _band_top(self, bottom: float) -> float:
+        """The view's top: a band over the lanes one text line tall (and a little) at the plot's height now, for
+        the L_train label and the note, side by side (a fixed 1.2 lanes' units was 16 px at 720p, under the text's
+        22)."""
+        top = 1.3  # the first lane's wave reaches 1
+        text = max(item.textItem.boundingRect().height() for item in (self.note, self.l_line.label)) + 6
+        height = max(self.vb.height(), 3 * text)
+        return top + (top - bottom) * text / (height - text)
+
+    def _fit_band(self) -> None:
+        if self.lanes:
+            (x0, x1), (bottom, _top) = self.vb.viewRange()
+            self.vb.setRange(xRange=(x0, x1), yRange=(bottom, self._band_top(bottom)), padding=0)
+            self.note.setPos(self.note.pos().x(), self._band_top(bottom))
 
     def show_state(self, st: WavesState) -> None:
         self.state = st
@@ -304,9 +325,9 @@ class BeyondView(Card):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
                 self.plot.styler.set_pen(c, lane_pen(pair_colour(j), 1.4))
-        top, bottom = 1.3, -self.LANE * (len(lanes) - 1) - 1.3
+        bottom = -self.LANE * (len(lanes) - 1) - 1.3
         right = max(n - 1, 1)
-        self.vb.setRange(xRange=(0, right), yRange=(bottom, top + 1.2), padding=0)
+        self.vb.setRange(xRange=(0, right), yRange=(bottom, self._band_top(bottom)), padding=0)
         self.plot.getPlotItem().getAxis("left").setTicks([[(-self.LANE * j, f"i = {i}") for j, i in
                                                            enumerate(lanes)], []])
         lt = st.l_train
@@ -318,8 +339,9 @@ class BeyondView(Card):
         self.l_line.label.setFormat(f"L_train = {lt:,} (drag)")
         self.region.setRegion((min(lt, right), right))
         self.region.setVisible(lt < n)
-        self.note.setPos(min(lt, right), top + 1.1)
-        self.note.setText("beyond training: the formula keeps producing values" if lt < n else "")
+        self.note.setPos(min(lt, right), self._band_top(bottom))
+        # Short enough for the band right of the line; the readout says what the formula does there.
+        self.note.setText("beyond training →" if lt < n else "")
 
     def show_curves(self, r: CurvesResponse) -> None:
         for j, i in enumerate(self.lanes):
@@ -365,6 +387,12 @@ class TokenView(Card):
         super().__init__(parent)
         self.plots = []
         self.x_items, self.v_items, self.bands = [], [], []
+        # Side by side in a splitter that gives each plot a readable size where the row allows it (the norms'
+        # names need their room: beside the docked Lesson pane a fixed 3 : 3 : 2 left the bars 100 px).
+        self.row = ReadableSplitter(Qt.Orientation.Horizontal)
+        self.row.setObjectName("wavesTokenSplit")
+        self.row.setChildrenCollapsible(False)
+        self.body.addWidget(self.row)
         for colour in (P_COLOUR, PK_COLOUR):
             w = waves_plot()
             style_plot(w, "", "column", "value")
@@ -377,7 +405,7 @@ class TokenView(Card):
             for item in (band, xi, vi):
                 w.addItem(item)
             w.setMinimumWidth(170)  # a readable size, never a stamp
-            self.body.addWidget(w, 3)
+            self.row.addWidget(w)
             self.plots.append(w)
             self.x_items.append(xi)
             self.v_items.append(vi)
@@ -390,7 +418,7 @@ class TokenView(Card):
         # A legend sample for the band (a LinearRegionItem has no sample of its own).
         self._band_sample = pg.PlotDataItem(pen=None, symbol="s", symbolSize=12,
                                             symbolBrush=(26, 152, 80, 90), symbolPen=None)
-        leg.addItem(self._band_sample, "PE's range [−1, 1]")
+        leg.addItem(self._band_sample, "PE's range ±1")  # short: under a narrow plot it was cut
         self.norms = waves_plot()
         self.norms.setObjectName("wavesTokenNorms")
         self.norms.setMinimumWidth(180)  # four bars with their names: never a stamp
@@ -400,9 +428,18 @@ class TokenView(Card):
         self.norm_bars = pg.BarGraphItem(x0=0, y=[3, 2, 1, 0], width=[0, 0, 0, 0], height=0.7,
                                          brushes=["#999", "#1a9850", P_COLOUR, PK_COLOUR])
         self.norms.addItem(self.norm_bars)
-        self.norms.getPlotItem().getAxis("left").setTicks(
-            [[(3, "‖x‖"), (2, "‖PE(p)‖"), (1, "‖x+PE(p1)‖"), (0, "‖x+PE(p2)‖")], []])
-        self.body.addWidget(self.norms, 2)
+        # Short names (PE₁ is PE(p1), in p1's colour; ‖PE(p)‖ is the same for every p): beside the docked Lesson
+        # pane or the explain pane the three plots share some 600 px.
+        names = ["‖x‖", "‖PE‖", "‖x+PE₁‖", "‖x+PE₂‖"]
+        axis = self.norms.getPlotItem().getAxis("left")
+        axis.setTicks([[(3 - k, name) for k, name in enumerate(names)], []])
+        # Room for the longest name at the normal tick size (the axis grows it with the text): left to the axis,
+        # the width it had reserved before the bars were named dropped three of the four names at 1280 × 720.
+        tick = QFont()
+        tick.setPointSizeF(THEME_TICK_PT)
+        axis.setWidth(int(math.ceil(max(QFontMetricsF(tick).horizontalAdvance(n) for n in names))) + 12)
+        self.row.addWidget(self.norms)
+        self.row.setSizes([300, 300, 200])
 
     def show_pick(self, r: PickResponse) -> None:
         t, req = r.token, r.request

@@ -14,11 +14,12 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from ...encodings.candidates import CANDIDATES
 from ...jobs.why import ScorecardRequest, ScorecardResponse
+from ...widgets.readable import ReadableSplitter
 from ...widgets.theming import current_theme, theme_bus
 from .common import Card, set_title, style_plot, waves_plot
 
@@ -41,6 +42,24 @@ SHORT_PROPERTY = {"bounded": "bounded", "consistent": "consistent", "unique": "u
                   "linear": "linear map"}
 
 
+class _ScoreTable(QTableWidget):
+    """The scorecard: it tells the splitter beside the growth plot how wide its numbers need it."""
+
+    def readable_need(self, vertical: bool) -> float:
+        """The width that shows every header and cell line whole (0 along the height: the rows stretch)."""
+        if vertical or self.columnCount() == 0:
+            return 0.0
+        fm = QFontMetricsF(self.font())
+        cols = 0.0
+        for j in range(self.columnCount()):
+            head = self.horizontalHeaderItem(j)
+            texts = [head.text() if head is not None else ""]
+            texts += [line for i in range(self.rowCount()) if (item := self.item(i, j)) is not None
+                      for line in item.text().split("\n")]
+            cols += max(fm.horizontalAdvance(t) for t in texts) + 10  # the cell's margins and grid line
+        return cols + self.verticalHeader().width() + 2 * self.frameWidth() + 2
+
+
 class WhyView(Card):
     """Scorecard table and growth plot for raw p, p/N, binary digits and sinusoids."""
 
@@ -51,7 +70,7 @@ class WhyView(Card):
         super().__init__(parent)
         self.setObjectName("wavesWhy")
         self.response: ScorecardResponse | None = None
-        self.table = QTableWidget(self)
+        self.table = _ScoreTable(self)
         self.table.setObjectName("wavesWhyTable")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -81,8 +100,15 @@ class WhyView(Card):
         self.caption.setWordWrap(True)
         theme_bus().follow_font(self.caption, TABLE_PT)
         self.header.addWidget(self.caption, 1)
-        self.body.addWidget(self.table, 2)
-        self.body.addWidget(self.plot, 1)
+        # Side by side in a splitter that keeps the growth plot readable where the row allows it (a fixed 2 : 1
+        # left it 134 px wide at 1280 × 720).
+        self.row = ReadableSplitter(Qt.Orientation.Horizontal)
+        self.row.setObjectName("wavesWhySplit")
+        self.row.setChildrenCollapsible(False)
+        self.row.addWidget(self.table)
+        self.row.addWidget(self.plot)
+        self.row.setSizes([540, 360])
+        self.body.addWidget(self.row)
         self.readout.setText("The scorecard is computed when this tab is first shown (a few seconds).")
         theme_bus().themeChanged.connect(self._on_theme_changed)
 
@@ -107,6 +133,7 @@ class WhyView(Card):
                 item.setData(Qt.ItemDataRole.UserRole, passed)
                 self.table.setItem(i, j, item)
         self._colour_cells()
+        self.row.schedule()  # the numbers' widths are known now: the table and the plot share the row again
         for curve, kind in zip(self.curves, CANDIDATES, strict=True):
             ns, ratio, _ = r.growth[kind]
             curve.setData(ns, ratio)
