@@ -155,14 +155,14 @@ class LegendKey(QLabel):
         self.setWordWrap(True)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setTextFormat(Qt.TextFormat.RichText)
-        self._plots: list[tuple[str, object]] = []
+        self._plots: list[tuple[str, pg.PlotWidget]] = []
         self.setVisible(False)
 
-    def follow(self, plots: list[tuple[str, object]]) -> None:
+    def follow(self, plots: list[tuple[str, pg.PlotWidget]]) -> None:
         """Name the legends of ``plots`` ((short name, app plot widget)) whenever one is left out or comes back."""
         self._plots = list(plots)
         for _name, pw in self._plots:
-            placer = pw.getPlotItem().legend_placer
+            placer = getattr(pw.getPlotItem(), "legend_placer", None)
             if placer is not None:
                 placer.changed.connect(self.update_key)
         self.update_key()
@@ -170,7 +170,7 @@ class LegendKey(QLabel):
     def update_key(self) -> None:
         parts = []
         for name, pw in self._plots:
-            placer = pw.getPlotItem().legend_placer if shiboken6.isValid(pw) else None
+            placer = getattr(pw.getPlotItem(), "legend_placer", None) if shiboken6.isValid(pw) else None
             if placer is not None and placer.hidden_for_room and pw.isVisible():
                 parts.append(f"<b>{html.escape(name)}</b>: {legend_key(placer.legend)}")
         self.setText(" &nbsp;·&nbsp; ".join(parts))

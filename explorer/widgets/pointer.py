@@ -153,6 +153,10 @@ class PointerReadout(QObject):
 
     # -- the laser ------------------------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if "label" not in self.__dict__ or not shiboken6.isValid(self):
+            # A plot torn down while its events are still delivered: the readout's attributes may be cleared
+            # by the garbage collector first (a Hide event then raised inside Qt, under load: issue 25).
+            return False
         t = event.type()
         if t in (QEvent.Type.Leave, QEvent.Type.Hide):  # off the plot, or its tab or panel put away
             self.hide()
