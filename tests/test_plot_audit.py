@@ -2,8 +2,7 @@
 for it, and every panel, tab, scene and lesson step is walked at 1280×720 and 1920×1080, normal and presenter,
 auditing every plot on stage.
 
-The walk is in the light theme at every size and mode (panels, tabs, scenes, lesson steps) and in dark at every size
-and mode (panels, tabs, scenes).
+The walk is in the light and the dark theme at every size and mode: panels, tabs, scenes and lesson steps.
 ``PE_AUDIT_ONLY=swap,lesson order_blindness`` walks only the states whose name holds one of those words (while
 mending a view); a filtered walk says so in its failure.
 """
@@ -327,7 +326,7 @@ def _filtered() -> str:
     return f" (only the states naming {', '.join(_only())})" if _only() else ""
 
 
-def _states(win, lessons: bool = True):
+def _states(win):
     """Walk every panel and tab, the six scenes forward and every lesson step's scene; yield a name at each
     (those :func:`_wanted` only)."""
     from explorer import presets as pr
@@ -357,7 +356,7 @@ def _states(win, lessons: bool = True):
         _wait(win, scene.panel)
         yield f"scene {n}"
     win.session.leave_scene()
-    for lesson in builtin_lessons() if lessons else ():
+    for lesson in builtin_lessons():
         for k, step in enumerate(lesson.steps):
             if step.scene is None or not _wanted(f"lesson {lesson.name} step {k + 1}"):
                 continue
@@ -383,11 +382,10 @@ def test_every_plot_on_stage_passes_the_audit(window, size, presenter):
 @pytest.mark.parametrize("presenter", [False, True], ids=["normal", "presenter"])
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_every_plot_on_stage_passes_the_audit_in_dark(window, size, presenter):
-    """The dark theme at both sizes and modes: panels, tabs and scenes (the lesson steps' scenes are laid out the
-    same in either theme; the light walk covers them)."""
+    """The dark theme at both sizes and modes, every panel, tab, scene and lesson step."""
     tag = _look(window, size, presenter, dark=True)
     faults: list[str] = []
-    for where in _states(window, lessons=False):
+    for where in _states(window):
         faults += _check(window, f"{tag} dark {where}", presenter)
     _look(window, size, presenter)
     assert not faults, f"{len(faults)} in-plot faults{_filtered()}:\n" + "\n".join(dict.fromkeys(faults))
