@@ -30,7 +30,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 
 from ..theme import LABEL_PT, Theme
 from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_least
-from .titles import AXIS_LABEL_MIN_SCALE, elided
+from .titles import AXIS_LABEL_MIN_SCALE, elided, plain
 
 _NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
 #: The least gap (px) between two tick labels drawn side by side (or one above the other).
@@ -97,7 +97,7 @@ class Axis(pg.AxisItem):
     def full_label(self) -> str:
         """The whole label as plain text, its runs of spaces one (as the label draws them); shown whole, or
         shortened with this in the tooltip."""
-        return " ".join(html.unescape(_TAG.sub("", pg.AxisItem.labelString(self))).split())
+        return " ".join(plain(pg.AxisItem.labelString(self)).split())
 
     def show_label_form(self, form: str | None) -> bool:
         """Draw ``form`` (plain text, a shorter form of the label) in the label's style, or the whole label

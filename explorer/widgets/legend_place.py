@@ -14,7 +14,6 @@ the view names the curves in a key of its own, and a picture of the plot alone c
 from __future__ import annotations
 
 import html
-import re
 
 import pyqtgraph as pg
 import shiboken6
@@ -22,8 +21,7 @@ from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from .plot_geometry import PlotData, visible
-
-_TAG = re.compile(r"<[^>]+>")
+from .titles import plain
 
 #: Where a legend may sit inside the view: (x, y) anchors, 0 = left/top, 1 = right/bottom, 0.5 = middle.
 _PLACES = [(1, 0), (0, 0), (1, 1), (0, 1), (0.5, 0), (0.5, 1)]
@@ -44,7 +42,7 @@ def legend_key(legend) -> str:
             except Exception:  # noqa: BLE001 - no usable colour under this key: try the next
                 continue
         mark = f"<span style='color:{colour}'>■</span> " if colour else ""
-        out.append(mark + html.escape(html.unescape(_TAG.sub("", label.text))))
+        out.append(mark + html.escape(plain(label.text)))
     return " &nbsp; ".join(out)
 
 

@@ -25,6 +25,11 @@ _TAG = re.compile(r"<[^>]+>")
 _MARGIN = 8  # px kept free at each end of the title
 
 
+def plain(text: str) -> str:
+    """Rich text as the characters it reads: tags dropped, entities unescaped."""
+    return html.unescape(_TAG.sub("", text or ""))
+
+
 def full_title(plot_item) -> str:
     """The whole title of ``plot_item`` (the plot may show it elided); "" when it has none."""
     label = getattr(plot_item, "titleLabel", None)
@@ -145,7 +150,7 @@ class TitleLabel(pg.LabelItem):
                     return
             # The title as the characters it reads (a quoted word may hold "<" and "&"), elided, and escaped
             # again: the label takes HTML.
-            whole = html.unescape(_TAG.sub("", self.full))
+            whole = plain(self.full)
             short = elided(whole, font, avail)
             shown = html.escape(short, quote=False)
             if shown != self.text:
