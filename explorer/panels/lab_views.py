@@ -247,7 +247,7 @@ class LossPlot:
     """
 
     def __init__(self, parent=None) -> None:
-        self.plot = make_plot("Training loss (live)", x="training step", y="cross-entropy (nats)",
+        self.plot = make_plot("Training loss (live)", x="training step", y="loss (nats)",
                               parent=parent)
         self.plot.setObjectName("labLossPlot")
         self.pi = self.plot.getPlotItem()
