@@ -334,7 +334,7 @@ class LessonDock:
         import numpy as np
 
         from .lab import LabResult
-        from .panels.lab_table import first_trained_table
+        from .panels.lab.table import first_trained_table
 
         found = first_trained_table(LabResult.from_file(path).schemes)
         if found is None:
