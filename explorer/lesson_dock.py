@@ -5,7 +5,7 @@ The dock is made at start-up (an empty placeholder: the saved layout needs it), 
 :class:`~explorer.lesson_pane.LessonPane` only when the dock is first on screen (View → Lesson, Ctrl+L), so
 start-up pays nothing for it.  Its visibility is part of the saved window layout.
 
-"Show me" sets a step's scene through :meth:`~explorer.session.Session.apply_preset` (one undoable change;
+"Show me" sets a step's scene through :meth:`~explorer.shell.session.Session.apply_preset` (one undoable change;
 the scene strip shows the step), opens a saved Lab result when the step names one (its curves in the Lab, or
 the position table it trained in the Learned-table panel), and rings the plot the step points at for a few
 seconds (scrolled into view, the ring clipped to the part on screen).  Opening another lesson leaves the

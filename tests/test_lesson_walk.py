@@ -144,7 +144,7 @@ def test_the_welcome_offers_the_lessons(qtbot, main_window):
 
 
 def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button(qtbot, main_window):
-    from explorer.welcome import TOUR
+    from explorer.shell.welcome import TOUR
 
     win = main_window
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)

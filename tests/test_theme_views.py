@@ -126,7 +126,7 @@ def test_no_scene_walk_after_a_draw(qtbot, main_window, monkeypatch):
 
 
 def test_help_user_guide_opens_the_index(qtbot, main_window, tmp_path, monkeypatch):
-    from explorer import help as help_mod
+    from explorer.shell import help as help_mod
     from explorer.widgets import guide
 
     folder = guide.docs_dir()

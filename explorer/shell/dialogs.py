@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .presets import user_dir
-from .settings import home_folder
-from .widgets.plain import ask, warn
+from ..presets import user_dir
+from ..settings import home_folder
+from ..widgets.plain import ask, warn
 
 PRESET_FILTER = "PE Explorer preset (*.json)"
 LESSON_FILTER = "PE Explorer lesson (*.json)"

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .settings import OutputError, SettingsError, save_settings, setting
+from ..settings import OutputError, SettingsError, save_settings, setting
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
-from . import export as ex
-from .theme import BASE_THEMES, ZOOM_STEPS, Theme, screen_theme
-from .widgets.styling import style_widgets
-from .widgets.theming import theme_bus
+from .. import export as ex
+from ..theme import BASE_THEMES, ZOOM_STEPS, Theme, screen_theme
+from ..widgets.styling import style_widgets
+from ..widgets.theming import theme_bus
 
 
 class Look(QObject):

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .shell.menus import keyboard_rows
-from .widgets.guide import GuideDialog, docs_dir
+from ..widgets.guide import GuideDialog, docs_dir
+from .menus import keyboard_rows
 
 
 class Help:
@@ -74,7 +74,7 @@ class Help:
         import pyqtgraph
         import PySide6
 
-        from . import __version__  # importlib.metadata: off the start-up path, read when asked
+        from .. import __version__  # importlib.metadata: off the start-up path, read when asked
 
         return (
             f"<h3>PE Explorer {__version__}</h3>"

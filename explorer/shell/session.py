@@ -3,7 +3,7 @@ presets and the last session (saved on close, restored at start).
 
 :class:`Session` is a part of the main window; it takes what it needs in its constructor.  Every change goes
 through the undo controller as one step (all panels, or — on error — none); questions go through the window's
-:class:`~explorer.dialogs.Dialogs`, which tests replace.
+:class:`~explorer.shell.dialogs.Dialogs`, which tests replace.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import QMainWindow, QMenu
 
-from .export.scene import set_ranges, set_splitters
-from .presets import (
+from ..export.scene import set_ranges, set_splitters
+from ..presets import (
     Preset,
     PresetError,
     PresetExists,
@@ -30,9 +30,9 @@ from .presets import (
     user_dir,
     user_presets,
 )
-from .settings import config_dir
-from .state import PANEL_STATES, AppState
-from .widgets.plain import plain_tip, shorten
+from ..settings import config_dir
+from ..state import PANEL_STATES, AppState
+from ..widgets.plain import plain_tip, shorten
 
 log = logging.getLogger(__name__)
 

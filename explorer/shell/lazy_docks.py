@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
-from .panels import PANELS, load_panel_class
-from .panels.base import Panel
+from ..panels import PANELS, load_panel_class
+from ..panels.base import Panel
 
 if TYPE_CHECKING:
-    from .panels.table import TablePanel
+    from ..panels.table import TablePanel
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,7 @@ class PanelDocks(QObject):
 
     def _table(self) -> TablePanel:
         """The Learned-table panel (built now if it was not)."""
-        from .panels.table import TablePanel
+        from ..panels.table import TablePanel
 
         panel = self.panels[self.TABLE_PANEL]
         if not isinstance(panel, TablePanel):
