@@ -28,7 +28,7 @@ from .export.commands import ExportCommands
 from .export.controller import ExportController
 from .export.slide import plot_key
 from .layout_state import SURVIVE_MS, LayoutError, check_layout, restore_died, restored, restoring
-from .lesson_dock import LessonDock
+from .lessons.ui.dock import LessonDock
 from .panels.base import Panel
 from .service import ComputeService, Failure
 from .settings import config_dir, config_problem, load_settings, remove_stale_temp_files, save_settings

@@ -234,7 +234,7 @@ def test_lesson_boxes_are_readable(qtbot, dark):
     border ≥ 3:1 against the window (issue 17), measured on rendered pixels."""
     from PySide6.QtWidgets import QLabel
 
-    from explorer.lesson_pane import BOXES, box_sheet
+    from explorer.lessons.ui.pane import BOXES, box_sheet
 
     theme = screen_theme("dark" if dark else "light")
     for kind, (bg, border, fg) in BOXES[dark].items():

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.lesson_dock import visible_rect
-from explorer.lesson_parts import SHOW, SKIP
+from explorer.lessons.ui.dock import visible_rect
+from explorer.lessons.ui.parts import SHOW, SKIP
 
 
 def _lesson(pane, name: str):

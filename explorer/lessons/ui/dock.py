@@ -2,7 +2,7 @@
 
 :class:`LessonDock` is the part of :class:`explorer.main_window.MainWindow` that owns it (``window.lessons``).
 The dock is made at start-up (an empty placeholder: the saved layout needs it), the
-:class:`~explorer.lesson_pane.LessonPane` only when the dock is first on screen (View → Lesson, Ctrl+L), so
+:class:`~explorer.lessons.ui.pane.LessonPane` only when the dock is first on screen (View → Lesson, Ctrl+L), so
 start-up pays nothing for it.  Its visibility is part of the saved window layout.
 
 "Show me" sets a step's scene through :meth:`~explorer.shell.session.Session.apply_preset` (one undoable change;
@@ -33,12 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .lessons.format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
-from .presets import Preset
-from .settings import OutputError, SettingsError, save_settings, setting
+from ...presets import Preset
+from ...settings import OutputError, SettingsError, save_settings, setting
+from ..format import Lesson, LessonError, Step, builtin_lessons, data_dir, load_lesson
 
 if TYPE_CHECKING:
-    from .lesson_pane import LessonPane
+    from .pane import LessonPane
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +101,8 @@ class LessonDock:
             return self.pane
         from PySide6.QtGui import QPalette
 
-        from .lesson_pane import LessonPane
-        from .widgets.styling import style_widgets
+        from ...widgets.styling import style_widgets
+        from .pane import LessonPane
 
         try:
             lessons = builtin_lessons()
@@ -252,7 +252,7 @@ class LessonDock:
         panel_id, name = self._ring_target
         if panel_id is None or panel_id != self.window.current_panel_id():
             return None
-        from .export.slide import named_plots
+        from ...export.slide import named_plots
 
         plot = dict(named_plots(self.window.panels[panel_id])).get(name)
         return plot if plot is not None and plot.isVisible() else None
@@ -333,8 +333,8 @@ class LessonDock:
             return
         import numpy as np
 
-        from .lab import LabResult
-        from .panels.lab.table import first_trained_table
+        from ...lab import LabResult
+        from ...panels.lab.table import first_trained_table
 
         found = first_trained_table(LabResult.from_file(path).schemes)
         if found is None:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from .lessons.format import Lesson
+    from ..format import Lesson
 
 #: "Show me" when a prediction was made (or the step asks none), and when it was not: skipping is explicit.
 SHOW, SKIP = "Show me", "Show me without predicting"
@@ -125,7 +125,7 @@ def summary_lines(lesson, verdicts: dict, shown: set, key) -> list[str]:
 
 class LessonPaneView(QWidget):
     """The Lesson pane's widgets and look: the picker, the step (text, question, Show me, the answer boxes),
-    the summary page and the navigation row.  :class:`explorer.lesson_pane.LessonPane` fills them; the slots
+    the summary page and the navigation row.  :class:`explorer.lessons.ui.pane.LessonPane` fills them; the slots
     the widgets call (``show_me``, ``go_back`` …) are its."""
 
     # The lesson pane's: the lessons offered and the slots the widgets call.

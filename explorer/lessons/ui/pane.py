@@ -26,7 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .lesson_parts import (  # noqa: F401 - BOXES, box_sheet, parse_number, shown_number: imported from here
+from ...widgets.plain import plain_tip
+from ..checks import CheckRequest, CheckResult
+from ..format import Lesson, Step, format_reveal
+from .parts import (  # noqa: F401 - BOXES, box_sheet, parse_number, shown_number: imported from here
     BOXES,
     SHOW,
     SKIP,
@@ -37,9 +40,6 @@ from .lesson_parts import (  # noqa: F401 - BOXES, box_sheet, parse_number, show
     shown_number,
     summary_lines,
 )
-from .lessons.checks import CheckRequest, CheckResult
-from .lessons.format import Lesson, Step, format_reveal
-from .widgets.plain import plain_tip
 
 log = logging.getLogger(__name__)
 
