@@ -277,7 +277,7 @@ def _finish(window, rc: int) -> int:
 
 def open_model_view(window, path: str) -> None:
     """``--config``: the Schemes panel in front, on its "A model's RoPE" view of the config at ``path``."""
-    from .panels.schemes_model import open_model_config
+    from .panels.schemes.model import open_model_config
 
     spec, error = open_model_config(path)
     window.show_panel("schemes")

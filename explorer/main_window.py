@@ -3,13 +3,13 @@
 The window lays out docks and toolbars and owns the service; everything else is a part that takes what it needs
 in its constructor:
 
-* :class:`~explorer.lazy_docks.PanelDocks` — a dock per panel, each panel built when first shown;
+* :class:`~explorer.shell.lazy_docks.PanelDocks` — a dock per panel, each panel built when first shown;
 * :class:`~explorer.shell.stage.Stage` — what is on screen (panel, tab, plot in focus);
-* :class:`~explorer.look.Look` — theme, presenter mode, colour maps, text zoom, full screen;
-* :class:`~explorer.session.Session` — presets, lecture scenes, the last session;
+* :class:`~explorer.shell.look.Look` — theme, presenter mode, colour maps, text zoom, full screen;
+* :class:`~explorer.shell.session.Session` — presets, lecture scenes, the last session;
 * :class:`~explorer.export.commands.ExportCommands` and :class:`~explorer.export.controller.ExportController` —
   everything that leaves the app;
-* :class:`~explorer.help.Help` and :class:`~explorer.dialogs.Dialogs`;
+* :class:`~explorer.shell.help.Help` and :class:`~explorer.shell.dialogs.Dialogs`;
 * the actions, menus and toolbar, built from the records of :mod:`explorer.shell.actions`.
 
 The window layout, the look and the last session's parameters are saved on close and restored at start.
@@ -24,26 +24,26 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QAbstractSlider, QDockWidget, QMainWindow, QScrollBar, QTabWidget, QToolBar, QWidget
 
 from . import export as ex
-from .dialogs import Dialogs
 from .export.commands import ExportCommands
 from .export.controller import ExportController
 from .export.slide import plot_key
-from .help import Help
 from .layout_state import SURVIVE_MS, LayoutError, check_layout, restore_died, restored, restoring
-from .lazy_docks import PanelDocks
-from .lesson_dock import LessonDock
-from .look import Look
+from .lessons.ui.dock import LessonDock
 from .panels.base import Panel
 from .service import ComputeService, Failure
-from .session import DEFAULT_TITLE, Session
 from .settings import config_dir, config_problem, load_settings, remove_stale_temp_files, save_settings
 from .shell.actions import ACTIONS, ActionSpec
 from .shell.chrome import Chrome
+from .shell.dialogs import Dialogs
 from .shell.focus import PlotFocus
+from .shell.help import Help
+from .shell.lazy_docks import PanelDocks
+from .shell.look import Look
 from .shell.menus import build_actions, build_menus, build_toolbar
+from .shell.session import DEFAULT_TITLE, Session
 from .shell.stage import Stage
+from .shell.welcome import Welcome
 from .undo import UndoController
-from .welcome import Welcome
 from .widgets.control_guard import ControlGuard, guard_controls
 from .widgets.plain import UndoTip
 from .widgets.scene_bar import SceneBar

@@ -196,7 +196,7 @@ def test_masked_cells_never_look_like_zero(qtbot, name):
     grey of CET-D7, and the mask was grey).  Rendered: a zero cell against a masked cell, CIELAB lightness."""
     import numpy as np
 
-    from explorer.panels.schemes_items import FutureMask
+    from explorer.panels.schemes.items import FutureMask
     from explorer.theme import mask_colour
     from explorer.widgets.plots import Heatmap
     from explorer.widgets.theming import theme_bus
@@ -234,7 +234,7 @@ def test_lesson_boxes_are_readable(qtbot, dark):
     border ≥ 3:1 against the window (issue 17), measured on rendered pixels."""
     from PySide6.QtWidgets import QLabel
 
-    from explorer.lesson_pane import BOXES, box_sheet
+    from explorer.lessons.ui.pane import BOXES, box_sheet
 
     theme = screen_theme("dark" if dark else "light")
     for kind, (bg, border, fg) in BOXES[dark].items():
@@ -280,7 +280,7 @@ def test_lab_table_grid_lines_stand_out(qtbot, base, presenter):
     shade off the window colour) vanished and ">99>99>99" ran together."""
     from PySide6.QtWidgets import QTableWidgetItem
 
-    from explorer.panels.lab_grid import ResultsGrid
+    from explorer.panels.lab.grid import ResultsGrid
 
     theme = screen_theme(base, presenter=presenter)
     grid = ResultsGrid(titles=False)

@@ -213,7 +213,7 @@ def test_lab_table_headers_and_key_use_the_themes_colours(qtbot):
     from PySide6.QtGui import QColor
 
     from explorer.panels.lab import LabPanel
-    from explorer.panels.lab_views import SCHEME_COLOURS
+    from explorer.panels.lab.views import SCHEME_COLOURS
     from explorer.service import ComputeService
     from explorer.theme import DARK
 

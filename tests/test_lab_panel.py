@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 from explorer.lab import LabResult, headline  # noqa: E402
-from explorer.panels.lab_grid import cell_text  # noqa: E402
+from explorer.panels.lab.grid import cell_text  # noqa: E402
 from explorer.state.lab import LabState  # noqa: E402
 from explorer.widgets.value_box import feedback  # noqa: E402
 
@@ -180,7 +180,7 @@ def test_a_sequence_task_run_joins_the_grid(panel, qtbot, tmp_path):
 
 
 def test_grid_cells_and_headings_never_overstate():
-    from explorer.panels.lab_grid import cell_text, multiple_text
+    from explorer.panels.lab.grid import cell_text, multiple_text
 
     assert [cell_text(v) for v in (1.0, 0.999, 0.994, 0.5, 0.004, 0.0)] == ["100", ">99", "99", "50", "<1", "0"]
     assert [multiple_text(m) for m in (1, 1.5, 2, 0.5, 2.5, 1.25)] == ["1", "1½", "2", "½", "2½", "1¼"]
@@ -209,7 +209,7 @@ def test_pause_then_cancel_stops_within_a_second(panel, qtbot):
 
 
 def test_a_failed_run_shows_in_the_banner(panel, qtbot, monkeypatch):
-    import explorer.panels.lab as lab_mod
+    import explorer.panels.lab.panel as lab_mod
 
     def boom(*_a, **_k):
         raise RuntimeError("out of memory")
@@ -253,7 +253,7 @@ def test_closing_the_window_mid_run_exits_cleanly(main_window, qtbot):
 def test_bottom_legends_fit_their_plots(qtbot):
     """One row when the plot is wide enough, more rows when it is narrow; never wider than the plot."""
     from explorer.lab import SCHEMES, LengthResult, SchemeResult
-    from explorer.panels.lab_views import LengthPlot
+    from explorer.panels.lab.views import LengthPlot
     from explorer.widgets.plots import configure_pyqtgraph
 
     configure_pyqtgraph()
@@ -302,7 +302,7 @@ def test_the_empty_plots_placeholders_show_only_where_they_fit(qtbot):
     """At 1280 × 720 in presenter mode "Press Start…" ran over the legend and the reference lines."""
     import pyqtgraph as pg
 
-    from explorer.panels.lab_views import _hint
+    from explorer.panels.lab.views import _hint
 
     pw = pg.PlotWidget()
     qtbot.addWidget(pw)

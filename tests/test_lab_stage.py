@@ -31,7 +31,7 @@ def test_a_legend_is_left_out_where_it_would_leave_no_readable_data_area_and_goe
     """Two rows of legend took a 720p presenter plot's data area to 77 px: the legend shows only where five lines
     of body text remain for the data, and a plot exported alone while its legend is left out carries the key."""
     from explorer.lab import SCHEMES
-    from explorer.panels.lab_views import LengthPlot
+    from explorer.panels.lab.views import LengthPlot
     from explorer.widgets.plots import configure_pyqtgraph
     from explorer.widgets.readable import readable_size
 

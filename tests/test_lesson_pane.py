@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 
-from explorer.lesson_pane import parse_number, shown_number
+from explorer.lessons.ui.pane import parse_number, shown_number
 
 
 def _revealed(qtbot, pane):

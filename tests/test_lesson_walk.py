@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.lesson_dock import visible_rect
-from explorer.lesson_parts import SHOW, SKIP
+from explorer.lessons.ui.dock import visible_rect
+from explorer.lessons.ui.parts import SHOW, SKIP
 
 
 def _lesson(pane, name: str):
@@ -144,7 +144,7 @@ def test_the_welcome_offers_the_lessons(qtbot, main_window):
 
 
 def test_the_tour_names_five_panels_and_rings_the_controls_and_the_lesson_button(qtbot, main_window):
-    from explorer.welcome import TOUR
+    from explorer.shell.welcome import TOUR
 
     win = main_window
     qtbot.waitUntil(lambda: win.all_drawn, timeout=60000)

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 
 from explorer import presets as pr
-from explorer.session import DEFAULT_TITLE
 from explorer.settings import config_dir, load_settings
+from explorer.shell.session import DEFAULT_TITLE
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_the_help_menu_opens_it_again(win):
 
 
 def test_the_tour_points_at_real_parts_of_the_window_inside_it(win, qtbot):
-    from explorer.welcome import TOUR
+    from explorer.shell.welcome import TOUR
 
     assert win.welcome.offer()
     qtbot.mouseClick(win.welcome.dialog.tour_button, Qt.MouseButton.LeftButton)

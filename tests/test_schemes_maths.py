@@ -24,7 +24,7 @@ from explorer.encodings.attention import attention
 from explorer.encodings.blocks import Blocks, block_phasors, blocks
 from explorer.encodings.learned import LearnedTable
 from explorer.jobs import schemes as J
-from explorer.panels.schemes_formula import formula_html
+from explorer.panels.schemes.formula import formula_html
 from explorer.schemes.base import band_queries, content_vectors, pair_energy
 from explorer.schemes.learned import model_tables_text
 from explorer.state import SchemesState, StateError

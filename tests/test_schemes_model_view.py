@@ -143,7 +143,7 @@ def test_model_view_strip_states_the_models_rule_with_its_numbers():
     """View 6's formula strip is the model's rule (it showed the fifteen scheme formulas): llama3's wavelength
     bands, YaRN's ramp and attention factor, each with the numbers the job computes with."""
     from explorer.encodings.rope import llama3_band_edges, yarn_correction_range
-    from explorer.panels.schemes_formula import formula_lines, model_formula
+    from explorer.panels.schemes.formula import formula_lines, model_formula
 
     every = SchemesState(view="model", model="llama-3.1-8b").clamped(**{"show_alibi": True, "show_scaled_rope": True})
     assert formula_lines(every) == [model_formula("llama-3.1-8b")]

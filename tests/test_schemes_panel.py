@@ -227,7 +227,7 @@ def test_formula_strip_shows_a_few_formulas_and_keeps_the_rest_one_click_away(ma
     """Every scheme shown: the strip shows the first formulas and "▸ k more"; the tooltip and Copy hold them all;
     the link unfolds them and folds them back.  The ALiBi view's strip starts with ALiBi's formula."""
     from explorer import schemes as registry
-    from explorer.panels.schemes_formula import STRIP_FORMULAS, formula_lines
+    from explorer.panels.schemes.formula import STRIP_FORMULAS, formula_lines
 
     panel = make_panel()
     panel.set_state(panel.state.clamped(**{f"show_{s}": True for s in registry.ids()}))
@@ -253,7 +253,7 @@ def test_properties_table_or_cards_by_width(make_panel):
     line, rows capped; narrow: a card per scheme (its name across, then a row per property), nothing capped."""
     from PySide6.QtGui import QFontMetrics
 
-    from explorer.panels.schemes_table import MAX_ROW_LINES, two_lines
+    from explorer.panels.schemes.table import MAX_ROW_LINES, two_lines
 
     panel = make_panel(SchemesState(l_train=64, l_eval=256, view="properties"))
     view, table = panel.properties_view, panel.properties_view.table

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QLabel
 from test_plot_audit import _look, _shown_share, _wait
 from window_fixture import module_window, settle
 
-from explorer.panels.swap_grid import FIRST_CELL, MapsGrid
-from explorer.panels.swap_headline import Headline
-from explorer.panels.swap_views import QueryBars, TokenAxis
+from explorer.panels.swap.grid import FIRST_CELL, MapsGrid
+from explorer.panels.swap.headline import Headline
+from explorer.panels.swap.views import QueryBars, TokenAxis
 from explorer.widgets.formula_strip import _parts
 from explorer.widgets.reflow import ReflowGrid
 
@@ -172,7 +172,7 @@ def test_the_verdict_steps_down_to_keep_one_line(qtbot):
 
 
 def test_the_formula_splits_into_parts_the_presenter_line_can_keep():
-    from explorer.panels.swap_formula import formula_html
+    from explorer.panels.swap.formula import formula_html
     from explorer.state import SwapState
 
     parts = _parts(formula_html(SwapState(causal=True)))

@@ -9,8 +9,8 @@ from PySide6.QtCore import QByteArray, QMimeData, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTransform
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QLineEdit
 
-from explorer.panels.swap import SwapPanel, after_html, map_title
-from explorer.panels.swap_views import (
+from explorer.panels.swap.panel import SwapPanel, after_html, map_title
+from explorer.panels.swap.views import (
     TokenAxis,
     ValueText,
     difference_title,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.panels.swap_views import AttentionMap, QueryBars, TokenAxis
+from explorer.panels.swap.views import AttentionMap, QueryBars, TokenAxis
 
 
 def test_token_axis_keeps_its_drawn_ticks_for_the_same_labels(qtbot):

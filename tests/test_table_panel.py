@@ -130,7 +130,7 @@ def test_spectrum_opens_on_the_frequencies_that_hold_power():
     import numpy as np
 
     from explorer.encodings import table_stats as ts
-    from explorer.panels.table_views import spectrum_top
+    from explorer.panels.table.views import spectrum_top
 
     def top(table):
         freqs, power = ts.column_power(table)

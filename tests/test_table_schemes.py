@@ -174,7 +174,7 @@ def test_the_schemes_panel_follows_the_opened_checkpoint(qtbot, main_window, tmp
 
 
 def test_the_info_line_says_whose_rows_and_how_they_were_fitted():
-    from explorer.panels.schemes_info import table_text
+    from explorer.panels.schemes.info import table_text
 
     src = TableSource.from_array(helix(M, 16), "Lab: helix")
     st = SchemesState(head_dim=8)
@@ -189,7 +189,7 @@ def test_the_info_line_says_whose_rows_and_how_they_were_fitted():
 
 
 def test_the_formula_strip_says_the_plots_use_the_real_table():
-    from explorer.panels.schemes_formula import formula_html
+    from explorer.panels.schemes.formula import formula_html
 
     st = SchemesState(view="beyond")
     src = TableSource.from_array(helix(M, 8), "Lab: helix")

@@ -126,7 +126,7 @@ def test_no_scene_walk_after_a_draw(qtbot, main_window, monkeypatch):
 
 
 def test_help_user_guide_opens_the_index(qtbot, main_window, tmp_path, monkeypatch):
-    from explorer import help as help_mod
+    from explorer.shell import help as help_mod
     from explorer.widgets import guide
 
     folder = guide.docs_dir()
@@ -208,7 +208,7 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
     """The Lab's "Schemes to train" swatches used the light colours in dark theme too."""
     from PySide6.QtGui import QColor
 
-    from explorer.panels.lab_views import SCHEME_COLOURS
+    from explorer.panels.lab.views import SCHEME_COLOURS
     from explorer.theme import DARK
 
     lab = main_window.panels["lab"]

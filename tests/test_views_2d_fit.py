@@ -100,7 +100,7 @@ def test_grid_view_query_and_side(window):
 
 def test_token_swap_shows_copes_counts_and_they_fit(window):
     panel = _show(window, (1280, 720), "swap", scheme="cope", causal=True)
-    from explorer.panels.swap import count_maps
+    from explorer.panels.swap.panel import count_maps
 
     maps = count_maps(panel).maps
     assert maps and all(m.isVisible() for m in maps)

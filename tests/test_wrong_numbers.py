@@ -52,7 +52,7 @@ def test_swapping_identical_words_relabels_nothing():
 
 
 def test_swapping_identical_words_agrees_in_every_view(qtbot, service):
-    from explorer.panels.swap import SwapPanel, export_arrays
+    from explorer.panels.swap.panel import SwapPanel, export_arrays
 
     p = SwapPanel(service)
     qtbot.addWidget(p)

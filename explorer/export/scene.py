@@ -1,5 +1,5 @@
 """A scene's arrangement of its panel — its view (tab), splitter shares, plot ranges and the plot in focus — done
-the same way in the window (:class:`explorer.session.Session`) and headless (``pe-explorer export --scene``), so
+the same way in the window (:class:`explorer.shell.session.Session`) and headless (``pe-explorer export --scene``), so
 what a scene exports is what it shows.
 
 A scene's ``layout`` is the checked dict of :class:`explorer.presets.Preset` (``splitters``, ``ranges``,

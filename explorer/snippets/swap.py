@@ -11,7 +11,7 @@ from typing import Any
 from .. import schemes as registry
 from . import NoSnippet, Snippet, program
 
-#: What each plot's export holds (see ``explorer.panels.swap.export_arrays``), as the program's names.
+#: What each plot's export holds (see ``explorer.panels.swap.panel.export_arrays``), as the program's names.
 RESULTS = {
     "before": '{"weights before [query, key]": w_before[head], "row sums": w_before[head].sum(-1)}',
     "after": '{"weights after [query, key]": w_after[head], "row sums": w_after[head].sum(-1)}',

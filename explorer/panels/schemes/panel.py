@@ -1,0 +1,491 @@
+"""Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
+
+Seven views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
+own config; view 7 puts positions on an image's grid of patches).  Only the visible view is computed; each
+view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a request that equals the last one
+sent for its key is not sent again, so dragging s recomputes only the scaled-RoPE plots.  The main slider (for
+the benchmark and keyboard users) is s.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TypeVar
+
+import numpy as np
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ... import schemes as registry
+from ...jobs.grid import GridResponse
+from ...jobs.model_rope import ModelRopeResponse
+from ...jobs.schemes import (
+    METHOD_TITLES,
+    AlibiResponse,
+    BeyondResponse,
+    DistanceResponse,
+    MatrixResponse,
+    PropertiesResponse,
+    ScaledResponse,
+    build_requests,
+    shared_levels,
+)
+from ...lab import trained
+from ...snippets import NoSnippet
+from ...state import SchemesState, StateError
+from ...state.schemes import MAX_EXTENSION, VIEWS
+from ...widgets.qt_typed import layout_of
+from ...widgets.sliders import FloatSlider
+from ...widgets.theming import current_theme
+from ...widgets.value_box import DoubleSpinBox, SpinBox, feedback
+from ..base import Panel
+from ..table.link import RealTableOption
+from .alibi import AlibiView, PropertiesView
+from .beyond import BeyondView
+from .formula import STRIP_FORMULAS, formula_html
+from .grid import GridView
+from .info import distance_info, matrix_info
+from .model import ModelView, open_model_config
+from .snippets import (
+    alibi_data,
+    beyond_data,
+    distance_data,
+    grid_data,
+    matrix_name,
+    model_data,
+    slopes_data,
+    snippet_for,
+)
+from .tabs import FittedTabs
+from .views import DistanceView, MatrixView, SchemesView
+
+VIEW_TITLES = {
+    "matrices": "1 · Score matrices",
+    "distance": "2 · Score vs distance",
+    "beyond": "3 · Beyond training",
+    "alibi": "4 · ALiBi",
+    "properties": "5 · Properties",
+    "model": "6 · A model's RoPE",
+    "grid": "7 · Patch grid",
+}
+#: The titles where the full ones do not fit (1280 × 720 in presenter mode); the full one is the tooltip.
+SHORT_TITLES = {"matrices": "1 · Matrix", "distance": "2 · Dist.", "beyond": "3 · Beyond", "alibi": "4 · ALiBi",
+                "properties": "5 · Props", "model": "6 · Model", "grid": "7 · Grid"}
+V = TypeVar("V", bound=SchemesView)
+VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
+                "properties": PropertiesView, "model": ModelView, "grid": GridView}
+#: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
+LOG2_FACTOR_MAX = 6.0
+LOG2_FACTOR_STEP = 0.05
+
+
+class SchemesPanel(RealTableOption, Panel):
+    panel_id = "schemes"
+    state_cls = SchemesState
+    view_ids = VIEWS
+
+    def __init__(self, service, state=None, parent=None) -> None:
+        super().__init__(service, state, parent)
+        self._theme = None  # the last theme applied (views built later get it too)
+        self._closing = False
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self._build_controls())
+        self.tabs = FittedTabs([VIEW_TITLES[v] for v in VIEWS], [SHORT_TITLES[v] for v in VIEWS])
+        self.tabs.setObjectName("schemesTabs")
+        # Each view is built the first time it is shown (17 plots up front would slow the window's start).
+        self._views: dict[str, SchemesView] = {}
+        self._pages: dict[str, QWidget] = {}
+        for v in VIEWS:
+            page = QWidget()
+            page.setObjectName(f"schemesPage_{v}")
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._pages[v] = page
+            self.tabs.add_page(page, VIEWS.index(v))
+        self.tabs.currentChanged.connect(self._on_tabs_changed)
+        row.addWidget(self.tabs, 1)
+        self.body.addLayout(row, 1)
+        self.formula.set_max_formulas(STRIP_FORMULAS)
+        self.set_state(self.state)
+        trained.subscribe(self._on_trained_changed)
+
+    # -- controls ------------------------------------------------------------------------------------
+    def _build_controls(self) -> QWidget:
+        box = QWidget()
+        box.setObjectName("schemesControls")
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(2, 2, 2, 2)
+
+        schemes = QGroupBox("Schemes shown")
+        g = QGridLayout(schemes)
+        self.scheme_checks: dict[str, QCheckBox] = {}
+        for k, sch in enumerate(registry.all_schemes()):
+            cb = QCheckBox(sch.title)
+            cb.setObjectName(f"schemesShow_{sch.id}")
+            cb.setToolTip(sch.description)
+            cb.toggled.connect(lambda on, s=sch.id: self._change(**{f"show_{s}": on}))
+            g.addWidget(cb, k // 2, k % 2)
+            self.scheme_checks[sch.id] = cb
+        lay.addWidget(schemes)
+        lay.addWidget(self._build_own_parameters())
+
+        shared = QGroupBox("Shared (every column)")
+        f = QFormLayout(shared)
+        self.d_spin = SpinBox(minimum=2, maximum=1024, singleStep=2)
+        self.d_spin.setToolTip("head dim d: width of one attention head (pairs k = 0 … d/2 − 1)")
+        self.base_spin = DoubleSpinBox(minimum=10.0, maximum=1e7, decimals=0, singleStep=1000.0)
+        self.base_spin.setToolTip("θ_k = base^(−2k/d): 10000 in the original Transformer and Llama 2; "
+                                  "500000 in Llama 3")
+        self.lt_spin = SpinBox(minimum=2, maximum=131072)
+        self.lt_spin.setToolTip("L_train: the longest sequence seen in training (L_orig for scaled RoPE)")
+        self.le_spin = SpinBox(minimum=2, maximum=MAX_EXTENSION * 131072)
+        self.le_spin.setToolTip(f"L_eval: the length shown, up to {MAX_EXTENSION} × L_train")
+        self.le_ratio = QLabel()
+        self.content_combo = QComboBox()
+        self.content_combo.addItem("same c at every position", "same")
+        self.content_combo.addItem("average of 16 random c", "average")
+        self.seed_spin = SpinBox(minimum=0, maximum=2**31 - 1)
+        self.causal_check = QCheckBox("causal mask (decoder)")
+        f.addRow("head dim d", self.d_spin)
+        f.addRow("base", self.base_spin)
+        f.addRow("L_train", self.lt_spin)
+        f.addRow("L_eval", self.le_spin)
+        f.addRow("", self.le_ratio)
+        f.addRow("content", self.content_combo)
+        f.addRow("seed", self.seed_spin)
+        f.addRow(self.causal_check)
+        self.add_table_option(f, shared)  # a real table's rows for the schemes that take one (the learned)
+        lay.addWidget(shared)
+
+        scaled = QGroupBox("Scaled RoPE")
+        f2 = QFormLayout(scaled)
+        self.scaling_combo = QComboBox()
+        for method, title in METHOD_TITLES.items():
+            self.scaling_combo.addItem(title, method)
+        self.factor_slider = FloatSlider()
+        self.factor_slider.setObjectName("factorSlider")
+        self.factor_slider.setRange(0.0, LOG2_FACTOR_MAX)
+        self.factor_slider.setSingleStep(LOG2_FACTOR_STEP)
+        self.factor_slider.setPageStep(1.0)
+        self.factor_slider.setToolTip("factor s on a log scale (1 … 64); one page step doubles s")
+        self.factor_spin = DoubleSpinBox(minimum=1.0, maximum=64.0, decimals=3, singleStep=0.5)
+        f2.addRow("method", self.scaling_combo)
+        f2.addRow("factor s", self.factor_spin)
+        f2.addRow(self.factor_slider)
+        lay.addWidget(scaled)
+
+        alibi = QGroupBox("ALiBi")
+        f3 = QFormLayout(alibi)
+        self.heads_spin = SpinBox(minimum=1, maximum=64)
+        self.head_spin = SpinBox(minimum=0, maximum=63)
+        f3.addRow("heads", self.heads_spin)
+        f3.addRow("head shown", self.head_spin)
+        lay.addWidget(alibi)
+        lay.addStretch(1)
+        spins = (self.d_spin, self.base_spin, self.lt_spin, self.le_spin, self.seed_spin, self.factor_spin,
+                 self.heads_spin, self.head_spin)
+        for spin in spins:
+            # Typed numbers apply on Enter (typing 8192 must not pass through L_train = 8 and pull L_eval
+            # down); the arrows and the wheel still step at once, by steps that grow with the value.
+            spin.setKeyboardTracking(False)
+        for spin in (self.base_spin, self.lt_spin, self.le_spin):
+            spin.setStepType(QSpinBox.StepType.AdaptiveDecimalStepType)
+
+        self.d_spin.valueChanged.connect(lambda v: self._change(head_dim=v))
+        self.base_spin.valueChanged.connect(lambda v: self._change(base=v))
+        self.lt_spin.valueChanged.connect(lambda v: self._change(l_train=v))
+        self.le_spin.valueChanged.connect(lambda v: self._change(l_eval=v))
+        self.content_combo.currentIndexChanged.connect(
+            lambda _i: self._change(content=self.content_combo.currentData()))
+        self.seed_spin.valueChanged.connect(lambda v: self._change(seed=v))
+        self.causal_check.toggled.connect(lambda on: self._change(causal=on))
+        self.scaling_combo.currentIndexChanged.connect(
+            lambda _i: self._change(scaling=self.scaling_combo.currentData()))
+        self.factor_slider.valueChanged.connect(self._on_factor_slider_changed)
+        self.factor_spin.valueChanged.connect(lambda v: self._change(factor=v))
+        self.heads_spin.valueChanged.connect(lambda v: self._change(heads=v))
+        self.head_spin.valueChanged.connect(lambda v: self._change(alibi_head=v))
+
+        return self.make_sidebar(box)
+
+    def _build_own_parameters(self) -> QGroupBox:
+        """One box per scheme-specific parameter (T5's buckets, …), shown while its scheme is shown."""
+        box = QGroupBox("Scheme parameters")
+        box.setObjectName("schemeParams")
+        form = QFormLayout(box)
+        self.param_spins: dict[tuple[str, str], QSpinBox | QDoubleSpinBox] = {}
+        self._param_rows: dict[str, list] = {}
+        for sch in registry.all_schemes():
+            for p in sch.own_parameters():
+                spin: QSpinBox | QDoubleSpinBox = SpinBox() if p.integer else DoubleSpinBox(decimals=3)
+                if isinstance(spin, QSpinBox):
+                    spin.setRange(int(p.lo), int(p.hi))
+                else:
+                    spin.setRange(p.lo, p.hi)
+                spin.setKeyboardTracking(False)
+                spin.setToolTip(p.help or p.label)
+                spin.setObjectName(f"schemeParam_{sch.id}_{p.name}")
+                spin.valueChanged.connect(lambda v, s=sch.id, n=p.name, b=spin: self._set_own_parameter(s, n, v, b))
+                lab = QLabel(f"{sch.title}: {p.label or p.name}")
+                form.addRow(lab, spin)
+                self.param_spins[(sch.id, p.name)] = spin
+                self._param_rows.setdefault(sch.id, []).extend([lab, spin])
+        self.param_box = box
+        box.setVisible(False)  # shown while a shown scheme has a parameter of its own
+        return box
+
+    def _set_own_parameter(self, scheme: str, name: str, value, box) -> None:
+        """A scheme's own parameter from its box; a value the scheme cannot use with the others (T5's
+        max_distance below its buckets) is refused next to the box, which goes back to the value in use."""
+        try:
+            state = self.state.with_scheme_param(scheme, name, value)
+        except StateError as exc:
+            feedback(box).refuse(str(exc), f"{registry.get(scheme).title} {name}: {value:g} refused; kept "
+                                 f"{dict(self.state.params_of(scheme))[name]:g}")
+            self._block_and_sync()
+            return
+        feedback(box).clear()
+        self.set_state(state)
+
+    def _sync_own_parameters(self, st: SchemesState) -> None:
+        for (sid, name), spin in self.param_spins.items():
+            spin.setValue(dict(st.params_of(sid))[name])
+        for sid, widgets in self._param_rows.items():
+            for w in widgets:
+                w.setVisible(st.shows(sid))
+        self.param_box.setVisible(any(st.shows(sid) for sid in self._param_rows))
+
+    # -- views, built on first use ------------------------------------------------------------------
+    def view(self, name: str) -> SchemesView:
+        """The widget of view ``name``, built (and brought up to date with the state) on first use."""
+        if name not in self._views:
+            w = VIEW_CLASSES[name]()
+            layout_of(self._pages[name]).addWidget(w)
+            self._views[name] = w
+            if isinstance(w, ModelView):
+                w.modelPicked.connect(self._on_model_picked)
+                w.openRequested.connect(self._on_open_model)
+                w.queryPicked.connect(lambda t: self._change(model_query=t))
+            if isinstance(w, GridView):
+                w.queryPicked.connect(lambda t: self._change(grid_query=t))
+                w.sideChanged.connect(lambda v: self._change(grid_side=v, grid_query=-1))
+            if w.info is not None:
+                self.explain.adopt(w.info, w)  # the explanation beside the plots, not over them
+                self._refresh_explain()
+            self._sync_view(name, self.state)
+            if self._theme is not None:
+                w.apply_theme(self._theme)
+        return self._views[name]
+
+    @property
+    def views(self) -> dict[str, SchemesView]:
+        return {v: self.view(v) for v in VIEWS}
+
+    def _view_as(self, name: str, cls: type[V]) -> V:
+        """View ``name``, which is a ``cls`` (see VIEW_CLASSES)."""
+        w = self.view(name)
+        if not isinstance(w, cls):
+            raise TypeError(f"the {name} view is a {type(w).__name__}, not a {cls.__name__}")
+        return w
+
+    @property
+    def matrix_view(self) -> MatrixView:
+        return self._view_as("matrices", MatrixView)
+
+    @property
+    def distance_view(self) -> DistanceView:
+        return self._view_as("distance", DistanceView)
+
+    @property
+    def beyond_view(self) -> BeyondView:
+        return self._view_as("beyond", BeyondView)
+
+    @property
+    def alibi_view(self) -> AlibiView:
+        return self._view_as("alibi", AlibiView)
+
+    @property
+    def properties_view(self) -> PropertiesView:
+        return self._view_as("properties", PropertiesView)
+
+    def _sync_view(self, name: str, st: SchemesState) -> None:
+        # Layout and overlays follow the state at once; the numbers follow when results arrive.
+        w = self._views[name]
+        if hasattr(w, "arrange"):
+            w.arrange(st.schemes)
+        if hasattr(w, "set_geometry"):
+            w.set_geometry(st)
+
+    def _change(self, **changes) -> None:
+        try:
+            self.set_state(self.state.clamped(**changes))
+        except ValueError as exc:  # StateError: shown, the current state is kept
+            self.banner.show_error(str(exc))
+            self._block_and_sync()
+
+    def _on_factor_slider_changed(self, v: float) -> None:
+        self._change(factor=round(2.0 ** float(v), 4))
+
+    def _on_model_picked(self, spec: str) -> None:
+        self._change(model=spec, model_query=-1)
+
+    def ask_config_path(self) -> str:
+        """The config.json to open ("" if none; the GUI monkey answers this itself)."""
+        return QFileDialog.getOpenFileName(self, "Open model config", "", "Model config (*.json);;All files (*)")[0]
+
+    def _on_open_model(self) -> None:
+        spec, error = open_model_config(self.ask_config_path())
+        if error:
+            self.banner.show_error(error)
+        elif spec:
+            self._change(model=spec, model_query=-1)
+
+    def _on_tabs_changed(self, index: int) -> None:
+        self._change(view=VIEWS[index])
+
+    def main_slider(self) -> FloatSlider:
+        """The slider the benchmark drags: the context-scaling factor s (log scale, 1 … 64).
+
+        Dragging it recomputes only the scaled-RoPE plots of the visible view (the scaled column and
+        curve, or the frequency plots), so it measures the live path a lecturer uses most.
+        """
+        return self.factor_slider
+
+    def sync_widgets(self, st: SchemesState) -> None:
+        for s, cb in self.scheme_checks.items():
+            cb.setChecked(st.shows(s))
+        self._sync_own_parameters(st)
+        self.d_spin.setMinimum(4 if st.scaling == "ntk" else 2)
+        self.d_spin.setValue(st.head_dim)
+        self.base_spin.setValue(st.base)
+        self.lt_spin.setValue(st.l_train)
+        self.le_spin.setMaximum(MAX_EXTENSION * st.l_train)
+        self.le_spin.setValue(st.l_eval)
+        self.le_ratio.setText(f"= {st.l_eval / st.l_train:.3g} × L_train (max {MAX_EXTENSION}×)")
+        self.content_combo.setCurrentIndex(0 if st.content == "same" else 1)
+        self.seed_spin.setValue(st.seed)
+        self.causal_check.setChecked(st.causal)
+        self.scaling_combo.setCurrentIndex(list(METHOD_TITLES).index(st.scaling))
+        self.factor_spin.setValue(st.factor)
+        if abs(2.0 ** self.factor_slider.value() - st.factor) > 1e-3:
+            self.factor_slider.setValue(math.log2(st.factor))
+        self.heads_spin.setValue(st.heads)
+        self.head_spin.setMaximum(st.heads - 1)
+        self.head_spin.setValue(st.alibi_head)
+        # The tab bar must deliver its change to the tab widget's page stack (the panel blocks every child's
+        # signals while syncing); the tab widget itself stays blocked, so no change comes back to the panel.
+        bar = self.tabs.tabBar()
+        was = bar.blockSignals(False)
+        self.tabs.setCurrentIndex(VIEWS.index(st.view))
+        bar.blockSignals(was)
+        self.view(st.view)
+        for name in self._views:
+            self._sync_view(name, st)
+        self._update_scales()
+
+    # -- requests and results --------------------------------------------------------------------------
+    def requests(self, st):
+        return build_requests(st, trained=trained.latest(), table=self.table_for_request())
+
+    def _on_trained_changed(self) -> None:
+        """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
+        if not self._closing and any(registry.get(s).uses_lab_weights for s in self.state.schemes):
+            self.request_update()
+
+    def shutdown(self) -> None:
+        self._closing = True  # a Lab run finishing now must not send requests to a stopping service
+        super().shutdown()
+
+    def show_result(self, r) -> None:
+        st = self.state
+        if isinstance(r, MatrixResponse):
+            self.matrix_view.show_matrix(r, st)
+        elif isinstance(r, DistanceResponse):
+            self.distance_view.show_distance(r)
+        elif isinstance(r, BeyondResponse):
+            self.beyond_view.show_beyond(r)
+        elif isinstance(r, ScaledResponse):
+            self.beyond_view.show_scaled(r)
+        elif isinstance(r, AlibiResponse):
+            self.alibi_view.show_alibi(r)
+        elif isinstance(r, PropertiesResponse):
+            self.properties_view.show_properties(r)
+        elif isinstance(r, ModelRopeResponse):
+            self._view_as("model", ModelView).show_model(r)
+        elif isinstance(r, GridResponse):
+            self._view_as("grid", GridView).show_grid(r)
+        self._update_scales()
+
+    def _update_scales(self) -> None:
+        """One colour scale for every score matrix, one y-range for every distance curve."""
+        st = self.state
+        if "matrices" in self._views:
+            k, clipped = shared_levels(self.matrix_view.extents(st.schemes))
+            self.matrix_view.set_levels(k)
+            self.matrix_view.info.setText(matrix_info(st, k, clipped, self.matrix_view.responses,
+                                                      self._theme or current_theme()))
+        if "distance" in self._views:
+            kd, clipped_d = shared_levels(self.distance_view.extents(st.schemes))
+            self.distance_view.set_range(kd, clipped_d, st)
+            self.distance_view.info.setText(distance_info(st, self.distance_view.responses))
+
+    # -- hooks ---------------------------------------------------------------------------------------
+    def formula_text(self, state) -> str:
+        return formula_html(state, self.table_for_request())
+
+    def export_basename(self) -> str:
+        """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
+        st = self.state
+        if st.view == "model":
+            return f"schemes_model_{'opened' if st.model.lstrip().startswith('{') else st.model}"
+        if st.view == "grid":
+            return f"schemes_grid_{st.grid_side}x{st.grid_side}_d{st.head_dim}"
+        return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
+
+    def apply_theme(self, theme) -> None:
+        """Info labels (their style sheets set sizes) and hatching follow the theme; the generic pass
+        styles the plots themselves."""
+        self._theme = theme
+        for w in self._views.values():
+            w.apply_theme(theme)
+        if "matrices" in self._views and self.matrix_view.responses:
+            self._update_scales()  # the caption names the mask's colour
+
+    def export_data(self, plot) -> dict:
+        """Exact float64 numbers: a score matrix's block means (NaN = no row or masked future), the shared
+        colour scale; other plots as the generic read-back gives them."""
+        mv = self._views.get("matrices")
+        if isinstance(mv, MatrixView):
+            if plot is mv.cbar_widget:
+                return {"shared colour scale ΔS (low, high)": np.array(mv.cbar.levels(), dtype=np.float64)}
+            for s, pw in mv.plots.items():
+                r = mv.responses.get(s)
+                if plot is pw and r is not None and r.matrix is not None:
+                    return {matrix_name(r): r.matrix}
+        av = self._views.get("alibi")
+        if isinstance(av, AlibiView) and plot is av.slopes and (slopes := slopes_data(self)) is not None:
+            return slopes
+        return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
+                or model_data(self, plot) or grid_data(self, plot) or super().export_data(plot))
+
+    def export_snippet(self, plot):
+        return snippet_for(self, plot)
+
+    def formula_snippet(self):
+        return NoSnippet("the strip holds one formula per scheme; right-click a score matrix for its program")
+
+    def plots(self) -> list:
+        """The plots of the visible view (export and theming act on what is on screen)."""
+        return self.view(self.state.view).plot_widgets()

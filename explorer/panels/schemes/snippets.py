@@ -1,0 +1,236 @@
+"""Copy as Python for the Schemes panel's plots: which program (or which stated reason) each plot gets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import schemes as registry
+from ...encodings import alibi_slopes
+from ...snippets import NoSnippet, Snippet
+from ...snippets import schemes as snip
+from ...widgets.plot_data import plot_title
+from .beyond import LEARNED
+
+
+def matrix_name(r) -> str:
+    """The exported name of a score matrix's array (it says whether cells are block means)."""
+    title = registry.get(r.request.scheme).title
+    return (f"{title} ΔS [query, key]" if r.block == 1 else
+            f"{title} ΔS block means [query block, key block], {r.block} positions per block")
+
+
+def slopes_data(panel) -> dict | None:
+    """The ALiBi slopes plot's numbers, exact (the generic read-back would mix in the picked head's marker)."""
+    req = panel.latest_request("schemes.alibi")
+    if req is None:
+        return None
+    return {"x": np.arange(req.heads, dtype=np.float64), "slope": alibi_slopes(req.heads)}
+
+
+def alibi_which(av, plot) -> str:
+    """"profiles", "attention" or "tiles" for those ALiBi plots ("" for another)."""
+    return {id(av.profiles): "profiles", id(av.attention): "attention", id(av.tiles): "tiles"}.get(id(plot), "")
+
+
+def alibi_data(panel, plot) -> dict | None:
+    """The ALiBi profiles, attention shares and bias tiles, exact (the plots show the log10 of some)."""
+    av = panel._views.get("alibi")
+    r = None if av is None else av.response
+    which = "" if r is None else alibi_which(av, plot)
+    if not which or r is None:
+        return None
+    if which == "profiles":
+        return {"distance Δ": r.distance * 1.0, **{f"head {k} weight": p for k, p in enumerate(r.profiles)}}
+    if which == "attention":
+        return {"query position": r.attention_queries * 1.0,
+                "share of the query's weight per key block [query, key block]": r.attention}
+    return {"bias block means [head, query block, key block]": r.tiles}
+
+
+def model_which(mv, plot) -> str:
+    """"freq", "waves" or "score" for the model view's plots ("" for another, or no view)."""
+    if mv is None:
+        return ""
+    return {id(mv.freq): "freq", id(mv.waves): "waves", id(mv.score): "score"}.get(id(plot), "")
+
+
+def model_data(panel, plot) -> dict | None:
+    """The model view's numbers, exact: θ′ and wavelengths per pair, the score curve's block statistics (per layer
+    type for a model whose layers differ); the temperature; an M-RoPE model's ids, axes and scores."""
+    mv = panel._views.get("model")
+    r = None if mv is None else mv.response
+    if r is None:
+        return None
+    if r.temperature is not None and plot is mv.rope.temp:
+        return {"query position p": r.temperature[0], "τ(p)": r.temperature[1]}
+    if r.mrope is not None:
+        mr = r.mrope
+        found = {mv.mrope.ids: lambda: {"token": np.arange(mr.ids.shape[1], dtype=np.float64),
+                                        **{f"{a} id": mr.ids[k].astype(np.float64) for k, a in enumerate("thw")}},
+                 mv.mrope.axes: lambda: {"pair i": np.arange(r.theta.size, dtype=np.float64), "θ": r.theta,
+                                         "axis (0 t, 1 h, 2 w)": mr.axes.astype(np.float64)},
+                 mv.mrope.tokens: lambda: {"token": np.arange(mr.scores.size, dtype=np.float64),
+                                           f"score from token {mr.query}": mr.scores},
+                 mv.mrope.image: lambda: {f"score from token {mr.query} on the image (rows, columns)": mr.image_scores}}
+        for pw, build in found.items():
+            if plot is pw:
+                return build()
+    which = model_which(mv, plot)
+    if not which:
+        return None
+    k = np.arange(r.theta.size, dtype=np.float64)
+    if which == "freq":
+        out = {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
+    elif which == "waves":
+        out = {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
+               "model wavelength": 2 * np.pi / r.theta}
+    else:
+        out = {"distance Δ (block centre)": r.distance}
+        for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
+            out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
+    for c in r.layer_curves:  # a model whose layers differ: each layer type's own
+        if which == "score":
+            out.update({f"{c.layer_type} {what}": v for what, v in zip(("mean", "min", "max"), c.score, strict=True)})
+        else:
+            out[f"{c.layer_type} θ′" if which == "freq" else f"{c.layer_type} wavelength"] = (
+                c.theta if which == "freq" else 2 * np.pi / c.theta)
+    return out
+
+
+def beyond_data(panel, plot) -> dict | None:
+    """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
+    bv = panel._views.get("beyond")
+    r = None if bv is None else bv.response
+    sr = None if bv is None else bv.scaled_response
+    if sr is not None and plot in (bv.scaled, bv.weight):
+        k = np.arange(sr.theta.size, dtype=np.float64)
+        if plot is bv.scaled:
+            return {"pair k": k, "wavelength before": sr.wavelength, "wavelength after": sr.wavelength_scaled}
+        return {"pair k": k, "weight": sr.weight}
+    if r is None:
+        return None
+    for sid, (pw, _c, _m) in bv.extras.items():
+        if plot is pw and sid in r.extras:
+            spec = r.extras[sid]
+            return {spec.x_label: np.asarray(spec.x, dtype=np.float64),
+                    spec.y_label: np.asarray(spec.y, dtype=np.float64)}
+    if plot not in (bv.waves, bv.cover):
+        return None
+    k = np.arange(r.theta.size, dtype=np.float64)
+    if plot is bv.waves:
+        return {"pair k": k, "wavelength 2π/θ_k": r.wavelength, "full turn inside L_train": r.full_turn * 1.0}
+    return {"pair k": k, "share of a turn inside L_train": r.cover_train, "share up to L_eval": r.cover_eval}
+
+
+def _distance_plot(panel, plot) -> tuple[str, list] | None:
+    """(kind, the responses it draws) when ``plot`` is one of the distance view's (see DISTANCE_PLOTS)."""
+    dv = panel._views.get("distance")
+    if dv is None:
+        return None
+    shown = [dv.responses[s] for s in panel.state.schemes if s in dv.responses]
+    if plot is dv.top:
+        return "curves", shown
+    if plot is dv.bottom:
+        return "bound", [r for r in shown if r.bound is not None]
+    for s, (pw, _c) in dv.term_plots.items():
+        if plot is pw:
+            return "terms", [r for r in shown if r.request.scheme == s]
+    return None
+
+
+def distance_data(panel, plot) -> dict | None:
+    """The distance view's numbers, exact and named by scheme (the read-back would drop the band's names)."""
+    found = _distance_plot(panel, plot)
+    if found is None:
+        return None
+    kind, responses = found
+    out = {}
+    for r in responses:
+        names = snip.distance_names(registry.get(r.request.scheme).title, r, kind)
+        if kind == "bound":
+            values = [r.distance, r.bound]
+        elif kind == "terms":
+            values = [r.distance, *(v for _n, v in r.terms)]
+        else:
+            values = [r.distance, r.mean, *((r.band_distance, r.lo, r.hi) if r.lo is not None else ())]
+        out.update({n: np.asarray(v, dtype=np.float64) for n, v in zip(names, values, strict=True)})
+    return out
+
+
+def snippet_for(panel, plot) -> Snippet | NoSnippet:
+    views = panel._views
+    title = f"Schemes — {plot_title(plot) or 'plot'}"
+    waiting = NoSnippet("the plot has not drawn yet")
+    mv = views.get("matrices")
+    if mv is not None:
+        if plot is mv.cbar_widget:
+            return NoSnippet("the shared scale is the largest |ΔS| of the bounded schemes shown; "
+                             "copy a matrix's snippet")
+        for s, pw in mv.plots.items():
+            if plot is pw:
+                r = mv.responses.get(s)
+                if r is None:
+                    return NoSnippet("the plot has not drawn yet")
+                if r.matrix is None:
+                    return NoSnippet(r.note or "this configuration draws no matrix")
+                return snip.matrix(r.request, matrix_name(r), title)
+    av = views.get("alibi")
+    if av is not None:
+        if plot is av.slopes:
+            req = panel.latest_request("schemes.alibi")
+            return NoSnippet("the plot has not drawn yet") if req is None else snip.alibi_slopes(req, title)
+        which = alibi_which(av, plot)
+        if which:
+            return waiting if av.response is None else snip.alibi_plot(av.response, which, title)
+    found = _distance_plot(panel, plot)
+    if found is not None:
+        return snip.distance(found[1], found[0], title)
+    bv = views.get("beyond")
+    if bv is not None and plot in (bv.waves, bv.cover):
+        which = "waves" if plot is bv.waves else "cover"
+        return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
+    if bv is not None:
+        for sid, (pw, _c, _m) in bv.extras.items():
+            if plot is pw:
+                r = bv.response
+                setup = None if r is None else dict(r.request.extras).get(sid)
+                if setup is None or sid not in r.extras:
+                    return waiting
+                return snip.beyond_extra(setup, r.extras[sid], title)
+    if bv is not None and plot in (bv.scaled, bv.weight):
+        sr = bv.scaled_response
+        return waiting if sr is None else snip.scaled_plot(sr, "scaled" if plot is bv.scaled else "weight", title)
+    if bv is not None and plot is bv.table:
+        said = registry.get(LEARNED).score_snippet(None)  # why a learned table has no program
+        return said if isinstance(said, NoSnippet) else NoSnippet("the learned table has no program")
+    mv_ = views.get("model")
+    which = model_which(mv_, plot)
+    if which:
+        return waiting if mv_.response is None else snip.model_plot(mv_.response, which, title)
+    if mv_ is not None and plot in (mv_.rope.temp, *mv_.mrope.plot_widgets()):
+        return NoSnippet("no program: `pe-explorer data rope-frequencies --config …` (per layer type, with the "
+                         "temperature) or `data mrope-positions`; Export → Save numbers writes the plot")
+    gv = views.get("grid")
+    if gv is not None and plot in gv.plot_widgets():
+        return NoSnippet("no Copy-as-Python program for the patch grid yet: Export → Save numbers writes its exact "
+                         "scores")
+    return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
+
+
+def grid_data(panel, plot) -> dict | None:
+    """The patch grid's numbers: a scheme's scores on the grid, or the cuts."""
+    gv = panel._views.get("grid")
+    if gv is None:
+        return None
+    for s, pw in gv.plots.items():
+        r = gv.responses.get(s)
+        if plot is pw and r is not None and r.scores is not None:
+            return {f"{r.title}: score of patch {r.query} with every patch (rows y, columns x)": r.scores}
+    if plot is gv.cuts:
+        out = {}
+        for r in gv.responses.values():
+            for name, dist, values in r.cuts:
+                out[f"{r.title} · {name}: distance"] = dist
+                out[f"{r.title} · {name}: score"] = values
+        return out or None
+    return None
