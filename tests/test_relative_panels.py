@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from explorer.lab import SchemeResult, trained
+from explorer.lab import SchemeResult
 from explorer.schemes import fire
 from explorer.state import SchemesState
 from explorer.widgets.titles import full_title
@@ -22,7 +22,6 @@ def panel(qtbot, service):
     from explorer.widgets.plots import configure_pyqtgraph
 
     configure_pyqtgraph()
-    trained.forget()
     p = SchemesPanel(service, SchemesState(l_train=32, l_eval=64, schemes=SHOWN,
                                            scheme_params=(("shaw", "k", 8),)))
     qtbot.addWidget(p)
@@ -31,7 +30,6 @@ def panel(qtbot, service):
     _wait(qtbot, p)
     yield p
     p.shutdown()
-    trained.forget()
 
 
 def _wait(qtbot, p) -> None:
@@ -68,7 +66,7 @@ def test_fire_says_whose_weights_it_draws(qtbot, panel):
     assert full_title(panel.matrix_view.plots["fire"].getPlotItem()) == "FIRE (seeded)"
     w = fire.seeded_weights(4, 7, 16)
     fake = type("Run", (), {"schemes": (SchemeResult("fire", "done", 1, (1.0,), 0.1, weights=fire.pack(w)),)})
-    trained.remember(fake)  # what the Lab panel does when a run finishes: the Schemes panel redraws at once
+    panel.links.remember_weights(fake)  # what the Lab panel does when a run finishes: Schemes redraws at once
     _wait(qtbot, panel)
     assert full_title(panel.matrix_view.plots["fire"].getPlotItem()) == "FIRE (Lab-trained)"
     m = panel.matrix_view.responses["fire"].matrix

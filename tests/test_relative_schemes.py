@@ -242,7 +242,8 @@ def test_fire_says_whose_weights_it_draws_and_uses_the_labs():
 
 
 def test_fire_lab_bias_is_the_formula_and_a_run_keeps_its_weights():
-    from explorer.lab import LabConfig, run_experiment, trained
+    from explorer.lab import LabConfig, run_experiment
+    from explorer.panels.links import PanelLinks
 
     torch.manual_seed(0)
     pos = registry.get("fire").lab_module(16, 2, 8)
@@ -252,11 +253,11 @@ def test_fire_lab_bias_is_the_formula_and_a_run_keeps_its_weights():
     np.testing.assert_allclose(got, want, atol=1e-5)
     res = run_experiment(LabConfig(schemes=("fire",), train_len=8, steps=2, d_model=16, heads=2, batch=4,
                                    eval_batch=4, device="cpu"))
-    trained.forget()
-    trained.remember(res)
-    assert fire.unpack(trained.latest()["fire"])["w2"].shape == (2, fire.MLP_WIDTH)
-    trained.forget()
-    assert trained.latest() == {}
+    links = PanelLinks()
+    assert links.trained_weights() == {}
+    links.remember_weights(res)
+    assert fire.unpack(links.trained_weights()["fire"])["w2"].shape == (2, fire.MLP_WIDTH)
+    assert PanelLinks().trained_weights() == {}  # another window's channel starts with nothing
 
 
 # -- all four: Token swap and a Lab step ------------------------------------------------------------

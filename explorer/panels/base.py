@@ -17,6 +17,7 @@ from ..widgets.frames import FrameScheduler
 from ..widgets.plots import Banner
 from ..widgets.sidebar import ExplainPane, Sidebar
 from ..widgets.theming import theme_bus
+from .links import PanelLinks
 
 
 class Panel(QWidget):
@@ -40,10 +41,13 @@ class Panel(QWidget):
     #: A result was drawn (its request's key).
     drawn = Signal(str)
 
-    def __init__(self, service: ComputeService, state: Any | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, service: ComputeService, state: Any | None = None, parent: QWidget | None = None, *,
+                 links: PanelLinks | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(f"{self.panel_id}Panel")
         self.service = service
+        #: The channel to the other panels (the window's; a panel made on its own has one of its own).
+        self.links = links if links is not None else PanelLinks(self)
         self._state = state if state is not None else self.state_cls()
         #: The newest handle per key (from :meth:`submit`); the service does all the scheduling.
         self._handles: dict[str, Handle] = {}

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from ..panels import PANELS, load_panel_class
 from ..panels.base import Panel
+from ..panels.links import PanelLinks
 
 if TYPE_CHECKING:
     from ..panels.table import TablePanel
@@ -106,6 +107,9 @@ class PanelDocks(QObject):
         self._show_panel = show_panel  # the window's: a panel on stage
         self._service = service
         self._setup = setup
+        #: The one channel between the panels, handed to each as it is built.
+        self.links = PanelLinks(self)
+        self.links.tableWanted.connect(self.show_learned_table)
         self.panels = LazyPanels([pid for pid, _, _ in PANELS], self._build_panel)
         self._specs = {pid: spec for pid, _, spec in PANELS}
         self.docks: dict[str, QDockWidget] = {}
@@ -130,19 +134,18 @@ class PanelDocks(QObject):
         cls = load_panel_class(self._specs[panel_id])
         state = self.panels.initial.pop(panel_id, None)
         try:
-            panel = cls(self._service, state)
+            panel = cls(self._service, state, links=self.links)
         except Exception as exc:  # noqa: BLE001 - a restored state the panel refuses: start from its defaults
             if state is None:
                 raise
             log.warning("%s: saved parameters not used (%s)", panel_id, exc)
-            panel = cls(self._service)
+            panel = cls(self._service, links=self.links)
         self.panels._built[panel_id] = panel
         dock = self.docks[panel_id]
         old = dock.widget()
         dock.setWidget(panel)
         if old is not None and old is not panel:
             old.deleteLater()
-        self._link_table(panel_id, panel)
         self._setup(panel_id, panel)
         self.built.emit(panel_id)
         return panel
@@ -175,16 +178,3 @@ class PanelDocks(QObject):
         if not isinstance(panel, TablePanel):
             raise TypeError(f"the {self.TABLE_PANEL} panel is a {type(panel).__name__}, not a TablePanel")
         return panel
-
-    def _link_table(self, panel_id: str, panel) -> None:
-        """Panels with a "Real learned rows" option follow the table the Learned-table panel shows."""
-        if panel_id == self.TABLE_PANEL:
-            panel.sourceChanged.connect(self._on_table_source_changed)
-            self._on_table_source_changed(panel.source())
-        elif hasattr(panel, "set_table_source") and self.panels.is_built(self.TABLE_PANEL):
-            panel.set_table_source(self._table().source())
-
-    def _on_table_source_changed(self, source) -> None:
-        for p in self.panels.built().values():
-            if hasattr(p, "set_table_source"):
-                p.set_table_source(source)

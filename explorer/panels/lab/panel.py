@@ -89,8 +89,8 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
     panel_id = "lab"
     state_cls = LabState
 
-    def __init__(self, service, state=None, parent=None) -> None:
-        super().__init__(service, state, parent)
+    def __init__(self, service, state=None, parent=None, *, links=None) -> None:
+        super().__init__(service, state, parent, links=links)
         self.runner = LabRunner(service, self)
         self.result: LabResult | None = None
         #: The last finished (or opened) run of each task: the results grid.

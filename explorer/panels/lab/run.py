@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from ...lab import LabConfig, LabControl, LabResult, trained
+from ...lab import LabConfig, LabControl, LabResult
 from ...lab.runner import run_as_long_job
 from ...service import ComputeService, LongHandle
 
@@ -179,7 +179,7 @@ class LabRunControl(_PanelBase):
 
     def _on_runner_finished(self, result: LabResult) -> None:
         # The service has joined the worker before this arrives: Start may be enabled again at once.
-        trained.remember(result)  # FIRE's trained MLP, for the Schemes panel
+        self.links.remember_weights(result)  # FIRE's trained MLP, for the Schemes panel
         self.show_lab_result(result, redraw_losses=False)
         if result.status == "done":
             self.status.setText(f"Done in {_eta(result.seconds)} on {result.device.upper()}"

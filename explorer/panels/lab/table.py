@@ -24,7 +24,8 @@ def first_trained_table(schemes) -> tuple[np.ndarray, str] | None:
 
 
 class LearnedTableButton(_PanelBase):
-    """Mixed into the Lab panel: a button that shows the trained table (the window's Learned-table panel)."""
+    """Mixed into the Lab panel: a button that shows the trained table in the Learned-table panel (through the
+    panels' channel, :meth:`~explorer.panels.links.PanelLinks.show_table`)."""
 
     def add_table_button(self, layout) -> None:
         self.table_button = QPushButton("View learned table", self)
@@ -41,8 +42,4 @@ class LearnedTableButton(_PanelBase):
     def view_learned_table(self) -> bool:
         """Open the trained table in the window's Learned-table panel; False when there is none to show."""
         found = first_trained_table(getattr(self, "_partial", ()))
-        docks = getattr(self.window(), "panel_docks", None)  # the window's panels (none: a panel on its own)
-        if found is None or docks is None:
-            return False
-        docks.show_learned_table(*found)
-        return True
+        return found is not None and self.links.show_table(*found)

@@ -42,7 +42,6 @@ from ...jobs.schemes import (
     build_requests,
     shared_levels,
 )
-from ...lab import trained
 from ...snippets import NoSnippet
 from ...state import SchemesState, StateError
 from ...state.schemes import MAX_EXTENSION, VIEWS
@@ -96,8 +95,8 @@ class SchemesPanel(RealTableOption, Panel):
     state_cls = SchemesState
     view_ids = VIEWS
 
-    def __init__(self, service, state=None, parent=None) -> None:
-        super().__init__(service, state, parent)
+    def __init__(self, service, state=None, parent=None, *, links=None) -> None:
+        super().__init__(service, state, parent, links=links)
         self._theme = None  # the last theme applied (views built later get it too)
         self._closing = False
         row = QHBoxLayout()
@@ -119,7 +118,7 @@ class SchemesPanel(RealTableOption, Panel):
         self.body.addLayout(row, 1)
         self.formula.set_max_formulas(STRIP_FORMULAS)
         self.set_state(self.state)
-        trained.subscribe(self._on_trained_changed)
+        self.links.weightsChanged.connect(self._on_trained_changed)
 
     # -- controls ------------------------------------------------------------------------------------
     def _build_controls(self) -> QWidget:
@@ -397,7 +396,7 @@ class SchemesPanel(RealTableOption, Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st, trained=trained.latest(), table=self.table_for_request())
+        return build_requests(st, trained=self.links.trained_weights(), table=self.table_for_request())
 
     def _on_trained_changed(self) -> None:
         """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""

@@ -98,8 +98,8 @@ class SwapPanel(RealTableOption, Panel):
     causal_check: QCheckBox
     late_check: QCheckBox
 
-    def __init__(self, service, state=None, parent=None) -> None:
-        super().__init__(service, state, parent)
+    def __init__(self, service, state=None, parent=None, *, links=None) -> None:
+        super().__init__(service, state, parent, links=links)
         self._last: SwapResponse | None = None
         self._undo: list[tuple[str, int, int, int]] = []
         self._theme = None  # an explorer.theme.Theme once the window applies one

@@ -1,9 +1,9 @@
 """A panel option to use the real position table the Learned-table panel shows (a checkpoint's or the Lab's).
 
 Mixed into a panel whose schemes may take a table (:attr:`explorer.schemes.Scheme.uses_table`): a check
-box, enabled while a real table is open, and :meth:`table_for_request` for the panel's requests.  The
-window hands every such panel the table shown (``set_table_source``); the choice is not part of the
-panel's state, like the checkpoint itself.
+box, enabled while a real table is open, and :meth:`table_for_request` for the panel's requests.  The table
+shown comes over the panels' channel (:class:`~explorer.panels.links.PanelLinks`); the choice is not part of
+the panel's state, like the checkpoint itself.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ class RealTableOption(_PanelBase):
         self.table_check.setToolTip(NO_TABLE_TIP)
         self.table_check.toggled.connect(self._on_table_check_toggled)
         form.addRow(self.table_check)
+        self.links.tableShownChanged.connect(self.set_table_source)
+        self.set_table_source(self.links.table_shown())
 
     def set_table_source(self, source) -> None:
         """The table the Learned-table panel shows (None or the seeded stand-in: no real table)."""

@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -65,11 +65,8 @@ class TablePanel(Panel):
     no_snippet = ("the table comes from a checkpoint or torch's random generator, which numpy cannot rebuild; "
                   "Export → Save numbers gives the data")
 
-    #: A checkpoint was opened or closed (the source now shown).
-    sourceChanged = Signal(object)
-
-    def __init__(self, service, state=None, parent=None) -> None:
-        super().__init__(service, state, parent)
+    def __init__(self, service, state=None, parent=None, *, links=None) -> None:
+        super().__init__(service, state, parent, links=links)
         self._source: TableSource | None = None  # None: the seeded stand-in of the state
         self._fallback: TableSource | None = None
         self._source_ok = True
@@ -186,7 +183,7 @@ class TablePanel(Panel):
         self._source = src
         self._source_ok = src is None
         self._source_error = ""
-        self.sourceChanged.emit(src)
+        self.links.set_table_shown(src)
         self.request_update()
 
     # -- requests and results ----------------------------------------------------------------------
@@ -220,7 +217,7 @@ class TablePanel(Panel):
             self._source = self._fallback
             self._source_ok = True
             self._source_error = failure.message
-            self.sourceChanged.emit(self._source)
+            self.links.set_table_shown(self._source)
             self.request_update()
 
     def _show_info(self, info) -> None:

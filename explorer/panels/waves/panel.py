@@ -65,8 +65,8 @@ class WavesPanel(Panel):
     # Properties: asking for a view builds its tab (see tabs.TABS).
     heatmap, waves, spectrum, vector, rotation, similarity, matrix, beyond, token, why = map(lazy_view, VIEW_ORDER)
 
-    def __init__(self, service, state=None, parent=None) -> None:
-        super().__init__(service, state, parent)
+    def __init__(self, service, state=None, parent=None, *, links=None) -> None:
+        super().__init__(service, state, parent, links=links)
         #: Requests held back while dragging because only views on hidden tabs show them (per key):
         #: sent when the drag ends or their tab is shown.
         self._held: dict[str, object] = {}
