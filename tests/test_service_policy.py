@@ -78,6 +78,51 @@ def test_a_newer_request_supersedes_a_pending_one(qtbot, service):
     assert service.superseded == 2 and blocker.status == "done"
 
 
+def test_the_same_request_again_replaces_a_pending_one_without_counting_it_superseded(qtbot, service):
+    gate = _gate("block2")
+    service.submit(Ask(0, key="policy.blocker", gate="block2"))
+    qtbot.waitUntil(_started("policy.blocker", 0), timeout=2000)
+    first, again = service.submit(Ask(5)), service.submit(Ask(5))
+    assert first.status == "superseded" and again.status == "pending" and service.superseded == 0
+    gate.set()
+    qtbot.waitUntil(lambda: again.done, timeout=5000)
+    assert _runs() == [5]
+
+
+# -- held until wanted ----------------------------------------------------------------------------
+def test_a_held_request_does_not_run_and_the_next_submit_replaces_it(qtbot, service):
+    got = []
+    held = service.submit(Ask(1), on_result=got.append, hold=True)
+    assert held.status == "held" and not held.done
+    qtbot.wait(150)
+    assert _runs() == [] and service.idle()  # held is not work in progress
+    rehold = service.submit(Ask(2), on_result=got.append, hold=True)
+    assert held.status == "superseded" and rehold.status == "held"
+    wanted = service.submit(Ask(2), on_result=got.append)  # its views are on screen again: run it
+    assert rehold.status == "superseded" and wanted.status == "pending"
+    qtbot.waitUntil(lambda: wanted.done, timeout=5000)
+    assert _runs() == [2] and [r.value for r in got] == [20]
+
+
+def test_a_held_request_equal_to_what_is_shown_is_skipped_and_one_can_be_cancelled(qtbot, service):
+    got = []
+    first = service.submit(Ask(3), on_result=got.append)
+    qtbot.waitUntil(lambda: first.done, timeout=5000)
+    same = service.submit(Ask(3), on_result=got.append, hold=True)
+    assert same.status == "skipped"  # the requester has it already: nothing to hold
+    other = service.submit(Ask(4), on_result=got.append, hold=True)
+    other.cancel()
+    assert other.status == "cancelled"
+    qtbot.wait(100)
+    assert _runs() == [3] and [r.value for r in got] == [30]
+
+
+def test_stop_drops_held_requests(qtbot):
+    svc = ComputeService(warm_up=False, mode="thread")
+    held = svc.submit(Ask(7), hold=True)
+    assert svc.stop(5.0) and held.status == "cancelled" and _runs() == []
+
+
 # -- one in flight per key ------------------------------------------------------------------------
 def test_one_in_flight_per_key_then_the_newest_pending_runs(qtbot, service):
     gate = _gate("a1")

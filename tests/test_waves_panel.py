@@ -225,11 +225,13 @@ def test_preview_while_held_then_refined_on_release(qtbot, service):
     slider.setValue(slider.value() + 40)
     computed = lambda: not p.waiting and p.service.idle()  # noqa: E731
     qtbot.waitUntil(computed, timeout=SETTLE_MS)
-    # While held: the visible heatmap at preview resolution; the hidden matrix waits for its turn.
+    # While held: the visible heatmap at preview resolution; the hidden matrix is held by the service (not run,
+    # and the panel not drawn) until it is wanted.
     assert p.responses["waves.heatmap"].request.preview
-    assert "waves.matrix" in p._held and not p.has_drawn
+    assert p.held() == {"waves.matrix"} and not p.has_drawn
+    assert p.responses["waves.matrix"].size == 1024  # still the last one computed
     p.tabs.setCurrentIndex(1)  # now it is seen: computed at the live (preview) size
-    qtbot.waitUntil(lambda: computed() and "waves.matrix" not in p._held, timeout=SETTLE_MS)
+    qtbot.waitUntil(lambda: computed() and not p.held(), timeout=SETTLE_MS)
     assert p.responses["waves.matrix"].size == 256
     slider.setSliderDown(False)
     _wait(qtbot, p)
@@ -240,11 +242,14 @@ def test_preview_while_held_then_refined_on_release(qtbot, service):
 def test_dragging_p_does_not_recompute_the_heatmap(panel, qtbot):
     keys = ("waves.heatmap", "waves.curves", "waves.matrix", "waves.views")
     before = {k: panel.latest_request(k) for k in keys}
+    ran: list[str] = []
+    panel.service.resultReady.connect(lambda r: ran.append(r.key))
     panel.controls.position.setValue(200)
     for k in keys[:3]:
-        assert panel.latest_request(k) is before[k]
+        assert panel.latest_request(k) == before[k]
     assert panel.latest_request("waves.views").position == 200
     _wait(qtbot, panel)
+    assert ran == ["waves.views"]  # the service skipped the three equal requests
 
 
 # -- large sizes: overview, zoom, matrix note --------------------------------------------------------------

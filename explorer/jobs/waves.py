@@ -542,18 +542,24 @@ class WavesResponse:
 
 
 def requests_for(state: WavesState, *, rows=None, cols=None, heat_px=(512, 512), waves_range=None,
-                 sim_range=None, px=600, preview=False) -> tuple:
-    """The four requests the panel sends for ``state`` (defaults: the whole table, 600-pixel plots)."""
+                 sim_range=None, px: int | tuple[int, int, int] = 600, preview: bool = False,
+                 cmap: str = HeatmapRequest.cmap) -> tuple:
+    """The heatmap, curves, pick and matrix requests for ``state``: what the Waves panel sends (with its views'
+    ranges and pixel sizes) and what a headless export computes (defaults: the whole table, 600-pixel plots).
+
+    ``px``: the waves, beyond-training and similarity plots' widths (one number for all three; 0 leaves a
+    curve out)."""
     n, d = state.n_positions, state.d_model
     enc = (n, d, state.base, state.variant)
     lanes = tuple(sorted(set(state.pairs) | {state.pair}))
     span = n - 1
+    waves_px, beyond_px, sim_px = (px, px, px) if isinstance(px, int) else px
     return (
         HeatmapRequest(*enc, rows=tuple(rows or (0, n)), cols=tuple(cols or (0, d)),
-                       max_rows=int(heat_px[0]), max_cols=int(heat_px[1]), preview=preview),
+                       max_rows=int(heat_px[0]), max_cols=int(heat_px[1]), preview=preview, cmap=cmap),
         CurvesRequest(*enc, pairs=lanes, l_train=state.l_train, waves_range=tuple(waves_range or (0, n)),
-                      waves_px=px, beyond_px=px, sim_range=tuple(sim_range or (-span, span)), sim_px=px,
-                      preview=preview),
+                      waves_px=waves_px, beyond_px=beyond_px, sim_range=tuple(sim_range or (-span, span)),
+                      sim_px=sim_px, preview=preview),
         PickRequest(*enc, position=state.position, offset=state.offset, pair=state.pair,
                     token_scale=state.token_scale, p1=state.p1, p2=state.p2, token_seed=state.token_seed,
                     preview=preview),

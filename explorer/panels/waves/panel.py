@@ -23,15 +23,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QAbstractSlider, QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from ...encodings.sinusoidal import wavelengths
-from ...jobs.waves import (
-    CurvesRequest,
-    CurvesResponse,
-    HeatmapRequest,
-    MatrixRequest,
-    PickRequest,
-    PickResponse,
-    matrix_size,
-)
+from ...jobs.waves import CurvesResponse, PickResponse, requests_for
 from ...state import PANEL_VIEWS, WavesState
 from ...widgets.plots import DIVERGING
 from ...widgets.qt_typed import layout_of
@@ -67,9 +59,6 @@ class WavesPanel(Panel):
 
     def __init__(self, service, state=None, parent=None, *, links=None) -> None:
         super().__init__(service, state, parent, links=links)
-        #: Requests held back while dragging because only views on hidden tabs show them (per key):
-        #: sent when the drag ends or their tab is shown.
-        self._held: dict[str, object] = {}
         self.responses: dict[str, object] = {}
         self._drag_depth = 0
         self._shown: WavesState | None = None
@@ -287,10 +276,9 @@ class WavesPanel(Panel):
 
     # -- requests and results ---------------------------------------------------------------------------
     def requests(self, st: WavesState) -> list:
-        """Four requests, each carrying only what it depends on (so unchanged ones are skipped)."""
-        enc = (st.n_positions, st.d_model, st.base, st.variant)
+        """Four requests (:func:`~explorer.jobs.waves.requests_for`), each carrying only what it depends on (so
+        unchanged ones are skipped), sized for the views that show them."""
         preview = self._preview()
-        rows, cols = self._ranges["heat"]
         # While a slider is held (or the animation plays): half the display resolution, so the
         # views keep up with the hand; letting go sends the full-resolution requests.
         div = 2 if preview else 1
@@ -303,19 +291,11 @@ class WavesPanel(Panel):
                    else (view if view is not None else self.waves).pixels() // div
                    for view in (self.waves, built_view(self._built, "beyond", BeyondView),
                                 built_view(self._built, "similarity", SimilarityView)))
-        lanes = tuple(sorted(set(st.pairs) | {st.pair}))
+        rows, cols = self._ranges["heat"]
         why = [self.why.request()] if self._why_wanted and "why" in self._built else []
-        return why + [
-            HeatmapRequest(*enc, rows=rows, cols=cols, max_rows=hp[0] // div, max_cols=hp[1] // div,
-                           preview=preview, cmap=self.heatmap.cmap_name),
-            CurvesRequest(*enc, pairs=lanes, l_train=st.l_train, waves_range=self._ranges["waves"],
-                          waves_px=px[0], beyond_px=px[1], sim_range=self._ranges["sim"], sim_px=px[2],
-                          preview=preview),
-            PickRequest(*enc, position=st.position, offset=st.offset, pair=st.pair,
-                        token_scale=st.token_scale, p1=st.p1, p2=st.p2, token_seed=st.token_seed,
-                        preview=preview),
-            MatrixRequest(*enc, size=matrix_size(st.n_positions, st.d_model, preview)),
-        ]
+        return why + list(requests_for(st, rows=rows, cols=cols, heat_px=(hp[0] // div, hp[1] // div),
+                                       waves_range=self._ranges["waves"], sim_range=self._ranges["sim"],
+                                       px=(px[0], px[1], px[2]), preview=preview, cmap=self.heatmap.cmap_name))
 
     def _update_fast(self) -> None:
         """Draw without antialiasing while dragging or playing; redraw everything smoothly after."""
@@ -329,40 +309,28 @@ class WavesPanel(Panel):
                 self.show_result(r)  # redraw what was drawn rough, now antialiased
 
     def request_update(self) -> None:
-        """Send the requests of the views someone can see; the service does all the scheduling.
+        """Send the requests for the current state; the service does all the scheduling.
 
         It keeps one request per key in flight (a newer one waits, so each result is drawn), skips
         requests equal to what is drawn or running, and while a slider is held starts a key at most
         every FRAME_S: drawing every step of a 60 Hz drag would keep the UI thread busy with frames
-        nobody sees.  While dragging, a request only views on hidden tabs need is held here until
-        the drag ends or its tab is shown.
+        nobody sees.  While dragging, a request only views on hidden tabs need is sent held: the
+        service keeps it unrun until the next request for its key (the drag's end, or its tab shown).
         """
         self._update_fast()
         preview = self._preview()
         pace = FRAME_S if preview else 0.0
         for req in self.requests(self._state):
-            if req == Panel.latest_request(self, req.key) and not self._failed(req.key):
-                # Unchanged since it was sent (already drawn or on its way): nothing to send or hold.
-                self._held.pop(req.key, None)
-                continue
-            if preview and not any(v.isVisible() for n in KEY_VIEWS[req.key] if (v := self._built.get(n))):
-                self._held[req.key] = req  # nobody sees it while dragging
-                continue
-            self._held.pop(req.key, None)
-            self.submit(req, pace_s=pace)
+            unseen = preview and not any(v.isVisible() for n in KEY_VIEWS[req.key] if (v := self._built.get(n)))
+            self.submit(req, pace_s=pace, hold=unseen)
 
-    def _failed(self, key: str) -> bool:
-        h = self._handles.get(key)
-        return h is not None and h.status in ("failed", "cancelled", "dropped")
-
-    def latest_request(self, key: str):
-        """The newest request wanted for ``key``: held back, else the last one sent."""
-        held = self._held.get(key)
-        return held if held is not None else super().latest_request(key)
+    def held(self) -> set[str]:
+        """The keys whose newest request was sent held (see :meth:`request_update`): waiting for their views."""
+        return {key for key, h in self._handles.items() if h.status == "held"}
 
     @property
     def has_drawn(self) -> bool:
-        return super().has_drawn and not self._held and not self._stale
+        return super().has_drawn and not self.held() and not self._stale
 
     def show_result(self, r) -> None:
         """Draw ``r`` into the views that show it: visible ones now, hidden ones (other tabs) once idle."""
@@ -411,7 +379,7 @@ class WavesPanel(Panel):
         if "why" in TABS[index][1] and not self._why_wanted:
             self._why_wanted = True
             self.request_update()
-        elif self._held or self._preview():
+        elif self.held() or self._preview():
             # What was held for the views now shown, and (while dragging) the curves they draw.
             self.request_update()
 
@@ -453,5 +421,4 @@ class WavesPanel(Panel):
         self.stop_play()
         self._range_timer.stop()
         self._stale_timer.stop()
-        self._held.clear()
         super().shutdown()

@@ -12,7 +12,9 @@ per plot or panel).  The service owns the whole scheduling policy, per key:
   thread) takes that job over instead of running again; one equal to the last result delivered to
   the same requester is not run at all;
 * **optional pacing** — ``pace_s`` is the shortest time between two starts of one key (the Waves
-  panel's ~30 frames a second while a slider is held).
+  panel's ~30 frames a second while a slider is held);
+* **held until wanted** — a request submitted with ``hold=True`` (one only hidden views need while a slider
+  is held) waits without running; the requester's next submit for its key, held or not, replaces it.
 
 Each submit returns a :class:`Handle`; its callbacks run on the UI thread and reach only the
 requester (no panel filters a global signal by its own bookkeeping).  Generation ids still guard
@@ -35,45 +37,20 @@ thread itself (tests that stand in jobs of their own).
 from __future__ import annotations
 
 import itertools
-import pickle
 import threading
 import time
 import traceback
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from . import jobs, worker
-from .jobs.control import JobControl
-
-
-@dataclass(frozen=True)
-class Result:
-    """A finished job: what was asked, what came back, how long it took, and for whom (``origin``)."""
-
-    key: str
-    generation: int
-    request: Any
-    value: Any
-    elapsed_ms: float
-    origin: Any = None
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A job that raised: the message is meant for a banner or the status bar."""
-
-    key: str
-    generation: int
-    request: Any
-    message: str
-    details: str
-    origin: Any = None
-
+from .. import jobs, worker
+from ..jobs.control import JobControl
+from .long import LongHandle, LongJobs
+from .results import Failure, Result, alive
 
 #: Every service made in this process, for :func:`stop_all` (weak: a service's life is its owner's).
 _SERVICES: weakref.WeakSet = weakref.WeakSet()
@@ -114,20 +91,11 @@ def _same_receiver(callback: Callable | None) -> Callable[[Callable | None], boo
     return lambda other: other is not None and ref() == other
 
 
-def _alive(callback: Callable) -> bool:
-    """False for a bound method of a Qt object whose C++ side was deleted (a closed panel)."""
-    owner = getattr(callback, "__self__", None)
-    if isinstance(owner, QObject):
-        from shiboken6 import Shiboken
-
-        return Shiboken.isValid(owner)
-    return True
-
-
 class Handle:
     """One submitted request: its generation, its requester's ``origin`` and callbacks, its status.
 
-    ``status`` is "pending", "running", "delivering", then one of :data:`FINISHED`: "done", "failed",
+    ``status`` is "pending" (or "held": see :meth:`ComputeService.submit`), "running", "delivering", then one
+    of :data:`FINISHED`: "done", "failed",
     "skipped" (an equal result is already the requester's), "superseded" (a newer request for the key
     came first, or an equal one took its job over), "cancelled", "dropped" or "refused" (the service
     had stopped).
@@ -167,53 +135,9 @@ class _Ticket:
         self.key, self.request, self.handle, self.pace_s = handle.key, handle.request, handle, pace_s
 
 
-class LongHandle:
-    """A long job (see :meth:`ComputeService.submit_long`): pause, resume, cancel, wait."""
-
-    def __init__(self, control: JobControl, name: str, origin=None) -> None:
-        self.control = control
-        self.name = name
-        self.origin = origin
-        #: "running", then "done", "failed", "cancelled" (stopped before it ended) or "refused".
-        self.status = "running"
-        self.on_progress: Callable | None = None
-        self.on_result: Callable | None = None
-        self.on_error: Callable | None = None
-        self.thread: threading.Thread | None = None
-        #: The child process running it ("process" mode), while it runs.
-        self.process: Any = None
-
-    def pause(self) -> None:
-        self.control.pause()
-
-    def resume(self) -> None:
-        self.control.resume()
-
-    def cancel(self) -> None:
-        """Ask the job to stop at its next checkpoint; it still reports how it ended."""
-        self.control.cancel()
-
-    @property
-    def paused(self) -> bool:
-        return self.control.paused
-
-    @property
-    def running(self) -> bool:
-        """True until the job has ended and its worker has returned."""
-        return self.thread is not None and self.thread.is_alive()
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the worker to end; True if it has."""
-        t = self.thread
-        if t is not None and t is not threading.current_thread():
-            t.join(timeout)
-        return not self.running
-
-
 class _Relay(QObject):
     # Lives on the UI thread; emitting from a worker makes these queued deliveries.
     delivered = Signal(object)
-    longEvent = Signal(object)
 
 
 class ComputeService(QObject):
@@ -241,6 +165,7 @@ class ComputeService(QObject):
         self._paused = paused
         self._cv = threading.Condition()
         self._pending: OrderedDict[str, _Ticket] = OrderedDict()
+        self._held: dict[str, _Ticket] = {}  # submitted with hold=True: not run until asked for again
         self._running: dict[str, _Ticket] = {}
         self._transit: dict[str, _Ticket] = {}  # finished on the worker, not yet delivered
         self._shown: dict[str, tuple[Any, Callable]] = {}  # key -> (last delivered request, same receiver?)
@@ -249,14 +174,13 @@ class ComputeService(QObject):
         self._delivered_gen: dict[str, int] = {}
         self._gen = itertools.count(1)
         self._stopping = False
-        self._long: list[LongHandle] = []
+        self._long = LongJobs(self.mode, self)
         self.superseded = 0  # pending requests replaced before they started
         self.dropped = 0  # results not delivered (cancelled, or older than one already delivered)
         self.skipped = 0  # requests not run: equal to one in flight or to the last delivered
         self.completed = 0
         self._relay = _Relay(self)
         self._relay.delivered.connect(self._on_delivered)
-        self._relay.longEvent.connect(self._on_long_event)
         self._thread = threading.Thread(target=self._loop, name="pe-compute", daemon=True)
         self._thread.start()
         _SERVICES.add(self)
@@ -265,18 +189,21 @@ class ComputeService(QObject):
             self._submit_warm_up()
 
     def _submit_warm_up(self) -> None:
-        from .jobs.misc import WarmUpRequest
+        from ..jobs.misc import WarmUpRequest
 
         self._warm_up = False
         self.submit(WarmUpRequest())
 
     # -- interactive requests (UI side) ---------------------------------------------------------
     def submit(self, request: Any, *, origin: Any = None, on_result: Callable[[Result], None] | None = None,
-               on_error: Callable[[Failure], None] | None = None, pace_s: float = 0.0) -> Handle:
+               on_error: Callable[[Failure], None] | None = None, pace_s: float = 0.0,
+               hold: bool = False) -> Handle:
         """Ask for ``request`` (it must have a ``key``); callbacks run on the UI thread, for this handle only.
 
         ``origin`` is the requester's opaque id, carried back on the :class:`Result`/:class:`Failure`.
         ``pace_s``: do not start this key's job sooner than ``pace_s`` after its previous start.
+        ``hold``: keep the request ("held") without running it until the next submit for its key, which
+        replaces it (a held request is not work in progress: :meth:`idle` does not wait for it).
         """
         key = request.key
         with self._cv:
@@ -286,10 +213,10 @@ class ComputeService(QObject):
                 return h
             h = Handle(self, request, next(self._gen), origin, on_result, on_error)
             self._latest[key] = h.generation
-            old = self._pending.pop(key, None)
-            if old is not None:
-                self.superseded += 1
-                old.handle.status = "superseded"
+            for old in (self._pending.pop(key, None), self._held.pop(key, None)):
+                if old is not None:
+                    self.superseded += old.request != request  # the same ask again replaces nothing
+                    old.handle.status = "superseded"
             outstanding = self._running.get(key) or self._transit.get(key)
             if outstanding is not None and outstanding.request == request:
                 # The same job is running (or its result is on the way): the newest requester gets it.
@@ -304,17 +231,23 @@ class ComputeService(QObject):
                 h.status = "skipped"  # the requester already has this very result
                 self.skipped += 1
                 return h
-            self._pending[key] = _Ticket(h, max(0.0, float(pace_s)))
-            self._cv.notify()
+            ticket = _Ticket(h, max(0.0, float(pace_s)))
+            if hold:
+                h.status = "held"
+                self._held[key] = ticket
+            else:
+                self._pending[key] = ticket
+                self._cv.notify()
         return h
 
     def _cancel(self, handle: Handle) -> None:
         with self._cv:
             if handle.done:
                 return
-            ticket = self._pending.get(handle.key)
-            if ticket is not None and ticket.handle is handle:
-                del self._pending[handle.key]
+            for waiting in (self._pending, self._held):
+                ticket = waiting.get(handle.key)
+                if ticket is not None and ticket.handle is handle:
+                    del waiting[handle.key]
             handle.status = "cancelled"
 
     def resume(self) -> None:
@@ -338,7 +271,7 @@ class ComputeService(QObject):
             return None if shown is None else shown[0]
 
     def idle(self) -> bool:
-        """No interactive request is waiting, running or on its way to the UI thread."""
+        """No interactive request is waiting, running or on its way to the UI thread (held ones aside)."""
         with self._cv:
             return not self._pending and not self._running and not self._transit
 
@@ -354,7 +287,7 @@ class ComputeService(QObject):
 
     def threads(self) -> list[threading.Thread]:
         """Every worker thread still alive: the interactive one and those of long jobs."""
-        out = [self._thread] + [h.thread for h in self._long if h.thread is not None]
+        out = [self._thread] + self._long.threads()
         return [t for t in out if t.is_alive()]
 
     @Slot(object)
@@ -380,14 +313,14 @@ class ComputeService(QObject):
         if error is None:
             result = Result(key, h.generation, h.request, value, elapsed_ms, h.origin)
             try:
-                if h.on_result is not None and _alive(h.on_result):
+                if h.on_result is not None and alive(h.on_result):
                     h.on_result(result)
             finally:
                 self.resultReady.emit(result)
         else:
             failure = Failure(key, h.generation, h.request, error[0], error[1], h.origin)
             try:
-                if h.on_error is not None and _alive(h.on_error):
+                if h.on_error is not None and alive(h.on_error):
                     h.on_error(failure)
             finally:
                 self.failed.emit(failure)
@@ -472,107 +405,35 @@ class ComputeService(QObject):
         so it must pickle (a module-level function or a ``functools.partial`` of one); one that does
         not (a test's local stand-in) runs on the worker thread as in "thread" mode.
         """
-        handle = LongHandle(control or JobControl(), name, origin)
-        handle.on_progress, handle.on_result, handle.on_error = on_progress, on_result, on_error
-        with self._cv:
-            if self._stopping:
-                handle.status = "refused"
-                return handle
-            self._long = [h for h in self._long if h.running]
-            self._long.append(handle)
-        target = self._long_work
-        if self.mode == "process":
-            try:
-                pickle.dumps(fn)
-                target = self._long_work_in_child
-            except Exception:  # noqa: BLE001 - cannot cross to a process: run it here, as in thread mode
-                pass
-        handle.thread = threading.Thread(target=target, args=(handle, fn), name=name, daemon=True)
-        handle.thread.start()
-        return handle
-
-    def _long_emit(self, handle: LongHandle, kind: str, value) -> None:
-        if self._stopping:
-            return
-        try:
-            self._relay.longEvent.emit((handle, kind, value))
-        except RuntimeError:  # the relay was deleted during shutdown
-            pass
-
-    def _long_work(self, handle: LongHandle, fn) -> None:
-        try:
-            value = fn(handle.control, lambda p: self._long_emit(handle, "progress", p))
-        except Exception as exc:  # noqa: BLE001 - a failed job must reach its requester, not kill the app
-            self._long_emit(handle, "error", Failure(handle.name, 0, fn, worker.error_message(exc),
-                                                     traceback.format_exc(), handle.origin))
-        else:
-            self._long_emit(handle, "result", value)
-
-    def _long_work_in_child(self, handle: LongHandle, fn) -> None:
-        def on_start(process) -> None:
-            handle.process = process
-
-        def on_event(kind: str, value) -> None:
-            if kind == "error":
-                value = Failure(handle.name, 0, fn, value[0], value[1], handle.origin)
-            self._long_emit(handle, kind, value)
-
-        try:
-            worker.run_long(fn, handle.control, on_event, on_start)
-        except Exception as exc:  # noqa: BLE001 - the child could not start (out of memory, no fork)
-            self._long_emit(handle, "error", Failure(handle.name, 0, fn, worker.error_message(exc),
-                                                     traceback.format_exc(), handle.origin))
-        finally:
-            handle.process = None
-
-    @Slot(object)
-    def _on_long_event(self, payload) -> None:
-        handle, kind, value = payload
-        if self._stopping or handle.status != "running":
-            return
-        if kind == "progress":
-            cb = handle.on_progress
-        else:
-            handle.join(1.0)  # it has emitted its last event and is returning: let it end first
-            handle.status = "done" if kind == "result" else "failed"
-            cb = handle.on_result if kind == "result" else handle.on_error
-        if cb is not None and _alive(cb):
-            cb(value)
+        return self._long.submit(fn, control=control, origin=origin, on_progress=on_progress,
+                                 on_result=on_result, on_error=on_error, name=name)
 
     # -- shutdown --------------------------------------------------------------------------------
     def stop(self, timeout: float = 2.0) -> bool:
-        """Stop accepting work, drop what is pending, cancel long jobs, join every worker.
+        """Stop accepting work, drop what is pending or held, cancel long jobs, join every worker.
 
         Returns True if every worker ended within ``timeout`` (about; each is given what is left).
         """
         with self._cv:
             self._stopping = True
-            for ticket in self._pending.values():
+            for ticket in [*self._pending.values(), *self._held.values()]:
                 ticket.handle.status = "cancelled"
             self._pending.clear()
-            long_jobs = list(self._long)
+            self._held.clear()
             self._cv.notify_all()
-        for h in long_jobs:
-            h.cancel()
-            if h.status == "running":
-                h.status = "cancelled"
+        long_jobs = self._long.cancel_all()
         end = time.monotonic() + timeout
         if self.child is not None:  # a job it is in the middle of is abandoned: the worker is let go
             self.child.close(min(0.5, timeout))
-        for t in [self._thread] + [h.thread for h in long_jobs if h.thread is not None]:
+
+        def join(t: threading.Thread) -> None:
             if t.is_alive() and threading.current_thread() is not t:
                 t.join(max(0.0, end - time.monotonic()))
-        for h in long_jobs:  # a training child that did not reach its next checkpoint in time
-            proc = h.process
-            if proc is not None and proc.is_alive():
-                proc.terminate()
-                proc.join(1.0)
-                if h.thread is not None:
-                    h.thread.join(1.0)
-        for sig, slot in ((self._relay.delivered, self._on_delivered),
-                          (self._relay.longEvent, self._on_long_event)):
-            try:
-                sig.disconnect(slot)
-            except (RuntimeError, TypeError):
-                pass
+
+        join(self._thread)
+        self._long.finish(long_jobs, join)
+        try:
+            self._relay.delivered.disconnect(self._on_delivered)
+        except (RuntimeError, TypeError):
+            pass
         return not self.threads()
