@@ -22,7 +22,7 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert isinstance(c["size"], str)
         for key in ("compute_ms", "drag_latency_ms"):
             assert set(c[key]) == {"p50", "p95"}
-            assert all(isinstance(v, float) and math.isfinite(v) and v >= 0 for v in c[key].values())
+            assert all(isinstance(v, float) and math.isfinite(v) and v >= 0 for v in c[key].values()), (key, c)
         assert isinstance(c["ui_stall_ms_max"], float) and c["ui_stall_ms_max"] >= 0
         assert isinstance(c["superseded"], int) and c["superseded"] >= 0
         assert set(c["matplotlib_ms"]) >= {"p50"} and c["matplotlib_ms"]["p50"] > 0

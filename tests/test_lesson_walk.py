@@ -245,6 +245,24 @@ def _docked_beside_the_stage(qtbot, win, step, where) -> bool:
     return True
 
 
+def _still(qtbot, win, pane, quiet_ms: int = 150, most_ms: int = 600) -> None:
+    """Wait until the dock's place, the pane's page and scroll bar and the ring have not moved for ``quiet_ms``
+    (at most ``most_ms``): they follow a step's scene a moment after it."""
+    def look():
+        ring = win.lessons._ring
+        return (win.lessons.dock.geometry().getRect(), pane.pages.width(), pane.scroll_area.viewport().width(),
+                pane.scroll_area.horizontalScrollBar().value(),
+                ring.geometry().getRect() if ring is not None and ring.isVisible() else None)
+
+    last, since, waited = look(), 0, 0
+    while since < quiet_ms and waited < most_ms:
+        qtbot.wait(30)
+        waited += 30
+        now = look()
+        since = since + 30 if now == last else 0
+        last = now
+
+
 SIZES = [((1280, 720), False), ((1280, 720), True), ((1920, 1080), False), ((1920, 1080), True)]
 
 
@@ -275,7 +293,7 @@ def test_walking_every_lesson_shows_no_answer_before_a_prediction(qtbot, main_wi
                 assert pane.show_button.text() == SKIP
             _revealed(qtbot, pane)
             assert pane.reveal.text() and "{" not in pane.reveal.text(), (lesson.name, index)
-            qtbot.wait(450)  # the ring, the dock's place and the pane's scroll bars follow a moment after the scene
+            _still(qtbot, win, pane)  # the ring, the dock's place and the pane's scroll bars follow the scene
             # The pane's text is never wider than the pane (a wide page scrolled it sideways, its left edge cut).
             assert pane.pages.width() <= pane.scroll_area.viewport().width(), (lesson.name, index)
             assert pane.scroll_area.horizontalScrollBar().value() == 0, (lesson.name, index)

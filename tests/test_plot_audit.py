@@ -221,7 +221,7 @@ def test_tick_labels_that_run_together_are_caught_and_the_apps_axis_never_draws_
 
 
 def test_a_token_axis_that_drops_a_token_must_say_so(qtbot):
-    from explorer.panels.swap.views import TokenAxis
+    from explorer.panels.swap.axis import TokenAxis
     from explorer.widgets.plots import Plot
 
     pw = Plot("tokens", axis_items={"left": TokenAxis("left")})

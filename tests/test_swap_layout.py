@@ -15,9 +15,10 @@ from PySide6.QtWidgets import QLabel
 from test_plot_audit import _look, _shown_share, _wait
 from window_fixture import module_window, settle
 
+from explorer.panels.swap.axis import TokenAxis
 from explorer.panels.swap.grid import FIRST_CELL, MapsGrid
 from explorer.panels.swap.headline import Headline
-from explorer.panels.swap.views import QueryBars, TokenAxis
+from explorer.panels.swap.views import QueryBars
 from explorer.widgets.formula_strip import _parts
 from explorer.widgets.reflow import ReflowGrid
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.panels.swap.views import AttentionMap, QueryBars, TokenAxis
+from explorer.panels.swap.axis import TokenAxis
+from explorer.panels.swap.views import AttentionMap, QueryBars
 
 
 def test_token_axis_keeps_its_drawn_ticks_for_the_same_labels(qtbot):

@@ -24,19 +24,16 @@ from explorer.jobs.waves import (
     compute_curves,
     compute_matrix,
     compute_pick,
-    cosine,
     envelope,
     formula_numbers,
     heatmap_tile,
     matrix_size,
     pe_values,
     requests_for,
-    rotation_readout,
     similarity_by_offset,
     spectrum_counts,
-    token_readout,
-    token_vector,
 )
+from explorer.jobs.waves_pick import cosine, rotation_readout, token_readout, token_vector
 from explorer.state import WavesState
 
 VARIANTS = ("paper", "halves", "t2t")

@@ -18,7 +18,8 @@ from explorer.jobs.waves import (
     heatmap_tile,
 )
 from explorer.panels.waves import WavesPanel
-from explorer.panels.waves.views_table import SPREAD_GREY, SpectrumView, WavesView, overview_rgba
+from explorer.panels.waves.views_heatmap import SPREAD_GREY, overview_rgba
+from explorer.panels.waves.views_table import SpectrumView, WavesView
 from explorer.service import Result
 from explorer.state import WavesState
 
@@ -172,13 +173,13 @@ def test_the_heatmap_job_returns_uint8_rgba_in_the_colour_map(qtbot):
 
 
 def test_the_heatmap_view_only_uploads_the_jobs_rgba(qtbot, monkeypatch):
-    from explorer.panels.waves import views_table
+    from explorer.panels.waves import views_heatmap
 
-    panel_view = views_table.HeatmapView()
+    panel_view = views_heatmap.HeatmapView()
     qtbot.addWidget(panel_view)
     r = compute_heatmap(HeatmapRequest(131072, 128, 10000.0, "halves", rows=(0, 131072), cols=(0, 128),
                                        max_rows=256, max_cols=128, cmap=panel_view.cmap_name))
-    made = _spy(monkeypatch, views_table, "overview_rgba")
+    made = _spy(monkeypatch, views_heatmap, "overview_rgba")
     panel_view.show_result(r)
     assert made.calls == 0
     np.testing.assert_array_equal(panel_view.overview_item.image, r.rgba)
@@ -219,9 +220,9 @@ def test_a_drag_step_leaves_out_the_curves_only_hidden_views_draw(qtbot, service
 
 
 def test_full_resolution_tiles_come_coloured_too(qtbot):
-    from explorer.panels.waves import views_table
+    from explorer.panels.waves import views_heatmap
 
-    view = views_table.HeatmapView()
+    view = views_heatmap.HeatmapView()
     qtbot.addWidget(view)
     r = compute_heatmap(HeatmapRequest(256, 64, 10000.0, "paper", rows=(0, 256), cols=(0, 64), cmap=view.cmap_name))
     assert not r.overview and r.rgba.shape == (256, 64, 4) and r.rgba.dtype == np.uint8

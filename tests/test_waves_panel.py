@@ -10,7 +10,8 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractSlider
 
 from explorer.encodings import sinusoidal
-from explorer.jobs.waves import heatmap_tile, rotation_readout
+from explorer.jobs.waves import heatmap_tile
+from explorer.jobs.waves_pick import rotation_readout
 from explorer.panels.waves import WavesPanel
 from explorer.state import WavesState
 from explorer.widgets.value_box import PROBLEM_COLOUR
@@ -351,7 +352,7 @@ def test_exported_numbers_are_exact_not_display_samples(panel):
 
 
 def test_overview_colours_spread_blocks_grey_and_agreeing_blocks_by_value():
-    from explorer.panels.waves.views_table import SPREAD_GREY, overview_rgba
+    from explorer.panels.waves.views_heatmap import SPREAD_GREY, overview_rgba
     from explorer.widgets.plots import colormap
 
     cm = colormap()

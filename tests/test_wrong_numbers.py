@@ -21,7 +21,8 @@ from explorer.encodings.sinusoidal import frequencies, sinusoidal, wavelengths
 from explorer.jobs import schemes as schemes_jobs
 from explorer.jobs import waves as waves_jobs
 from explorer.jobs.swap import SwapRequest
-from explorer.jobs.waves import CurvesRequest, compute_curves, formula_numbers, rotation_readout
+from explorer.jobs.waves import CurvesRequest, compute_curves, formula_numbers
+from explorer.jobs.waves_pick import rotation_readout
 from explorer.state import SwapState, WavesState
 
 # The module, not the function the package re-exports under the same name; its new names are looked up

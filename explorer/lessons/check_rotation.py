@@ -1,7 +1,7 @@
 """Live checks on how the sinusoidal pairs turn: PE(p+k) as a fixed rotation of PE(p), and what fast and slow
 pairs can tell apart.
 
-The rotation readout is the Waves panel's own (:func:`explorer.jobs.waves.rotation_readout`), the table
+The rotation readout is the Waves panel's own (:func:`explorer.jobs.waves_pick.rotation_readout`), the table
 :func:`explorer.encodings.sinusoidal.sinusoidal`; both are checked at every position p the step covers.
 """
 
@@ -36,7 +36,7 @@ def _rotation_cost(positions: int, k: int, pair: int, d_model: int, base: float)
 def rotation_identity(positions: int, k: int, pair: int, d_model: int, base: float):
     from ..encodings.candidates import linear_map_residual
     from ..encodings.sinusoidal import frequencies, rotation_error, sinusoidal
-    from ..jobs.waves import rotation_readout
+    from ..jobs.waves_pick import rotation_readout
 
     d = even(d_model)
     omega = frequencies(d, base, "paper")

@@ -176,7 +176,7 @@ def unique_rows(d_model: int, positions: int):
        d_model=_D, p1=Param("int", 3, 0, 100000), p2=Param("int", 40, 0, 100000),
        seed=Param("int", 0, 0, 2**31 - 1, "seed of the token vector"))
 def same_token_two_positions(d_model: int, p1: int, p2: int, seed: int):
-    from ..jobs.waves import token_readout
+    from ..jobs.waves_pick import token_readout
 
     d = even(d_model)
     if p1 == p2:

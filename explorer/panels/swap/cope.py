@@ -11,7 +11,9 @@ from PySide6.QtCore import Signal
 
 from ...widgets.plots import SEQUENTIAL, Heatmap
 from ...widgets.token_chips import short_word
-from .views import _LABEL_STYLE, _TITLE_SIZE, OutputMap, TokenAxis, ValueText, _style_plot
+from .axis import TokenAxis
+from .values import ValueText
+from .views import _LABEL_STYLE, _TITLE_SIZE, OutputMap, _style_plot
 
 
 class PositionMap(Heatmap):

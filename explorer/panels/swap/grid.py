@@ -17,7 +17,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QWidget
 
 from ...widgets.reflow import ReflowGrid
-from .views import TokenAxis
+from .axis import TokenAxis
 
 #: The least height of a map's data area, in lines of the window's body text (twice that is its least width).
 DATA_LINES = 5

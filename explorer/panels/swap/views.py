@@ -4,26 +4,20 @@ and the chosen query's weights as bars.  They only draw what they are given."""
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsLinearLayout, QGraphicsWidget
 
 from ...jobs.swap import EQUIVARIANCE_TOL
-from ...widgets.axis import Axis
 from ...widgets.plain import esc
 from ...widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ...widgets.pointer import pointer_for, two_lines
 from ...widgets.token_chips import short_word
+from .axis import TICK_WORD, TokenAxis
 from .scale import difference_title, scale_text, symmetric_scale
-
-_NOTE = re.compile(r" ?\(?every \w+ labelled\)?")
-_BRACKET = re.compile(r"\s*\([^)]*\)")
-#: Token tick labels are shortened above this many letters (the whole word is in its chip's tooltip).
-TICK_WORD = 10
+from .values import ValueText, row_sum_colour, row_sum_colour_dark, text_colour_on_viridis
 
 BEFORE_COLOUR = "#4c72b0"
 AFTER_COLOUR = "#dd8452"
@@ -42,266 +36,8 @@ def sum_column(n: int) -> tuple[float, float]:
     return n + 0.35 * width, width
 
 
-_TICK_PT = 11
 _TITLE_SIZE = "12pt"
 _LABEL_STYLE = {"font-size": "11pt"}
-
-
-def _tick_font() -> QFont:
-    f = QFont()
-    f.setPointSize(_TICK_PT)
-    return f
-
-
-def fmt_value(v: float) -> str:
-    """A weight or row sum as the cells show it."""
-    return f"{v:.2f}"
-
-
-class TokenAxis(Axis):
-    """An axis whose ticks are tokens at cell centres (k + 0.5): every token keeps its label where the cells
-    leave room, shortened to its cell's width ("bi…") rather than dropped; only where a cell is too small even
-    for that are the labels thinned (every 2nd, 3rd … token), and the axis's title then says so.
-
-    ``extra`` adds fixed ticks (e.g. "Σ" over the row-sum column).  The step between labelled
-    tokens follows the axis length in pixels, so a 64-token sentence stays legible when the plot is
-    small and shows every word when it is big.
-    """
-
-    def __init__(self, orientation: str, **kwargs) -> None:
-        self._title = ""
-        self._step = 1
-        self._cell_px = 0.0
-        self._labels: list[str] = []
-        self._extra: dict[float, str] = {}
-        super().__init__(orientation, **kwargs)
-        self.setTickFont(_tick_font())
-
-    def set_labels(self, labels: list[str], extra: dict[float, str] | None = None) -> None:
-        """Show ``labels`` (and ``extra``); the same ones again (a slider drag) leave the drawn axis as it is."""
-        if [short_word(s, TICK_WORD) for s in labels] == self._labels and dict(extra or {}) == self._extra:
-            return
-        self._labels = [short_word(s, TICK_WORD) for s in labels]  # one 500-letter word must not eat the plot
-        self._extra = dict(extra or {})
-        self.picture = None
-        self.update()
-
-    def labels(self) -> list[str]:
-        return list(self._labels)
-
-    def _metrics(self) -> QFontMetricsF:
-        return QFontMetricsF(self.style.get("tickFont") or _tick_font())
-
-    def pitch(self) -> float:
-        """The least pixels a token's cell needs for every token to keep its label."""
-        if not self._labels:
-            return 0.0
-        fm = self._metrics()
-        if self.orientation in ("left", "right"):
-            return fm.height() * 0.8 + 4
-        # a word shortened to two letters and "…" is still a label
-        need = min(max(fm.horizontalAdvance(s) for s in self._labels), fm.horizontalAdvance("mm…"))
-        return need + fm.horizontalAdvance("  ")
-
-    def label_step(self, size_px: float, span: float) -> int:
-        """Every how many tokens a label fits into ``size_px`` pixels showing ``span`` cells."""
-        n = len(self._labels)
-        if n == 0 or size_px <= 0:
-            return 1
-        per_cell = size_px / max(span, 1e-9)
-        return max(1, math.ceil(self.pitch() / per_cell))
-
-    def hidden_note(self) -> str:
-        """What the axis's title says when labels are thinned ("" when every token has its label)."""
-        if self._step <= 1:
-            return ""
-        nth = {2: "2nd", 3: "3rd"}.get(self._step, f"{self._step}th")
-        return f"every {nth} labelled"
-
-    def label_forms(self, text: str, font, room: float) -> list[str]:
-        """Where the title does not fit, the note on which tokens are labelled is what it keeps, whole."""
-        note = self.hidden_note()
-        return [note] if note and note != text else super().label_forms(text, font, room)
-
-    def setLabel(self, text=None, units=None, unitPrefix=None, **kwargs) -> None:  # noqa: N802,N803 - pyqtgraph
-        self._title = _NOTE.sub("", text or "")  # the theme sets the shown title again, note and all
-        self._show_title(units, unitPrefix, **kwargs)
-
-    def _show_title(self, units=None, unit_prefix=None, **kwargs) -> None:
-        super().setLabel(self._title_text(), units, unit_prefix, **kwargs)
-
-    def _title_text(self) -> str:
-        """The title with the note of which tokens are labelled; where that is longer than the axis, the title
-        without its own bracket ("key (original order)" → "key"): the note must stay, it says what is missing."""
-        note = self.hidden_note()
-        if not note or not self._title:
-            return note or self._title
-        text = f"{self._title} ({note})"
-        bare = _BRACKET.sub("", self._title).strip()
-        if bare and bare != self._title and self._label_width(text) > self._length() - 8:
-            return f"{bare} ({note})"
-        return text
-
-    def _length(self) -> float:
-        return self.size().height() if self.orientation in ("left", "right") else self.size().width()
-
-    def _label_width(self, text: str) -> float:
-        font = QFont(self.label.font())
-        size = str(self.labelStyle.get("font-size", ""))
-        if size.endswith("pt"):
-            font.setPointSizeF(float(size[:-2]))
-        return QFontMetricsF(font).horizontalAdvance(text)
-
-    def _update_title(self) -> None:
-        """The step and title for the axis' present length and range, at once: a resized map kept its old note
-        ("every 2nd labelled") until its next paint."""
-        if self._labels:
-            lo, hi = self.range
-            self._step = self.label_step(self._length(), abs(hi - lo))
-        if self._title and self.label.toPlainText().strip() != self._title_text():
-            self._show_title()
-
-    def setRange(self, mn: float, mx: float) -> None:  # noqa: N802 - pyqtgraph API
-        super().setRange(mn, mx)
-        self._update_title()
-
-    def resizeEvent(self, ev=None) -> None:  # noqa: N802 - Qt override
-        self._update_title()
-        super().resizeEvent(ev)
-
-    def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802,N803 - pyqtgraph API
-        n = len(self._labels)
-        if n == 0:
-            return []
-        span = abs(maxVal - minVal)
-        step = self.label_step(size, span)
-        self._cell_px = size / max(span, 1e-9)
-        if step != self._step:  # the title says which are labelled (not while the axis is being drawn)
-            self._step = step
-            QTimer.singleShot(0, self._show_title)
-        values = [k + 0.5 for k in range(0, n, step)] + list(self._extra)
-        return [(float(step), values)]
-
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
-        fm = self._metrics()
-        room = self._cell_px * self._step - fm.horizontalAdvance("  ")
-        out = []
-        for v in values:
-            if v in self._extra:
-                out.append(self._extra[v])
-                continue
-            k = int(math.floor(v))
-            word = self._labels[k] if 0 <= k < len(self._labels) else ""
-            if self.orientation in ("top", "bottom") and room > 0 and fm.horizontalAdvance(word) > room:
-                word = fm.elidedText(word, Qt.TextElideMode.ElideRight, room)
-            out.append(word)
-        return out
-
-
-class ValueText(pg.GraphicsObject):
-    """Numbers drawn at data points in screen pixels, shown only when they fit their cells.
-
-    ``cell`` is the data-space box one number owns (e.g. (1, 1) for a matrix cell); when that box
-    is smaller on screen than the text, the numbers hide (the hover readout still gives them) and
-    reappear when the plot is zoomed in.  Texts are formatted only for the points in view, at paint
-    time, so a 64 × 64 map costs nothing while its numbers are hidden.
-    """
-
-    def __init__(self, *, anchor: str = "center", point_size: float = 10.5, fmt=None) -> None:
-        super().__init__()
-        self._xs = np.zeros(0)
-        self._ys = np.zeros(0)
-        self._values = np.zeros(0)
-        self._fmt = fmt or fmt_value
-        self._colour_of = lambda v: QColor("black")
-        self._cell = (1.0, 1.0)
-        self._anchor = anchor
-        self._font = QFont()
-        self._font.setPointSizeF(point_size)
-        self._rect = QRectF()
-
-    def set_point_size(self, point_size: float) -> None:
-        self._font.setPointSizeF(point_size)
-        self.update()
-
-    def set_colour_rule(self, colour_of) -> None:
-        """``colour_of(value) -> QColor`` (e.g. white on dark cells, or the theme's text colour)."""
-        self._colour_of = colour_of
-        self.update()
-
-    def set_items(self, xs, ys, values, cell=(1.0, 1.0)) -> None:
-        """Show ``values`` (formatted at paint time) centred on (``xs``, ``ys``)."""
-        self.prepareGeometryChange()
-        self._xs = np.asarray(xs, dtype=float).ravel()
-        self._ys = np.asarray(ys, dtype=float).ravel()
-        self._values = np.asarray(values, dtype=float).ravel()
-        self._cell = (float(cell[0]), float(cell[1]))
-        if self._xs.size:
-            cw, ch = self._cell
-            x0, x1 = self._xs.min() - cw, self._xs.max() + cw
-            y0, y1 = self._ys.min() - 2 * ch - 0.2, self._ys.max() + 2 * ch + 0.2
-            self._rect = QRectF(x0, y0, x1 - x0, y1 - y0)
-        else:
-            self._rect = QRectF()
-        self.update()
-
-    def texts(self) -> list[str]:
-        """Every number as it is drawn (for tests and export)."""
-        return [self._fmt(v) for v in self._values]
-
-    def visible_texts(self, painter_transform) -> bool:
-        """True if the numbers fit their cells under ``painter_transform`` (data -> pixels)."""
-        if not self._values.size:
-            return False
-        fm = QFontMetricsF(self._font)
-        need_w = max(fm.horizontalAdvance(self._fmt(v)) for v in (self._values.min(), self._values.max())) + 4
-        w = abs(painter_transform.m11()) * self._cell[0]
-        h = abs(painter_transform.m22()) * self._cell[1]
-        # A cell height of 0 means "only the width matters" (labels above bars).
-        return w >= need_w and (self._cell[1] == 0 or h >= fm.height())
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return self._rect
-
-    def paint(self, p: QPainter, *args) -> None:
-        tr = p.transform()
-        if not self.visible_texts(tr):
-            return
-        view = self.viewRect()  # only the points in view are drawn
-        keep = np.ones(self._xs.size, dtype=bool)
-        if view is not None:
-            cw, ch = self._cell
-            keep = ((self._xs >= view.left() - cw) & (self._xs <= view.right() + cw)
-                    & (self._ys >= view.top() - ch - 1) & (self._ys <= view.bottom() + ch + 1))
-        p.save()
-        p.resetTransform()
-        p.setFont(self._font)
-        fm = QFontMetricsF(self._font)
-        h = fm.height()
-        for x, y, v in zip(self._xs[keep], self._ys[keep], self._values[keep], strict=True):
-            t = self._fmt(v)
-            pt = tr.map(QPointF(x, y))
-            w = fm.horizontalAdvance(t) + 4
-            if self._anchor == "bottom":  # text sits just above the point (bar tops)
-                rect = QRectF(pt.x() - w / 2, pt.y() - h - 2, w, h)
-            else:
-                rect = QRectF(pt.x() - w / 2, pt.y() - h / 2, w, h)
-            p.setPen(self._colour_of(v))
-            p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), t)
-        p.restore()
-
-
-def _row_sum_colour(v: float) -> QColor:
-    return QColor("black") if abs(v - 1.0) < 1e-9 else QColor("#9b1c00")
-
-
-def _row_sum_colour_dark(v: float) -> QColor:
-    return QColor("#e6e6e6") if abs(v - 1.0) < 1e-9 else QColor("#ffd0ad")
-
-
-def _text_colour_on_viridis(v: float) -> QColor:
-    # viridis is dark below ~0.55: white text there, black above.
-    return QColor("white") if v < 0.55 else QColor("black")
 
 
 def _style_plot(plot: Plot, *, zoom: bool = False) -> None:
@@ -343,10 +79,10 @@ class AttentionMap(Heatmap):
         self.sums.setColorMap(ROWSUM_MAP)
         pi.addItem(self.sums)
         self.values = ValueText()
-        self.values.set_colour_rule(_text_colour_on_viridis)
+        self.values.set_colour_rule(text_colour_on_viridis)
         self.sum_values = ValueText(fmt=lambda v: f"{v:.3f}")
         # Black where a row sums to 1, dark red where it does not (the mask-after-softmax mistake).
-        self.sum_values.set_colour_rule(_row_sum_colour)
+        self.sum_values.set_colour_rule(row_sum_colour)
         pi.addItem(self.values, ignoreBounds=True)
         pi.addItem(self.sum_values, ignoreBounds=True)
         _style_plot(self, zoom=True)
@@ -360,7 +96,7 @@ class AttentionMap(Heatmap):
     def set_dark(self, dark: bool) -> None:
         """The row-sum column's colours for a dark or a light background (a sum of exactly 1 recedes into it)."""
         self.sums.setColorMap(ROWSUM_MAP_DARK if dark else ROWSUM_MAP)
-        self.sum_values.set_colour_rule(_row_sum_colour_dark if dark else _row_sum_colour)
+        self.sum_values.set_colour_rule(row_sum_colour_dark if dark else row_sum_colour)
 
     def set_data(self, weights: np.ndarray, row_sums: np.ndarray, tokens: list[str],
                  title: str | None = None) -> None:

@@ -146,3 +146,18 @@ def wavelength_text(lam: float) -> str:
     if abs(lam - 2 * math.pi) < 1e-9:
         return "2π ≈ 6.283"
     return num(lam, 4)
+
+
+def pair_cols(state, i: int) -> tuple[int, int]:
+    """The table columns of pair ``i`` (sin, cos) in ``state``'s layout."""
+    if state.variant == "paper":
+        return 2 * i, 2 * i + 1
+    return i, i + state.d_model // 2
+
+
+def click_in(vb: pg.ViewBox, ev) -> tuple[float, float] | None:
+    """Data coordinates of a left click inside ``vb``, else None."""
+    if ev.button() != Qt.MouseButton.LeftButton or not vb.sceneBoundingRect().contains(ev.scenePos()):
+        return None
+    pt = vb.mapSceneToView(ev.scenePos())
+    return pt.x(), pt.y()

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QSplitter, QWidget
 from ...jobs.waves import CurvesResponse, HeatmapResponse, MatrixResponse, PickResponse
 from ...jobs.why import ScorecardResponse
 from ...widgets.readable import ReadableSplitter
+from .views_heatmap import HeatmapView
 from .views_relative import BeyondView, MatrixView, RotationView, SimilarityView, TokenView
-from .views_table import HeatmapView, SpectrumView, VectorView, WavesView
+from .views_table import SpectrumView, VectorView, WavesView
 from .views_why import WhyView
 
 #: The tabs (titles) and the views each holds, in the order :meth:`WavesPanel.views` lists them.  Only

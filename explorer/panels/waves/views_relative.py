@@ -19,6 +19,7 @@ from .common import (
     PK_COLOUR,
     TRAIN_BRUSH,
     Card,
+    click_in,
     grow_curves,
     lane_pen,
     num,
@@ -28,7 +29,6 @@ from .common import (
     style_plot,
     waves_plot,
 )
-from .views_table import _click_in
 
 
 def _circle_xy(a0: float, a1: float, r: float, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +192,7 @@ class SimilarityView(Card):
         self.readout.setText(self._curve_text + "<br>" + self._pick_text)
 
     def _on_clicked(self, ev) -> None:
-        xy = _click_in(self.vb, ev)
+        xy = click_in(self.vb, ev)
         if xy is not None and not ev.double():
             n = self.state.n_positions
             self.picked.emit({"offset": min(max(int(round(xy[0])), -(n - 1)), n - 1)})
@@ -245,7 +245,7 @@ class MatrixView(Card):
         self.show_state(self.state)
 
     def _on_clicked(self, ev) -> None:
-        xy = _click_in(self.vb, ev)
+        xy = click_in(self.vb, ev)
         if xy is None or ev.double() or self.response is None:
             return
         q, p = int(math.floor(xy[0])), int(math.floor(xy[1]))
@@ -374,7 +374,7 @@ class BeyondView(Card):
             self.picked.emit({"l_train": max(1, value)})
 
     def _on_clicked(self, ev) -> None:
-        xy = _click_in(self.vb, ev)
+        xy = click_in(self.vb, ev)
         if xy is not None and not ev.double():
             p = min(max(int(round(xy[0])), 0), self.state.n_positions - 1)
             self.picked.emit({"position": p})
