@@ -80,3 +80,19 @@ def test_bench_finds_compute_children_and_parses_importtime():
     assert got["total_ms"] == 1.35 and got["modules"] == 4 and not got["torch_imported"]
     assert [(t["module"], t["self_ms"]) for t in got["top"]] == [("PySide6", 0.5), ("numpy", 0.3),
                                                                   ("explorer", 0.05)]
+
+
+def test_a_drag_ends_on_a_new_value_so_its_last_step_is_drawn(qtbot):
+    """A drag back to where it began may show nothing new: on a loaded machine no step between was computed and
+    the last one equalled what was on screen, so the bench measured no step at all."""
+    from PySide6.QtWidgets import QSlider
+
+    from explorer.bench.measure import drag_values
+
+    slider = QSlider()
+    qtbot.addWidget(slider)
+    slider.setRange(0, 100)
+    slider.setValue(20)
+    values = drag_values(slider, 12)
+    assert len(values) == 12 and values[0] == 20 and all(0 <= v <= 100 for v in values)
+    assert max(values) >= 65 and 40 <= values[-1] <= 50  # out across half the range, then halfway back

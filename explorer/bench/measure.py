@@ -143,9 +143,11 @@ def drag_values(slider, steps: int) -> list:
     lo, hi = slider.minimum(), slider.maximum()
     start = slider.value()
     span = hi - lo
-    # Sweep from the current value across up to half the range and back: a lecturer's drag.
+    # Sweep from the current value across up to half the range and halfway back: a lecturer's drag.  It ends on a
+    # new value: a drag back to where it began may rightly show nothing new (on a loaded machine no step between
+    # was computed, the last equalled what was on screen, and the drag measured nothing).
     amp = span / 2 if span else 0
-    tri = np.abs(((np.arange(steps) / max(steps - 1, 1)) * 2) % 2 - 1)  # 1 -> 0 -> 1
+    tri = np.abs(((np.arange(steps) / max(steps - 1, 1)) * 1.5) % 2 - 1)  # 1 -> 0 -> 0.5
     raw = start + (1 - tri) * (amp if start + amp <= hi else -amp)
     if isinstance(lo, int) and isinstance(hi, int):
         return [int(round(v)) for v in np.clip(raw, lo, hi)]
