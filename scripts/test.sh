@@ -6,9 +6,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$here/scripts/setup.sh" test
 bash "$here/scripts/system-deps.sh"
 cd "$here"
-# One worker per core and one more, whole test files per worker (a file's fixtures and its subprocesses stay
-# together): with one per core, the two workers used 53 % and 72 % of a core over a clean-clone run (waits on the
-# app's subprocesses and Qt's timers), and a third took that run from 936 s to 895 s.  The suite's long tests (soak,
-# bundle, monkey, the walks) run first, beside the rest.  Arguments come after, so "-n 0" runs it in one process.
-workers=$(( $("$here/.venv/bin/python" -c "import os; print(len(os.sched_getaffinity(0)))") + 1 ))
+# Two workers per core, whole test files per worker (a file's fixtures and its subprocesses stay together): a
+# worker waits on the app's subprocesses and Qt's timers, so one per core left the cores idle a third of the time.
+# Clean-clone runs on the 2-core machine: 936 s with two workers and 895 s with three (an earlier tree), 892 s with
+# four, which kept both cores busy (1,604 s of CPU in 816 s of tests).  The suite's long tests (soak, bundle, monkey, the walks) run first,
+# beside the rest.  Arguments come after, so "-n 0" runs it in one process.
+workers=$(( 2 * $("$here/.venv/bin/python" -c "import os; print(len(os.sched_getaffinity(0)))") ))
 exec "$here/.venv/bin/python" -m pytest -n "$workers" --dist loadfile "$@"
