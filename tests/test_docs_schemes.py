@@ -1,6 +1,6 @@
-"""The guide's table of schemes cannot drift from the registry (issue 26): docs/schemes.md names every scheme
+"""The guide's tables of schemes cannot drift from the registry (issue 26): docs/schemes.md names every scheme
 ``pe-explorer schemes --json`` lists, once, and what its row says about kind, relative, bounded and sources agrees
-with the record."""
+with the record; docs/maths.md gives every scheme's formula, under the title the app shows it by."""
 
 from __future__ import annotations
 
@@ -79,3 +79,39 @@ def test_the_drift_check_can_fail():
     assert any(p.startswith("t5: kind") for p in drift(wrong_kind, schemes))
     wrong_year = {**rows, "fire": {**rows["fire"], "source": "Li et al. 1999"}}
     assert any(p.startswith("fire: the table cites [1999]") for p in drift(wrong_year, schemes))
+
+
+def maths_rows(text: str) -> list[str]:
+    """The first cells of the table headed ``| scheme | formula …``."""
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("| scheme | formula"))
+    out = []
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        out.append(ln.strip("|").split(" | ")[0].strip())
+    return out
+
+
+def missing_formulas(rows: list[str], schemes: dict[str, dict]) -> list[str]:
+    """Schemes no row of the maths table names (a row names a scheme when it starts with the scheme's title, or
+    with its title before a parenthesis: "Shaw" for "Shaw (relative)")."""
+    named = [r.lower() for r in rows]
+    out = []
+    for sid, s in schemes.items():
+        title = s["title"].lower()
+        short = re.sub(r"\s*\(.*\)$", "", title)
+        if not any(r.startswith(title) or r.startswith(short) for r in named):
+            out.append(f"{sid} ({s['title']}): no formula in docs/maths.md")
+    return out
+
+
+def test_the_maths_table_gives_every_schemes_formula():
+    rows = maths_rows((DOCS / "maths.md").read_text(encoding="utf-8"))
+    assert missing_formulas(rows, _registry()) == []
+
+
+def test_the_maths_check_can_fail():
+    rows = maths_rows((DOCS / "maths.md").read_text(encoding="utf-8"))
+    fewer = [r for r in rows if not r.lower().startswith("scaled rope")]
+    assert missing_formulas(fewer, _registry()) == ["scaled_rope (Scaled RoPE): no formula in docs/maths.md"]
