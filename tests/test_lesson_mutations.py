@@ -211,11 +211,11 @@ MUTATIONS = {
         ("frequencies that repeat every 8 positions", _patch("explorer.encodings.sinusoidal:frequencies",
                                                              _period_of_8))]),
     "same_token_two_positions": ({"d_model": 64, "p1": 3, "p2": 40}, [
-        ("both positions get the first one's row", _patch("explorer.jobs.waves:sinusoidal", _position_blind))]),
+        ("both positions get the first one's row", _patch("explorer.jobs.waves_pick:sinusoidal", _position_blind))]),
     "consistent_encoding": ({"d_model": 32}, [
         ("the table depends on the length", _patch("explorer.encodings.candidates:encode", _encode_depends_on_n))]),
     "rotation_identity": ({"positions": 512, "k": 8, "pair": 2, "d_model": 64}, [
-        ("R(k) turned the wrong way", _patch("explorer.jobs.waves:rotation", _rotation_backwards))]),
+        ("R(k) turned the wrong way", _patch("explorer.jobs.waves_pick:rotation", _rotation_backwards))]),
     "multi_resolution": ({"near": 3, "far": 2000, "d_model": 64}, [
         ("frequencies reversed", _patch("explorer.encodings.sinusoidal:frequencies", _reversed_frequencies))]),
     "rope_relative": ({"scheme": "rope", "head_dim": 32, "shift": 500}, [
