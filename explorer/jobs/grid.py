@@ -50,7 +50,7 @@ def grid(req: GridRequest) -> GridResponse:
     side = req.grid_side
     query = (side // 2) * side + side // 2 if req.grid_query < 0 else min(req.grid_query, side * side - 1)
     try:
-        scores = sch.grid_scores(req)
+        scores = sch.grid_scores(sch.query(req, "grid"))
     except EncodingError as exc:
         return GridResponse(req, None, query, (), sch.grid_title, str(exc))
     if scores is None:

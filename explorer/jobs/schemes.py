@@ -271,14 +271,17 @@ def _scheme_params(st, scheme: str, *, matrix: bool, trained: dict | None = None
     """The request fields of ``scheme``: only those its scores depend on (the rest keep their defaults, so
     a change of an unrelated control leaves the request equal and nothing is recomputed)."""
     sch = registry.get(scheme)
-    fields = sch.fields_for("matrices" if matrix else "distance")
-    out = {"scheme": scheme, "l_eval": st.l_eval,
-           **{n: getattr(st, n) for n in fields if n not in ("params", "trained")}}
-    if "params" in fields:
-        out["params"] = st.params_of(scheme)
-    if "trained" in fields:
-        out["trained"] = (trained or {}).get(scheme, ())
-    if sch.uses_table and table is not None:
+    return {"scheme": scheme, **_fields(st, sch, sch.fields_for("matrices" if matrix else "distance"), trained, table)}
+
+
+def _fields(st, sch, names, trained: dict | None, table) -> dict:
+    """The values of the request fields ``names`` of scheme ``sch`` from the panel's state ``st``."""
+    out = {n: getattr(st, n) for n in names if n not in ("params", "trained", "table")}
+    if "params" in names:
+        out["params"] = st.params_of(sch.id)
+    if "trained" in names:
+        out["trained"] = (trained or {}).get(sch.id, ()) if sch.uses_lab_weights else ()
+    if "table" in names and table is not None:
         out["table"] = table
     return out
 
@@ -323,14 +326,7 @@ def _setup(st, scheme: str, trained: dict | None = None) -> DistanceRequest:
     """The shared fields of ``st`` that ``scheme``'s beyond-training plot reads (every one, unless the scheme
     names them): a change of any other control leaves the request equal."""
     sch = registry.get(scheme)
-    fields = sch.beyond_depends_on
-    if fields is not None:
-        return DistanceRequest(scheme=scheme, l_eval=st.l_eval, **{n: getattr(st, n) for n in fields})
-    return DistanceRequest(scheme=scheme, l_eval=st.l_eval, head_dim=st.head_dim, base=st.base,
-                           l_train=st.l_train, content=st.content, seed=st.seed, causal=st.causal,
-                           scaling=st.scaling, factor=st.factor, heads=st.heads, alibi_head=st.alibi_head,
-                           params=st.params_of(scheme),
-                           trained=(trained or {}).get(scheme, ()) if sch.uses_lab_weights else ())
+    return DistanceRequest(scheme=scheme, **_fields(st, sch, sch.fields_for("beyond"), trained, None))
 
 
 # -- a real position table, resolved in the compute process -------------------------------------------
@@ -385,13 +381,14 @@ def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     bl = blocks(req.l_eval, req.max_cells)
     sch = registry.get(req.scheme)
     full = resolved(req)  # the response keeps the small request
+    q = sch.query(full, "matrices")  # what the scheme declared it reads, and nothing else
     try:
-        m = sch.score_blocks(full, bl)
+        m = sch.score_blocks(q, bl)
     except NotShown as exc:
-        return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc), title=sch.matrix_title(full),
+        return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc), title=sch.matrix_title(q),
                               table_note=table_note(full))
-    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(full)),
-                          title=sch.matrix_title(full), missing=sch.missing_note(full), table_note=table_note(full))
+    return MatrixResponse(req, m, bl.size, bl.n, extent(m), marks=tuple(sch.matrix_marks(q)),
+                          title=sch.matrix_title(q), missing=sch.missing_note(q), table_note=table_note(full))
 
 
 @job(MatrixRequest)
@@ -425,7 +422,7 @@ def distance_scores(req: DistanceRequest) -> DistanceResponse:
     """
     sch = registry.get(req.scheme)
     full = resolved(req)
-    c = sch.distance_curve(full, req.max_points)
+    c = sch.distance_curve(sch.query(full, "distance"), req.max_points)
     ext = max([extent(c.mean)] + [extent(b) for b in (c.lo, c.hi) if b is not None])
     relative = sch.relative or sch.kind == "none"  # NoPE's ΔS = 0 is a function of i − j too
     return DistanceResponse(req, c.distance, c.mean, c.lo, c.hi, c.band_distance, relative, c.bound,
@@ -467,7 +464,8 @@ def beyond(req: BeyondRequest) -> BeyondResponse:
         note = real.width_text(req.head_dim)  # how its D columns became d ("" when D = d)
     extras: dict[str, PlotSpec] = {}
     for sid, setup in req.extras:
-        spec = registry.get(sid).beyond_plot(setup)
+        sch = registry.get(sid)
+        spec = sch.beyond_plot(sch.query(setup, "beyond"))
         if spec is not None:
             extras[sid] = spec
     return BeyondResponse(
@@ -538,11 +536,11 @@ def properties(req: PropertiesRequest) -> PropertiesResponse:
     rows, params = [], {}
     for s in req.schemes:
         sch = registry.get(s)
-        setup = resolved(DistanceRequest(
+        setup = sch.query(resolved(DistanceRequest(
             scheme=s, l_eval=req.l_eval, head_dim=req.head_dim, base=req.base, l_train=req.l_train,
             heads=req.heads, scaling=req.scaling, factor=req.factor,
             params=tuple(sorted((n, v) for sid, n, v in req.scheme_params if sid == s)),
-            table=req.table if sch.uses_table else None))
+            table=req.table if sch.uses_table else None)), "setup")
         params[s] = sch.parameters_added(setup)
         rows.append((sch.display_title(setup), sch.where_text(setup), sch.parameters_text(setup), sch.relation,
                      sch.past_training(setup), sch.used_by_text(setup)))

@@ -12,6 +12,7 @@ import numpy as np
 from ..encodings.blocks import Blocks
 from ..encodings.rope2d import check_head_dim
 from .base import Curve, NoSnippet, NotShown, Parameter, Scheme, Source, lab_position_class
+from .query import Query, SchemesSetup
 
 HEO_2024 = Source("Heo et al. 2024, “Rotary Position Embedding for Vision Transformer”, ECCV 2024", 2024,
                   "https://arxiv.org/abs/2403.13298")
@@ -51,7 +52,7 @@ class Rope2D(Scheme):
     relation = "relative in 2-D: q·k depends on (Δx, Δy) only"
     depends_on = ("head_dim", "params")  # its 1-D views only say why they are empty; the grid view asks itself
 
-    def check_setup(self, st) -> str:
+    def check_setup(self, st: SchemesSetup) -> str:
         if self.id in st.schemes:
             try:
                 check_head_dim(st.head_dim)
@@ -62,16 +63,16 @@ class Rope2D(Scheme):
     def frequencies(self, req) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
-    def score_blocks(self, req, bl: Blocks) -> np.ndarray:
+    def score_blocks(self, req: Query, bl: Blocks) -> np.ndarray:
         raise NotShown(NOT_ON_A_LINE)
 
-    def distance_values(self, req, dist: np.ndarray) -> Curve:
+    def distance_values(self, req: Query, dist: np.ndarray) -> Curve:
         return Curve(dist, np.full(dist.size, np.nan), note=NOT_ON_A_LINE)
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return "a ViT trained at one resolution runs at another by taking more patches: no new rule, new (Δx, Δy)"
 
-    def score_snippet(self, req):
+    def score_snippet(self, req: Query):
         return NoSnippet(NOT_ON_A_LINE)
 
 

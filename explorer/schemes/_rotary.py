@@ -20,15 +20,14 @@ from ..encodings.errors import EncodingError, check_finite_array
 from .base import (
     Curve,
     PlotSpec,
-    Scheme,
     SnippetPart,
     SwapTerms,
     content_vectors,
-    keeps,
     lab_position_class,
     lit,
     pair_energy,
 )
+from .query import Query, SwapSetup
 from .rope import ROPE_BASE, ROPE_SCORE, ROTATE_SNIPPET, RoPE, rope_curve
 
 
@@ -86,6 +85,7 @@ class FrequencyRoPE(RoPE):
     """RoPE with per-pair frequencies of its own, some of them 0 (a pair that does not turn carries content
     and no position): partial RoPE and p-RoPE.  Subclasses give :meth:`theta`, their record and texts."""
 
+    snippet_reads = ("frequencies", "swap_theta")  # helpers its snippets write out (see Scheme.snippet_reads)
     line = "dash"
     shown_by_default = False
     lab_by_default = False
@@ -94,7 +94,7 @@ class FrequencyRoPE(RoPE):
     #: How titles name the parameter's value ("f" → "Partial RoPE (f = 0.25)").
     value_symbol = ""
 
-    def display_title(self, req=None) -> str:
+    def display_title(self, req: Query | None = None) -> str:
         return self.title if req is None else f"{self.title} ({self.value_symbol} = {self.value(req):g})"
 
     def theta(self, head_dim: int, base: float, value) -> np.ndarray:
@@ -114,7 +114,7 @@ class FrequencyRoPE(RoPE):
     def bound_scaling(self, req):
         return None
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         # A pair with θ = 0 adds h_k·1 − h_k = 0 to ΔS: only the turning pairs count (and the Dirichlet
         # kernel's sin(nθ/2)/(n sin(θ/2)) has no value at θ = 0).
         d = req.head_dim
@@ -124,14 +124,14 @@ class FrequencyRoPE(RoPE):
         z = block_phasors(bl, th[on])
         return (np.real((z * h[on]) @ z.conj().T) - h[on].sum()) / math.sqrt(d)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         d = req.head_dim
         h = pair_energy(content_vectors(d, req.content, req.seed))
         th = self.frequencies(req)[0]
         on = th > 0
         return Curve(dist, rope_curve(dist, h[on], th[on], 1.0, d), bound=rotary_bound(dist, th))
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         d, lt = req.head_dim, req.l_train
         th = self.frequencies(req)[0]
         on = th > 0
@@ -140,7 +140,7 @@ class FrequencyRoPE(RoPE):
                 f"other {int(on.sum()) - full} meet new angles past it; the {d // 2 - int(on.sum())} pairs that "
                 "never turn carry no position, so nothing about them is new at any length")
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         d = req.head_dim
         th = self.frequencies(req)[0]
         k = int(np.sum(th > 0))
@@ -157,21 +157,15 @@ class FrequencyRoPE(RoPE):
         return SwapTerms(rotate=functools.partial(rotate_pairs, theta=self.swap_theta(d_model // heads)))
 
     # -- Copy as Python: RoPE's programs with this scheme's θ (written out: a θ_k = 0 pair adds h_k − h_k = 0) ---
-    def score_snippet(self, req):
-        if not keeps(self, FrequencyRoPE, "score_blocks", "frequencies"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(f"theta = {lit(self.frequencies(req)[0])}  # θ_k of {self.display_title(req)} "
                            "(0: the pair does not turn)\natt = 1.0\n" + ROPE_SCORE)
 
-    def beyond_snippet(self, req):
-        if not keeps(self, FrequencyRoPE, "beyond_plot", "frequencies"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         return SnippetPart(f"x = np.arange(d // 2, dtype=np.float64)  # pair k\ny = {lit(self.frequencies(req)[0])}"
                            f"  # θ_k of {self.display_title(req)} (0: the pair does not turn)")
 
-    def swap_snippet(self, st):
-        if not keeps(self, FrequencyRoPE, "swap_terms", "swap_theta"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         dh = st.d_model // st.heads
         return SnippetPart(f"theta = {lit(self.swap_theta(dh))}  # θ_k of {self.title} at d_h = {dh}, base 10000 "
                            "(0: the pair does not turn)\n\n\n" + ROTATE_SNIPPET, defines=("rotate",))

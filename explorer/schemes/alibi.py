@@ -8,7 +8,8 @@ import numpy as np
 
 from ..encodings import alibi_bias, alibi_slopes
 from ..encodings.blocks import Blocks, alibi_block_means
-from .base import Curve, Parameter, Scheme, SnippetPart, Source, SwapTerms, keeps, lab_position_class, num_html
+from .base import Curve, Parameter, Scheme, SnippetPart, Source, SwapTerms, lab_position_class, num_html
+from .query import Query, SchemesSetup, SwapSetup
 
 #: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
 WINDOW_SHARE = 0.9
@@ -85,6 +86,7 @@ bias = -slopes[:, None, None] * np.abs(pos[:, None] - pos[None, :])[None]  # −
 
 
 class ALiBi(Scheme):
+    snippet_reads = ("slope",)  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "alibi"
     title = "ALiBi"
     colour = "#D55E00"
@@ -113,23 +115,23 @@ class ALiBi(Scheme):
     def slope(self, req) -> float:
         return float(alibi_slopes(req.heads)[req.alibi_head])
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         _, windows = profiles(alibi_slopes(req.heads), req.l_eval, np.zeros(1))
         return (f"the same linear bias at any length (made to extrapolate); heads keep "
                 f"{int(WINDOW_SHARE * 100)}% of the last query's weight within the nearest "
                 f"{int(windows.min()):,} … {int(windows.max()):,} keys")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         m = alibi_slopes(st.heads)
         return (f"<b>ALiBi</b>: score + (−m<sub>h</sub>·(i − j)), head {st.alibi_head}: "
                 f"m = {num_html(float(m[st.alibi_head]))} ({st.heads} heads: "
                 f"{num_html(float(m[0]))} … {num_html(float(m[-1]))})")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         return alibi_block_means(self.slope(req), bl, req.causal)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         return Curve(dist, -self.slope(req) * dist + 0.0)
 
     # -- Token swap -------------------------------------------------------------------------------
@@ -139,7 +141,7 @@ class ALiBi(Scheme):
         dist = np.abs(pos[:, None] - pos[None, :])
         return SwapTerms(bias=-alibi_slopes(heads)[:, None, None] * dist[None])
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         slopes = alibi_slopes(st.heads)
         shown = ", ".join(f"{m:.3g}" for m in slopes)
         text = ("ALiBi adds −m·|i−j| to the scores, and the swap changed the distances between the swapped "
@@ -149,7 +151,7 @@ class ALiBi(Scheme):
                      " with 8 heads the first has m = 1/2.")
         return text
 
-    def swap_invisible(self, st, keeps_distances):
+    def swap_invisible(self, st: SwapSetup, keeps_distances):
         if not keeps_distances:
             return None
         return ("ALiBi cannot see this swap — it mirrors the sentence",
@@ -158,17 +160,13 @@ class ALiBi(Scheme):
                 "just relabelled. Swap two other tokens, or turn on the causal mask (ALiBi's real "
                 "setting), and the difference becomes large.")
 
-    def score_snippet(self, req):
-        if not keeps(self, ALiBi, "score_blocks", "slope"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(SLOPES_SNIPPET + SCORE_SNIPPET)
 
-    def swap_snippet(self, st):
-        if not keeps(self, ALiBi, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(SWAP_SNIPPET, defines=("bias",))
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         slopes = ", ".join(slope_text(m) for m in alibi_slopes(st.heads))
         return {"extra": " − m·|i−j|",
                 "notes": [f"m = {slopes}" + (" (one per head)" if st.heads > 1 else "")]}

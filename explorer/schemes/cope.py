@@ -33,6 +33,7 @@ from .base import (
     content_vectors,
     lab_position_class,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: Longest L_eval the Schemes panel draws CoPE for (its table has L_eval + 1 rows of d numbers).
 COPE_LIVE_MAX = 4096
@@ -68,6 +69,7 @@ class CoPE(Scheme):
     bounded = True
     parameters = (Parameter("head_dim", 64, 2, 1024, "head dim d", field="head_dim"),)
     depends_on = ("head_dim", "content", "seed", "causal")
+    curve_depends_on = depends_on  # its distance curve changes with the mask too (not only the matrix)
     used_by = "research models (Golovneva et al. 2024: counting, selective copy, language modelling)"
     where = "a term inside the score: q·e[p], p a count of gated keys"
     relation = "contextual: p depends on the content between query and key"
@@ -86,11 +88,11 @@ class CoPE(Scheme):
         if req.l_eval > COPE_LIVE_MAX:
             raise NotShown(f"CoPE is drawn up to L_eval = {COPE_LIVE_MAX:,} (a table of L_eval + 1 vectors)")
 
-    def score_blocks(self, req, bl: Blocks) -> np.ndarray:
+    def score_blocks(self, req: Query, bl: Blocks) -> np.ndarray:
         self._check(req)
         return relative_block_means(panel_offsets(req, bl.length), bl, True)
 
-    def distance_values(self, req, dist: np.ndarray) -> Curve:
+    def distance_values(self, req: Query, dist: np.ndarray) -> Curve:
         try:
             self._check(req)
         except NotShown as exc:
@@ -99,7 +101,7 @@ class CoPE(Scheme):
         values = panel_offsets(req, length)
         return Curve(dist, values[length - 1 - dist.astype(np.int64)])
 
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d = st.head_dim
         c = content_vectors(d, st.content, st.seed)[0]
         g = float(sigmoid(np.array(c @ c / math.sqrt(d))))
@@ -107,13 +109,13 @@ class CoPE(Scheme):
                 f"Σ<sub>t≥j</sub> g<sub>it</sub>, score + q<sub>i</sub>·e[p<sub>ij</sub>]/√{d} (e interpolated); "
                 f"here q = k = c: g = {g:.4f}, p = g·(i − j + 1)")
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return "a count past the table's last row is clamped to it; counts of rare tokens stay small"
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         return (int(req.l_train) + 1) * int(req.head_dim)
 
-    def score_snippet(self, req):
+    def score_snippet(self, req: Query):
         return NoSnippet("CoPE's numbers depend on the content between query and key: no program for them yet")
 
     # -- Token swap -------------------------------------------------------------------------------
@@ -130,16 +132,16 @@ class CoPE(Scheme):
 
         return SwapTerms(score=score, contextual=contextual)
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("CoPE counts, for each query, the keys its gates let through between a key and itself: moving two "
                 "words changes what lies between them and so every count that passes them, and the term q·e[p].")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"extra": f" + q<sub>i</sub>·e[p<sub>ij</sub>]/√{dh}",
                 "notes": [f"p<sub>ij</sub> = Σ<sub>t≥j</sub> σ(q<sub>i</sub>·k<sub>t</sub>/√{dh}): a count of the "
                           "keys the query's gates let through (e: seeded vectors, interpolated)"]}
 
-    def swap_snippet(self, st):
+    def swap_snippet(self, st: SwapSetup):
         return NoSnippet("no program for CoPE's contextual counts yet")
 
     # -- Lab --------------------------------------------------------------------------------------

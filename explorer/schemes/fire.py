@@ -34,11 +34,11 @@ from .base import (
     band,
     band_queries,
     future_mask,
-    keeps,
     lab_position_class,
     lit,
     mirror_blind,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: Width of f_θ's hidden layer (the paper's 32) and its starting c (0.1).
 MLP_WIDTH = 32
@@ -130,6 +130,7 @@ def unpack(packed: tuple) -> dict:
 
 
 class Fire(Scheme):
+    snippet_reads = ("weights",)  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "fire"
     title = "FIRE"
     colour = "#999933"  # an olive of its own (once T5's sky blue: alike at 720p); dotted as a second cue
@@ -174,17 +175,17 @@ class Fire(Scheme):
         return seeded_weights(int(req.heads), int(req.seed), int(req.l_train)), int(req.alibi_head), \
             f"seeded initialisation (seed {req.seed}; train FIRE in the Lab to see learned weights)"
 
-    def matrix_title(self, req) -> str:
+    def matrix_title(self, req: Query) -> str:
         return "FIRE (Lab-trained)" if getattr(req, "trained", ()) else "FIRE (seeded)"  # fits at 1280 × 720 F5
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         h = int(getattr(req, "heads", 1))
         return 2 * MLP_WIDTH + (MLP_WIDTH + 1) * h + 2
 
-    def parameters_text(self, req) -> str:
+    def parameters_text(self, req: Query) -> str:
         return (f"MLP 1 → {MLP_WIDTH} → {req.heads} heads, c and L: {self.parameters_added(req):,} per layer")
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return ("defined at any length: each query divides by ψ of its own position, so its keys' inputs stay "
                 "in [0, 1) — the range seen in training — but neighbours get squeezed towards 0")
 
@@ -194,11 +195,11 @@ class Fire(Scheme):
                            f"lower L_eval")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         return (f"<b>FIRE</b>: score + f<sub>θ</sub>(ψ(i − j)/ψ(max(L, i))), ψ(x) = log(cx + 1), f<sub>θ</sub>: "
                 f"1 → {MLP_WIDTH} → heads; seeded: L = L_train = {st.l_train:,}, c = {INIT_C:g}")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         n = bl.length
         self._check(n)
         w, head, _src = self.weights(req)
@@ -215,7 +216,7 @@ class Fire(Scheme):
         with np.errstate(invalid="ignore"):
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
-    def distance_curve(self, req, max_points):
+    def distance_curve(self, req: Query, max_points):
         n = int(req.l_eval)
         try:
             self._check(n)
@@ -224,7 +225,7 @@ class Fire(Scheme):
             return Curve(empty, empty, note=str(exc))
         return super().distance_curve(req, max_points)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         n = int(req.l_eval)
         w, head, _src = self.weights(req)
 
@@ -241,16 +242,14 @@ class Fire(Scheme):
         marks = ((float(w["L"]), "threshold L"),) if w["L"] < n else ()
         return Curve(dist, mean, lo=lo, hi=hi, band_distance=band_d, marks=marks)
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         w, head, src = self.weights(req)
         x = np.linspace(0.0, 1.0, 201)
         f = mlp(x, w["w1"], w["b1"], w["w2"][head:head + 1], w["b2"][head:head + 1])[..., 0]
         return PlotSpec(f"FIRE f_θ on [0, 1], head {head}: {src}", x, f,
                         "normalised distance ψ(i − j)/ψ(max(L, i))", "bias")
 
-    def score_snippet(self, req):
-        if not keeps(self, Fire, "score_blocks", "weights"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         w, head, _src = self.weights(req)
         if getattr(req, "trained", ()):  # a Lab run's weights: numpy cannot rebuild them, so they are written out
             weights = (f"# f_θ of layer 1 as the Lab trained it ({w['w2'].size + w['b2'].size + 2 * MLP_WIDTH + 2} "
@@ -262,17 +261,13 @@ class Fire(Scheme):
         return SnippetPart(weights + MLP_SNIPPET + "\n\n" + SCORE_SNIPPET,
                            params=(("head", head, "the head whose bias is shown"),))
 
-    def beyond_snippet(self, req):
-        if not keeps(self, Fire, "beyond_plot", "weights"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         part = self.score_snippet(req)
         code = part.code.split("delta_s = np.empty")[0]  # the weights and f_θ, without the matrix
         return SnippetPart(code + "x = np.linspace(0.0, 1.0, 201)  # normalised distance\ny = f_theta(x)[..., head]",
                            params=part.params)
 
-    def swap_snippet(self, st):
-        if not keeps(self, Fire, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(SEEDED_SNIPPET.format(threshold="n") + MLP_SNIPPET + "\n\n" + SWAP_SNIPPET,
                            defines=("bias",))
 
@@ -283,17 +278,17 @@ class Fire(Scheme):
         x = normalised_distance(pos[:, None], pos[None, :], w["c"], w["L"])  # |i − j| past the diagonal
         return SwapTerms(bias=np.moveaxis(mlp(x, w["w1"], w["b1"], w["w2"], w["b2"]), -1, 0))
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("FIRE adds an MLP of the normalised log distance to the scores; the swap changed the distances "
                 "between the swapped words and the others.")
 
-    def swap_invisible(self, st, keeps_distances):
+    def swap_invisible(self, st: SwapSetup, keeps_distances):
         if not keeps_distances:
             return None
         return mirror_blind("FIRE", "Here L is the sentence's length, so every query divides by the same ψ(L) "
                             "and, without the causal mask, the bias depends on |i−j| only.")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"extra": " + f<sub>θ</sub>(ψ(i − j)/ψ(max(L, i)))",
                 "notes": ["ψ(x) = log(0.1·x + 1), L = the sentence's length; f<sub>θ</sub> seeded, untrained"]}
 

@@ -26,11 +26,11 @@ from .base import (
     Source,
     SwapTerms,
     future_mask,
-    keeps,
     lab_position_class,
     mirror_blind,
     num_html,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: The authors' lower clamp on r₁ and r₂ (both must stay positive).
 EPS = 1e-2
@@ -48,6 +48,7 @@ def swap_rates(heads: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Kerple(Scheme):
+    snippet_reads = ("rates",)  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "kerple"
     title = "Kerple (log)"
     colour = "#A50026"  # a crimson of its own (once ALiBi's vermilion: alike at 720p); dashed as a second cue
@@ -81,13 +82,13 @@ class Kerple(Scheme):
     def rates(self, req) -> tuple[float, float]:
         return float(self.param(req, "r1")), float(self.param(req, "r2"))
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         return 2 * int(getattr(req, "heads", 1))
 
-    def parameters_text(self, req) -> str:
+    def parameters_text(self, req: Query) -> str:
         return f"2 per head (r₁, r₂) × {req.heads} heads = {self.parameters_added(req)}"
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         r1, r2 = self.rates(req)
         at_train = float(kerple_log_bias(req.l_train - 1, r1, r2))
         at_eval = float(kerple_log_bias(max(req.l_eval, req.l_train) - 1, r1, r2))
@@ -95,21 +96,21 @@ class Kerple(Scheme):
                 f"{at_eval:.3g} at Δ = {max(req.l_eval, req.l_train) - 1:,} (ALiBi's would be linear)")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         p = dict(st.params_of(self.id))
         return (f"<b>Kerple (log)</b>: score + (−r<sub>1</sub>·log(1 + r<sub>2</sub>·|i − j|)), "
                 f"r<sub>1</sub> = {num_html(p['r1'])}, r<sub>2</sub> = {num_html(p['r2'])} "
                 "(learned per head; ALiBi: −m·|i − j|)")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         n = bl.length
         check_size(2 * n - 1, what="Kerple bias row")
         return relative_block_means(kerple_log_bias(np.arange(-(n - 1), n), *self.rates(req)), bl, req.causal)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         return Curve(dist, kerple_log_bias(dist, *self.rates(req)) + 0.0)
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         r1, r2 = self.rates(req)
         n = 16 * int(req.l_train)
         dist = np.unique(np.geomspace(1, n, 256).round())
@@ -125,9 +126,7 @@ class Kerple(Scheme):
         return SwapTerms(bias=-r1[:, None, None] * np.log1p(r2[:, None, None] * dist[None]))
 
     # -- Copy as Python ---------------------------------------------------------------------------------------
-    def score_snippet(self, req):
-        if not keeps(self, Kerple, "score_blocks", "rates"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         r1, r2 = self.rates(req)
         return SnippetPart(
             "delta = np.subtract.outer(pos, pos).astype(np.float64)  # i − j\n"
@@ -135,17 +134,13 @@ class Kerple(Scheme):
             "if causal:\n    delta_s = np.where(delta < 0, np.nan, delta_s)  # no key after its query",
             params=(("r1", r1, "the penalty's scale r₁"), ("r2", r2, "its rate r₂")))
 
-    def beyond_snippet(self, req):
-        if not keeps(self, Kerple, "beyond_plot", "rates"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         r1, r2 = self.rates(req)
         return SnippetPart("x = np.unique(np.geomspace(1, 16 * l_train, 256).round())  # distances Δ up to 16·L_train\n"
                            "y = -r1 * np.log1p(r2 * x)  # −r₁·log(1 + r₂·Δ)",
                            params=(("r1", r1, "the penalty's scale r₁"), ("r2", r2, "its rate r₂")))
 
-    def swap_snippet(self, st):
-        if not keeps(self, Kerple, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(
             f"rng = np.random.default_rng([seed, 11])  # per-head rates as the authors initialise them, ≥ {EPS:g}\n"
             f"r1 = np.maximum({EPS!r}, rng.uniform(0, 2, heads))\nr2 = np.maximum({EPS!r}, rng.uniform(0, 1, heads))\n"
@@ -153,16 +148,16 @@ class Kerple(Scheme):
             "bias = -r1[:, None, None] * np.log1p(r2[:, None, None] * np.abs(pos[:, None] - pos[None, :])[None])",
             defines=("bias",))
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("Kerple adds −r₁·log(1 + r₂·|i−j|) to the scores, and the swap changed the distances between "
                 "the swapped words and the others.")
 
-    def swap_invisible(self, st, keeps_distances):
+    def swap_invisible(self, st: SwapSetup, keeps_distances):
         if not keeps_distances:
             return None
         return mirror_blind("Kerple", "Without the causal mask Kerple adds a function of |i−j| only.")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         r1, r2 = swap_rates(st.heads, st.seed)
         pairs = ", ".join(f"({a:.2f}, {b:.2f})" for a, b in zip(r1, r2, strict=True))
         return {"extra": " − r<sub>1</sub>·log(1 + r<sub>2</sub>·|i−j|)",

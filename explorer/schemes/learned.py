@@ -24,6 +24,7 @@ from .base import (
     content_vectors,
     lab_position_class,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: Rows of the Token-swap panel's table: one for each place a sentence can have (its 64-token limit).
 SWAP_TABLE_ROWS = 64
@@ -118,39 +119,39 @@ class Learned(Scheme):
     def max_positions(self, train_len: int) -> int | None:
         return int(train_len)
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         if real_rows(req) is not None:
             return (f"no row for positions ≥ {row_limit(req):,} ({table_name(req)}: M = {row_limit(req):,}): "
                     "the model cannot run past M at all")
         return f"no row for positions ≥ {req.l_train:,}: the model cannot run past L_train at all"
 
-    def display_title(self, req=None) -> str:
+    def display_title(self, req: Query | None = None) -> str:
         return f"{self.title} · {table_name(req)}" if real_rows(req) is not None else self.title
 
-    def matrix_title(self, req) -> str:
+    def matrix_title(self, req: Query) -> str:
         return f"{self.title} · {table_name(req)}"
 
-    def missing_note(self, req) -> str:
+    def missing_note(self, req: Query) -> str:
         return f"no row\nfor p ≥ {row_limit(req):,}" if req.l_eval > row_limit(req) else ""
 
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         return (f"<b>Learned</b>: x<sub>p</sub> = e<sub>p</sub> + P[p], one trained row per position p = 0 … "
-                f"{st.l_train - 1:,} ({self.parameters_text(st)} numbers); no row for p ≥ {st.l_train:,}")
+                f"{st.l_train - 1:,} ({st.l_train * st.head_dim:,} numbers); no row for p ≥ {st.l_train:,}")
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         real = real_rows(req)
         if real is not None:
             return real.positions * real.width
         return int(req.l_train) * int(req.head_dim)
 
-    def parameters_text(self, req) -> str:
+    def parameters_text(self, req: Query) -> str:
         real = real_rows(req)
         if real is not None:
             return f"M × D = {real.positions:,} × {real.width:,} = {self.parameters_added(req):,} ({real.name})"
         return f"L_train × d = {req.l_train:,} × {req.head_dim} = {self.parameters_added(req):,}"
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         d = req.head_dim
         why = too_large_for(req)
         if why:
@@ -166,17 +167,17 @@ class Learned(Scheme):
             m[:k, :k] = additive_block_means(pbar, c.mean(axis=0), d)
         return m
 
-    def curve_length(self, req) -> int:
+    def curve_length(self, req: Query) -> int:
         return min(row_limit(req), int(req.l_eval))  # no rows past M: no pairs to average
 
-    def distance_curve(self, req, max_points):
+    def distance_curve(self, req: Query, max_points):
         why = too_large_for(req)
         if why:
             empty = np.zeros(0)
             return Curve(empty, empty, note=why)
         return super().distance_curve(req, max_points)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         d, n = req.head_dim, self.curve_length(req)
         cbar = content_vectors(d, req.content, req.seed).mean(axis=0)
         # Exact mean via the table's autocorrelation along positions (FFT).
@@ -206,26 +207,26 @@ class Learned(Scheme):
             return self.swap_terms(n, d_model, heads, seed, causal)
         return SwapTerms(added=fit_width(table, n, d_model))
 
-    def swap_reason_with_table(self, st, table_name: str) -> str:
+    def swap_reason_with_table(self, st: SwapSetup, table_name: str) -> str:
         return (f"α × row p of a real trained table ({table_name}, its first d_model principal directions) is "
                 f"added to every embedding (α = {st.alpha:g}): the swapped words pick up each other's rows.")
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return (f"α × a learned row per position is added to every embedding (α = {st.alpha:g}; a seeded, "
                 "untrained table): the swapped words pick up each other's rows.")
 
-    def score_snippet(self, req):
+    def score_snippet(self, req: Query):
         if getattr(req, "table", None) is not None:
             return NoSnippet("a real table (a checkpoint's or the Lab's) cannot be written into a program; "
                              "Export → Save numbers gives the data")
         return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
                          "Export → Save numbers gives the data")
 
-    def swap_snippet(self, st):
+    def swap_snippet(self, st: SwapSetup):
         return NoSnippet("the table is drawn by torch's random generator, which numpy cannot reproduce; "
                          "Export → Save numbers gives the data")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "
                          f"X = E + {st.alpha:.2f}·P[pos] (a learned table)"}
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import Scheme, SnippetPart, Source, keeps
+from .base import Scheme, SnippetPart, Source
+from .query import Query, SwapSetup
 
 
 class NoPE(Scheme):
@@ -30,23 +31,19 @@ class NoPE(Scheme):
     in_lab = True
     lab_note = "No positional encoding: only the causal mask tells positions apart"
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return "nothing positional to break; length generalisation is studied by Kazemnejad et al. 2023"
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ""
 
-    def score_snippet(self, req):
-        if not keeps(self, NoPE, "score_blocks"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart("delta_s = np.zeros((L, L))  # nothing positional: ΔS = 0 everywhere")
 
-    def swap_snippet(self, st):
-        if not keeps(self, NoPE, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart("")  # nothing positional: plain attention
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"input": "Q, K, V = E·W<sub>Q</sub>, E·W<sub>K</sub>, E·W<sub>V</sub> "
                          "(E: word embeddings, no position)"}
 

@@ -22,6 +22,7 @@ from ..encodings import inv_freq
 from ..encodings.errors import check_even, check_real
 from ._rotary import FrequencyRoPE
 from .base import Parameter, Source, num_html
+from .query import SchemesSetup, SwapSetup
 from .rope import RoPE
 
 
@@ -70,7 +71,7 @@ class PRoPE(FrequencyRoPE):
     def theta(self, head_dim, base, value):
         return p_rope_inv_freq(head_dim, base, value)
 
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d, p = st.head_dim, self.value(st)
         k = kept_pairs(d, p)
         if k == 0:
@@ -82,11 +83,11 @@ class PRoPE(FrequencyRoPE):
                 if k < d // 2 else
                 f"<b>p-RoPE</b>, p = {p:g}: every pair kept — this is RoPE")
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("p-RoPE rotates queries and keys by RoPE's fastest frequencies, so q·k depends on the offset "
                 "between two tokens, and the swap changed the offsets of the swapped words.")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         k = kept_pairs(dh, self.own_parameters()[0].default)
         return {"score": f"(R<sub>i</sub>q<sub>i</sub>)ᵀ(R<sub>j</sub>k<sub>j</sub>)/√{dh}",
                 "notes": [f"R<sub>p</sub> turns pairs 0 … {k - 1} by θ<sub>i</sub> = 10000<sup>−2i/{dh}</sup>; "

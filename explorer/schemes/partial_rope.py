@@ -21,6 +21,7 @@ from ..encodings import inv_freq
 from ..encodings.errors import check_even, check_real
 from ._rotary import FrequencyRoPE
 from .base import Parameter, Source, num_html
+from .query import SchemesSetup, SwapSetup
 from .rope import RoPE
 
 
@@ -87,7 +88,7 @@ class PartialRoPE(FrequencyRoPE):
     def theta(self, head_dim, base, value):
         return partial_inv_freq(head_dim, base, value)
 
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d, f = st.head_dim, self.value(st)
         r = rotary_dims(d, f)
         if r == 0:
@@ -97,11 +98,11 @@ class PartialRoPE(FrequencyRoPE):
                 f"{st.base:g}<sup>−2i/{r}</sup> = {num_html(th[0])} … {num_html(th[-1])} (i = 0 … {r // 2 - 1}); "
                 f"{d - r} pass through (θ = 0)")
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("Partial RoPE rotates a quarter of each query and key by its position, so q·k depends on the "
                 "offset between two tokens, and the swap changed the offsets of the swapped words.")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         r = rotary_dims(dh, self.own_parameters()[0].default)
         return {"score": f"(R<sub>i</sub>q<sub>i</sub>)ᵀ(R<sub>j</sub>k<sub>j</sub>)/√{dh}",
                 "notes": [f"R<sub>p</sub> rotates the first {r} of {dh} dimensions, θ<sub>i</sub> = "

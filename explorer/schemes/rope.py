@@ -18,12 +18,12 @@ from .base import (
     Source,
     SwapTerms,
     content_vectors,
-    keeps,
     lab_position_class,
     lit,
     num_html,
     pair_energy,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: The base of the Token swap's and the Lab's RoPE (the panel's base slider is the Schemes panel's).
 ROPE_BASE = 10000.0
@@ -105,7 +105,7 @@ class RoPE(Scheme):
         """The scaling RoFormer's bound is drawn for (``None``: plain RoPE)."""
         return None
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         d = req.head_dim
         theta = inv_freq(d, req.base)
         full = int(np.sum((req.l_train - 1) * theta / (2 * np.pi) >= 1.0))
@@ -113,7 +113,7 @@ class RoPE(Scheme):
                 f"{d // 2 - full} meet angles never seen in training (up to L_eval = {req.l_eval:,})")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d = st.head_dim
         th = inv_freq(d, st.base)
         return (f"<b>RoPE</b>: q<sub>m</sub>·k<sub>n</sub> = Re Σ<sub>i</sub> q<sub>i</sub> k̄<sub>i</sub> "
@@ -121,14 +121,14 @@ class RoPE(Scheme):
                 + ", ".join(num_html(t) for t in th[:3]) + (f", …, {num_html(th[-1])}" if th.size > 3 else "")
                 + f" (i = 0 … {d // 2 - 1})")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         d = req.head_dim
         h = pair_energy(content_vectors(d, req.content, req.seed))
         freq, att = self.frequencies(req)
         z = block_phasors(bl, freq)
         return (att**2 * np.real((z * h) @ z.conj().T) - h.sum()) / math.sqrt(d)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         d = req.head_dim
         h = pair_energy(content_vectors(d, req.content, req.seed))
         freq, att = self.frequencies(req)
@@ -139,12 +139,12 @@ class RoPE(Scheme):
 
     grid_title = "1-D RoPE, raster order"
 
-    def grid_formula(self, st) -> str:
+    def grid_formula(self, st: SchemesSetup) -> str:
         n = st.grid_side
         return (f"<b>1-D RoPE, raster order</b>: patch (x, y) at position p = {n}y + x, angle p·θ<sub>i</sub>, "
                 f"θ<sub>i</sub> = {st.base:g}<sup>−2i/{st.head_dim}</sup>: the patch below is {n} positions away")
 
-    def grid_scores(self, req):
+    def grid_scores(self, req: Query):
         """Plain RoPE over an image's patches in raster order (patch (x, y) at position y·side + x), as a ViT with
         1-D positions sees them: the patch below is ``side`` positions away.  Only plain RoPE draws this."""
         if type(self) is not RoPE:
@@ -159,14 +159,12 @@ class RoPE(Scheme):
     def swap_terms(self, n, d_model, heads, seed, causal):
         return SwapTerms(rotate=apply_rope)
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("RoPE rotates every query and key by its position, so q·k depends on the signed offset "
                 "between two tokens, and the swap changed the offsets of the swapped words.")
 
-    def score_snippet(self, req):
-        if not keeps(self, RoPE, "score_blocks"):
-            return Scheme.score_snippet(self, req)  # a variant with scores of its own
-        if keeps(self, RoPE, "frequencies"):
+    def score_snippet(self, req: Query):
+        if type(self).frequencies is RoPE.frequencies:  # a variant that only moves θ gets its θ below
             return SnippetPart(ROPE_THETA + ROPE_SCORE)
         theta, att = self.frequencies(req)  # a variant that only moves θ (scaled RoPE): its θ as the app has it
         return SnippetPart(f"# θ_k and the attention factor of {self.display_title(req)}, as the app computes them\n"
@@ -174,12 +172,10 @@ class RoPE(Scheme):
                            f"theta = {lit(np.asarray(theta, dtype=np.float64))}\natt = {lit(float(att))}\n"
                            + ROPE_SCORE)
 
-    def swap_snippet(self, st):
-        if not keeps(self, RoPE, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(SWAP_SNIPPET, defines=("rotate",))
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"score": f"(R<sub>i</sub>q<sub>i</sub>)ᵀ(R<sub>j</sub>k<sub>j</sub>)/√{dh}",
                 "notes": [f"R<sub>p</sub> rotates pair i by p·θ<sub>i</sub>, "
                           f"θ<sub>i</sub> = 10000<sup>−2i/{dh}</sup>, so the score depends on j − i"]}

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..encodings.rope2d import axial_frequencies, grid_scores
 from ._rope2d import Rope2D, grid_position_class, grid_query, parameters
+from .query import Query, SchemesSetup
 
 
 class Rope2DAxial(Rope2D):
@@ -34,12 +35,12 @@ class Rope2DAxial(Rope2D):
     def frequencies(self, req) -> tuple[np.ndarray, np.ndarray]:
         return axial_frequencies(int(req.head_dim), float(self.param(req, "theta")))
 
-    def grid_formula(self, st) -> str:
+    def grid_formula(self, st: SchemesSetup) -> str:
         d, theta = st.head_dim, dict(st.params_of(self.id))["theta"]
         return (f"<b>2-D axial</b>: pair k turns by x·m<sub>k</sub> (k &lt; {d // 4}) or y·m<sub>k−{d // 4}</sub> "
                 f"(k ≥ {d // 4}), m<sub>j</sub> = {theta:g}<sup>−4j/{d}</sup>: score = f(Δx) + g(Δy)")
 
-    def grid_scores(self, req) -> np.ndarray:
+    def grid_scores(self, req: Query) -> np.ndarray:
         side, q = grid_query(req)
         fx, fy = self.frequencies(req)
         return grid_scores(fx, fy, side, side, q)

@@ -15,6 +15,7 @@ import numpy as np
 from ..encodings.rope2d import grid_scores, mixed_angles, mixed_frequencies
 from ._rope2d import Rope2D, grid_position_class, grid_query, parameters
 from .base import Parameter
+from .query import Query, SchemesSetup
 
 
 class Rope2DMixed(Rope2D):
@@ -37,19 +38,19 @@ class Rope2DMixed(Rope2D):
         return mixed_frequencies(int(req.head_dim), float(self.param(req, "theta")),
                                  mixed_angles(int(req.heads), int(req.seed)))
 
-    def grid_formula(self, st) -> str:
+    def grid_formula(self, st: SchemesSetup) -> str:
         d, theta = st.head_dim, dict(st.params_of(self.id))["theta"]
         return (f"<b>2-D mixed</b>: pair k turns by x·f<sup>x</sup><sub>k</sub> + y·f<sup>y</sup><sub>k</sub>, at "
                 f"initialisation m<sub>j</sub>(cos α<sub>h</sub>, sin α<sub>h</sub>) and its perpendicular, "
                 f"m<sub>j</sub> = {theta:g}<sup>−4j/{d}</sup>, α<sub>h</sub> ~ U(0, 2π) for each of {st.heads} heads "
                 f"(seed {st.seed}), averaged")
 
-    def grid_scores(self, req) -> np.ndarray:
+    def grid_scores(self, req: Query) -> np.ndarray:
         side, q = grid_query(req)
         fx, fy = self.frequencies(req)
         return grid_scores(fx, fy, side, side, q)
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         return int(req.heads) * int(req.head_dim)  # f^x and f^y per pair and head, per layer
 
     def lab_module(self, d_model, heads, train_len):

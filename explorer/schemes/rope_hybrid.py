@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._rotary import rotary_bound
-from .base import Curve, Parameter, PlotSpec, Scheme, SnippetPart, Source, keeps, lab_position_class
+from .base import Curve, Parameter, PlotSpec, SnippetPart, Source, lab_position_class
+from .query import Query, SchemesSetup
 from .rope import ROPE_SCORE, ROPE_THETA, RoPE, rope_tables
 
 #: The default interval: with the Lab's two layers, k = 2 gives RoPE in layer 1 and NoPE in layer 2
@@ -60,6 +61,7 @@ def _layers(idx) -> str:
 
 
 class RoPEHybrid(RoPE):
+    snippet_reads = ("rotates", "frequencies")  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "rope_nope"
     title = "RoPE/NoPE"
     colour = "#5A8C73"  # RoPE's green towards NoPE's grey, dash-dot-dotted
@@ -107,46 +109,44 @@ class RoPEHybrid(RoPE):
         ell = np.arange(1, int(v["layers"]) + 1)
         return f"RoPE in layers {layer_list(ell[on])}; NoPE in {layer_list(ell[~on])} (of {int(v['layers'])})"
 
-    def display_title(self, req=None) -> str:
+    def display_title(self, req: Query | None = None) -> str:
         if req is None:
             return self.title
         kind = "RoPE" if self.rotates(req) else "NoPE"
         return f"{self.title} (layer {int(self.values(req)['layer'])}: {kind})"
 
-    def check_setup(self, st) -> str:
+    def check_setup(self, st: SchemesSetup) -> str:
         v = self.values(st)
         if v["layer"] > v["layers"]:
             return f"RoPE/NoPE hybrid: layer shown ({v['layer']}) must be at most layers ({v['layers']})"
         return ""
 
-    def where_text(self, req) -> str:
+    def where_text(self, req: Query) -> str:
         return self.pattern_text(req) + f" (NoPE every {ordinal(self.values(req)['nope_every'])} layer)"
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return ("the RoPE layers meet RoPE's new angles past L_train; the NoPE layers have no angle to meet, "
                 "so they can attend anywhere in a longer context as they did in training")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         v = self.values(st)
         kind = "RoPE's rotation" if self.rotates(st) else "no positional term (ΔS = 0)"
         return (f"<b>RoPE/NoPE hybrid</b>, NoPE every {ordinal(v['nope_every'])} layer: {self.pattern_text(st)}; "
                 f"layer {int(v['layer'])} shown: {kind}")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         if self.rotates(req):
             return super().score_blocks(req, bl)
         return np.zeros((bl.n, bl.n))
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         if self.rotates(req):
             return super().distance_values(req, dist)
         # A layer that does not rotate: ΔS = 0 and RoFormer's bound flat at its Δ = 0 value (no decay).
         return Curve(dist, np.zeros(dist.size), bound=rotary_bound(dist, np.zeros(req.head_dim // 2)))
 
-    def score_snippet(self, req):
-        if not keeps(self, RoPEHybrid, "score_blocks", "rotates", "frequencies"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         v = self.values(req)
         rope = ROPE_THETA + ROPE_SCORE
         code = ("# Layer ℓ (1-based) has no positional encoding when ℓ is a multiple of k, RoPE otherwise.\n"
@@ -156,9 +156,7 @@ class RoPEHybrid(RoPE):
         return SnippetPart(code, params=(("nope_every", int(v["nope_every"]), "NoPE every k-th layer"),
                                          ("layer", int(v["layer"]), "the layer shown (1-based)")))
 
-    def beyond_snippet(self, req):
-        if not keeps(self, RoPEHybrid, "beyond_plot"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         v = self.values(req)
         return SnippetPart("on = (np.arange(1, layers + 1) % nope_every != 0).astype(np.float64)  # 1: RoPE, 0: NoPE\n"
                            "x = np.arange(1, layers + 2, dtype=np.float64) - 0.5  # layer ℓ's step spans ℓ ± ½\n"
@@ -166,7 +164,7 @@ class RoPEHybrid(RoPE):
                            params=(("layers", int(v["layers"]), "layers in the model"),
                                    ("nope_every", int(v["nope_every"]), "NoPE every k-th layer")))
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         v = self.values(req)
         on = rope_layers(v["layers"], v["nope_every"]).astype(float)
         x = np.arange(1, on.size + 2, dtype=float) - 0.5  # layer ℓ's step spans ℓ ± ½

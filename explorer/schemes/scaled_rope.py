@@ -12,6 +12,7 @@ from ..encodings import (
     yarn_correction_range,
 )
 from .base import Parameter, Source, num_html
+from .query import Query, SchemesSetup
 from .rope import RoPE
 
 METHOD_TITLES = {"linear": "linear (position interpolation)", "ntk": "NTK-aware", "yarn": "YaRN",
@@ -65,12 +66,12 @@ class ScaledRoPE(RoPE):
     swap_label = None
     in_lab = False
 
-    def check_setup(self, st) -> str:
+    def check_setup(self, st: SchemesSetup) -> str:
         if st.scaling == "ntk" and st.head_dim < 4:
             return "NTK scaling needs head_dim ≥ 4 (its exponent d/(d−2) is infinite for d = 2)"
         return ""
 
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d, s, lt = st.head_dim, st.factor, st.l_train
         if st.scaling == "linear":
             sc = f"θ′<sub>i</sub> = θ<sub>i</sub>/s = θ<sub>i</sub>/{s:g} (positions ÷ {s:g})"
@@ -90,7 +91,7 @@ class ScaledRoPE(RoPE):
                   f"λ &lt; {hi_w:g} → θ<sub>i</sub> kept; between: smooth blend (L<sub>orig</sub> = {lt})")
         return f"<b>Scaled RoPE, {METHOD_TITLES[st.scaling]}, s = {s:g}</b>: {sc}"
 
-    def display_title(self, req=None) -> str:
+    def display_title(self, req: Query | None = None) -> str:
         if req is None:
             return self.title
         return f"{self.title} ({METHOD_TITLES[req.scaling]})"
@@ -101,10 +102,10 @@ class ScaledRoPE(RoPE):
     def bound_scaling(self, req):
         return scaling_of(req)
 
-    def used_by_text(self, req) -> str:
+    def used_by_text(self, req: Query) -> str:
         return USED_BY_METHOD[req.scaling]
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         d, lt = req.head_dim, req.l_train
         theta = np.asarray(super().frequencies(req)[0])
         theta_s, att = self.frequencies(req)

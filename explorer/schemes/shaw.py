@@ -31,9 +31,9 @@ from .base import (
     Source,
     SwapTerms,
     content_vectors,
-    keeps,
     lab_position_class,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: The default clipping distance (and the Lab's).
 CLIP = 16
@@ -108,6 +108,7 @@ def value_term(weights: np.ndarray, *, wv: np.ndarray, k: int) -> np.ndarray:
 
 
 class Shaw(Scheme):
+    snippet_reads = ("offsets",)  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "shaw"
     title = "Shaw (relative)"
     colour = "#8C564B"  # a brown of its own (once the learned table's orange: alike at 720p); dashed as a second cue
@@ -142,21 +143,21 @@ class Shaw(Scheme):
     def clip(self, req) -> int:
         return int(self.param(req, "k"))
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         return 2 * (2 * self.clip(req) + 1) * int(req.head_dim)
 
-    def parameters_text(self, req) -> str:
+    def parameters_text(self, req: Query) -> str:
         k = self.clip(req)
         return (f"keys and values: 2 × (2k + 1) × d = 2 × {2 * k + 1} × {req.head_dim} = "
                 f"{self.parameters_added(req):,} per layer")
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         k = self.clip(req)
         return (f"defined at every distance: all |j − i| ≥ k = {k:,} share one vector, so nothing past "
                 f"{'L_train' if k < req.l_train else 'k'} is new (and nothing beyond k is told apart)")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         k = dict(st.params_of(self.id))["k"]
         return (f"<b>Shaw</b>: score = q<sub>i</sub>·(k<sub>j</sub> + w<sup>K</sup><sub>clip(j−i, k)</sub>)/√d, "
                 f"k = {k}: {2 * k + 1} learned vectors; |j − i| ≥ {k} all share w<sub>±{k}</sub>")
@@ -168,24 +169,24 @@ class Shaw(Scheme):
         per_r = relative_vectors(k, d, req.seed) @ cbar / math.sqrt(d)
         return per_r[clip_offsets(delta, k) + k]
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         n = bl.length
         check_size(2 * n - 1, what="Shaw score row")
         return relative_block_means(self.offsets(req, np.arange(-(n - 1), n)), bl, req.causal)
 
-    def matrix_marks(self, req):
+    def matrix_marks(self, req: Query):
         k = self.clip(req)
         if k >= req.l_eval:
             return ()
         marks = ((float(k), f"clipping distance k = {k}: constant beyond"),)
         return marks if req.causal else marks + ((float(-k), f"clipping distance −k = −{k}"),)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         k = self.clip(req)
         marks = ((float(k), f"k = {k}: constant beyond"),) if k < dist[-1] else ()
         return Curve(dist, self.offsets(req, -dist), marks=marks)
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         k = self.clip(req)
         n = max(int(req.l_eval), int(req.l_train)) + 1
         dist = np.concatenate([[0], np.unique(np.geomspace(1, n, 512).round().astype(np.int64))])
@@ -193,23 +194,17 @@ class Shaw(Scheme):
                         clip_offsets(-dist, k).astype(float), "distance Δ = i − j", "vector used: clip(j − i, k)",
                         marks=((float(k), f"k = {k}"), (float(req.l_train), "L_train")), log_x=True, step=True)
 
-    def score_snippet(self, req):
-        if not keeps(self, Shaw, "score_blocks", "offsets"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(table_snippet("w_key", 13, "d", "the seeded, untrained key vectors") + SCORE_SNIPPET,
                            params=(("clip_k", self.clip(req), "clipping distance k"),))
 
-    def beyond_snippet(self, req):
-        if not keeps(self, Shaw, "beyond_plot"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         return SnippetPart("x = np.concatenate([[0], np.unique(np.geomspace(1, max(l_eval, l_train) + 1, 512)"
                            ".round())])  # Δ\n"
                            "y = np.clip(-x, -clip_k, clip_k)  # the vector used: clip(j − i, k), j − i = −Δ",
                            params=(("clip_k", self.clip(req), "clipping distance k"),))
 
-    def swap_snippet(self, st):
-        if not keeps(self, Shaw, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(table_snippet("w_key", 13, "dh", "seeded key vectors")
                            + table_snippet("w_value", 14, "dh", "seeded value vectors") + SWAP_SNIPPET,
                            defines=("score", "value"), params=(("clip_k", SWAP_CLIP, "clipping distance k"),))
@@ -222,12 +217,12 @@ class Shaw(Scheme):
         return SwapTerms(score=functools.partial(key_term, wk=wk, k=SWAP_CLIP),
                          value=functools.partial(value_term, wv=wv, k=SWAP_CLIP))
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return (f"Shaw's scheme adds a vector for clip(j − i, {SWAP_CLIP}) to every key and value, and the swap "
                 "changed the offsets between the swapped words and the others (offsets past "
                 f"{SWAP_CLIP} all share one vector).")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"score": f"q<sub>i</sub>·(k<sub>j</sub> + w<sup>K</sup><sub>clip(j−i)</sub>)/√{dh}",
                 "notes": [f"output: Σ<sub>j</sub> a<sub>ij</sub>(v<sub>j</sub> + w<sup>V</sup><sub>clip(j−i)</sub>), "
                           f"clip to ±{SWAP_CLIP}; seeded, untrained vectors"]}

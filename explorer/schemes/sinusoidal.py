@@ -20,9 +20,9 @@ from .base import (
     band,
     band_queries,
     content_vectors,
-    keeps,
     lab_position_class,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 
 def _rows(pos: np.ndarray, omega: np.ndarray) -> np.ndarray:
@@ -77,22 +77,22 @@ class Sinusoidal(Scheme):
     in_lab = True
     lab_note = "sin/cos of the position added to each token (Vaswani et al. 2017)"
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return "defined for every position, but the model never trained on the new angle combinations"
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d = st.head_dim
         return (f"<b>Sinusoidal</b>: x<sub>p</sub> = e<sub>p</sub> + PE(p), PE(p)<sub>2i</sub> = sin(p·ω<sub>i</sub>), "
                 f"PE(p)<sub>2i+1</sub> = cos(p·ω<sub>i</sub>), ω<sub>i</sub> = {st.base:g}<sup>−2i/{d}</sup> "
                 f"(i = 0 … {d // 2 - 1}), defined for every p")
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         d = req.head_dim
         c = content_vectors(d, req.content, req.seed)
         return additive_block_means(sinusoidal_block_rows(bl, frequencies(d, req.base, "paper")),
                                     c.mean(axis=0), d)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         d, n = req.head_dim, self.curve_length(req)
         cbar = content_vectors(d, req.content, req.seed).mean(axis=0)
         omega = frequencies(d, req.base, "paper")
@@ -119,9 +119,7 @@ class Sinusoidal(Scheme):
         lo, hi = band(band_d, band_queries(n), score)
         return Curve(dist, mean, lo=lo, hi=hi, band_distance=band_d)
 
-    def beyond_snippet(self, req):
-        if not keeps(self, Sinusoidal, "beyond_plot"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         return SnippetPart(
             "n = max(l_eval, l_train)\n# every distance up to 1,024, then 1,024 steps evenly spaced on a log axis\n"
             "x = np.unique(np.concatenate([np.arange(1, min(n, 1024)),\n"
@@ -129,7 +127,7 @@ class Sinusoidal(Scheme):
             "x = x[x < max(n, 2)]\nomega = base ** (-2.0 * np.arange(d // 2) / d)  # ω_k = base^(−2k/d)\n"
             "y = np.cos(np.multiply.outer(x, omega)).mean(axis=1)  # PE(p)·PE(p+Δ)/(d/2) = mean of cos(Δω_k)")
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         """PE(p)·PE(p+Δ) = Σ_k cos(Δ·ω_k), the same for every p: the formula answers at every distance,
         the model only ever trained below L_train.  Every distance up to 1,024, then 1,024 steps evenly
         spaced on the log axis."""
@@ -148,21 +146,17 @@ class Sinusoidal(Scheme):
     def swap_terms(self, n, d_model, heads, seed, causal):
         return SwapTerms(added=sinusoidal(n, d_model))
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
                 "each other's position vectors, so their queries, keys and values change.")
 
-    def score_snippet(self, req):
-        if not keeps(self, Sinusoidal, "score_blocks"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(SCORE_SNIPPET)
 
-    def swap_snippet(self, st):
-        if not keeps(self, Sinusoidal, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(SWAP_SNIPPET, defines=("added",))
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"input": f"Q, K, V = X·W<sub>Q</sub>, X·W<sub>K</sub>, X·W<sub>V</sub> with "
                          f"X = E + {st.alpha:.2f}·PE(pos), "
                          f"PE(p)<sub>2i</sub> = sin(p·10000<sup>−2i/{st.d_model}</sup>), "

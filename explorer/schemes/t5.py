@@ -28,9 +28,9 @@ from .base import (
     Source,
     SwapTerms,
     future_mask,
-    keeps,
     lab_position_class,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 NUM_BUCKETS = 32
 MAX_DISTANCE = 128
@@ -114,6 +114,7 @@ bias = table[:, bucket(pos[None, :] - pos[:, None], not causal)]  # b_h[bucket(j
 
 
 class T5Bias(Scheme):
+    snippet_reads = ("values", "buckets")  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "t5"
     title = "T5 bias"
     colour = "#00B4E0"  # sky blue turned towards cyan: #56B4E9 shared the sinusoidal blue's hue and the dark
@@ -140,6 +141,7 @@ class T5Bias(Scheme):
                   help="distances from here on share the last bucket (T5: 128)"),
     )
     depends_on = ("heads", "alibi_head", "causal", "seed", "params")
+    curve_depends_on = depends_on  # its distance curve changes with the mask too (not only the matrix)
     used_by = "T5 (Raffel et al. 2020, JMLR) and Flan-T5 (Chung et al. 2022)"
     where = "a learned scalar per head and distance bucket added to the scores (no vectors)"
     relation = "relative: the bias depends on the bucket of j − i only"
@@ -158,7 +160,7 @@ class T5Bias(Scheme):
     def values(self, req) -> np.ndarray:
         return bucket_values(req.heads, self.param(req, "num_buckets"), req.seed)[req.alibi_head]
 
-    def check_setup(self, st) -> str:
+    def check_setup(self, st: SchemesSetup) -> str:
         nb, md = (dict(st.params_of(self.id))[k] for k in ("num_buckets", "max_distance"))
         try:
             check_buckets(nb, md)
@@ -166,33 +168,33 @@ class T5Bias(Scheme):
             return f"T5: {exc}"
         return ""
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         return int(req.heads) * int(self.param(req, "num_buckets"))
 
-    def parameters_text(self, req) -> str:
+    def parameters_text(self, req: Query) -> str:
         return f"heads × buckets = {req.heads} × {self.param(req, 'num_buckets')} = {self.parameters_added(req):,}"
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         md = self.param(req, "max_distance")
         return (f"defined at every distance, but every distance ≥ {md:,} shares one bucket: beyond it the "
                 "bias is flat, so far keys all look alike")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         nb, md = (dict(st.params_of(self.id))[k] for k in ("num_buckets", "max_distance"))
         mode = "causal" if st.causal else "bidirectional"
         exact = nb // 2 if st.causal else nb // 4  # bidirectional: half the buckets for each direction
         return (f"<b>T5</b>: score + b<sub>h</sub>[bucket(j − i)], {nb} {mode} buckets: exact below {exact}, "
                 f"logarithmic to max_distance = {md:,}, one shared bucket beyond")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         n = bl.length
         check_size(2 * n - 1, what="T5 bias row")
         delta = np.arange(-(n - 1), n)
         b = self.values(req)[self.buckets(req, delta, not req.causal)]
         return relative_block_means(b, bl, req.causal)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         buckets = self.buckets(req, -dist, not req.causal)
         mean = self.values(req)[buckets]
         # The exact buckets change at every distance: mark only where the logarithmic ones begin.
@@ -203,7 +205,7 @@ class T5Bias(Scheme):
             marks.append((float(md), "max_distance"))
         return Curve(dist, mean, marks=tuple(marks))
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         n = max(int(req.l_eval), int(req.l_train)) + 1
         dist = np.unique(np.geomspace(1, n, 512).round().astype(np.int64))
         dist = np.concatenate([[0], dist])
@@ -221,20 +223,16 @@ class T5Bias(Scheme):
         table = bucket_values(heads, NUM_BUCKETS, seed)
         return SwapTerms(bias=table[:, relative_position_bucket(rel, not causal)])
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("T5 adds a scalar per head for the bucket of j − i to every score; the swap changed the "
                 "offsets between the swapped words and the others, so it changed their buckets.")
 
-    def score_snippet(self, req):
-        if not keeps(self, T5Bias, "score_blocks", "values", "buckets"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(BUCKET_SNIPPET + SCORE_SNIPPET, imports=("math",),
                            params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
                                    ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
 
-    def beyond_snippet(self, req):
-        if not keeps(self, T5Bias, "beyond_plot", "buckets"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         return SnippetPart(BUCKET_SNIPPET + "\n\n\nx = np.concatenate([[0], np.unique(np.geomspace("
                            "1, max(l_eval, l_train) + 1, 512).round())])  # Δ\n"
                            "y = bucket(-x, not causal).astype(np.float64)  # the bucket of j − i = −Δ",
@@ -242,14 +240,12 @@ class T5Bias(Scheme):
                            params=(("num_buckets", self.param(req, "num_buckets"), "T5's buckets"),
                                    ("max_distance", self.param(req, "max_distance"), "past it one bucket")))
 
-    def swap_snippet(self, st):
-        if not keeps(self, T5Bias, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(SWAP_SNIPPET, defines=("bias",), imports=("math",),
                            params=(("num_buckets", NUM_BUCKETS, "T5's buckets"),
                                    ("max_distance", MAX_DISTANCE, "distances past it share a bucket")))
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         mode = "causal" if st.causal else "bidirectional"
         return {"extra": " + b<sub>h</sub>[bucket(j − i)]",
                 "notes": [f"{NUM_BUCKETS} {mode} buckets, max_distance {MAX_DISTANCE} (T5)"]}

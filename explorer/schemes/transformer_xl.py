@@ -33,9 +33,9 @@ from .base import (
     Source,
     SwapTerms,
     content_vectors,
-    keeps,
     lab_position_class,
 )
+from .query import Query, SchemesSetup, SwapSetup
 
 #: Transformer-XL's sinusoid base.
 BASE = 10000.0
@@ -112,6 +112,7 @@ def position_coefficients(x: np.ndarray, wr: np.ndarray) -> np.ndarray:
 
 
 class TransformerXL(Scheme):
+    snippet_reads = ("_parts",)  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "transformer_xl"
     title = "Transformer-XL"
     colour = "#6A3D9A"  # a purple of its own (once the sinusoidal blue: alike at 720p); dashed as a second cue
@@ -139,15 +140,15 @@ class TransformerXL(Scheme):
     shown_by_default = False
     lab_by_default = False
 
-    def parameters_added(self, req) -> int:
+    def parameters_added(self, req: Query) -> int:
         d = int(req.head_dim)
         return d * d + 2 * d
 
-    def parameters_text(self, req) -> str:
+    def parameters_text(self, req: Query) -> str:
         d = int(req.head_dim)
         return f"W_R d × d + u, v: {d}² + 2 × {d} = {self.parameters_added(req):,} (W_R per layer)"
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         return ("defined at every distance (sinusoids of i − j), but distances ≥ L_train meet angles of the slow "
                 "sinusoids that training never showed; Transformer-XL's memory reuses them across segments")
 
@@ -161,18 +162,18 @@ class TransformerXL(Scheme):
         return d, cbar, wr, v, const_a, const_c
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         return ("<b>Transformer-XL</b>: A<sub>ij</sub> = q<sub>i</sub>ᵀk<sub>j</sub> + q<sub>i</sub>ᵀW<sub>R</sub>"
                 "R<sub>i−j</sub> + uᵀk<sub>j</sub> + vᵀW<sub>R</sub>R<sub>i−j</sub> (all /√d), R: sinusoids of "
                 "i − j, base 10000")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         d, cbar, wr, v, _a, const_c = self._parts(req)
         coef = position_coefficients(cbar, wr) + position_coefficients(v, wr)  # (b) + (d)
         z = block_phasors(bl, inv_freq(d, BASE))
         return (np.real((z * coef) @ z.conj().T)) / math.sqrt(d) + const_c
 
-    def score_terms(self, req, dist):
+    def score_terms(self, req: Query, dist):
         d, cbar, wr, v, const_a, const_c = self._parts(req)
         freq = inv_freq(d, BASE)
         b = np.empty(dist.size)
@@ -184,19 +185,15 @@ class TransformerXL(Scheme):
             dd[sl] = np.real(ph @ cv) / math.sqrt(d)
         return tuple(zip(TERM_NAMES, (np.full(dist.size, const_a), b, np.full(dist.size, const_c), dd), strict=True))
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         terms = self.score_terms(req, dist)
         return Curve(dist, terms[1][1] + terms[2][1] + terms[3][1], terms=terms)
 
-    def score_snippet(self, req):
-        if not keeps(self, TransformerXL, "score_blocks", "_parts"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(WEIGHTS_SNIPPET.format(d="d", delta="np.arange(-(L - 1), L, dtype=np.float64)")
                            + SCORE_SNIPPET.format(**dict(zip("abcd", TERM_NAMES, strict=True))))
 
-    def swap_snippet(self, st):
-        if not keeps(self, TransformerXL, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(WEIGHTS_SNIPPET.format(d="d_model", delta="np.subtract.outer(np.arange(n), np.arange(n))")
                            + SWAP_SNIPPET, defines=("score",))
 
@@ -205,11 +202,11 @@ class TransformerXL(Scheme):
         wr, u, v = weights(d_model, seed)
         return SwapTerms(score=functools.partial(swap_score, wr=wr, u=u, v=v))
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("Transformer-XL adds qᵀW_R R(i−j) + uᵀk + vᵀW_R R(i−j) to every score; the swap changed the "
                 "distances i − j between the swapped words and the others.")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"extra": " + (q<sub>i</sub> + v)ᵀW<sub>R</sub>R<sub>i−j</sub>/√d + uᵀk<sub>j</sub>/√d",
                 "notes": ["R<sub>i−j</sub>: sinusoids of the distance; W<sub>R</sub>, u, v seeded, untrained"]}
 

@@ -32,16 +32,15 @@ from .base import (
     NotShown,
     Parameter,
     PlotSpec,
-    Scheme,
     SnippetPart,
     Source,
     SwapTerms,
     content_vectors,
-    keeps,
     lab_position_class,
     num_html,
     pair_energy,
 )
+from .query import Query, SchemesSetup, SwapSetup
 from .rope import ROPE_BASE, RoPE
 
 #: Copy as Python: ζ_k at head dimension ``{d}``.
@@ -118,6 +117,7 @@ def dirichlet(n: np.ndarray, omega: np.ndarray) -> np.ndarray:
 
 
 class XPos(RoPE):
+    snippet_reads = ("log_decay",)  # helpers its snippets write out (see Scheme.snippet_reads)
     id = "xpos"
     title = "xPos"
     colour = "#1C5441"  # a dark, greyer shade of RoPE's green, dotted
@@ -152,13 +152,13 @@ class XPos(RoPE):
             return float(dict(obj.params_of(self.id))["scale_base"])
         return float(self.param(obj, "scale_base"))
 
-    def display_title(self, req=None) -> str:
+    def display_title(self, req: Query | None = None) -> str:
         return self.title if req is None else f"{self.title} (B = {self.scale_base(req):g})"
 
     def log_decay(self, req) -> np.ndarray:
         return np.log(xpos_zeta(req.head_dim)) / self.scale_base(req)
 
-    def past_training(self, req) -> str:
+    def past_training(self, req: Query) -> str:
         ld = self.log_decay(req)
         at = [float(np.mean(np.exp(n * ld))) for n in (req.l_train, req.l_eval)]
         return (f"the rotation meets RoPE's new angles past L_train, but every pair shrinks with distance: on "
@@ -166,14 +166,14 @@ class XPos(RoPE):
                 f"L_eval = {req.l_eval:,}, so far keys fade (causal attention only)")
 
     # -- Schemes panel ------------------------------------------------------------------------------
-    def formula_line(self, st) -> str:
+    def formula_line(self, st: SchemesSetup) -> str:
         d, b = st.head_dim, self.scale_base(st)
         z = xpos_zeta(d)
         return (f"<b>xPos</b>: q<sub>m</sub>·k<sub>n</sub> = Re Σ<sub>i</sub> ζ<sub>i</sub><sup>(m−n)/{b:g}</sup> "
                 f"q<sub>i</sub> k̄<sub>i</sub> e<sup>i(m−n)θ<sub>i</sub></sup>, ζ<sub>i</sub> = (2i/{d} + 0.4)/1.4 = "
                 f"{num_html(z[0])} … {num_html(z[-1])}, θ<sub>i</sub> as RoPE's")
 
-    def score_blocks(self, req, bl):
+    def score_blocks(self, req: Query, bl):
         if not req.causal:
             raise NotShown("xPos is for causal attention only: for keys after the query ζ^((i−j)/B) grows "
                            "without bound — turn the causal mask on")
@@ -200,7 +200,7 @@ class XPos(RoPE):
             out[idx, idx] = float(np.real(val) @ h)
         return (out - h.sum()) / math.sqrt(d)
 
-    def distance_values(self, req, dist):
+    def distance_values(self, req: Query, dist):
         d = req.head_dim
         h = pair_energy(content_vectors(d, req.content, req.seed))
         theta, ld = inv_freq(d, req.base), self.log_decay(req)
@@ -211,7 +211,7 @@ class XPos(RoPE):
         mean = (mean - h.sum()) / math.sqrt(d)
         return Curve(dist, mean, bound=rotary_bound(dist, theta, ld))
 
-    def beyond_plot(self, req):
+    def beyond_plot(self, req: Query):
         n = max(int(req.l_eval), int(req.l_train)) + 1
         dist = np.unique(np.geomspace(1, n, 512).round())
         y = np.exp(np.multiply.outer(dist, self.log_decay(req))).mean(axis=1)
@@ -220,23 +220,17 @@ class XPos(RoPE):
                         dist, y, "distance Δ = i − j", "mean ζₖ^(Δ/B)",
                         marks=((float(req.l_train), "L_train"), (b, "B")), log_x=True)
 
-    def score_snippet(self, req):
-        if not keeps(self, XPos, "score_blocks", "log_decay"):
-            return Scheme.score_snippet(self, req)
+    def score_snippet(self, req: Query):
         return SnippetPart(ZETA_SNIPPET.format(d="d") + SCORE_SNIPPET,
                            params=(("B", self.scale_base(req), "xPos scale base B"),))
 
-    def beyond_snippet(self, req):
-        if not keeps(self, XPos, "beyond_plot", "log_decay"):
-            return Scheme.beyond_snippet(self, req)
+    def beyond_snippet(self, req: Query):
         return SnippetPart(ZETA_SNIPPET.format(d="d")
                            + "x = np.unique(np.geomspace(1, max(l_eval, l_train) + 1, 512).round())  # distances Δ\n"
                            "y = np.exp(np.multiply.outer(x, np.log(zeta) / B)).mean(axis=1)  # mean of ζ_k^(Δ/B)",
                            params=(("B", self.scale_base(req), "xPos scale base B"),))
 
-    def swap_snippet(self, st):
-        if not keeps(self, XPos, "swap_terms"):
-            return Scheme.swap_snippet(self, st)
+    def swap_snippet(self, st: SwapSetup):
         return SnippetPart(ZETA_SNIPPET.format(d="dh") + SWAP_SNIPPET, defines=("rotate", "rotate_k"))
 
     # -- Token swap -------------------------------------------------------------------------------
@@ -244,12 +238,12 @@ class XPos(RoPE):
         return SwapTerms(rotate=functools.partial(xpos_rotate, sign=1),
                          rotate_k=functools.partial(xpos_rotate, sign=-1))
 
-    def swap_reason(self, st) -> str:
+    def swap_reason(self, st: SwapSetup) -> str:
         return ("xPos rotates every query and key by its position and shrinks each pair with the distance "
                 "between them, so q·k depends on the offset, and the swap changed the offsets of the swapped "
                 "words.")
 
-    def swap_formula(self, st, dh: int) -> dict:
+    def swap_formula(self, st: SwapSetup, dh: int) -> dict:
         return {"score": f"(Z<sub>i</sub>R<sub>i</sub>q<sub>i</sub>)ᵀ(Z<sub>j</sub><sup>−1</sup>R<sub>j</sub>"
                          f"k<sub>j</sub>)/√{dh}",
                 "notes": [f"R<sub>p</sub> as RoPE; Z<sub>p</sub> scales pair k by ζ<sub>k</sub><sup>p/512</sup>, "

@@ -56,7 +56,7 @@ def matrix(req: Any, name: str, title: str) -> Snippet | NoSnippet:
     if length > FULL_MATRIX_MAX:
         return NoSnippet(f"L_eval = {length:,}: the full L × L matrix is too large for a snippet "
                          f"(at most {FULL_MATRIX_MAX:,}); Export → Save numbers gives the block means")
-    part = scheme.score_snippet(req)
+    part = scheme.score_snippet(scheme.query(req, "matrices"))
     if isinstance(part, NoSnippet):
         return part
     bl = blocks(length, req.max_cells)
@@ -161,7 +161,7 @@ def distance(responses: Sequence[Any], plot: str, title: str) -> Snippet | NoSni
             return NoSnippet(f"{sch.title}: {r.note or 'no curve'}")
         if r.stride != 1:
             return NoSnippet(f"{sch.title}: the curve is thinned here; Export → Save numbers gives it")
-        part = sch.score_snippet(req)
+        part = sch.score_snippet(sch.query(req, "distance"))
         if isinstance(part, NoSnippet):
             hide = "; hide it to copy the other curves' program" if plot == "curves" and len(responses) > 1 else ""
             return NoSnippet(f"{sch.title}: {part.reason}{hide}")
@@ -205,7 +205,8 @@ def band_stride(length: int) -> int:
 def beyond_extra(setup: Any, spec: Any, title: str) -> Snippet | NoSnippet:
     """A scheme's own "beyond training" plot (its :meth:`~explorer.schemes.base.Scheme.beyond_plot`) from its
     :meth:`~explorer.schemes.base.Scheme.beyond_snippet` hook; ``setup`` is the request the plot was drawn for."""
-    part = registry.get(setup.scheme).beyond_snippet(setup)
+    sch = registry.get(setup.scheme)
+    part = sch.beyond_snippet(sch.query(setup, "beyond"))
     if isinstance(part, NoSnippet):
         return part
     code = part.code.strip()

@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import schemes as registry
 from ...encodings import alibi_slopes
+from ...schemes.query import Query
 from ...snippets import NoSnippet, Snippet
 from ...snippets import schemes as snip
 from ...widgets.plot_data import plot_title
@@ -201,7 +202,7 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         sr = bv.scaled_response
         return waiting if sr is None else snip.scaled_plot(sr, "scaled" if plot is bv.scaled else "weight", title)
     if bv is not None and plot is bv.table:
-        said = registry.get(LEARNED).score_snippet(None)  # why a learned table has no program
+        said = registry.get(LEARNED).score_snippet(Query(LEARNED, {}))  # why a learned table has no program
         return said if isinstance(said, NoSnippet) else NoSnippet("the learned table has no program")
     mv_ = views.get("model")
     which = model_which(mv_, plot)
