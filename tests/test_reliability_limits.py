@@ -27,7 +27,7 @@ from explorer.jobs.swap import SwapRequest
 from explorer.jobs.waves import MATRIX_MAX, requests_for
 from explorer.schemes.learned import LEARNED_LIVE_MAX
 from explorer.state import SchemesState, SwapState, WavesState
-from explorer.state.schemes import VIEWS
+from explorer.state.schemes import views
 
 
 @pytest.fixture
@@ -129,7 +129,7 @@ def test_every_panel_at_its_largest_stays_far_below_the_cap(panel):
     elif panel == "schemes":
         st = SchemesState().clamped(head_dim=1024, l_train=131072, l_eval=16 * 131072, heads=64,
                                     alibi_head=63, factor=64.0)
-        reqs = [r for v in VIEWS for r in build_requests(st, v)]
+        reqs = [r for v in views() for r in build_requests(st, v)]
     else:
         st = SwapState().clamped(sentence=" ".join(f"w{i}" for i in range(64)), d_model=256, heads=8,
                                  scheme="rope", causal=True)

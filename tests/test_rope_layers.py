@@ -276,16 +276,15 @@ def test_llama4_rotates_interleaved_pairs_as_its_complex_rotation(tmp_path, caps
 
 
 def test_model_view_job_reads_each_layer_type():
-    from explorer import jobs
-    from explorer.jobs.model_rope import ModelRopeRequest
+    from explorer.schemes.rope_model_tab import ModelRopeRequest, model_rope
 
-    gemma = jobs.run(ModelRopeRequest("gemma-3-4b"))
+    gemma = model_rope(ModelRopeRequest("gemma-3-4b"))
     curves = {c.layer_type: c for c in gemma.layer_curves}
     assert curves["sliding_attention"].reach == 1023 and len(curves["full_attention"].layers) == 5
     sliding = curves["sliding_attention"].score[0]
     starts = np.round(gemma.distance)  # block centres: past the window the curve is empty
     assert np.all(np.isnan(sliding[starts > 1100])) and not np.any(np.isnan(sliding[starts < 900]))
-    scout = jobs.run(ModelRopeRequest("llama-4-scout"))
+    scout = model_rope(ModelRopeRequest("llama-4-scout"))
     p, tau = scout.temperature
     assert p[0] == 0 and p[-1] == 10485760 - 1
     np.testing.assert_allclose(tau, np.log1p(np.floor((p + 1) / 8192)) * 0.1 + 1, rtol=0, atol=0)

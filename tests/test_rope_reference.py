@@ -197,7 +197,7 @@ LLAMA_3_2_1B = {"hidden_size": 2048, "num_attention_heads": 32, "head_dim": 64, 
 
 def test_the_context_is_the_configs_own_when_it_states_one():
     """Llama 3.2 1B: s·L_orig = 32 × 8,192 = 262,144, but the model (and transformers' cache) stop at 131,072."""
-    from explorer.jobs.model_rope import extended_length
+    from explorer.schemes.rope_model_tab import extended_length
 
     model = parse_config(LLAMA_3_2_1B)
     assert extended_length(model) == hf_config("llama", LLAMA_3_2_1B).max_position_embeddings == 131072
@@ -240,10 +240,9 @@ def test_mla_model_types_cover_every_transformers_model_that_applies_mscale():
 
 
 def test_the_model_views_score_carries_the_softmax_scale():
-    from explorer import jobs
-    from explorer.jobs.model_rope import ModelRopeRequest, expected_score
+    from explorer.schemes.rope_model_tab import ModelRopeRequest, expected_score, model_rope
 
-    r = jobs.run(ModelRopeRequest("deepseek-v3"))
+    r = model_rope(ModelRopeRequest("deepseek-v3"))
     assert r.softmax_scale == load_shipped("deepseek-v3").softmax_scale and "logits × 1.874" in r.summary
     first = expected_score(np.arange(1.0, 2.0), r.theta, r.attention_factor, r.model.head_dim)[0]
     assert r.scaled[0][0] == pytest.approx(r.softmax_scale * first)

@@ -377,7 +377,7 @@ def test_the_schemes_panel_draws_the_variants(qtbot):
         assert len(set(styles.values())) == len(styles)  # one dash per rotary variant
         panel.set_state(panel.state.clamped(view="beyond"))
         qtbot.waitUntil(lambda: all(s in panel.beyond_view.extras for s in MINE), timeout=20000)
-        pw = panel.beyond_view.extras["p_rope"][0]
+        pw = panel.beyond_view.extras["p_rope"].widget
         assert pw.getPlotItem().getViewBox().viewRange()[0][1] > 30  # every pair on the axis, not only the kept
         panel.shutdown()
     finally:

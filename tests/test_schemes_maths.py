@@ -25,8 +25,10 @@ from explorer.encodings.blocks import Blocks, block_phasors, blocks
 from explorer.encodings.learned import LearnedTable
 from explorer.jobs import schemes as J
 from explorer.panels.schemes.formula import formula_html
+from explorer.schemes.alibi import WINDOW_SHARE, alibi_tab
 from explorer.schemes.base import band_queries, content_vectors, pair_energy
 from explorer.schemes.learned import model_tables_text
+from explorer.schemes.query import Query
 from explorer.state import SchemesState, StateError
 
 
@@ -339,17 +341,23 @@ def test_full_turn_count_by_hand():
 
 
 # -- ALiBi ---------------------------------------------------------------------------------------------------
+def _alibi(heads: int, alibi_head: int, l_eval: int, causal: bool = True, **cells):
+    """The ALiBi tab's numbers (its compute, as the panel's tab request runs it)."""
+    q = Query("alibi", {"heads": heads, "alibi_head": alibi_head, "l_eval": l_eval, "causal": causal})
+    return alibi_tab(q, **cells)
+
+
 def test_alibi_slopes_for_non_powers_of_two_by_hand():
-    r = J.alibi_view(J.AlibiRequest(heads=6, alibi_head=0, l_eval=16))
+    r = _alibi(heads=6, alibi_head=0, l_eval=16)
     # 4 heads: 2^-2, 2^-4, 2^-6, 2^-8; then every other slope of 8 heads: 2^-1, 2^-3.
     np.testing.assert_allclose(r.slopes, [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3], rtol=0)
-    r8 = J.alibi_view(J.AlibiRequest(heads=8, alibi_head=0, l_eval=16))
+    r8 = _alibi(heads=8, alibi_head=0, l_eval=16)
     np.testing.assert_allclose(r8.slopes, [2.0**-k for k in range(1, 9)], rtol=0)
 
 
 def test_alibi_tiles_are_each_heads_bias():
     n, heads = 20, 5
-    r = J.alibi_view(J.AlibiRequest(heads=heads, alibi_head=0, l_eval=n, tile_cells=n))
+    r = _alibi(heads=heads, alibi_head=0, l_eval=n, tile_cells=n)
     bias = alibi_bias(heads, n, "causal")
     np.testing.assert_array_equal(np.isnan(r.tiles), np.isneginf(bias))
     np.testing.assert_allclose(r.tiles[np.isfinite(bias)], bias[np.isfinite(bias)], atol=1e-15)
@@ -358,7 +366,7 @@ def test_alibi_tiles_are_each_heads_bias():
 @pytest.mark.parametrize("causal", [True, False])
 def test_alibi_attention_equals_torch_attention(causal):
     n, heads, head = 24, 3, 1
-    r = J.alibi_view(J.AlibiRequest(heads=heads, alibi_head=head, l_eval=n, causal=causal, attention_cells=n))
+    r = _alibi(heads=heads, alibi_head=head, l_eval=n, causal=causal, attention_cells=n)
     c = content_vectors(8, "same", 0)
     q = np.tile(c, (n, 1))
     bias = alibi_bias(heads, n, "causal" if causal else "symmetric")[head]
@@ -371,7 +379,7 @@ def test_alibi_attention_equals_torch_attention(causal):
 
 def test_alibi_attention_blocks_sum_the_exact_weights():
     n, cells = 50, 7
-    r = J.alibi_view(J.AlibiRequest(heads=4, alibi_head=2, l_eval=n, attention_cells=cells))
+    r = _alibi(heads=4, alibi_head=2, l_eval=n, attention_cells=cells)
     m = alibi_slopes(4)[2]
     bl = blocks(n, cells)
     for row, i in enumerate(r.attention_queries):
@@ -389,12 +397,12 @@ def test_alibi_attention_blocks_sum_the_exact_weights():
 
 def test_alibi_profiles_and_windows_by_brute_force():
     n = 300
-    r = J.alibi_view(J.AlibiRequest(heads=8, alibi_head=0, l_eval=n))
+    r = _alibi(heads=8, alibi_head=0, l_eval=n)
     for h, m in enumerate(r.slopes):
         w = np.exp(-m * np.arange(n))
         w /= w.sum()
         np.testing.assert_allclose(r.profiles[h], w, rtol=1e-12)
-        k = int(np.argmax(np.cumsum(w) >= J.WINDOW_SHARE - 1e-12)) + 1
+        k = int(np.argmax(np.cumsum(w) >= WINDOW_SHARE - 1e-12)) + 1
         assert r.windows[h] == k
 
 

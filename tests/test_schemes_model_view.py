@@ -9,10 +9,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from explorer import jobs
 from explorer.encodings import apply_rope
 from explorer.encodings.rope_config import load_shipped, shipped
-from explorer.jobs.model_rope import ModelRopeRequest, block_stats, expected_score, extended_length, log_blocks
+from explorer.schemes.rope_model_tab import (
+    ModelRopeRequest,
+    block_stats,
+    expected_score,
+    extended_length,
+    log_blocks,
+    model_rope,
+)
 from explorer.state import SchemesState
 
 
@@ -45,7 +51,7 @@ def test_block_stats_are_exact_over_every_distance():
 
 def test_job_numbers_for_every_shipped_model():
     for cid in shipped():
-        r = jobs.run(ModelRopeRequest(cid))
+        r = model_rope(ModelRopeRequest(cid))
         m = load_shipped(cid)
         theta, att = m.frequencies(r.l_ext)
         np.testing.assert_array_equal(r.theta, theta)
@@ -56,9 +62,9 @@ def test_job_numbers_for_every_shipped_model():
         first = m.softmax_scale * expected_score(np.array([1.0]), theta, att, m.head_dim)[0]
         assert r.scaled[0][0] == pytest.approx(first, abs=0.2)
         assert r.kept + r.divided <= theta.size
-    deepseek = jobs.run(ModelRopeRequest("deepseek-v3"))
+    deepseek = model_rope(ModelRopeRequest("deepseek-v3"))
     assert deepseek.attention_factor == 1.0 and deepseek.l_orig == 4096 and deepseek.l_ext == 163840
-    llama = jobs.run(ModelRopeRequest("llama-3.1-8b"))
+    llama = model_rope(ModelRopeRequest("llama-3.1-8b"))
     assert (llama.kept, llama.divided, llama.l_orig, llama.l_ext) == (29, 29, 8192, 131072)
 
 
@@ -106,7 +112,7 @@ def test_open_model_config_keeps_the_fields_not_the_path(qtbot, panel, tmp_path)
     cfg.write_text(json.dumps({"hidden_size": 512, "num_attention_heads": 8, "rope_theta": 50000.0,
                                "max_position_embeddings": 4096,
                                "rope_scaling": {"rope_type": "linear", "factor": 2.0}}))
-    panel.ask_config_path = lambda: str(cfg)
+    panel.view("model").ask_config_path = lambda: str(cfg)
     panel.view("model").open_button.click()
     _wait(qtbot, panel)
     assert str(tmp_path) not in panel.state.model
@@ -118,7 +124,7 @@ def test_open_model_config_keeps_the_fields_not_the_path(qtbot, panel, tmp_path)
     bad = tmp_path / "bad.json"
     bad.write_text('{"rope_theta": NaN}')
     before = panel.state.model
-    panel.ask_config_path = lambda: str(bad)
+    view.ask_config_path = lambda: str(bad)
     view.open_button.click()
     assert panel.state.model == before
     assert "NaN" in panel.banner.text() and "\n" not in panel.banner.text()
@@ -143,7 +149,8 @@ def test_model_view_strip_states_the_models_rule_with_its_numbers():
     """View 6's formula strip is the model's rule (it showed the fifteen scheme formulas): llama3's wavelength
     bands, YaRN's ramp and attention factor, each with the numbers the job computes with."""
     from explorer.encodings.rope import llama3_band_edges, yarn_correction_range
-    from explorer.panels.schemes.formula import formula_lines, model_formula
+    from explorer.panels.schemes.formula import formula_lines
+    from explorer.schemes.rope_model_text import model_formula
 
     every = SchemesState(view="model", model="llama-3.1-8b").clamped(**{"show_alibi": True, "show_scaled_rope": True})
     assert formula_lines(every) == [model_formula("llama-3.1-8b")]
@@ -160,5 +167,5 @@ def test_model_view_strip_states_the_models_rule_with_its_numbers():
         if m.rope_type == "yarn":
             lo, hi = yarn_correction_range(m.rotary_dim, m.base, m.scaling)
             assert f"pair {lo:g} to 1 at pair {hi:g}" in line
-            assert f"attention factor {jobs.run(ModelRopeRequest(cid)).attention_factor:.4g}" in line
+            assert f"attention factor {model_rope(ModelRopeRequest(cid)).attention_factor:.4g}" in line
     assert "Model" in model_formula("no-such-model")

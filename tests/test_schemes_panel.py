@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractSlider
 from explorer.encodings import RopeScaling, scaled_inv_freq, yarn_ramp
 from explorer.jobs import schemes as J
 from explorer.state import SchemesState
-from explorer.state.schemes import VIEWS, default_shown
+from explorer.state.schemes import default_shown, views
 
 
 @pytest.fixture
@@ -138,10 +138,10 @@ def test_controls_are_linked_to_every_column(qtbot, make_panel):
     assert panel.matrix_view.responses["rope"].request.l_eval == 128
 
 
-@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("view", views())
 def test_every_view_draws(qtbot, make_panel, view):
     panel = make_panel(SchemesState(l_train=64, l_eval=256, heads=6, alibi_head=5, view=view))
-    assert panel.tabs.currentIndex() == VIEWS.index(view) and panel.view(view).isVisible()
+    assert panel.tabs.currentIndex() == views().index(view) and panel.view(view).isVisible()
     assert set(panel._views) == {view}  # only the visible view was built and computed
     assert not panel.banner.isVisible()
     assert panel.plots() == panel.view(view).plot_widgets()
@@ -155,8 +155,8 @@ def test_every_view_draws(qtbot, make_panel, view):
         np.testing.assert_allclose(panel.beyond_view.weight_curve.getData()[1],
                                    yarn_ramp(64, 10000.0, RopeScaling("yarn", 4.0, 64)), atol=1e-12)
     elif view == "alibi":
-        assert "6 heads is not a power of two" in panel.alibi_view.info.text()
-        assert len([t for t in panel.alibi_view.tile_labels if t.isVisible()]) == 6
+        assert "6 heads is not a power of two" in panel.view("alibi").info.text()
+        assert len([t for t in panel.view("alibi").tile_labels if t.isVisible()]) == 6
     elif view == "properties":
         assert panel.properties_view.schemes() == list(default_shown())
         panel.properties_view.table.selectAll()
@@ -169,13 +169,13 @@ def test_every_view_draws(qtbot, make_panel, view):
 
 def test_clicking_a_tab_switches_view_and_computes_it(qtbot, make_panel):
     panel = make_panel()
-    panel.tabs.setCurrentIndex(VIEWS.index("alibi"))
+    panel.tabs.setCurrentIndex(views().index("alibi"))
     assert panel.state.view == "alibi"
     wait(qtbot, panel)
-    assert panel.alibi_view.isVisible() and not panel.matrix_view.isVisible()
-    assert panel.alibi_view.slope_curve.getData()[1].size == 8
+    assert panel.view("alibi").isVisible() and not panel.matrix_view.isVisible()
+    assert panel.view("alibi").slope_curve.getData()[1].size == 8
     panel.set_state(panel.state.clamped(view="matrices"))
-    assert panel.matrix_view.isVisible() and not panel.alibi_view.isVisible()  # state -> tab, signals blocked
+    assert panel.matrix_view.isVisible() and not panel.view("alibi").isVisible()  # state -> tab, signals blocked
 
 
 def test_bad_value_shows_a_message_and_keeps_the_state(qtbot, make_panel):
@@ -284,7 +284,7 @@ def test_alibi_tile_labels_never_run_into_each_other(qtbot, make_panel):
     from PySide6.QtGui import QFontMetrics
 
     panel = make_panel(SchemesState(l_train=64, l_eval=256, heads=8, alibi_head=2, view="alibi"))
-    av = panel.alibi_view
+    av = panel.view("alibi")
     for width, height in ((1300, 800), (700, 420), (520, 330)):
         panel.resize(width, height)
         qtbot.wait(60)
@@ -303,7 +303,7 @@ def test_a_curve_that_leaves_the_distance_plot_is_named_under_its_key_with_its_e
     """The note on the curve that leaves ΔS's range sits under the key, outside the plot (inside, it lay on six
     curve segments at 720p presenter), and says the curve's own extreme."""
     panel = make_panel()
-    panel.tabs.setCurrentIndex(VIEWS.index("distance"))
+    panel.tabs.setCurrentIndex(views().index("distance"))
     panel.set_state(panel.state.clamped(show_alibi=True, l_eval=1024))
     wait(qtbot, panel)
     view = panel.distance_view

@@ -44,7 +44,8 @@ def _root(node) -> str | None:
 
 def patches(source: str, methods: set[str]) -> list[str]:
     """Where ``source`` replaces a method of another library's class or instance, or stamps an attribute on it:
-    ``setattr`` on anything but ``self``, writes into an object's ``__dict__``, assignments to attributes of
+    ``setattr`` on anything but ``self`` (or ``cls`` inside ``__init_subclass__``: the class being made), writes
+    into an object's ``__dict__``, assignments to attributes of
     classes reached through a foreign module (``pg.AxisItem.x = …``, or a name bound to one), a method name of
     pyqtgraph assigned on anything but ``self``, and ``_pe_`` attributes."""
     tree = ast.parse(source)
@@ -54,9 +55,12 @@ def patches(source: str, methods: set[str]) -> list[str]:
         if isinstance(node, ast.Assign) and _root(node.value) in FOREIGN_ROOTS and \
                 isinstance(node.value, ast.Attribute):
             foreign_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    own_class = {id(call) for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) and fn.name == "__init_subclass__"
+                 for call in ast.walk(fn)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-            if not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
+            first = node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else None
+            if not (first == "self" or (first == "cls" and id(node) in own_class)):
                 out.append(f"line {node.lineno}: setattr on another object")
         targets = []
         if isinstance(node, ast.Assign):
@@ -102,6 +106,7 @@ def test_no_method_of_another_library_is_replaced_and_nothing_is_stamped(methods
     "def f(label, g):\n    label.setText = g",
     "def f(item):\n    item._pe_memo = {}",
     "def f(item):\n    return item.__dict__.get('_pe_hooked')",
+    "def f(cls):\n    setattr(cls, 'setPen', print)",  # cls outside __init_subclass__ is any class
 ])
 def test_the_check_finds_each_kind_of_patch(methods, bad):
     assert patches(bad, methods), bad
@@ -109,7 +114,8 @@ def test_the_check_finds_each_kind_of_patch(methods, bad):
 
 def test_the_check_leaves_our_own_attributes_alone(methods):
     ok = ("class V:\n    def __init__(self, plot):\n        self.plot = plot\n        self.plot.hover_owned = True\n"
-          "        setattr(self, 'dragging', False)\n        main.__dict__['__spec__'] = None\n")
+          "        setattr(self, 'dragging', False)\n        main.__dict__['__spec__'] = None\n"
+          "    def __init_subclass__(cls, **kw):\n        setattr(cls, 'snippet', None)\n")
     assert patches(ok, methods) == []
 
 

@@ -39,7 +39,6 @@ def _load_all() -> None:
     from . import (  # noqa: F401
         grid,
         misc,  # noqa: F401
-        model_rope,
         schemes,
         swap,
         table,

@@ -33,37 +33,30 @@ import numpy as np
 from .. import schemes as registry
 from ..encodings import (
     EncodingError,
-    alibi_slopes,
     inv_freq,
     llama3_band_edges,
     scaled_inv_freq,
     yarn_correction_range,
     yarn_ramp,
 )
-from ..encodings.blocks import alibi_block_means, blocks, distance_grid, extent, sample_indices
+from ..encodings.blocks import blocks, extent, sample_indices
 from ..encodings.learned import RealRows
 from ..encodings.sinusoidal import completes_cycle
 from ..schemes import NotShown, PlotSpec
-from ..schemes.alibi import WINDOW_SHARE, attention_blocks, profiles
 from ..schemes.learned import real_rows, row_limit, rows_of, table_name, too_large_for
+from ..schemes.query import Query
 from ..schemes.scaled_rope import METHOD_TITLES, interpolation_weight, scaling_of
 from . import job
 from .grid import GridRequest, grid_ids
-from .model_rope import ModelRopeRequest
 
 #: Cells per axis of the score matrices: about one screen pixel per cell in a 2 × 3 grid on a 1440-wide
 #: window, so the display never has to thin the cells out again (the cells are exact block means).
 MATRIX_CELLS = 256
 #: Distances drawn in the score-vs-distance plot (every distance up to this many; a stride beyond).
 CURVE_POINTS = 32768
-#: Cells per axis of each head's tile in the ALiBi bias mosaic, and of the attention heatmap.
-ALIBI_TILE_CELLS = 96
-ALIBI_ATTENTION_CELLS = 256
 #: Rows and columns of the learned-table preview in the beyond-training view.
 TABLE_ROWS = 256
 TABLE_COLS = 128
-#: ALiBi bias colours saturate here: a key whose logit is 10 lower gets e^−10 ≈ 4.5·10⁻⁵ of the weight.
-ALIBI_CLIP = 10.0
 
 
 # -- requests and responses ---------------------------------------------------------------------
@@ -213,32 +206,19 @@ class ScaledResponse:
 
 
 @dataclass(frozen=True)
-class AlibiRequest:
-    """ALiBi: slopes, per-head bias heatmaps, and the attention of one head (content removed)."""
+class TabRequest:
+    """A tab a scheme adds to the panel (:class:`~explorer.schemes.tabs.SchemeTab`): its fields of the state."""
 
-    heads: int
-    alibi_head: int
-    l_eval: int
-    causal: bool = True
-    tile_cells: int = ALIBI_TILE_CELLS
-    attention_cells: int = ALIBI_ATTENTION_CELLS
-    max_points: int = CURVE_POINTS
-    key: str = "schemes.alibi"
+    scheme: str
+    tab: str
+    query: Query
+    key: str = "schemes.tab"
 
 
 @dataclass(frozen=True)
-class AlibiResponse:
-    request: AlibiRequest
-    slopes: np.ndarray  # (H,)
-    tiles: np.ndarray  # (H, t, t) block means of each head's bias; NaN = masked future
-    tile_block: int
-    attention: np.ndarray  # (n, n): share of each row's query attention in each key block
-    attention_block: int
-    attention_queries: np.ndarray  # the query position each attention row shows
-    distance: np.ndarray  # Δ for the profiles
-    profiles: np.ndarray  # (H, len(distance)): weight of key at distance Δ for the last query
-    windows: np.ndarray  # (H,) nearest keys holding WINDOW_SHARE of the last query's weight
-    stride: int
+class TabResponse:
+    request: TabRequest
+    value: Any  # what the tab's ``compute`` returned
 
 
 @dataclass(frozen=True)
@@ -309,10 +289,9 @@ def build_requests(st, view: str | None = None, trained: dict | None = None, tab
                        if type(registry.get(s)).beyond_plot is not registry.Scheme.beyond_plot)
         return [BeyondRequest(st.head_dim, st.base, st.l_train, st.l_eval, st.seed, extras, tabled),
                 ScaledRequest(st.head_dim, st.base, st.l_train, st.scaling, st.factor)]
-    if view == "alibi":
-        return [AlibiRequest(st.heads, st.alibi_head, st.l_eval, st.causal)]
-    if view == "model":
-        return [ModelRopeRequest(st.model, query=st.model_query)]
+    if (found := registry.tab(view)) is not None:  # a tab a scheme adds (ALiBi's heads, RoPE's real models)
+        tab, sch = found
+        return [TabRequest(sch.id, tab.id, Query.of(sch.id, st, tab.fields), key=f"schemes.{tab.id}")]
     if view == "grid":
         return [GridRequest(s, st.head_dim, st.base, st.heads, st.seed, st.grid_side, st.grid_query,
                             st.params_of(s), key=f"schemes.grid.{s}") for s in grid_ids()]
@@ -507,23 +486,18 @@ def compute_scaled(request: ScaledRequest) -> ScaledResponse:
     return scaled(request)
 
 
-# -- view 4: ALiBi ---------------------------------------------------------------------------------
-def alibi_view(req: AlibiRequest) -> AlibiResponse:
-    """Slopes, each head's bias as block means, the chosen head's attention and every head's profile."""
-    slopes = alibi_slopes(req.heads)
-    tb = blocks(req.l_eval, req.tile_cells)
-    tiles = np.stack([alibi_block_means(float(m), tb, req.causal) for m in slopes])
-    ab = blocks(req.l_eval, req.attention_cells)
-    queries = ab.starts + ab.counts - 1  # each row: the query at the end of its block
-    att = attention_blocks(float(slopes[req.alibi_head]), req.l_eval, ab, queries, req.causal)
-    dist, stride = distance_grid(req.l_eval, req.max_points)
-    prof, windows = profiles(slopes, req.l_eval, dist)
-    return AlibiResponse(req, slopes, tiles, tb.size, att, ab.size, queries, dist, prof, windows, stride)
+# -- the tabs schemes add -----------------------------------------------------------------------------
+def tab_view(req: TabRequest) -> TabResponse:
+    """The tab's ``compute`` on its query (the registry is the compute process's own: a tab is code, not data)."""
+    found = registry.tab(req.tab)
+    if found is None or found[1].id != req.scheme:
+        raise EncodingError(f"no scheme {req.scheme!r} adds a tab {req.tab!r}")
+    return TabResponse(req, found[0].compute(req.query))
 
 
-@job(AlibiRequest)
-def compute_alibi(request: AlibiRequest) -> AlibiResponse:
-    return alibi_view(request)
+@job(TabRequest)
+def compute_tab(request: TabRequest) -> TabResponse:
+    return tab_view(request)
 
 
 # -- view 5: properties ----------------------------------------------------------------------------
@@ -553,11 +527,7 @@ def compute_properties(request: PropertiesRequest) -> PropertiesResponse:
 
 
 __all__ = [
-    "ALIBI_CLIP",
     "METHOD_TITLES",
-    "WINDOW_SHARE",
-    "AlibiRequest",
-    "AlibiResponse",
     "BeyondRequest",
     "BeyondResponse",
     "DistanceRequest",
@@ -568,6 +538,8 @@ __all__ = [
     "PropertiesResponse",
     "ScaledRequest",
     "ScaledResponse",
+    "TabRequest",
+    "TabResponse",
     "build_requests",
     "shared_levels",
 ]

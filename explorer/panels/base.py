@@ -254,7 +254,7 @@ class Panel(QWidget):
 
     # -- views (tabs) ------------------------------------------------------------------------------
     #: The ids of the panel's views, in tab order (a panel with a ``tabs`` QTabWidget sets them).
-    view_ids: ClassVar[tuple[str, ...]] = ()
+    view_ids: tuple[str, ...] = ()
 
     def current_view(self) -> str | None:
         """The id of the view on screen (None: the panel has one view)."""

@@ -83,7 +83,7 @@ class Monkey(WidgetEvents):
             self._excluded = {id(lab.start_button), id(lab.open_button), id(lab.save_button)}
         schemes = window.panels.get("schemes")
         if schemes is not None:  # "Open model config…" is handed the same files as "Open preset…"
-            schemes.ask_config_path = self._pick_preset_file
+            schemes.view("model").ask_config_path = self._pick_preset_file
         table = window.panels.get(window.panel_docks.TABLE_PANEL)
         if table is not None:  # "Open checkpoint…": hostile files, a folder, a missing file, never a dialog
             table.ask_checkpoint_path = self._pick_checkpoint

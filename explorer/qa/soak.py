@@ -81,7 +81,7 @@ def variants(panel_id: str) -> list:
     """A few states of ``panel_id`` that draw visibly different results (grouped per view for Schemes)."""
     from .. import schemes as registry
     from ..state import SchemesState, SwapState, WavesState
-    from ..state.schemes import VIEWS
+    from ..state.schemes import views
 
     if panel_id == "waves":
         w = WavesState()
@@ -96,7 +96,7 @@ def variants(panel_id: str) -> list:
     if panel_id == "schemes":
         base = SchemesState()
         out = []
-        for view in VIEWS:
+        for view in views():
             out.append(base.clamped(view=view))
             out.append(base.clamped(view=view, factor=8.0, scaling="ntk", l_eval=2048, head_dim=32, heads=4))
         return out

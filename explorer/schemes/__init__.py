@@ -17,6 +17,7 @@ import threading
 
 from ..encodings.errors import EncodingError
 from .base import KINDS, Curve, NoEncoding, NotShown, Parameter, PlotSpec, Scheme, Source, SwapTerms
+from .tabs import SchemeTab
 
 __all__ = [
     "KINDS",
@@ -26,6 +27,7 @@ __all__ = [
     "Parameter",
     "PlotSpec",
     "Scheme",
+    "SchemeTab",
     "Source",
     "SwapTerms",
     "all_schemes",
@@ -35,13 +37,15 @@ __all__ = [
     "lab_ids",
     "register",
     "swap_ids",
+    "tab",
+    "tabs",
     "unregister",
 ]
 
 #: Modules of this package that are not schemes.
 _NOT_SCHEMES = {"base"}
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # register() loads the registry under it on first use
 _registry: dict[str, Scheme] | None = None
 
 
@@ -106,6 +110,17 @@ def lab_default_ids() -> tuple[str, ...]:
     return tuple(s.id for s in all_schemes() if s.in_lab and s.lab_by_default)
 
 
+def tabs() -> tuple[tuple[SchemeTab, Scheme], ...]:
+    """Every tab the schemes add to the Schemes panel, with its scheme, in tab order."""
+    found = [(t, s) for s in all_schemes() for t in s.own_tabs()]
+    return tuple(sorted(found, key=lambda ts: ts[0].order))
+
+
+def tab(view_id: str) -> tuple[SchemeTab, Scheme] | None:
+    """The tab ``view_id`` and the scheme that adds it (None: no scheme adds one by that id)."""
+    return next(((t, s) for t, s in tabs() if t.id == view_id), None)
+
+
 def get(scheme_id: str) -> Scheme:
     """The scheme ``scheme_id``, or :class:`EncodingError` listing the valid ids."""
     try:
@@ -122,6 +137,9 @@ def register(scheme: Scheme) -> Scheme:
         reg = _schemes()
         if scheme.id in reg:
             raise EncodingError(f"a scheme with id {scheme.id!r} is already registered")
+        taken = {t.id for s in reg.values() for t in s.own_tabs()}
+        if clash := sorted(taken & {t.id for t in scheme.own_tabs()}):
+            raise EncodingError(f"{scheme.id}: a scheme already adds a tab {clash[0]!r}")
         reg[scheme.id] = scheme
     return scheme
 

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..encodings import alibi_bias, alibi_slopes
-from ..encodings.blocks import Blocks, alibi_block_means
+from ..encodings.blocks import Blocks, alibi_block_means, blocks, distance_grid
 from .base import Curve, Parameter, Scheme, SnippetPart, Source, SwapTerms, lab_position_class, num_html
 from .query import Query, SchemesSetup, SwapSetup
+from .tabs import SchemeTab
 
 #: The "window" of an ALiBi head: the nearest keys that hold this share of the last query's weight.
 WINDOW_SHARE = 0.9
+#: Cells per axis of each head's tile in the ALiBi tab's bias mosaic, and of its attention heatmap.
+TILE_CELLS = 96
+ATTENTION_CELLS = 256
+#: Distances in the tab's weight profiles (every one up to this many; a stride beyond).
+PROFILE_POINTS = 32768
+#: The bias colours saturate here: a key whose logit is 10 lower gets e^−10 ≈ 4.5·10⁻⁵ of the weight.
+CLIP = 10.0
 
 
 def slope_text(m: float) -> str:
@@ -66,6 +75,36 @@ def profiles(slopes: np.ndarray, n: int, dist: np.ndarray) -> tuple[np.ndarray, 
     return prof, np.minimum(k, n)
 
 
+@dataclass(frozen=True)
+class AlibiTab:
+    """The ALiBi tab's numbers: slopes, each head's bias as block means, one head's attention, every profile."""
+
+    query: Query  # heads, alibi_head, l_eval, causal
+    slopes: np.ndarray  # (H,)
+    tiles: np.ndarray  # (H, t, t) block means of each head's bias; NaN = masked future
+    tile_block: int
+    attention: np.ndarray  # (n, n): share of each row's query attention in each key block
+    attention_block: int
+    attention_queries: np.ndarray  # the query position each attention row shows
+    distance: np.ndarray  # Δ for the profiles
+    profiles: np.ndarray  # (H, len(distance)): weight of key at distance Δ for the last query
+    windows: np.ndarray  # (H,) nearest keys holding WINDOW_SHARE of the last query's weight
+    stride: int
+
+
+def alibi_tab(q: Query, tile_cells: int = TILE_CELLS, attention_cells: int = ATTENTION_CELLS) -> AlibiTab:
+    """Slopes, each head's bias as block means, the chosen head's attention and every head's profile."""
+    slopes = alibi_slopes(q.heads)
+    tb = blocks(q.l_eval, tile_cells)
+    tiles = np.stack([alibi_block_means(float(m), tb, q.causal) for m in slopes])
+    ab = blocks(q.l_eval, attention_cells)
+    queries = ab.starts + ab.counts - 1  # each row: the query at the end of its block
+    att = attention_blocks(float(slopes[q.alibi_head]), q.l_eval, ab, queries, q.causal)
+    dist, stride = distance_grid(q.l_eval, PROFILE_POINTS)
+    prof, windows = profiles(slopes, q.l_eval, dist)
+    return AlibiTab(q, slopes, tiles, tb.size, att, ab.size, queries, dist, prof, windows, stride)
+
+
 #: Copy as Python: the head slopes (Press et al. 2022, ``get_slopes``) and the bias −m_h·|i − j|.
 SLOPES_SNIPPET = """\
 def power_of_two_slopes(h):
@@ -111,6 +150,8 @@ class ALiBi(Scheme):
     swap_note = "−m·|i−j| added to the scores: a penalty growing with distance (Press et al. 2022)."
     in_lab = True
     lab_note = "a penalty growing with distance added to attention scores (Press et al. 2022)"
+    tabs = (SchemeTab("alibi", "ALiBi", "ALiBi", 4, ("heads", "alibi_head", "l_eval", "causal"), alibi_tab,
+                      "explorer.panels.schemes.alibi:AlibiView"),)
 
     def slope(self, req) -> float:
         return float(alibi_slopes(req.heads)[req.alibi_head])

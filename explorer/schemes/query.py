@@ -41,6 +41,8 @@ FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "table": object,
     "grid_side": int,
     "grid_query": int,
+    "model": str,
+    "model_query": int,
 }
 #: What the properties table's cells (``display_title``, ``where_text``, ``parameters_added``, ``past_training``,
 #: ``used_by_text``) may read, for every scheme.
@@ -80,6 +82,8 @@ class Query:
     table: Any
     grid_side: int
     grid_query: int
+    model: str
+    model_query: int
 
     def __init__(self, scheme: str, values: Mapping[str, Any]) -> None:
         for name, value in values.items():
@@ -160,6 +164,8 @@ class SchemesSetup(Protocol):
     def schemes(self) -> tuple: ...
     @property
     def grid_side(self) -> int: ...
+    @property
+    def model(self) -> str: ...
     def params_of(self, scheme: str) -> tuple: ...
 
 

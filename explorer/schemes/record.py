@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from ..encodings.errors import EncodingError
 from .query import GRID_FIELDS, SETUP_FIELDS, Query
+from .tabs import SchemeTab
 
 #: Where position enters, and how the properties table and ``pe-explorer schemes`` say it.
 KINDS = {
@@ -130,6 +131,8 @@ class SchemeRecord:
     grid_title: ClassVar[str] = ""
     #: True for a scheme that can take a real position table (a checkpoint's, the Lab's): Token swap, Schemes.
     uses_table: ClassVar[bool] = False
+    #: Views of its own in the Schemes panel (ALiBi's heads, RoPE's real models): see :mod:`explorer.schemes.tabs`.
+    tabs: ClassVar[tuple[SchemeTab, ...]] = ()
 
     def record(self) -> dict:
         """The record as plain JSON (``pe-explorer schemes --json``)."""
@@ -161,6 +164,11 @@ class SchemeRecord:
         if self.in_lab:
             out.append("lab")
         return out
+
+    def own_tabs(self) -> tuple[SchemeTab, ...]:
+        """The tabs this scheme's own class adds (a subclass does not inherit its parent's: scaled RoPE adds no
+        second "A model's RoPE")."""
+        return tuple(type(self).__dict__.get("tabs", ()))
 
     def own_parameters(self) -> tuple[Parameter, ...]:
         """The parameters that are the scheme's own (not one of the panel's shared controls)."""

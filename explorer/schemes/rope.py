@@ -24,6 +24,9 @@ from .base import (
     pair_energy,
 )
 from .query import Query, SchemesSetup, SwapSetup
+from .rope_model_tab import model_tab
+from .rope_model_text import model_line
+from .tabs import SchemeTab
 
 #: The base of the Token swap's and the Lab's RoPE (the panel's base slider is the Schemes panel's).
 ROPE_BASE = 10000.0
@@ -138,6 +141,9 @@ class RoPE(Scheme):
         return Curve(dist, mean, bound=bound)
 
     grid_title = "1-D RoPE, raster order"
+    #: "A model's RoPE": a real model's rotary embedding from its config, against plain RoPE.
+    tabs = (SchemeTab("model", "A model's RoPE", "Model", 6, ("model", "model_query"), model_tab,
+                      "explorer.panels.schemes.model:ModelView", formula=model_line),)
 
     def grid_formula(self, st: SchemesSetup) -> str:
         n = st.grid_side

@@ -72,7 +72,7 @@ def matrix(req: Any, name: str, title: str) -> Snippet | NoSnippet:
 
 
 def alibi_slopes(req: Any, title: str) -> Snippet:
-    """The ALiBi slopes plot (an :class:`~explorer.jobs.schemes.AlibiRequest`)."""
+    """The ALiBi slopes plot for ``req`` (the ALiBi tab's query: its ``heads``)."""
     from ..schemes.alibi import SLOPES_SNIPPET
 
     return program(title, [("heads", int(req.heads), "attention heads")],
@@ -256,10 +256,10 @@ for h, m in enumerate(slopes):
 
 
 def alibi_plot(r: Any, which: str, title: str) -> Snippet | NoSnippet:
-    """The ALiBi view's ``which`` plot ("profiles", "attention", "tiles") for an AlibiResponse ``r``."""
+    """The ALiBi tab's ``which`` plot ("profiles", "attention", "tiles") for its numbers ``r`` (an AlibiTab)."""
     from ..schemes.alibi import SLOPES_SNIPPET
 
-    req = r.request
+    req = r.query
     length = int(req.l_eval)
     if which != "profiles" and length > FULL_MATRIX_MAX:
         return NoSnippet(f"L_eval = {length:,}: the program builds the full L × L matrix (at most "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +42,22 @@ MIGRATIONS = {1: {"swap": swap_state.migrate_v1, "schemes": schemes_state.migrat
 PANEL_STATES = {"waves": WavesState, "swap": SwapState, "schemes": SchemesState, "lab": LabState,
                 "table": TableState}
 #: The views (tabs) of the panels that have several, by the ids a lecture scene may name.
-PANEL_VIEWS: dict[str, tuple[str, ...]] = {"waves": ("table", "relative", "beyond", "why"),
-                                           "schemes": schemes_state.VIEWS, "table": TABLE_VIEWS}
+class _PanelViews(Mapping[str, tuple[str, ...]]):
+    """Panel id → its views; the Schemes panel's are read from the registry each time (a scheme may add one)."""
+
+    _fixed = {"waves": ("table", "relative", "beyond", "why"), "table": TABLE_VIEWS}
+
+    def __getitem__(self, panel: str) -> tuple[str, ...]:
+        return schemes_state.views() if panel == "schemes" else self._fixed[panel]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("waves", "schemes", "table"))
+
+    def __len__(self) -> int:
+        return 3
+
+
+PANEL_VIEWS: Mapping[str, tuple[str, ...]] = _PanelViews()
 
 #: The top-level keys of a state file.
 STATE_KEYS = ("version", "panels")

@@ -13,10 +13,17 @@ from dataclasses import dataclass
 from .. import schemes as registry
 from ..encodings.errors import EncodingError
 from ..encodings.rope_config import resolve
+from ..schemes.tabs import PANEL_VIEWS
 from .base import PanelState, StateError, param, toggled_ids
 
-#: The panel's views (one tab each); only the visible one is computed.
-VIEWS = ("matrices", "distance", "beyond", "alibi", "properties", "model", "grid")
+
+def views() -> tuple[str, ...]:
+    """The panel's views (one tab each; only the visible one is computed): its own and those the schemes add
+    (ALiBi's, RoPE's real models), in their order."""
+    order = dict(PANEL_VIEWS)
+    order.update((t.id, t.order) for t, _s in registry.tabs())
+    return tuple(sorted(order, key=lambda v: order[v]))
+
 
 #: The model shown in the "A model's RoPE" view of a new panel (a shipped config id).
 DEFAULT_MODEL = "llama-3.1-8b"
@@ -48,7 +55,7 @@ class SchemesState(PanelState):
     content: str = param("same", choices=("same", "average"), label="content removed by")
     seed: int = param(0, lo=0, hi=2**31 - 1, label="seed")
     causal: bool = param(True, label="causal mask")
-    view: str = param("matrices", choices=VIEWS, label="view")
+    view: str = param("matrices", choices=views, label="view")
     scheme_params: tuple = param((), kind="params", label="scheme parameters")
     model: str = param(DEFAULT_MODEL, label="model (a shipped config id, or its rotary fields as JSON)")
     #: The model view's query token in a multimodal model's mixed sequence (-1: the image's centre patch).

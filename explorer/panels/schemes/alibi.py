@@ -15,9 +15,13 @@ from PySide6.QtWidgets import (
     QTableWidget,
 )
 
-from ...jobs.schemes import ALIBI_CLIP, WINDOW_SHARE, AlibiResponse, PropertiesResponse
+from ...jobs.schemes import PropertiesResponse
 from ...schemes import alibi
+from ...schemes.alibi import CLIP as ALIBI_CLIP
+from ...schemes.alibi import WINDOW_SHARE, AlibiTab
 from ...schemes.learned import model_tables_text
+from ...snippets import NoSnippet
+from ...snippets import schemes as snip
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plot_data import set_image
 from ...widgets.plots import SEQUENTIAL
@@ -68,7 +72,7 @@ class AlibiView(SchemesView):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.response: AlibiResponse | None = None
+        self.response: AlibiTab | None = None
         outer = info_column(self, "alibiInfo")
         grid = QGridLayout()
         grid.setSpacing(4)
@@ -186,9 +190,9 @@ class AlibiView(SchemesView):
             b.setVisible(k < h)
             t.setVisible(k < h)
 
-    def show_alibi(self, r: AlibiResponse) -> None:
+    def show_response(self, r: AlibiTab) -> None:
         self.response = r  # what Save numbers and Copy as Python read
-        q = r.request
+        q = r.query
         h = r.slopes.size
         heads = np.arange(h)
         self.slope_curve.setData(heads, r.slopes)
@@ -277,6 +281,36 @@ class AlibiView(SchemesView):
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)
         QTimer.singleShot(0, self.label_tiles)  # presenter mode's larger labels
+
+    # -- Save numbers and Copy as Python ------------------------------------------------------------------
+    def _which(self, plot) -> str:
+        """"slopes", "profiles", "attention" or "tiles" for this view's plots ("" for another)."""
+        return {id(self.slopes): "slopes", id(self.profiles): "profiles", id(self.attention): "attention",
+                id(self.tiles): "tiles"}.get(id(plot), "")
+
+    def export_data(self, plot) -> dict | None:
+        """The slopes, profiles, attention shares and bias tiles, exact (the plots show the log10 of some)."""
+        r, which = self.response, self._which(plot)
+        if r is None or not which:
+            return None
+        if which == "slopes":
+            return {"x": np.arange(r.slopes.size, dtype=np.float64), "slope": r.slopes}
+        if which == "profiles":
+            return {"distance Δ": r.distance * 1.0, **{f"head {k} weight": p for k, p in enumerate(r.profiles)}}
+        if which == "attention":
+            return {"query position": r.attention_queries * 1.0,
+                    "share of the query's weight per key block [query, key block]": r.attention}
+        return {"bias block means [head, query block, key block]": r.tiles}
+
+    def export_snippet(self, plot, title: str):
+        which = self._which(plot)
+        if not which:
+            return None
+        if self.response is None:
+            return NoSnippet("the plot has not drawn yet")
+        if which == "slopes":
+            return snip.alibi_slopes(self.response.query, title)
+        return snip.alibi_plot(self.response, which, title)
 
 
 class PropertiesView(SchemesView):

@@ -26,6 +26,7 @@ from .items import (
     scheme_colour,
     theme_info_label,
 )
+from .spec_plots import SpecPlot
 from .views import SchemesView, info_column
 
 #: The schemes the fixed plots of this view are about (any other scheme brings its own plot).
@@ -154,8 +155,8 @@ class BeyondView(SchemesView):
         self.key.follow([("Wavelength", self.waves), ("Share of a turn", self.cover), ("Scaled", self.scaled)])
         self.grid = grid
         self._texts = {"rope": "", "learned": "", "scaled": ""}
-        #: scheme id -> (plot, curve, mark lines): the plots schemes bring with their ``beyond_plot`` hook.
-        self.extras: dict[str, tuple] = {}
+        #: scheme id -> its plot: the plots schemes bring with their ``beyond_plot`` hook.
+        self.extras: dict[str, SpecPlot] = {}
         self._shown: tuple = ()
         self.response: BeyondResponse | None = None
         self.scaled_response: ScaledResponse | None = None  # the one drawn, for exports
@@ -167,57 +168,26 @@ class BeyondView(SchemesView):
             cells += [self.waves, self.cover]
         if SCALED in schemes:
             cells += [self.scaled, self.weight]
-        cells += [pw for s, (pw, _curve, _marks) in self.extras.items() if s in schemes]
+        cells += [p.widget for s, p in self.extras.items() if s in schemes]
         self.grid.set_cells(cells)
         self.key.update_key()
         self._update_info()
 
-    def _extra(self, s: str, spec) -> tuple:
+    def _extra(self, s: str, spec) -> SpecPlot:
         if s not in self.extras:
-            pw = make_plot(spec.title, x=spec.x_label, y=spec.y_label)
-            pw.setObjectName(f"beyondExtra_{s}")
-            curve = pg.PlotDataItem(pen=pen(s, 3.0), stepMode=None)
-            pw.getPlotItem().addItem(curve)
-            pw.setParent(self.grid.widget())  # owned by the grid from birth, shown by arrange()
-            pw.setVisible(False)
-            self.extras[s] = (pw, curve, [])
+            plot = SpecPlot(s, spec, f"beyondExtra_{s}")
+            plot.widget.setParent(self.grid.widget())  # owned by the grid from birth, shown by arrange()
+            plot.widget.setVisible(False)
+            self.extras[s] = plot
             self.arrange(self._shown)
         return self.extras[s]
 
     def show_extras(self, r: BeyondResponse) -> None:
         """Each shown scheme's own beyond-training plot (T5's buckets, …)."""
         for s, spec in r.extras.items():
-            pw, curve, marks = self._extra(s, spec)
-            pi = pw.getPlotItem()
-            pi.setTitle(spec.title)
-            pi.setLogMode(x=spec.log_x, y=spec.log_y)  # the curve takes data values; lines take view values
-            use_si_log_ticks(pi)
-            keep = spec.x > 0 if spec.log_x else np.ones(spec.x.size, dtype=bool)  # no 0 on a log axis
-            if spec.log_y:
-                keep &= spec.y > 0
-            x, y = spec.x[keep], spec.y[keep]
-            if spec.step:  # hold each value until the next x: buckets are steps, not slopes
-                xs, ys = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
-            else:
-                xs, ys = x, y
-            curve.setData(xs, ys)
-            if spec.x_range is not None:  # e.g. every pair, also those whose θ = 0 is not drawn
-                pi.setXRange(*spec.x_range, padding=0.02)
-            else:
-                pi.enableAutoRange(x=True)
-            while len(marks) < len(spec.marks):
-                k = len(marks)
-                line = beyond_line(0, 90, spec.marks[k][1], position=0.85 - 0.15 * k, size=None)
-                pi.addItem(line, ignoreBounds=True)
-                marks.append(line)
-            for k, line in enumerate(marks):
-                if k < len(spec.marks):
-                    pos, text = spec.marks[k]
-                    line.setPos(math.log10(max(pos, 1.0)) if spec.log_x else pos)
-                    line.setToolTip(text)
-                    line.label.setFormat(text)
-                line.setVisible(k < len(spec.marks))
-            pw.setVisible(s in self._shown)
+            plot = self._extra(s, spec)
+            plot.draw(spec)
+            plot.widget.setVisible(s in self._shown)
 
     def _update_info(self) -> None:
         """Only about the schemes shown: scene 4 (learned vs sinusoidal) used to read about RoPE and YaRN."""

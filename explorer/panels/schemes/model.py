@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QPushButton, QWidget
+import numpy as np
+from PySide6.QtWidgets import QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QPushButton, QWidget
 
 from ...encodings import EncodingError
 from ...encodings.rope_config import load_shipped, read_config, resolve, shipped
-from ...jobs.model_rope import ModelRopeResponse
+from ...schemes.rope_model_tab import ModelRopeResponse
+from ...snippets import NoSnippet
+from ...snippets import schemes as snip
 from ...widgets.notes import NotesLabel
 from ...widgets.plain import esc
 from .items import theme_info_label
@@ -30,13 +32,6 @@ WIDE = 1100
 
 class ModelView(SchemesView):
     """One model's RoPE: its θ′ and wavelengths per pair, its lengths, its attention factor, its score curve."""
-
-    #: A shipped config was chosen (its id).
-    modelPicked = Signal(str)
-    #: "Open model config…" was clicked.
-    openRequested = Signal()
-    #: M-RoPE: a token of the mixed sequence was clicked (its index).
-    queryPicked = Signal(int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -63,13 +58,13 @@ class ModelView(SchemesView):
         top.addWidget(self.summary, 1)
         outer.addLayout(top)
         self.combo.activated.connect(self._on_combo_activated)
-        self.open_button.clicked.connect(self.openRequested)
+        self.open_button.clicked.connect(self._on_open)
         self.rope = RopePlots()
         self.mrope = MropePlots()
         # The one-rope plots, by the names the panel, the export and the tests use.
         self.freq, self.waves, self.score = self.rope.freq, self.rope.waves, self.rope.score
         self.curves, self.legend = self.rope.curves, self.rope.legend
-        self.mrope.queryPicked.connect(self.queryPicked)
+        self.mrope.queryPicked.connect(lambda t: self.changeRequested.emit({"model_query": t}))
 
         outer.addWidget(self.rope.strip)
         plots = QWidget()
@@ -155,7 +150,18 @@ class ModelView(SchemesView):
     def _on_combo_activated(self, index: int) -> None:
         cid = self.combo.itemData(index)
         if cid:
-            self.modelPicked.emit(cid)
+            self.changeRequested.emit({"model": cid, "model_query": -1})
+
+    def ask_config_path(self) -> str:
+        """The config.json to open ("" if none; the GUI monkey and the tests answer this themselves)."""
+        return QFileDialog.getOpenFileName(self, "Open model config", "", "Model config (*.json);;All files (*)")[0]
+
+    def _on_open(self) -> None:
+        spec, error = open_model_config(self.ask_config_path())
+        if error:
+            self.failed.emit(error)
+        elif spec:
+            self.changeRequested.emit({"model": spec, "model_query": -1})
 
     def set_geometry(self, st) -> None:
         """Show the state's model in the combo box (an opened model gets an entry of its own)."""
@@ -176,7 +182,7 @@ class ModelView(SchemesView):
         self.combo.blockSignals(was)
 
     # -- results --------------------------------------------------------------------------------------
-    def show_model(self, r: ModelRopeResponse) -> None:
+    def show_response(self, r: ModelRopeResponse) -> None:
         self.response = r
         m = r.model
         mode = "mrope" if r.mrope is not None else "rope"
@@ -225,6 +231,73 @@ class ModelView(SchemesView):
         return (f"<b>{name}</b> ({m.rope_type}): {rotate}; {moved}. cos and sin × attention factor "
                 f"a = {r.attention_factor:.4g}.{scale} Score: mean of q·R(Δ)q/|q|² over q ~ N(0, I), exact block "
                 f"means (line) and min–max (band) over log-spaced blocks of distances.{clip}" + source)
+
+    # -- Save numbers, Copy as Python, file names -----------------------------------------------------------
+    def _which(self, plot) -> str:
+        """"freq", "waves" or "score" for the one-rope plots ("" for another)."""
+        return {id(self.freq): "freq", id(self.waves): "waves", id(self.score): "score"}.get(id(plot), "")
+
+    def export_data(self, plot) -> dict | None:
+        """Exact: θ′ and wavelengths per pair, the score curve's block statistics (per layer type for a model whose
+        layers differ); the temperature; an M-RoPE model's ids, axes and scores."""
+        r = self.response
+        if r is None:
+            return None
+        if r.temperature is not None and plot is self.rope.temp:
+            return {"query position p": r.temperature[0], "τ(p)": r.temperature[1]}
+        if r.mrope is not None and (found := self._mrope_data(plot)) is not None:
+            return found
+        which = self._which(plot)
+        if not which:
+            return None
+        k = np.arange(r.theta.size, dtype=np.float64)
+        if which == "freq":
+            out = {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
+        elif which == "waves":
+            out = {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
+                   "model wavelength": 2 * np.pi / r.theta}
+        else:
+            out = {"distance Δ (block centre)": r.distance}
+            for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
+                out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
+        for c in r.layer_curves:  # a model whose layers differ: each layer type's own
+            if which == "score":
+                out.update({f"{c.layer_type} {what}": v for what, v in zip(("mean", "min", "max"), c.score,
+                                                                             strict=True)})
+            else:
+                out[f"{c.layer_type} θ′" if which == "freq" else f"{c.layer_type} wavelength"] = (
+                    c.theta if which == "freq" else 2 * np.pi / c.theta)
+        return out
+
+    def _mrope_data(self, plot) -> dict | None:
+        r = self.response
+        assert r is not None and r.mrope is not None
+        mr, mp = r.mrope, self.mrope
+        if plot is mp.ids:
+            return {"token": np.arange(mr.ids.shape[1], dtype=np.float64),
+                    **{f"{a} id": mr.ids[k].astype(np.float64) for k, a in enumerate("thw")}}
+        if plot is mp.axes:
+            return {"pair i": np.arange(r.theta.size, dtype=np.float64), "θ": r.theta,
+                    "axis (0 t, 1 h, 2 w)": mr.axes.astype(np.float64)}
+        if plot is mp.tokens:
+            return {"token": np.arange(mr.scores.size, dtype=np.float64), f"score from token {mr.query}": mr.scores}
+        if plot is mp.image:
+            return {f"score from token {mr.query} on the image (rows, columns)": mr.image_scores}
+        return None
+
+    def export_snippet(self, plot, title: str):
+        which = self._which(plot)
+        if which:
+            return NoSnippet("the plot has not drawn yet") if self.response is None else snip.model_plot(
+                self.response, which, title)
+        if plot in (self.rope.temp, *self.mrope.plot_widgets()):
+            return NoSnippet("no program: `pe-explorer data rope-frequencies --config …` (per layer type, with the "
+                             "temperature) or `data mrope-positions`; Export → Save numbers writes the plot")
+        return None
+
+    def export_basename(self, st) -> str:
+        """``schemes_model_<id>``, or ``schemes_model_opened`` for a config opened from a file."""
+        return f"schemes_model_{'opened' if st.model.lstrip().startswith('{') else st.model}"
 
     def apply_theme(self, theme) -> None:
         theme_info_label(self.info, theme)

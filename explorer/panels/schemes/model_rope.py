@@ -12,8 +12,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ...jobs.model_rope import ModelRopeResponse
 from ...schemes import rope, scaled_rope
+from ...schemes.rope_model_tab import ModelRopeResponse
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styling import mapped_colour
 from ...widgets.theming import current_theme

@@ -1,7 +1,8 @@
 """Schemes panel: every positional scheme side by side, including RoPE's context-extension methods.
 
-Seven views (tabs), one set of shared, linked controls on the left (view 6, a real model's RoPE, reads its
-own config; view 7 puts positions on an image's grid of patches).  Only the visible view is computed; each
+Its own views (score matrices, score vs distance, beyond training, properties, the patch grid) and the tabs schemes
+add (ALiBi's heads, RoPE's real models: :mod:`explorer.schemes.tabs`), one set of shared, linked controls on the
+left.  Only the visible view is computed; each
 view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a request that equals the last one
 sent for its key is not sent again, so dragging s recomputes only the scaled-RoPE plots.  The main slider (for
 the benchmark and keyboard users) is s.
@@ -9,6 +10,7 @@ the benchmark and keyboard users) is s.
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import TypeVar
 
@@ -17,7 +19,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -30,61 +31,77 @@ from PySide6.QtWidgets import (
 
 from ... import schemes as registry
 from ...jobs.grid import GridResponse
-from ...jobs.model_rope import ModelRopeResponse
 from ...jobs.schemes import (
     METHOD_TITLES,
-    AlibiResponse,
     BeyondResponse,
     DistanceResponse,
     MatrixResponse,
     PropertiesResponse,
     ScaledResponse,
+    TabResponse,
     build_requests,
     shared_levels,
 )
 from ...snippets import NoSnippet
 from ...state import SchemesState, StateError
-from ...state.schemes import MAX_EXTENSION, VIEWS
+from ...state.schemes import MAX_EXTENSION
+from ...state.schemes import views as view_ids
 from ...widgets.qt_typed import layout_of
 from ...widgets.sliders import FloatSlider
 from ...widgets.theming import current_theme
 from ...widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from ..base import Panel
 from ..table.link import RealTableOption
-from .alibi import AlibiView, PropertiesView
+from .alibi import PropertiesView
 from .beyond import BeyondView
 from .formula import STRIP_FORMULAS, formula_html
 from .grid import GridView
 from .info import distance_info, matrix_info
-from .model import ModelView, open_model_config
-from .snippets import (
-    alibi_data,
-    beyond_data,
-    distance_data,
-    grid_data,
-    matrix_name,
-    model_data,
-    slopes_data,
-    snippet_for,
-)
+from .snippets import beyond_data, distance_data, grid_data, matrix_name, snippet_for
+from .spec_tab import SpecTabView
 from .tabs import FittedTabs
 from .views import DistanceView, MatrixView, SchemesView
 
-VIEW_TITLES = {
-    "matrices": "1 · Score matrices",
-    "distance": "2 · Score vs distance",
-    "beyond": "3 · Beyond training",
-    "alibi": "4 · ALiBi",
-    "properties": "5 · Properties",
-    "model": "6 · A model's RoPE",
-    "grid": "7 · Patch grid",
+#: The panel's own views: (title, short title where the full ones do not fit, widget class); the tabs schemes add
+#: bring theirs (:class:`~explorer.schemes.tabs.SchemeTab`).  Tabs are numbered by place: "1 · Score matrices".
+OWN_VIEWS: dict[str, tuple[str, str, type[SchemesView]]] = {
+    "matrices": ("Score matrices", "Matrix", MatrixView),
+    "distance": ("Score vs distance", "Dist.", DistanceView),
+    "beyond": ("Beyond training", "Beyond", BeyondView),
+    "properties": ("Properties", "Props", PropertiesView),
+    "grid": ("Patch grid", "Grid", GridView),
 }
-#: The titles where the full ones do not fit (1280 × 720 in presenter mode); the full one is the tooltip.
-SHORT_TITLES = {"matrices": "1 · Matrix", "distance": "2 · Dist.", "beyond": "3 · Beyond", "alibi": "4 · ALiBi",
-                "properties": "5 · Props", "model": "6 · Model", "grid": "7 · Grid"}
 V = TypeVar("V", bound=SchemesView)
-VIEW_CLASSES = {"matrices": MatrixView, "distance": DistanceView, "beyond": BeyondView, "alibi": AlibiView,
-                "properties": PropertiesView, "model": ModelView, "grid": GridView}
+
+
+def view_titles(ids: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The tabs' full and short titles, numbered by place."""
+    full, short = [], []
+    for k, v in enumerate(ids, 1):
+        found = registry.tab(v)
+        title, brief = (OWN_VIEWS[v][:2] if found is None else (found[0].title, found[0].short))
+        full.append(f"{k} · {title}")
+        short.append(f"{k} · {brief}")
+    return full, short
+
+
+def make_view(name: str) -> SchemesView:
+    """A new widget for view ``name``: the panel's own, or the one a scheme's tab names (imported now)."""
+    if name in OWN_VIEWS:
+        return OWN_VIEWS[name][2]()
+    found = registry.tab(name)
+    if found is None:
+        raise KeyError(f"no view {name!r}")
+    tab, sch = found
+    if not tab.widget:
+        return SpecTabView(sch.id, tab.id)
+    module, _, cls = tab.widget.partition(":")
+    widget = getattr(importlib.import_module(module), cls)()
+    if not isinstance(widget, SchemesView):
+        raise TypeError(f"{tab.widget} is not a SchemesView")
+    return widget
+
+
 #: The factor slider moves log2(s) from 0 (s = 1) to 6 (s = 64) in steps of 1/20.
 LOG2_FACTOR_MAX = 6.0
 LOG2_FACTOR_STEP = 0.05
@@ -93,7 +110,6 @@ LOG2_FACTOR_STEP = 0.05
 class SchemesPanel(RealTableOption, Panel):
     panel_id = "schemes"
     state_cls = SchemesState
-    view_ids = VIEWS
 
     def __init__(self, service, state=None, parent=None, *, links=None) -> None:
         super().__init__(service, state, parent, links=links)
@@ -102,17 +118,18 @@ class SchemesPanel(RealTableOption, Panel):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
-        self.tabs = FittedTabs([VIEW_TITLES[v] for v in VIEWS], [SHORT_TITLES[v] for v in VIEWS])
+        self.view_ids = view_ids()  # its own and the schemes' tabs, as registered when it is made
+        self.tabs = FittedTabs(*view_titles(self.view_ids))
         self.tabs.setObjectName("schemesTabs")
         # Each view is built the first time it is shown (17 plots up front would slow the window's start).
         self._views: dict[str, SchemesView] = {}
         self._pages: dict[str, QWidget] = {}
-        for v in VIEWS:
+        for k, v in enumerate(self.view_ids):
             page = QWidget()
             page.setObjectName(f"schemesPage_{v}")
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages[v] = page
-            self.tabs.add_page(page, VIEWS.index(v))
+            self.tabs.add_page(page, k)
         self.tabs.currentChanged.connect(self._on_tabs_changed)
         row.addWidget(self.tabs, 1)
         self.body.addLayout(row, 1)
@@ -270,13 +287,11 @@ class SchemesPanel(RealTableOption, Panel):
     def view(self, name: str) -> SchemesView:
         """The widget of view ``name``, built (and brought up to date with the state) on first use."""
         if name not in self._views:
-            w = VIEW_CLASSES[name]()
+            w = make_view(name)
             layout_of(self._pages[name]).addWidget(w)
             self._views[name] = w
-            if isinstance(w, ModelView):
-                w.modelPicked.connect(self._on_model_picked)
-                w.openRequested.connect(self._on_open_model)
-                w.queryPicked.connect(lambda t: self._change(model_query=t))
+            w.changeRequested.connect(lambda changes: self._change(**changes))
+            w.failed.connect(self.banner.show_error)
             if isinstance(w, GridView):
                 w.queryPicked.connect(lambda t: self._change(grid_query=t))
                 w.sideChanged.connect(lambda v: self._change(grid_side=v, grid_query=-1))
@@ -290,10 +305,10 @@ class SchemesPanel(RealTableOption, Panel):
 
     @property
     def views(self) -> dict[str, SchemesView]:
-        return {v: self.view(v) for v in VIEWS}
+        return {v: self.view(v) for v in self.view_ids}
 
     def _view_as(self, name: str, cls: type[V]) -> V:
-        """View ``name``, which is a ``cls`` (see VIEW_CLASSES)."""
+        """View ``name``, which is a ``cls`` (see OWN_VIEWS)."""
         w = self.view(name)
         if not isinstance(w, cls):
             raise TypeError(f"the {name} view is a {type(w).__name__}, not a {cls.__name__}")
@@ -310,10 +325,6 @@ class SchemesPanel(RealTableOption, Panel):
     @property
     def beyond_view(self) -> BeyondView:
         return self._view_as("beyond", BeyondView)
-
-    @property
-    def alibi_view(self) -> AlibiView:
-        return self._view_as("alibi", AlibiView)
 
     @property
     def properties_view(self) -> PropertiesView:
@@ -337,22 +348,8 @@ class SchemesPanel(RealTableOption, Panel):
     def _on_factor_slider_changed(self, v: float) -> None:
         self._change(factor=round(2.0 ** float(v), 4))
 
-    def _on_model_picked(self, spec: str) -> None:
-        self._change(model=spec, model_query=-1)
-
-    def ask_config_path(self) -> str:
-        """The config.json to open ("" if none; the GUI monkey answers this itself)."""
-        return QFileDialog.getOpenFileName(self, "Open model config", "", "Model config (*.json);;All files (*)")[0]
-
-    def _on_open_model(self) -> None:
-        spec, error = open_model_config(self.ask_config_path())
-        if error:
-            self.banner.show_error(error)
-        elif spec:
-            self._change(model=spec, model_query=-1)
-
     def _on_tabs_changed(self, index: int) -> None:
-        self._change(view=VIEWS[index])
+        self._change(view=self.view_ids[index])
 
     def main_slider(self) -> FloatSlider:
         """The slider the benchmark drags: the context-scaling factor s (log scale, 1 … 64).
@@ -387,7 +384,7 @@ class SchemesPanel(RealTableOption, Panel):
         # signals while syncing); the tab widget itself stays blocked, so no change comes back to the panel.
         bar = self.tabs.tabBar()
         was = bar.blockSignals(False)
-        self.tabs.setCurrentIndex(VIEWS.index(st.view))
+        self.tabs.setCurrentIndex(self.view_ids.index(st.view) if st.view in self.view_ids else 0)
         bar.blockSignals(was)
         self.view(st.view)
         for name in self._views:
@@ -417,12 +414,11 @@ class SchemesPanel(RealTableOption, Panel):
             self.beyond_view.show_beyond(r)
         elif isinstance(r, ScaledResponse):
             self.beyond_view.show_scaled(r)
-        elif isinstance(r, AlibiResponse):
-            self.alibi_view.show_alibi(r)
+        elif isinstance(r, TabResponse):
+            if r.request.tab in self.view_ids:
+                self.view(r.request.tab).show_response(r.value)
         elif isinstance(r, PropertiesResponse):
             self.properties_view.show_properties(r)
-        elif isinstance(r, ModelRopeResponse):
-            self._view_as("model", ModelView).show_model(r)
         elif isinstance(r, GridResponse):
             self._view_as("grid", GridView).show_grid(r)
         self._update_scales()
@@ -445,10 +441,11 @@ class SchemesPanel(RealTableOption, Panel):
         return formula_html(state, self.table_for_request())
 
     def export_basename(self) -> str:
-        """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval); ``schemes_model_<id or opened>``."""
+        """``schemes_yarn_s4_d64_L512_eval1024`` (method, s, d, L_train, L_eval), or the view's own name for it."""
         st = self.state
-        if st.view == "model":
-            return f"schemes_model_{'opened' if st.model.lstrip().startswith('{') else st.model}"
+        view = self._views.get(st.view)
+        if view is not None and (own := view.export_basename(st)):
+            return own
         if st.view == "grid":
             return f"schemes_grid_{st.grid_side}x{st.grid_side}_d{st.head_dim}"
         return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
@@ -473,11 +470,11 @@ class SchemesPanel(RealTableOption, Panel):
                 r = mv.responses.get(s)
                 if plot is pw and r is not None and r.matrix is not None:
                     return {matrix_name(r): r.matrix}
-        av = self._views.get("alibi")
-        if isinstance(av, AlibiView) and plot is av.slopes and (slopes := slopes_data(self)) is not None:
-            return slopes
-        return (beyond_data(self, plot) or distance_data(self, plot) or alibi_data(self, plot)
-                or model_data(self, plot) or grid_data(self, plot) or super().export_data(plot))
+        for w in self._views.values():
+            if (own := w.export_data(plot)) is not None:
+                return own
+        return (beyond_data(self, plot) or distance_data(self, plot) or grid_data(self, plot)
+                or super().export_data(plot))
 
     def export_snippet(self, plot):
         return snippet_for(self, plot)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ... import schemes as registry
-from ...encodings import alibi_slopes
 from ...schemes.query import Query
 from ...snippets import NoSnippet, Snippet
 from ...snippets import schemes as snip
@@ -20,84 +19,6 @@ def matrix_name(r) -> str:
             f"{title} ΔS block means [query block, key block], {r.block} positions per block")
 
 
-def slopes_data(panel) -> dict | None:
-    """The ALiBi slopes plot's numbers, exact (the generic read-back would mix in the picked head's marker)."""
-    req = panel.latest_request("schemes.alibi")
-    if req is None:
-        return None
-    return {"x": np.arange(req.heads, dtype=np.float64), "slope": alibi_slopes(req.heads)}
-
-
-def alibi_which(av, plot) -> str:
-    """"profiles", "attention" or "tiles" for those ALiBi plots ("" for another)."""
-    return {id(av.profiles): "profiles", id(av.attention): "attention", id(av.tiles): "tiles"}.get(id(plot), "")
-
-
-def alibi_data(panel, plot) -> dict | None:
-    """The ALiBi profiles, attention shares and bias tiles, exact (the plots show the log10 of some)."""
-    av = panel._views.get("alibi")
-    r = None if av is None else av.response
-    which = "" if r is None else alibi_which(av, plot)
-    if not which or r is None:
-        return None
-    if which == "profiles":
-        return {"distance Δ": r.distance * 1.0, **{f"head {k} weight": p for k, p in enumerate(r.profiles)}}
-    if which == "attention":
-        return {"query position": r.attention_queries * 1.0,
-                "share of the query's weight per key block [query, key block]": r.attention}
-    return {"bias block means [head, query block, key block]": r.tiles}
-
-
-def model_which(mv, plot) -> str:
-    """"freq", "waves" or "score" for the model view's plots ("" for another, or no view)."""
-    if mv is None:
-        return ""
-    return {id(mv.freq): "freq", id(mv.waves): "waves", id(mv.score): "score"}.get(id(plot), "")
-
-
-def model_data(panel, plot) -> dict | None:
-    """The model view's numbers, exact: θ′ and wavelengths per pair, the score curve's block statistics (per layer
-    type for a model whose layers differ); the temperature; an M-RoPE model's ids, axes and scores."""
-    mv = panel._views.get("model")
-    r = None if mv is None else mv.response
-    if r is None:
-        return None
-    if r.temperature is not None and plot is mv.rope.temp:
-        return {"query position p": r.temperature[0], "τ(p)": r.temperature[1]}
-    if r.mrope is not None:
-        mr = r.mrope
-        found = {mv.mrope.ids: lambda: {"token": np.arange(mr.ids.shape[1], dtype=np.float64),
-                                        **{f"{a} id": mr.ids[k].astype(np.float64) for k, a in enumerate("thw")}},
-                 mv.mrope.axes: lambda: {"pair i": np.arange(r.theta.size, dtype=np.float64), "θ": r.theta,
-                                         "axis (0 t, 1 h, 2 w)": mr.axes.astype(np.float64)},
-                 mv.mrope.tokens: lambda: {"token": np.arange(mr.scores.size, dtype=np.float64),
-                                           f"score from token {mr.query}": mr.scores},
-                 mv.mrope.image: lambda: {f"score from token {mr.query} on the image (rows, columns)": mr.image_scores}}
-        for pw, build in found.items():
-            if plot is pw:
-                return build()
-    which = model_which(mv, plot)
-    if not which:
-        return None
-    k = np.arange(r.theta.size, dtype=np.float64)
-    if which == "freq":
-        out = {"pair i": k, "plain RoPE θ": r.theta_plain, "model θ′": r.theta}
-    elif which == "waves":
-        out = {"pair i": k, "plain RoPE wavelength": 2 * np.pi / r.theta_plain,
-               "model wavelength": 2 * np.pi / r.theta}
-    else:
-        out = {"distance Δ (block centre)": r.distance}
-        for who, stats in (("plain RoPE", r.plain), ("model", r.scaled)):
-            out.update({f"{who} {what}": v for what, v in zip(("mean", "min", "max"), stats, strict=True)})
-    for c in r.layer_curves:  # a model whose layers differ: each layer type's own
-        if which == "score":
-            out.update({f"{c.layer_type} {what}": v for what, v in zip(("mean", "min", "max"), c.score, strict=True)})
-        else:
-            out[f"{c.layer_type} θ′" if which == "freq" else f"{c.layer_type} wavelength"] = (
-                c.theta if which == "freq" else 2 * np.pi / c.theta)
-    return out
-
-
 def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")
@@ -110,8 +31,8 @@ def beyond_data(panel, plot) -> dict | None:
         return {"pair k": k, "weight": sr.weight}
     if r is None:
         return None
-    for sid, (pw, _c, _m) in bv.extras.items():
-        if plot is pw and sid in r.extras:
+    for sid, extra in bv.extras.items():
+        if plot is extra.widget and sid in r.extras:
             spec = r.extras[sid]
             return {spec.x_label: np.asarray(spec.x, dtype=np.float64),
                     spec.y_label: np.asarray(spec.y, dtype=np.float64)}
@@ -162,6 +83,9 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     views = panel._views
     title = f"Schemes — {plot_title(plot) or 'plot'}"
     waiting = NoSnippet("the plot has not drawn yet")
+    for view in views.values():  # a view that writes its own programs (the tabs schemes add)
+        if (own := view.export_snippet(plot, title)) is not None:
+            return own
     mv = views.get("matrices")
     if mv is not None:
         if plot is mv.cbar_widget:
@@ -175,14 +99,6 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
                 if r.matrix is None:
                     return NoSnippet(r.note or "this configuration draws no matrix")
                 return snip.matrix(r.request, matrix_name(r), title)
-    av = views.get("alibi")
-    if av is not None:
-        if plot is av.slopes:
-            req = panel.latest_request("schemes.alibi")
-            return NoSnippet("the plot has not drawn yet") if req is None else snip.alibi_slopes(req, title)
-        which = alibi_which(av, plot)
-        if which:
-            return waiting if av.response is None else snip.alibi_plot(av.response, which, title)
     found = _distance_plot(panel, plot)
     if found is not None:
         return snip.distance(found[1], found[0], title)
@@ -191,8 +107,8 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
         which = "waves" if plot is bv.waves else "cover"
         return waiting if bv.response is None else snip.rope_turns(bv.response.request, which, title)
     if bv is not None:
-        for sid, (pw, _c, _m) in bv.extras.items():
-            if plot is pw:
+        for sid, extra in bv.extras.items():
+            if plot is extra.widget:
                 r = bv.response
                 setup = None if r is None else dict(r.request.extras).get(sid)
                 if setup is None or sid not in r.extras:
@@ -204,13 +120,6 @@ def snippet_for(panel, plot) -> Snippet | NoSnippet:
     if bv is not None and plot is bv.table:
         said = registry.get(LEARNED).score_snippet(Query(LEARNED, {}))  # why a learned table has no program
         return said if isinstance(said, NoSnippet) else NoSnippet("the learned table has no program")
-    mv_ = views.get("model")
-    which = model_which(mv_, plot)
-    if which:
-        return waiting if mv_.response is None else snip.model_plot(mv_.response, which, title)
-    if mv_ is not None and plot in (mv_.rope.temp, *mv_.mrope.plot_widgets()):
-        return NoSnippet("no program: `pe-explorer data rope-frequencies --config …` (per layer type, with the "
-                         "temperature) or `data mrope-positions`; Export → Save numbers writes the plot")
     gv = views.get("grid")
     if gv is not None and plot in gv.plot_widgets():
         return NoSnippet("no Copy-as-Python program for the patch grid yet: Export → Save numbers writes its exact "

@@ -1,4 +1,5 @@
-"""The Schemes panel's "A model's RoPE" view: one real model's rotary embedding, from its config, against plain RoPE.
+"""The Schemes panel's "A model's RoPE" tab, which the RoPE scheme adds: one real model's rotary embedding, from
+its config, against plain RoPE.
 
 The request carries the model as the panel state keeps it (a shipped config id, or the rotary fields as JSON),
 never a path.  The response holds, per rotated pair, the model's θ′_i and wavelength 2π/θ′_i next to plain
@@ -27,7 +28,7 @@ import numpy as np
 from ..encodings.blocks import chunks
 from ..encodings.mrope_sequence import MRopeResult, mrope_result
 from ..encodings.rope_config import ModelRope, resolve
-from . import job
+from .query import Query
 
 #: Blocks of the score-vs-distance curve (log-spaced from Δ = 1).
 CURVE_BLOCKS = 120
@@ -218,6 +219,6 @@ def _base(b: float) -> str:
     return f"{b:,.0f}" if float(b).is_integer() and b < 1e12 else f"{b:g}"
 
 
-@job(ModelRopeRequest)
-def compute_model_rope(request: ModelRopeRequest) -> ModelRopeResponse:
-    return model_rope(request)
+def model_tab(q: Query) -> ModelRopeResponse:
+    """The "A model's RoPE" tab (RoPE's :class:`~explorer.schemes.tabs.SchemeTab`) for the panel's model and query."""
+    return model_rope(ModelRopeRequest(q.model, query=q.model_query))
