@@ -46,17 +46,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..encodings.blocks import Blocks, distance_grid
-from ._helpers import (  # noqa: F401 - the schemes import these from here
-    AVERAGE_VECTORS,
-    BAND_QUERIES,
-    band,
-    band_queries,
-    content_vectors,
-    future_mask,
-    mirror_blind,
-    num_html,
-    pair_energy,
-)
 from .lab_position import lab_position_class
 from .parts import (  # noqa: F401 - the schemes import these from here
     Curve,
@@ -70,6 +59,16 @@ from .parts import (  # noqa: F401 - the schemes import these from here
 )
 from .query import Query, SchemesSetup, SwapSetup
 from .record import KINDS, Parameter, SchemeRecord, Source  # noqa: F401 - the schemes import these from here
+from .scores import (  # noqa: F401 - the schemes import these from here
+    AVERAGE_VECTORS,
+    BAND_QUERIES,
+    band,
+    band_queries,
+    content_vectors,
+    future_mask,
+    pair_energy,
+)
+from .text import mirror_blind, num_html  # noqa: F401 - the schemes import these from here
 
 #: Distances at which that band is evaluated.
 BAND_POINTS = 2048

@@ -7,9 +7,9 @@ import html
 from ..encodings import EncodingError
 from ..encodings.rope import llama3_band_edges, yarn_correction_range
 from ..encodings.rope_config import resolve
-from ._helpers import num_html
 from .query import SchemesSetup
 from .rope_model_tab import extended_length
+from .text import num_html
 
 
 def model_line(st: SchemesSetup) -> str:

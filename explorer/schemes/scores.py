@@ -1,4 +1,5 @@
-"""Helpers the schemes share (numbers as rich text, content vectors, the shaded band, the causal mask).
+"""What the schemes' position-only scores share: the content vectors, the shaded band, the causal mask (maths only;
+the text helpers are in :mod:`explorer.schemes.text`).
 
 Re-exported by :mod:`explorer.schemes.base`, where the schemes import them from.
 """
@@ -11,25 +12,6 @@ import numpy as np
 AVERAGE_VECTORS = 16
 #: Query positions whose spread (min–max) is shaded for the absolute schemes.
 BAND_QUERIES = 8
-
-
-def num_html(x: float) -> str:
-    """A number for rich text: 4 significant digits, thousands separated, powers of ten as 10<sup>n</sup>."""
-    if x == 0:
-        return "0"
-    if 1e-3 <= abs(x) < 1e4:
-        return f"{x:.4g}"
-    if 1e4 <= abs(x) < 1e9:
-        return f"{x:,.0f}"
-    mant, exp = f"{x:.3e}".split("e")
-    return f"{float(mant):.3g}·10<sup>{int(exp)}</sup>"
-
-
-def mirror_blind(name: str, why: str) -> tuple[str, str]:
-    """Token swap's (headline, explanation) for a distance-only scheme that cannot see a mirroring swap."""
-    return (f"{name} cannot see this swap — it mirrors the sentence",
-            f"{why} This swap keeps every distance (it mirrors the sentence), so the outputs are just relabelled. "
-            "Swap two other tokens, or turn on the causal mask.")
 
 
 def content_vectors(head_dim: int, content: str, seed: int) -> np.ndarray:
