@@ -173,3 +173,26 @@ def test_registering_before_anything_read_the_registry_does_not_hang():
             "r.register(Other())\nprint(len(r.ids()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert int(out.stdout) == len(registry.ids()) + 1
+
+
+def test_a_tab_registered_after_the_panel_was_made_does_not_break_it(qtbot):
+    """Only a run-time register() can do this (the tests); the panel keeps the tabs it was made with."""
+    from explorer.panels.schemes import SchemesPanel
+    from explorer.service import ComputeService
+
+    service = ComputeService(warm_up=False)
+    try:
+        panel = SchemesPanel(service, SchemesState(l_eval=64, l_train=32))
+        qtbot.addWidget(panel)
+        registry.register(Spiral())
+        try:
+            panel.set_state(panel.state.clamped(view="spiral"))
+            assert "spiral" not in panel.view_ids and panel.tabs.currentIndex() == 0
+            assert panel.plots() == []
+            panel.set_state(panel.state.clamped(view="distance"))
+            assert panel.plots() == panel.view("distance").plot_widgets()
+        finally:
+            registry.unregister("throwaway_spiral")
+        panel.shutdown()
+    finally:
+        service.stop()

@@ -2,10 +2,9 @@
 
 Its own views (score matrices, score vs distance, beyond training, properties, the patch grid) and the tabs schemes
 add (ALiBi's heads, RoPE's real models: :mod:`explorer.schemes.tabs`), one set of shared, linked controls on the
-left.  Only the visible view is computed; each
-view asks for one result per plot (keys ``schemes.<view>[.<scheme>]``), and a request that equals the last one
-sent for its key is not sent again, so dragging s recomputes only the scaled-RoPE plots.  The main slider (for
-the benchmark and keyboard users) is s.
+left.  Only the visible view is computed; each view asks for one result per plot (keys
+``schemes.<view>[.<scheme>]``), and a request that equals the last one sent for its key is not sent again, so
+dragging s recomputes only the scaled-RoPE plots.  The main slider (for the benchmark and keyboard users) is s.
 """
 
 from __future__ import annotations
@@ -384,9 +383,10 @@ class SchemesPanel(RealTableOption, Panel):
         # signals while syncing); the tab widget itself stays blocked, so no change comes back to the panel.
         bar = self.tabs.tabBar()
         was = bar.blockSignals(False)
-        self.tabs.setCurrentIndex(self.view_ids.index(st.view) if st.view in self.view_ids else 0)
+        shown = st.view if st.view in self.view_ids else self.view_ids[0]  # a tab registered after the panel was made
+        self.tabs.setCurrentIndex(self.view_ids.index(shown))
         bar.blockSignals(was)
-        self.view(st.view)
+        self.view(shown)
         for name in self._views:
             self._sync_view(name, st)
         self._update_scales()
@@ -484,4 +484,5 @@ class SchemesPanel(RealTableOption, Panel):
 
     def plots(self) -> list:
         """The plots of the visible view (export and theming act on what is on screen)."""
-        return self.view(self.state.view).plot_widgets()
+        view = self.state.view
+        return self.view(view).plot_widgets() if view in self.view_ids else []
