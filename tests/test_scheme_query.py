@@ -108,10 +108,14 @@ def test_a_query_is_typed_immutable_comparable_and_travels():
     assert q != Query("rope", {"l_eval": 64, "head_dim": 8, "base": 500.0})
     with pytest.raises(AttributeError, match="immutable"):
         q.head_dim = 4  # type: ignore[misc]
-    with pytest.raises(TypeError, match="'head_dim' must be int"):
+    with pytest.raises(TypeError, match="'head_dim' must be a whole number"):
         Query("rope", {"head_dim": "8"})
-    with pytest.raises(TypeError, match="must be int"):
+    with pytest.raises(TypeError, match="must be a whole number"):
         Query("rope", {"seed": True})  # a bool is not a seed
+    with pytest.raises(TypeError, match="'base' must be a number"):
+        Query("rope", {"base": True})
+    # numpy's integers and floats are numbers too (a value computed on the way keeps its numpy type).
+    assert Query("rope", {"head_dim": np.int64(8), "base": np.float64(500.0)}).head_dim == 8
     with pytest.raises(TypeError, match="no field 'colour'"):
         Query("rope", {"colour": "red"})
     with pytest.raises(AttributeError, match="no field 'nonsense'"):

@@ -21,29 +21,32 @@ one.  Types are checked by mypy through the annotations below; the set of fields
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from numbers import Integral, Real
 from typing import Any, Protocol
 
 #: Every field a query can hold, with its type (the Schemes panel's request fields).
-FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
-    "l_eval": int,
-    "head_dim": int,
-    "base": (int, float),
-    "l_train": int,
+FIELD_TYPES: dict[str, type] = {
+    "l_eval": Integral,
+    "head_dim": Integral,
+    "base": Real,
+    "l_train": Integral,
     "content": str,
-    "seed": int,
+    "seed": Integral,
     "causal": bool,
     "scaling": str,
-    "factor": (int, float),
-    "heads": int,
-    "alibi_head": int,
+    "factor": Real,
+    "heads": Integral,
+    "alibi_head": Integral,
     "params": tuple,
     "trained": tuple,
     "table": object,
-    "grid_side": int,
-    "grid_query": int,
+    "grid_side": Integral,
+    "grid_query": Integral,
     "model": str,
-    "model_query": int,
+    "model_query": Integral,
 }
+#: How a type is named in a refusal.
+KIND_NAMES = {Integral: "a whole number", Real: "a number", str: "text", bool: "True or False", tuple: "a tuple"}
 #: What the properties table's cells (``display_title``, ``where_text``, ``parameters_added``, ``past_training``,
 #: ``used_by_text``) may read, for every scheme.
 SETUP_FIELDS = ("l_eval", "head_dim", "base", "l_train", "heads", "scaling", "factor", "params", "table")
@@ -90,8 +93,9 @@ class Query:
             kind = FIELD_TYPES.get(name)
             if kind is None:
                 raise TypeError(f"a query has no field {name!r}; its fields: {', '.join(FIELD_TYPES)}")
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                raise TypeError(f"{scheme}: field {name!r} must be {_kind_text(kind)}, got {value!r}")
+            if not isinstance(value, kind) or (kind in (Integral, Real) and isinstance(value, bool)):
+                raise TypeError(f"{scheme}: field {name!r} must be {KIND_NAMES.get(kind, kind.__name__)}, "
+                                f"got {value!r}")
             object.__setattr__(self, name, value)
         object.__setattr__(self, "scheme", scheme)
         object.__setattr__(self, "declared", tuple(values))
@@ -127,11 +131,6 @@ class Query:
 
     def __repr__(self) -> str:
         return f"Query({self.scheme!r}, " + ", ".join(f"{n}={v!r}" for n, v in self.items()) + ")"
-
-
-def _kind_text(kind) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(k.__name__ for k in kinds)
 
 
 class SchemesSetup(Protocol):
