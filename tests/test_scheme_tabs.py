@@ -191,6 +191,8 @@ def test_a_tab_registered_after_the_panel_was_made_does_not_break_it(qtbot):
             assert panel.plots() == []
             panel.set_state(panel.state.clamped(view="distance"))
             assert panel.plots() == panel.view("distance").plot_widgets()
+            panel.set_state(panel.state.clamped(view="grid", grid_side=12, head_dim=32))
+            assert panel.export_basename() == "schemes_grid_12x12_d32"  # a view of the panel's own names its files
         finally:
             registry.unregister("throwaway_spiral")
         panel.shutdown()

@@ -177,6 +177,10 @@ class GridView(SchemesView):
     def plot_widgets(self) -> list:
         return [self.plots[s] for s in grid_ids()] + [self.cuts, self.cbar_widget]
 
+    def export_basename(self, st) -> str:
+        """``schemes_grid_14x14_d64`` (patches per side, head dim)."""
+        return f"schemes_grid_{st.grid_side}x{st.grid_side}_d{st.head_dim}"
+
     def apply_theme(self, theme) -> None:
         self._theme = theme
         theme_info_label(self.info, theme)

@@ -446,8 +446,6 @@ class SchemesPanel(RealTableOption, Panel):
         view = self._views.get(st.view)
         if view is not None and (own := view.export_basename(st)):
             return own
-        if st.view == "grid":
-            return f"schemes_grid_{st.grid_side}x{st.grid_side}_d{st.head_dim}"
         return f"schemes_{st.scaling}_s{st.factor:g}_d{st.head_dim}_L{st.l_train}_eval{st.l_eval}"
 
     def apply_theme(self, theme) -> None:

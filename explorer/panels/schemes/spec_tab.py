@@ -24,12 +24,11 @@ class SpecTabView(SchemesView):
         while len(self.plots) < len(specs):
             k = len(self.plots)
             self.plots.append(SpecPlot(self.scheme, specs[k], f"tab_{self.tab}_{k}"))
-            self.grid.set_cells([p.widget for p in self.plots])
         for p, spec in zip(self.plots, specs, strict=False):
             p.draw(spec)
-        self.grid.set_cells([p.widget for p in self.plots[: len(specs)]])
+        if len(specs) != len(self.response):  # the grid is laid out again only when its plots change
+            self.grid.set_cells([p.widget for p in self.plots[: len(specs)]])
         self.response = specs
-        self.info.setText("")
 
     def plot_widgets(self) -> list:
         return [p.widget for p in self.plots[: len(self.response)]]
