@@ -3,9 +3,11 @@
 import numpy as np
 import pytest
 
-from explorer.encodings import EncodingError, alibi_bias, alibi_slopes, nope
+from explorer.encodings import EncodingError
 from explorer.encodings.attention import attention
 from explorer.encodings.learned import LearnedTable, learned_table
+from explorer.schemes.alibi import alibi_bias, alibi_slopes
+from explorer.schemes.nope import nope
 
 
 def test_alibi_slopes_eight_heads():

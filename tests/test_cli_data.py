@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from explorer import cli
-from explorer.encodings import RopeScaling, alibi_bias, alibi_slopes, apply_rope, sinusoidal
+from explorer.encodings import RopeScaling, apply_rope, sinusoidal
 from explorer.encodings.learned import learned_table
+from explorer.schemes.alibi import alibi_bias, alibi_slopes
 
 
 def run(args, capsys):

@@ -12,8 +12,8 @@ import pytest
 
 from explorer import jobs
 from explorer import schemes as registry
-from explorer.encodings.cope import cope_term, gates, position_logits, positions, seeded_table, sigmoid
 from explorer.jobs.swap import SwapRequest
+from explorer.schemes.cope import cope_term, gates, position_logits, positions, seeded_table, sigmoid
 from explorer.state import SwapState
 
 torch = pytest.importorskip("torch")

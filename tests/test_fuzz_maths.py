@@ -14,8 +14,6 @@ from hypothesis import strategies as st
 from explorer.encodings import (
     EncodingError,
     RopeScaling,
-    alibi_bias,
-    alibi_slopes,
     apply_rope,
     frequencies,
     roformer_bound,
@@ -23,6 +21,7 @@ from explorer.encodings import (
     sinusoidal,
     wavelengths,
 )
+from explorer.schemes.alibi import alibi_bias, alibi_slopes
 
 SETTINGS = settings(max_examples=int(__import__("os").environ.get("PE_FUZZ_EXAMPLES", "150")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

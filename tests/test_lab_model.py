@@ -7,9 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from explorer.encodings import alibi_bias, apply_rope, sinusoidal  # noqa: E402
+from explorer.encodings import apply_rope, inv_freq, sinusoidal  # noqa: E402
+from explorer.encodings.rotary import pair_tables  # noqa: E402
 from explorer.lab import SCHEMES, CannotRun, LabError  # noqa: E402
-from explorer.lab.model import Block, TinyTransformer, rope_rotate, rope_tables  # noqa: E402
+from explorer.lab.model import Block, TinyTransformer, rope_rotate  # noqa: E402
+from explorer.schemes.alibi import alibi_bias  # noqa: E402
 
 
 def _model(scheme, train_len=8, seed=0):
@@ -19,7 +21,7 @@ def _model(scheme, train_len=8, seed=0):
 
 def test_rope_rotate_is_apply_rope_interleaved():
     x = np.random.default_rng(0).normal(size=(13, 16))
-    cos, sin = rope_tables(13, 16, dtype=torch.float64)
+    cos, sin = pair_tables(inv_freq(16), 13, dtype=torch.float64)
     got = rope_rotate(torch.from_numpy(x), cos, sin).numpy()
     np.testing.assert_allclose(got, apply_rope(x, convention="interleaved"), rtol=0, atol=1e-12)
 
@@ -27,7 +29,7 @@ def test_rope_rotate_is_apply_rope_interleaved():
 def test_rope_scores_depend_only_on_the_offset():
     rng = np.random.default_rng(1)
     q, k = rng.normal(size=8), rng.normal(size=8)
-    cos, sin = rope_tables(40, 8, dtype=torch.float64)
+    cos, sin = pair_tables(inv_freq(8), 40, dtype=torch.float64)
     qs = rope_rotate(torch.from_numpy(np.tile(q, (40, 1))), cos, sin)
     ks = rope_rotate(torch.from_numpy(np.tile(k, (40, 1))), cos, sin)
     s = (qs @ ks.T).numpy()

@@ -17,9 +17,9 @@ from explorer import jobs
 from explorer import schemes as registry
 from explorer.encodings import apply_rope, inv_freq
 from explorer.encodings.blocks import blocks
+from explorer.encodings.rotary import rotate_pairs
 from explorer.jobs.schemes import DistanceRequest, MatrixRequest, build_requests
 from explorer.schemes import NotShown
-from explorer.schemes._rotary import rotate_pairs
 from explorer.schemes.base import content_vectors, pair_energy
 from explorer.schemes.p_rope import kept_pairs, p_rope_inv_freq
 from explorer.schemes.partial_rope import neox_to_interleaved, partial_inv_freq, rotary_dims

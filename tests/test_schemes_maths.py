@@ -10,22 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from explorer import jobs
-from explorer.encodings import (
-    EncodingError,
-    RopeScaling,
-    alibi_bias,
-    alibi_slopes,
-    apply_rope,
-    inv_freq,
-    scaled_inv_freq,
-    sinusoidal,
-)
+from explorer.encodings import EncodingError, RopeScaling, apply_rope, inv_freq, scaled_inv_freq, sinusoidal
 from explorer.encodings.attention import attention
 from explorer.encodings.blocks import Blocks, block_phasors, blocks
 from explorer.encodings.learned import LearnedTable
 from explorer.jobs import schemes as J
 from explorer.panels.schemes.formula import formula_html
-from explorer.schemes.alibi import WINDOW_SHARE, alibi_tab
+from explorer.schemes.alibi import WINDOW_SHARE, alibi_bias, alibi_slopes, alibi_tab
 from explorer.schemes.base import band_queries, content_vectors, pair_energy
 from explorer.schemes.learned import model_tables_text
 from explorer.schemes.query import Query

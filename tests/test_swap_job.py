@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from explorer import jobs
-from explorer.encodings import alibi_bias, alibi_slopes, apply_rope, sinusoidal
+from explorer.encodings import apply_rope, sinusoidal
 from explorer.encodings.learned import LearnedTable
 from explorer.jobs.swap import (
     EQUIVARIANCE_TOL,
@@ -22,6 +22,7 @@ from explorer.jobs.swap import (
     swapped,
     token_embedding,
 )
+from explorer.schemes.alibi import alibi_bias, alibi_slopes
 from explorer.state import SwapState
 
 #: "Large": a million times the rounding tolerance, and far above float64 noise (~1e-16).

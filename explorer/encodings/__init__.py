@@ -1,12 +1,13 @@
-"""The maths of positional encodings: no Qt here, float64 throughout, formula and source in each docstring.
+"""The maths that is not one scheme's: what schemes share (the rotation of every rotary scheme), what a panel
+draws beyond them (Waves' sinusoids, learned tables, real models' RoPE configs), blocks, attention, the error
+type.  A scheme's own maths lives in its module in :mod:`explorer.schemes`.  No Qt here, float64 throughout,
+formula and source in each docstring.
 
 Everything raises :class:`EncodingError` on a bad parameter; torch is imported lazily
 (only the learned table and attention need it).
 """
 
-from .alibi import alibi_bias, alibi_slopes
 from .errors import MAX_ELEMENTS, EncodingError
-from .nope import nope
 from .rope import (
     CONVENTIONS,
     SCALINGS,
@@ -32,14 +33,11 @@ __all__ = [
     "VARIANTS",
     "EncodingError",
     "RopeScaling",
-    "alibi_bias",
-    "alibi_slopes",
     "apply_rope",
     "frequencies",
     "halves_to_interleaved",
     "inv_freq",
     "llama3_band_edges",
-    "nope",
     "roformer_bound",
     "rope_scores",
     "rotation",

@@ -52,6 +52,7 @@ from .errors import (
     check_real,
     check_size,
 )
+from .rotary import rotary_bound
 
 CONVENTIONS = ("interleaved", "halves")
 SCALINGS = ("none", "linear", "ntk", "yarn", "llama3", "dynamic", "longrope")
@@ -398,5 +399,4 @@ def roformer_bound(distances, head_dim: int, base: float = 10000.0, scaling: Rop
     freq, _ = scaled_inv_freq(d, base, scaling)
     r = np.asarray(distances, dtype=np.float64)
     check_size(r.size, d // 2, what="bound curve")
-    partial = np.cumsum(np.exp(1j * np.multiply.outer(r, freq)), axis=-1)
-    return np.abs(partial).sum(axis=-1) / (d // 2)
+    return rotary_bound(r, freq)

@@ -25,7 +25,6 @@ from torch import nn
 from .. import schemes as registry
 from ..encodings.errors import EncodingError
 from ..schemes import NoEncoding
-from ..schemes.rope import ROPE_BASE, rope_tables  # noqa: F401 - re-exported for the tests
 from .results import CannotRun, LabError, LengthResult
 
 

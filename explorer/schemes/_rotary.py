@@ -1,11 +1,7 @@
-"""Maths the rotary variants share (partial RoPE, p-RoPE, xPos, the NoPE/RoPE hybrid): not a scheme itself.
+"""The base of the rotary schemes with frequencies of their own (partial RoPE, p-RoPE): not a scheme itself.
 
-Every variant is RoPE with its own per-pair frequencies θ_k (0 for a pair that does not turn) and, for xPos,
-a per-pair scale ζ_k^(p/scale_base) on queries and its inverse on keys.  Pairs are interleaved,
-(x_{2k}, x_{2k+1}), as in :func:`explorer.encodings.apply_rope`; a model that pairs (i, i + r/2) instead
-(GPT-NeoX's ``rotate_half``) is the same up to a permutation of the dimensions.
-
-No Qt; torch only inside :func:`pair_tables`.
+Every such variant is RoPE with its own per-pair frequencies θ_k (0 for a pair that does not turn); the maths
+they share with RoPE and xPos is in :mod:`explorer.encodings.rotary`.
 """
 
 from __future__ import annotations
@@ -15,8 +11,8 @@ import math
 
 import numpy as np
 
-from ..encodings.blocks import block_phasors, chunks
-from ..encodings.errors import EncodingError, check_finite_array
+from ..encodings.blocks import block_phasors
+from ..encodings.rotary import pair_tables, rope_curve, rotary_bound, rotate_pairs
 from .base import (
     Curve,
     PlotSpec,
@@ -28,57 +24,7 @@ from .base import (
     pair_energy,
 )
 from .query import Query, SwapSetup
-from .rope import ROPE_BASE, ROPE_SCORE, ROTATE_SNIPPET, RoPE, rope_curve
-
-
-def rotate_pairs(x, theta: np.ndarray, positions=None, scale: np.ndarray | None = None) -> np.ndarray:
-    """Rotate pair k of row p of ``x`` (n, d) by p·θ_k, times ``scale[p, k]`` when given (float64).
-
-    (a, b) → s·(a cos φ − b sin φ, a sin φ + b cos φ) with φ = p·θ_k; θ_k = 0 leaves the pair as it is.
-    """
-    arr = check_finite_array("input", x)
-    if arr.ndim != 2 or arr.shape[1] != 2 * np.size(theta):
-        raise EncodingError(f"input must be (positions × {2 * np.size(theta)}), got shape {arr.shape}")
-    pos = np.arange(arr.shape[0], dtype=np.float64) if positions is None else np.asarray(positions, float)
-    ang = np.multiply.outer(pos, np.asarray(theta, dtype=np.float64))
-    cos, sin = np.cos(ang), np.sin(ang)
-    if scale is not None:
-        cos, sin = cos * scale, sin * scale
-    a, b = arr[:, 0::2], arr[:, 1::2]
-    out = np.empty_like(arr)
-    out[:, 0::2] = a * cos - b * sin
-    out[:, 1::2] = a * sin + b * cos
-    return out
-
-
-def pair_tables(theta: np.ndarray, length: int, device=None, dtype=None, scale: np.ndarray | None = None):
-    """cos and sin of p·θ_k (× ``scale[p, k]``) for p = 0 … length − 1 as torch tensors, computed in float64."""
-    import torch
-
-    ang = np.multiply.outer(np.arange(length, dtype=np.float64), np.asarray(theta, dtype=np.float64))
-    cos, sin = np.cos(ang), np.sin(ang)
-    if scale is not None:
-        cos, sin = cos * scale, sin * scale
-    dtype = dtype or torch.float32
-    return (torch.tensor(cos, dtype=dtype, device=device), torch.tensor(sin, dtype=dtype, device=device))
-
-
-def rotary_bound(dist: np.ndarray, theta: np.ndarray, log_decay: np.ndarray | None = None) -> np.ndarray:
-    """RoFormer's long-term-decay bound (Su et al. 2021, §3.4.3) for any per-pair frequencies:
-    (1/(d/2))·Σ_j |S_j(Δ)|, S_j = Σ_{k<j} e^{iΔθ_k}·e^{Δ·log_decay_k} (xPos: log_decay = ln ζ_k / scale_base).
-
-    The Abel-summation argument behind it holds for any θ, so a pair that does not turn (θ = 0) adds 1 to
-    every partial sum after it.
-    """
-    r = np.asarray(dist, dtype=np.float64)
-    rate = 1j * np.asarray(theta, dtype=np.float64)
-    if log_decay is not None:
-        rate = rate + log_decay
-    out = np.empty(r.size)
-    for sl in chunks(r.size):
-        partial = np.cumsum(np.exp(np.multiply.outer(r[sl], rate)), axis=-1)
-        out[sl] = np.abs(partial).sum(axis=-1) / rate.size
-    return out
+from .rope import ROPE_BASE, ROPE_SCORE, ROTATE_SNIPPET, RoPE
 
 
 class FrequencyRoPE(RoPE):

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..encodings import apply_rope, inv_freq, roformer_bound
 from ..encodings.blocks import block_phasors, chunks
+from ..encodings.rotary import pair_tables, rope_curve
 from ._rope_cli import add_model_commands
 from .base import (
     Curve,
@@ -30,24 +31,6 @@ from .tabs import SchemeTab
 
 #: The base of the Token swap's and the Lab's RoPE (the panel's base slider is the Schemes panel's).
 ROPE_BASE = 10000.0
-
-
-def rope_curve(dist: np.ndarray, h: np.ndarray, freq: np.ndarray, att: float, d: int) -> np.ndarray:
-    """ΔS(Δ) = (a²·Σ_k h_k cos(Δθ_k) − Σ_k h_k)/√d, exact at every Δ given."""
-    out = np.empty(dist.size)
-    for sl in chunks(dist.size):
-        out[sl] = np.cos(np.multiply.outer(dist[sl].astype(np.float64), freq)) @ h
-    return (att**2 * out - h.sum()) / math.sqrt(d)
-
-
-def rope_tables(length: int, head_dim: int, device=None, dtype=None, base: float = ROPE_BASE):
-    """cos and sin of m·θ_i for m = 0 … length−1 as torch tensors (length, head_dim/2), computed in float64."""
-    import torch
-
-    ang = np.multiply.outer(np.arange(length, dtype=np.float64), inv_freq(head_dim, base))
-    dtype = dtype or torch.float32
-    return (torch.tensor(np.cos(ang), dtype=dtype, device=device),
-            torch.tensor(np.sin(ang), dtype=dtype, device=device))
 
 
 #: Copy as Python: RoPE's ΔS with q = k = c at every position, a function of i − j alone.
@@ -190,7 +173,8 @@ class RoPE(Scheme):
     def lab_module(self, d_model, heads, train_len):
         class RotaryPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
             def rotary(self, n, head_dim, device, dtype):
-                return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
+                return self.cached("rope", n, device, lambda: pair_tables(inv_freq(head_dim, ROPE_BASE), n,
+                                                                      device, dtype))
 
         return RotaryPosition(self, d_model, heads, train_len)
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rotary import rotary_bound
+from ..encodings import inv_freq
+from ..encodings.rotary import pair_tables, rotary_bound
 from .base import Curve, Parameter, PlotSpec, SnippetPart, Source, lab_position_class
 from .query import Query, SchemesSetup
-from .rope import ROPE_SCORE, ROPE_THETA, RoPE, rope_tables
+from .rope import ROPE_BASE, ROPE_SCORE, ROPE_THETA, RoPE
 
 #: The default interval: with the Lab's two layers, k = 2 gives RoPE in layer 1 and NoPE in layer 2
 #: (Llama 4 and Command A use 4 over 48 and 64 layers).
@@ -177,7 +178,8 @@ class RoPEHybrid(RoPE):
     def lab_module(self, d_model, heads, train_len):
         class HybridPosition(lab_position_class()):  # type: ignore[misc]  # built on first use (torch)
             def rotary(self, n, head_dim, device, dtype):
-                return self.cached("rope", n, device, lambda: rope_tables(n, head_dim, device, dtype))
+                return self.cached("rope", n, device, lambda: pair_tables(inv_freq(head_dim, ROPE_BASE), n,
+                                                                      device, dtype))
 
             def layer(self, index, rotary, bias):
                 # Layer ℓ = index + 1 has no positional encoding when ℓ is a multiple of k (this run's k).

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..encodings import inv_freq
 from ..encodings.blocks import chunks
-from ._rotary import pair_tables, rotary_bound, rotate_pairs
+from ..encodings.rotary import pair_tables, rotary_bound, rotate_pairs
 from .base import (
     Curve,
     NotShown,
