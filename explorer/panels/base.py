@@ -16,6 +16,7 @@ from ..widgets.formula_strip import FormulaStrip
 from ..widgets.frames import FrameScheduler
 from ..widgets.plots import Banner
 from ..widgets.sidebar import ExplainPane, Sidebar
+from ..widgets.text_pin import TextPin
 from ..widgets.theming import theme_bus
 from .links import PanelLinks
 
@@ -85,12 +86,15 @@ class Panel(QWidget):
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.formula.snippet = self.formula_snippet  # its "Copy as Python"
         outer.addWidget(self.formula)
+        #: While a slider of the panel is held its labels keep their size: changing numbers re-lay out nothing.
+        self.text_pin = TextPin(self)
         # Every panel follows the look, shown or hidden (its plots follow it by themselves).
         theme_bus().themeChanged.connect(self._on_theme_changed)
 
     # -- side columns ----------------------------------------------------------------------------
     def make_sidebar(self, box: QWidget) -> Sidebar:
         """The panel's controls ``box`` in the shared scrolling, collapsible sidebar."""
+        self.text_pin.watch(box)
         return Sidebar(box, self)
 
     def sidebars(self) -> list[Sidebar]:

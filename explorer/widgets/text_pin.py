@@ -1,0 +1,69 @@
+"""Text that changes during a drag keeps its place: while a slider is held, a panel's labels keep their size.
+
+A label whose text changes asks its layout to run again (``QLabel.setText`` calls ``updateGeometry``): during a
+drag the readouts in the "What am I looking at?" pane and the formula strip change every frame, and each change
+re-laid out the pane, the panel, its dock and the window, word-wrapped rich text included — 5 to 10 ms of every
+frame on the 2-core machine of docs/performance.md.  Qt stops that walk at a widget whose minimum and maximum
+sizes are equal, so :class:`TextPin` gives each visible label of the panel a fixed size, the one it has, when a
+slider is grabbed, and gives back the limits it had when the slider is let go: the layout runs once then, and the
+labels take the size their last text needs.  While pinned, a text longer than its label would be cut at the
+label's edge until the release; the numbers a drag changes keep their length to a digit or two.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
+
+
+class TextPin:
+    """Pins the visible labels under ``root`` to their size (:meth:`pin`) and lets them go (:meth:`unpin`)."""
+
+    def __init__(self, root: QWidget) -> None:
+        self._root = weakref.ref(root)
+        self._held: list[tuple[weakref.ref, QSize, QSize]] = []
+        self._sliders = 0  # sliders held now (two hands, or a press the release of which is still to come)
+
+    @property
+    def pinned(self) -> bool:
+        return bool(self._held)
+
+    def watch(self, box: QWidget) -> None:
+        """Pin while any slider inside ``box`` is held (scroll bars are not sliders here)."""
+        for slider in box.findChildren(QAbstractSlider):
+            if not isinstance(slider, QScrollBar):
+                slider.sliderPressed.connect(self._pressed)
+                slider.sliderReleased.connect(self._released)
+
+    def _pressed(self) -> None:
+        self._sliders += 1
+        self.pin()
+
+    def _released(self) -> None:
+        self._sliders = max(0, self._sliders - 1)
+        if not self._sliders:
+            self.unpin()
+
+    def pin(self) -> None:
+        root = self._root()
+        if root is None or self._held:
+            return
+        for label in root.findChildren(QLabel):
+            low, high = label.minimumSize(), label.maximumSize()
+            if label.isVisible() and low != high:
+                self._held.append((weakref.ref(label), low, high))
+                label.setFixedSize(label.size())
+
+    def unpin(self) -> None:
+        held, self._held = self._held, []
+        for ref, low, high in held:
+            label = ref()
+            if label is None:
+                continue
+            try:
+                label.setMinimumSize(low)
+                label.setMaximumSize(high)
+            except RuntimeError:  # deleted with its view while the slider was held
+                pass
