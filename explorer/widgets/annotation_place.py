@@ -8,19 +8,25 @@ curve, point or bar (:class:`~explorer.widgets.plot_geometry.PlotData`; 2 px of 
 before it nor the legend.  A text with no such place is hidden until there is one (the line itself stays and
 says what it is through its dash; a hover readout gives the numbers).  A text that shows and hides itself
 (``self_placed``) is left to its view.
+
+Placing measures every curve of the plot: during a drag, whose every frame changes the data, the texts are
+placed at most every :data:`EVERY_MS` (the first change at once), so a frame draws its data without waiting for
+them; an export or an audit places them first (:meth:`AnnotationPlacer.flush`).
 """
 
 from __future__ import annotations
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QObject, QRectF, QTimer
+from PySide6.QtCore import QElapsedTimer, QObject, QRectF, QTimer
 
 from .plot_geometry import PlotData, visible
 
 _ANCHORS = [(0, 1), (1, 1), (0, 0), (1, 0), (0.5, 1), (0.5, 0), (0, 0.5), (1, 0.5)]
 _ALONG = [0.95, 0.05, 0.5, 0.8, 0.2, 0.65, 0.35]
 _SLACK = 2.0
+#: Shortest time between two placements while changes keep coming (a drag): six frames at 60 Hz.
+EVERY_MS = 100
 
 
 def text_rect(item) -> QRectF:
@@ -41,6 +47,10 @@ class AnnotationPlacer(QObject):
         super().__init__()
         self.plot_item = plot_item
         self._pending = False
+        self._since = QElapsedTimer()  # since the last placement
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.place)
         self._signature: tuple | None = None
         self._hidden: set[int] = set()
         self._home: dict[int, tuple] = {}
@@ -53,7 +63,8 @@ class AnnotationPlacer(QObject):
     def schedule(self, *_args) -> None:
         if not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self.place)
+            wait = 0 if not self._since.isValid() else max(0, EVERY_MS - int(self._since.elapsed()))
+            self._timer.start(wait)
 
     def flush(self) -> None:
         """Place now what changed since the last placement (the timer then finds nothing to do): for whoever reads
@@ -79,8 +90,11 @@ class AnnotationPlacer(QObject):
         """Ways to move ``item`` (callables), where the view put it first."""
         key = id(item)
         if isinstance(item, pg.InfLineLabel):
-            # Its text as its line says now (pyqtgraph leaves a hidden label's text as it was).
-            item.setText(item.format.format(value=item.line.value()))
+            # Its text as its line says now (pyqtgraph leaves a hidden label's text as it was); set only when it
+            # differs: setting a text lays it out again.
+            text = item.format.format(value=item.line.value())
+            if text != item.toPlainText():
+                item.setText(text)
             home = self._home.setdefault(key, (item.orthoPos, list(item.anchors)))
             flipped = [(1 - a[0], a[1]) for a in home[1]]
             out = []
@@ -105,6 +119,8 @@ class AnnotationPlacer(QObject):
 
     def place(self) -> None:
         self._pending = False
+        self._timer.stop()
+        self._since.start()
         pi = self.plot_item
         if not shiboken6.isValid(pi) or not visible(pi):
             return

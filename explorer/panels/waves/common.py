@@ -97,6 +97,7 @@ class Card(QWidget):
         #: antialiasing then (Qt's wide antialiased strokes cost ~10 ms a plot), with it once settled.
         self.fast = False
         self._layout_key: tuple | None = None
+        self._shown: dict[str, tuple] = {}
         self.layout_ = QVBoxLayout(self)
         self.layout_.setContentsMargins(2, 2, 2, 2)
         self.layout_.setSpacing(2)
@@ -110,6 +111,14 @@ class Card(QWidget):
     def aa(self, binned: bool = False) -> bool:
         """Antialias a curve now?  Never for min/max strokes (they fill a band), not while dragging."""
         return not (self.fast or binned)
+
+    def changed(self, part: str, *value) -> bool:
+        """True (and remembered) when ``value`` differs from what ``part`` of the view last showed: an item
+        given what it already shows would still be re-laid out and repainted (a label's text, a range)."""
+        if self._shown.get(part) == value:
+            return False
+        self._shown[part] = value
+        return True
 
     def layout_changed(self, *key) -> bool:
         """True (and remembered) when ``key`` differs from the last call: skip redundant item updates,

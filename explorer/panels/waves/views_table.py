@@ -234,23 +234,31 @@ class SpectrumView(Card):
             self.curve.setSymbol(symbol)
         self.curve.setData(i, lam, antialias=self.aa())
         lanes = tuple(j for j in lanes if j < lam.size)
-        self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],
-                                 symbolBrush=[pair_colour(j) for j in range(len(lanes))])
+        if self.changed("lane colours", len(lanes)):
+            self.lane_points.setSymbolBrush(None)  # one brush per point follows: set with the data
+            self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],
+                                     symbolBrush=[pair_colour(j) for j in range(len(lanes))])
+        else:
+            self.lane_points.setData(np.array(lanes, float), lam[list(lanes)])
         if st.pair < lam.size:
             self.pick_point.setData([float(st.pair)], [lam[st.pair]])
         lo, hi = r.bounds
         n, lt = st.n_positions, st.l_train
-        top = math.log10(max(hi, n, lt)) + 0.35
+        # The top in quarter decades (0.35 to 0.6 above the highest line): a base drag moves 2π·base's line,
+        # and the range, its axis and the labels on the lines follow only when it crosses a quarter.
+        top = math.ceil((math.log10(max(hi, n, lt)) + 0.35) * 4) / 4
         self.low.setPos(math.log10(lo))
         self.high.setPos(math.log10(hi))
         # The line a pair's λ must stay under to complete a cycle: positions 0 … N−1 span N − 1 steps.
         self.n_line.setPos(math.log10(max(n - 1, 1)))
-        self.n_line.label.setFormat(f"N−1 = {n - 1:,}")
         self.train_line.setPos(math.log10(max(lt, 1)))
-        self.train_line.label.setFormat(f"L_train = {lt:,}")
+        if self.changed("line labels", n, lt):
+            self.n_line.label.setFormat(f"N−1 = {n - 1:,}")
+            self.train_line.label.setFormat(f"L_train = {lt:,}")
         self.beyond_n.setRegion((math.log10(max(n - 1, 1)), top))
-        self.vb.setLimits(xMin=-1, xMax=lam.size)
-        self.vb.setRange(xRange=(-0.5, lam.size - 0.5), yRange=(math.log10(lo) - 0.25, top), padding=0)
+        if self.changed("range", lam.size, lo, top):
+            self.vb.setLimits(xMin=-1, xMax=lam.size)
+            self.vb.setRange(xRange=(-0.5, lam.size - 0.5), yRange=(math.log10(lo) - 0.25, top), padding=0)
         last = lam.size - 1
         end = "= 2π·base exactly (t2t spacing)" if st.variant == "t2t" else "&lt; 2π·base"
         slow = r.slow_pairs

@@ -1,0 +1,161 @@
+"""What a drag frame does not redo: no relayout for changing text, annotations placed at most every 100 ms,
+the Waves spectrum's range, axis and line labels left alone while only the data moves (docs/performance.md).
+
+Counts of work done, never times: the bench measures the milliseconds."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
+
+from explorer.panels.waves import WavesPanel
+from explorer.state import WavesState
+from explorer.widgets import annotation_place
+from explorer.widgets.plots import make_plot
+from explorer.widgets.text_pin import TextPin
+
+SETTLE_MS = 20000
+
+
+class _LayoutRequests(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.count += 1
+        return False
+
+
+def _column(qtbot):
+    outer = QWidget()
+    col = QVBoxLayout(outer)
+    label = QLabel("x = 1")
+    label.setWordWrap(True)
+    slider = QSlider()
+    col.addWidget(label)
+    col.addWidget(slider)
+    qtbot.addWidget(outer)
+    outer.resize(300, 200)
+    outer.show()
+    qtbot.waitExposed(outer)
+    pin = TextPin(outer)
+    pin.watch(outer)
+    requests = _LayoutRequests()
+    outer.installEventFilter(requests)
+    return outer, label, slider, pin, requests
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_a_label_whose_text_changes_while_a_slider_is_held_relays_out_nothing(qtbot, held):
+    outer, label, slider, pin, requests = _column(qtbot)
+    if held:
+        slider.setSliderDown(True)
+        assert pin.pinned
+    qtbot.wait(20)
+    requests.count = 0
+    for k in range(5):
+        label.setText(f"x = {10 ** k} and a longer text than before, wrapped over lines " * (k % 2 + 1))
+        qtbot.wait(5)
+    if held:
+        assert requests.count == 0
+    else:  # the check can fail: without a held slider every change asks the column to lay out again
+        assert requests.count >= 4
+
+
+def test_letting_go_gives_the_label_the_size_its_last_text_needs(qtbot):
+    outer, label, slider, pin, _ = _column(qtbot)
+    low, high = label.minimumSize(), label.maximumSize()
+    slider.setSliderDown(True)
+    before = label.height()
+    label.setText("a text long enough to need three or four lines in a column three hundred pixels wide " * 3)
+    qtbot.wait(20)
+    assert label.height() == before  # pinned: cut at its edge while held
+    slider.setSliderDown(False)
+    assert not pin.pinned and (label.minimumSize(), label.maximumSize()) == (low, high)
+    qtbot.waitUntil(lambda: label.height() > before, timeout=2000)
+
+
+def test_a_label_deleted_while_pinned_is_skipped_on_release(qtbot):
+    outer, label, slider, pin, _ = _column(qtbot)
+    slider.setSliderDown(True)
+    label.deleteLater()
+    qtbot.wait(10)
+    slider.setSliderDown(False)
+    assert not pin.pinned
+
+
+def test_annotations_are_placed_at_most_every_interval_while_changes_keep_coming(qtbot, monkeypatch):
+    pw = make_plot("Marks", x="x", y="y")
+    qtbot.addWidget(pw)
+    pw.resize(480, 320)
+    pw.show()
+    qtbot.waitExposed(pw)
+    pi = pw.getPlotItem()
+    pi.addItem(pg.InfiniteLine(0.5, angle=90, label="a mark", labelOpts={"position": 0.8}))
+    curve = pi.plot([0, 1], [0, 1])
+    placer = pi.annotations
+    calls = []
+    real = placer.place
+    monkeypatch.setattr(placer, "place", lambda: (calls.append(1), real())[1])
+    placer._timer.timeout.disconnect()
+    placer._timer.timeout.connect(placer.place)
+    qtbot.wait(annotation_place.EVERY_MS + 50)
+    calls.clear()
+    # 30 frames of new data, 16 ms apart: about 500 ms, so about five placements, not thirty.
+    for k in range(30):
+        curve.setData([0, 1], [0, 1 + 0.01 * k])
+        qtbot.wait(16)
+    qtbot.wait(annotation_place.EVERY_MS + 50)
+    assert 2 <= len(calls) <= 500 // annotation_place.EVERY_MS + 3
+    # The last change is placed: nothing is left due once the changes stop.
+    assert not placer._pending and not placer._timer.isActive()
+
+
+def test_a_first_change_after_a_quiet_spell_is_placed_at_once(qtbot):
+    pw = make_plot("Marks", x="x", y="y")
+    qtbot.addWidget(pw)
+    pw.show()
+    qtbot.waitExposed(pw)
+    pw.getPlotItem().addItem(pg.InfiniteLine(0.5, angle=90, label="a mark"))
+    placer = pw.getPlotItem().annotations
+    qtbot.waitUntil(lambda: not placer._timer.isActive(), timeout=2000)
+    qtbot.wait(annotation_place.EVERY_MS + 20)
+    placer.schedule()
+    assert placer._timer.isActive() and placer._timer.remainingTime() == 0
+
+
+@pytest.fixture
+def waves(qtbot, service):
+    p = WavesPanel(service, WavesState().clamped(n_positions=256, d_model=64))
+    qtbot.addWidget(p)
+    p.resize(1440, 860)
+    p.show()
+    qtbot.waitExposed(p)
+    qtbot.waitUntil(lambda: p.has_drawn and not p.waiting and p.service.idle(), timeout=SETTLE_MS)
+    yield p
+    p.shutdown()
+
+
+def _settle(qtbot, panel):
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and panel.service.idle(), timeout=SETTLE_MS)
+
+
+def test_a_base_drag_inside_a_quarter_decade_leaves_the_spectrums_range(qtbot, waves):
+    spectrum = waves.spectrum
+    ranges = []
+    spectrum.vb.sigRangeChanged.connect(lambda *_: ranges.append(1))
+    for base in (10000.0, 10400.0, 10800.0, 11200.0):  # log10(2π·base) stays inside one quarter decade
+        waves.set_state(waves.state.clamped(base=base))
+        _settle(qtbot, waves)
+    assert ranges == []
+    top = spectrum.vb.viewRange()[1][1]
+    waves.set_state(waves.state.clamped(base=10 ** 6))  # 2π·base far above: the range follows
+    _settle(qtbot, waves)
+    assert spectrum.vb.viewRange()[1][1] > top
+    waves.set_state(waves.state.clamped(n_positions=200))  # N changes: its line's label says so
+    _settle(qtbot, waves)
+    assert spectrum.n_line.label.toPlainText() == "N−1 = 199"
