@@ -6,11 +6,11 @@ import os
 import time
 
 import numpy as np
-from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer
 
 from ..interrupts import check as check_interrupt
 from ..widgets import frame_probe
-from .split import FRAME_GAP_S, FrameLedger, summarise
+from .split import FrameLedger, summarise
 from .timed_app import TimedApplication
 
 
@@ -19,41 +19,6 @@ def percentiles(values) -> dict:
         return {"p50": float("nan"), "p95": float("nan")}
     a = np.asarray(values, dtype=np.float64)
     return {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95))}
-
-
-class PaintCounter(QObject):
-    """Counts paint events of the panel's plot viewports (every graphics view in it: plot widgets and
-    graphics layouts alike); paints within FRAME_GAP_S are one frame."""
-
-    def __init__(self, panel) -> None:
-        from PySide6.QtWidgets import QGraphicsView
-
-        super().__init__()
-        self.paints = 0
-        self.frames = 0
-        self._last = -1.0
-        self._watched = []
-        for view in panel.findChildren(QGraphicsView):
-            vp = view.viewport()
-            vp.installEventFilter(self)
-            self._watched.append(vp)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Paint:
-            now = time.perf_counter()
-            self.paints += 1
-            if now - self._last > FRAME_GAP_S:
-                self.frames += 1
-            self._last = now
-        return False
-
-    def remove(self) -> None:
-        for vp in self._watched:
-            try:
-                vp.removeEventFilter(self)
-            except RuntimeError:  # deleted with its plot
-                pass
-        self._watched = []
 
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -254,7 +219,6 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     service.resultReady.connect(drag.on_result)
     panel.drawn.connect(drag.on_drawn)
     beat = _Heartbeat()
-    paints = PaintCounter(panel)
     names, scenes = plot_names(panel)
     ledger = FrameLedger(names, scenes)
     interval = 1.0 / hz
@@ -289,7 +253,6 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
         frame_probe.install(before)
         if timed_app is not None:
             timed_app.ledger = None
-    frames, n_paints = paints.frames, paints.paints
     slider.setSliderDown(False)
     # Settled when every step has been shown, or when nothing is left to come (the service is
     # idle and the panel waits for nothing) — then unshown steps simply had no visible effect.
@@ -298,9 +261,11 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     wait(app, lambda: False, 0.05)
     cpu = cpu_delta(cpu0, process_cpu())
     beat.timer.stop()
-    paints.remove()
     service.resultReady.disconnect(drag.on_result)
     panel.drawn.disconnect(drag.on_drawn)
+    # The frames are the split's: a plot's repaint more than FRAME_GAP_S after the last one ended, or after a draw
+    # pass, begins one (timed from the start of the last repaint, each of three plots repainted back to back in a
+    # frame counted as a frame of its own once a repaint took longer than that).
     per_frame = ledger.frames()
     split = summarise(per_frame, plot_order(panel, names))
     if keep_frames:
@@ -313,8 +278,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
         "steps": len(values),
         "steps_shown": len(drag.latency),
         "settled": bool(settled),
-        "frames_per_s": float(frames / drag_s) if drag_s > 0 else 0.0,
-        "paints": int(n_paints),
+        "frames_per_s": float(len(per_frame) / drag_s) if drag_s > 0 else 0.0,
+        "paints": int(ledger.paints),
         "cpu_s": cpu,
         "frame_split": split,
         "renderer": renderer(panel),

@@ -61,9 +61,14 @@ class FrameLedger:
         self.scenes = dict(scenes or {})
         self.events: list[tuple[float, int, str, str]] = []
         self.polls = 0
+        #: Repaints of the named plots.
+        self.paints = 0
 
     def enter(self, part: str, source: object) -> None:
-        key = self.names.get(id(source), OUTSIDE) if part == "plot" else ""
+        key = ""
+        if part == "plot":
+            key = self.names.get(id(source), OUTSIDE)
+            self.paints += key != OUTSIDE
         self.events.append((time.perf_counter(), _ENTER, part, key))
 
     def enter_event(self, receiver: object, event) -> None:
