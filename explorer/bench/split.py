@@ -22,6 +22,7 @@ record ends with the last repaint.  Not separated: titles, axis labels and text 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 
@@ -60,6 +61,8 @@ class FrameLedger:
         self.names = dict(names or {})
         self.scenes = dict(scenes or {})
         self.events: list[tuple[float, int, str, str]] = []
+        #: The UI thread (where the ledger is made): events delivered on any other are not its to record.
+        self.thread = threading.get_ident()
         self.polls = 0
         #: Repaints of the named plots.
         self.paints = 0

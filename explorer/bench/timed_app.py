@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtWidgets import QApplication
 
 from .split import FrameLedger
@@ -20,7 +22,7 @@ class TimedApplication(QApplication):
 
     def notify(self, receiver, event) -> bool:  # noqa: D102 - Qt override
         ledger = self.ledger
-        if ledger is None:
+        if ledger is None or threading.get_ident() != ledger.thread:  # a worker's event loop is no frame's
             return super().notify(receiver, event)
         ledger.enter_event(receiver, event)
         try:
