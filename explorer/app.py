@@ -115,15 +115,16 @@ def _quiet_offscreen_notes() -> None:
     _previous_handler = qInstallMessageHandler(handler)
 
 
-def make_app(argv: list[str] | None = None):
-    """The QApplication (created once), with names set for settings and the desktop."""
+def make_app(argv: list[str] | None = None, app_class: type | None = None):
+    """The QApplication (created once, of ``app_class`` if given: the bench's records its events), with names
+    set for settings and the desktop."""
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
     if app is None:
         _quiet_offscreen_notes()
-        app = QApplication(argv or [sys.argv[0]])
+        app = (app_class or QApplication)(argv or [sys.argv[0]])
     if not isinstance(app, QApplication):
         raise RuntimeError("a QCoreApplication is running: PE Explorer's windows need a QApplication")
     app.setApplicationName("PE Explorer")

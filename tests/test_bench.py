@@ -34,7 +34,23 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert c["cpu_s"]["children_total"] >= 0
         assert c["notebook_ms"]["p50"] > 0 and c["notebook_ms"]["values"] > 0
         assert isinstance(c["speedup_vs_notebook"], float) and c["speedup_vs_notebook"] > 0
+        # The notebook a lecturer would make, redrawn after a slider change (the quick cases stand in for defaults).
+        live = c["notebook_interactive_ms"]
+        assert live["p50"] > 0 and live["agg_p50"] > 0 and live["canvas"].startswith("webagg-core")
+        assert live["png_kb"] > 0 and live["updates"] >= 2 and live["positions"] >= 2
+        assert isinstance(c["speedup_vs_notebook_interactive"], float) and c["speedup_vs_notebook_interactive"] > 0
+        assert c["runs"] == 1 and c["median_run"] == 0 and len(c["drag_latency_p50_runs"]) == 1
+        assert c["renderer"] == "raster"
+        assert_split_adds_up(c["frame_split"])
+    assert report["runs"] == 1  # --quick: one drag per case
+    machine = report["machine"]
+    assert isinstance(machine["cpu"], str) and machine["cpu"] and 1 <= machine["cores"] <= machine["cpus"]
+    assert len(machine["load_avg"]) == 3 and all(isinstance(v, float) and v >= 0 for v in machine["load_avg"])
+    assert machine["qpa_platform"] == "offscreen" and machine["renderer"] == "raster"
     waves = next(c for c in report["cases"] if c["panel"] == "waves")  # N = 64, d = 16, four pairs
+    # Waves' first tab: three plots, each repainted during the drag and named as export names them.
+    assert list(waves["frame_split"]["parts"]["plots"]) == ["waves", "heatmap", "spectrum"], waves["frame_split"]
+    assert set(waves["frame_split"]["parts"]["scenes"]) <= {"waves", "heatmap", "spectrum"}
     assert waves["notebook_ms"]["values"] == 64 * 16 + 4 * 64  # the whole table and every position's sine
     start = report["startup"]  # a fresh start builds only the raised dock's panel and no torch
     assert start["panels_built"] == ["waves"] and not start["torch_imported"]
@@ -45,10 +61,112 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
     assert {"module", "self_ms"} <= set(imports["top"][0])
 
 
+def assert_split_adds_up(split: dict) -> None:
+    """Every part of the frame split is a mean and a p95 (ms, ≥ 0), and the parts' means add up to the total's."""
+    from explorer.bench.split import part_means
+
+    assert isinstance(split["frames"], int) and split["frames"] >= 1, split
+    parts = split["parts"]
+    assert set(parts) == {"draw", "plots", "scenes", "axes", "input", "other"}
+    stats = [parts[k] for k in ("draw", "axes", "input", "other")] + [split["total_ms"]]
+    stats += list(parts["plots"].values()) + list(parts["scenes"].values()) + list(split["other_by_event"].values())
+    for s in stats:
+        assert set(s) == {"mean", "p95"} and all(isinstance(v, float) and v >= 0 for v in s.values()), split
+    total = split["total_ms"]["mean"]
+    assert total > 0 and math.isclose(sum(part_means(split).values()), total, rel_tol=1e-9), split
+    assert math.isclose(split["busy_ms"], total * split["frames"], rel_tol=1e-9)
+    assert parts["draw"]["mean"] > 0 and parts["plots"] and all(v["mean"] > 0 for v in parts["plots"].values())
+    # The bench's own application names the events of "other": they add up to it.
+    by_event = split["other_by_event"]
+    assert by_event and math.isclose(sum(v["mean"] for v in by_event.values()), parts["other"]["mean"],
+                                     rel_tol=1e-9, abs_tol=1e-12), split
+    assert isinstance(split["not_separated"], str) and split["not_separated"]
+
+
+def test_bench_profile_writes_one_cases_split_frame_by_frame_and_the_ui_threads_profile(tmp_path):
+    import pstats
+
+    out = tmp_path / "waves.json"
+    proc = subprocess.run([sys.executable, "-m", "explorer", "bench", "--quick", "--runs", "2", "--profile", "waves",
+                           "--profile-out", str(out)], capture_output=True, text=True, timeout=600,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "waves    tiny" in proc.stdout and "ms per frame over" in proc.stdout, proc.stdout
+    written = json.loads(out.read_text())
+    assert written["case"] == {"panel": "waves", "size": "tiny"} and written["machine"]["cores"] >= 1
+    result = written["result"]
+    assert result["runs"] == 2 and result["median_run"] in (0, 1) and len(result["drag_latency_p50_runs"]) == 2
+    split = result["frame_split"]
+    assert_split_adds_up(split)
+    frames = split["per_frame"]  # each frame's parts (ms); their totals are what the summary's mean is of
+    assert len(frames) == split["frames"] and all(isinstance(v, float) and v >= 0 for f in frames for v in f.values())
+    assert math.isclose(sum(sum(f.values()) for f in frames) / len(frames), split["total_ms"]["mean"], rel_tol=1e-9)
+    assert any(k.startswith("plot:") for f in frames for k in f) and any("draw" in f for f in frames)
+    rows = written["profile"]["by_cumulative_time"]
+    assert rows and {"function", "calls", "tottime_ms", "cumtime_ms"} <= set(rows[0])
+    assert any("explorer/widgets/plots.py" in r["function"] for r in rows), rows  # the plots' repaints ran in it
+    assert pstats.Stats(str(out.with_suffix(".prof"))).total_calls > 0
+
+
 def test_bench_table_and_bad_arguments():
-    proc = subprocess.run([sys.executable, "-m", "explorer", "bench", "--steps", "1"], capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    for args in (["--steps", "1"], ["--runs", "0"], ["--profile", "nowhere"], ["--profile-out", "x.json"],
+                 ["--profile", "waves:huge"]):
+        proc = subprocess.run([sys.executable, "-m", "explorer", "bench", *args], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, (args, proc.stderr)
+
+
+def test_the_frame_split_gives_each_instant_to_the_innermost_part_in_its_frame():
+    """A frame begins at a draw after a repaint (or a repaint after a gap); nested parts are taken out of the ones
+    around them; an event inside a marked part stays in it; what follows the last repaint is left out."""
+    from explorer.bench.split import split_frames, summarise
+
+    E, L = 1, -1  # noqa: N806 - enter, leave
+    ms = 1e-3
+    events = [
+        (0 * ms, E, "input", ""), (1 * ms, E, "event", "Paint → QSlider"), (2 * ms, L, "", ""), (3 * ms, L, "", ""),
+        (4 * ms, E, "other", ""),
+        (5 * ms, E, "event", "Timer → QTimer"), (6 * ms, E, "draw", ""), (11 * ms, L, "", ""), (12 * ms, L, "", ""),
+        (13 * ms, E, "event", "UpdateRequest → MainWindow"),
+        (14 * ms, E, "plot", "a"), (15 * ms, E, "axes", ""), (17 * ms, L, "", ""), (20 * ms, L, "", ""),
+        (21 * ms, E, "plot", "b"), (23 * ms, L, "", ""), (24 * ms, L, "", ""),
+        (25 * ms, E, "scene", "a"), (26 * ms, L, "", ""),
+        (27 * ms, L, "", ""),
+        (40 * ms, E, "other", ""), (41 * ms, E, "plot", "a"), (43 * ms, L, "", ""),  # a repaint 18 ms later
+        (44 * ms, E, "draw", ""), (46 * ms, L, "", ""), (47 * ms, E, "plot", "b"), (48 * ms, L, "", ""),
+        (49 * ms, L, "", ""), (50 * ms, E, "other", ""), (60 * ms, L, "", ""),  # after the last repaint: left out
+    ]
+    frames = split_frames(events)
+    assert len(frames) == 3
+    got = [{k: round(v / ms, 6) for k, v in f.items()} for f in frames]
+    # The slider's repaint stays in the input; the axes come out of plot a's 6 ms, the plots out of the update.
+    assert got[0] == {"input": 3.0, "other": 5.0, "event:Timer → QTimer": 2.0, "draw": 5.0,
+                      "event:UpdateRequest → MainWindow": 3.0, "plot:a": 4.0, "axes": 2.0, "plot:b": 2.0,
+                      "scene:a": 1.0}
+    assert got[1] == {"plot:a": 2.0, "other": 1.0}
+    assert got[2] == {"draw": 2.0, "other": 1.0, "plot:b": 1.0}
+    split = summarise(frames, plot_order=["b", "a"])
+    assert list(split["parts"]["plots"]) == ["b", "a"] and split["frames"] == 3
+    assert math.isclose(split["total_ms"]["mean"], (27 + 3 + 4) / 3)
+    assert math.isclose(split["parts"]["other"]["mean"], (5 + 2 + 3 + 1 + 1) / 3)  # bare "other" and its events
+    assert math.isclose(split["other_by_event"]["(event loop and the bench)"]["mean"], (5 + 1 + 1) / 3)
+    assert split_frames(events[:4]) == []  # no repaint: no frame
+
+
+def test_the_median_of_runs_takes_each_number_and_keeps_the_median_runs_split_whole():
+    from explorer.bench.runs import median_of_runs
+
+    def run(total, latency, paints, settled=True):
+        return {"frame_split": {"total_ms": {"mean": total}, "parts": {"draw": {"mean": total}}},
+                "drag_latency_ms": {"p50": latency, "p95": 2 * latency}, "paints": paints, "settled": settled,
+                "cpu_s": {"ui": latency / 10, "children": [{"pid": paints}]}}
+
+    got = median_of_runs([run(10.0, 30.0, 5), run(30.0, 10.0, 8, False), run(20.0, 20.0, 9)])
+    assert got["frame_split"] == run(20.0, 0.0, 0)["frame_split"] and got["median_run"] == 2
+    assert got["drag_latency_ms"] == {"p50": 20.0, "p95": 40.0} and got["paints"] == 8 and got["settled"] is False
+    assert got["cpu_s"] == {"ui": 2.0, "children": [{"pid": 9}]}  # a list is the median run's
+    assert got["runs"] == 3 and got["drag_latency_p50_runs"] == [30.0, 10.0, 20.0]
+    assert median_of_runs([run(10.0, 30.0, 5), run(30.0, 10.0, 8)])["median_run"] == 0  # the lower of two
 
 
 def test_bench_finds_compute_children_and_parses_importtime():
@@ -96,3 +214,34 @@ def test_a_drag_ends_on_a_new_value_so_its_last_step_is_drawn(qtbot):
     values = drag_values(slider, 12)
     assert len(values) == 12 and values[0] == 20 and all(0 <= v <= 100 for v in values)
     assert max(values) >= 65 and 40 <= values[-1] <= 50  # out across half the range, then halfway back
+
+
+def test_the_frame_probe_is_told_of_a_part_only_while_installed_and_even_when_it_fails():
+    from explorer.widgets import frame_probe
+
+    told = []
+
+    class Probe:
+        def enter(self, part, source):
+            told.append(("enter", part, source))
+
+        def leave(self):
+            told.append(("leave",))
+
+    assert frame_probe.active() is None  # the app: off
+    assert frame_probe.timed("draw", "me", lambda a, b: a + b, 2, 3) == 5 and told == []
+    before = frame_probe.install(Probe())
+    try:
+        assert frame_probe.timed("plot", "me", lambda: 7) == 7
+
+        def broken():
+            raise ValueError("drawn badly")
+
+        try:
+            frame_probe.timed("axes", "it", broken)
+        except ValueError:
+            pass
+    finally:
+        frame_probe.install(before)
+    assert told == [("enter", "plot", "me"), ("leave",), ("enter", "axes", "it"), ("leave",)]
+    assert frame_probe.active() is None

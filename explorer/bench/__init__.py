@@ -10,21 +10,35 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 * ``superseded`` — how many requests were replaced before they started (the service at work);
 * ``ui_stall_ms_max`` — the longest gap of a 1 ms heartbeat timer on the UI thread during the drag;
 * ``frames_per_s`` — frames painted per second from the drag's first step until its last step is on screen
-  (paint events of the panel's plot viewports; paints within 4 ms are one frame), ``paints`` their count;
+  (the frame split's frames: a plot repainted after a draw pass, or more than 4 ms after the last repaint
+  ended, begins one); ``paints`` counts the repaints of the panel's plots;
 * ``cpu_s`` — CPU seconds during the drag of the UI process (``ui``) and of each process descending
   from it (``children``: a compute process or pool, whatever exists);
 * ``notebook_ms`` — the baseline, what a notebook user does: the full data (the panel's exact
   arrays: the whole N × d table, lines over all positions) put into an existing matplotlib figure
   (``set_data`` + ``draw``) per update; ``speedup_vs_notebook`` = its p50 / our drag-latency p50;
+* ``notebook_interactive_ms`` — at the default sizes, the notebook a lecturer would make, redrawn after a
+  slider change as ipywidgets and ipympl do (``set_data`` + ``draw_idle`` + ``flush_events``, then the render
+  and the PNG the front end asks for; :func:`~explorer.bench.baseline.interactive_update_ms`);
+  ``speedup_vs_notebook_interactive`` likewise (None at the other sizes);
 * ``matplotlib_ms`` — the older, kinder baseline: the display-resolution figure the panel shows,
-  recomputed with the same jobs and redrawn with Agg; ``speedup_vs_matplotlib`` likewise.
+  recomputed with the same jobs and redrawn with Agg; ``speedup_vs_matplotlib`` likewise;
+* ``frame_split`` — where each frame's UI-thread time goes during the drag: the draw, each plot's repaint and
+  its scene's work, axes, the slider's input and the rest by event, mean and p95 per frame; the means add up to
+  the total (:mod:`explorer.bench.split`);
+* ``renderer`` — what paints the plots (``raster``: QPainter in software; ``opengl``: a GL viewport).
+
+Each case's drag runs ``--runs`` times (3; 1 with ``--quick``) from the same state: every number is the median
+over the runs, the frame split the median run's (:mod:`explorer.bench.runs`).  ``machine`` names the CPU, the
+cores this process may use, the load average at the start, the Qt platform and the renderer.
 
 ``window_shown_ms`` is measured in a fresh process: from just before the process is started to
 the main window being shown; ``imports`` is what the window path costs to import
 (``python -X importtime``: total and the costliest top-level packages); ``startup`` splits a fresh
 start into imports, ``MainWindow()`` and the first frame (wall-clock and the process's CPU time), and
 counts the panels, plots and modules made by then.  ``--scale`` adds a table
-at four sizes per axis for each panel (:mod:`explorer.bench.scale`).
+at four sizes per axis for each panel (:mod:`explorer.bench.scale`); ``--profile CASE`` runs one case and
+writes its split, frame by frame, and a profile of the UI thread during a drag (:mod:`explorer.bench.profile`).
 
 Timings are for comparison within one run (ratios), never for pass/fail tests.
 """
@@ -45,8 +59,9 @@ import numpy as np
 
 from ..interrupts import check as check_interrupt
 from ..interrupts import deferred_sigint
-from .baseline import full_update_ms, reduced_update_ms
-from .measure import run_drag, wait
+from .baseline import full_update_ms, interactive_update_ms, notebook_arrays, reduced_update_ms
+from .measure import drag_values, main_slider, run_drag, wait
+from .runs import median_of_runs
 from .startup import import_costs, startup_phases, window_shown_ms
 
 SENTENCE_64 = (
@@ -62,22 +77,24 @@ class Case:
     panel: str
     size: str
     overrides: dict = field(default_factory=dict)
+    #: Also time the notebook redrawn after a slider change (ipywidgets + ipympl): done at the default sizes.
+    interactive: bool = False
 
 
 CASES = (
-    Case("waves", "default"),
+    Case("waves", "default", interactive=True),
     Case("waves", "N=131072 d=128", {"n_positions": 131072, "d_model": 128}),
     Case("waves", "N=8192 d=1024", {"n_positions": 8192, "d_model": 1024}),
-    Case("swap", "default"),
+    Case("swap", "default", interactive=True),
     Case("swap", "64 tokens", {"sentence": SENTENCE_64}),
-    Case("schemes", "default"),
+    Case("schemes", "default", interactive=True),
     Case("schemes", "L_eval=16384 head_dim=128", {"l_train": 1024, "l_eval": 16384, "head_dim": 128}),
 )
 
 QUICK_CASES = (
-    Case("waves", "tiny", {"n_positions": 64, "d_model": 16}),
-    Case("swap", "default"),
-    Case("schemes", "tiny", {"l_train": 32, "l_eval": 64, "head_dim": 16}),
+    Case("waves", "tiny", {"n_positions": 64, "d_model": 16}, interactive=True),
+    Case("swap", "default", interactive=True),
+    Case("schemes", "tiny", {"l_train": 32, "l_eval": 64, "head_dim": 16}, interactive=True),
 )
 
 
@@ -105,11 +122,22 @@ def machine_info() -> dict:
     except (OSError, ValueError, IndexError):
         pass
     from PySide6 import QtCore
+    from PySide6.QtGui import QGuiApplication
 
+    try:
+        cores = len(os.sched_getaffinity(0))  # the cores this process may run on
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        load = [round(v, 2) for v in os.getloadavg()]
+    except (AttributeError, OSError):
+        load = []
     return {
         "platform": platform.platform(),
         "cpu": cpu,
-        "cores": os.cpu_count(),
+        "cores": cores,
+        "cpus": os.cpu_count(),
+        "load_avg": load,  # 1, 5 and 15 minutes, at the start
         "memory_gib": mem_gib,
         "python": platform.python_version(),
         "qt": QtCore.qVersion(),
@@ -118,7 +146,8 @@ def machine_info() -> dict:
         "numpy": np.__version__,
         "torch": _pkg("torch"),
         "matplotlib": _pkg("matplotlib"),
-        "qpa_platform": os.environ.get("QT_QPA_PLATFORM", ""),
+        "qpa_platform": QGuiApplication.platformName() or os.environ.get("QT_QPA_PLATFORM", ""),
+        "renderer": "",  # filled in from the cases' plots (see measure.renderer)
     }
 
 
@@ -132,8 +161,11 @@ def case_state(case: Case):
     return clamp(**case.overrides) if callable(clamp) else dataclasses.replace(default, **case.overrides)
 
 
-def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
-    """One case in a whole main window (its own service), the case's panel raised and set to the size."""
+def run_case(case: Case, steps: int, mpl_repeats: int, runs: int = 1, profile=None,
+             keep_frames: bool = False) -> dict:
+    """One case in a whole main window (its own service), the case's panel raised and set to the size: its drag
+    ``runs`` times (the medians), then the baselines; ``profile`` (a ``cProfile.Profile``) profiles one drag
+    more; ``keep_frames`` keeps the split frame by frame."""
     from PySide6.QtWidgets import QApplication
 
     from ..app import freeze_after_start
@@ -149,16 +181,25 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
         freeze_after_start()  # as the app does once its window is up
         window.show_panel(case.panel)
         panel = window.panels[case.panel]
-        panel.set_state(case_state(case))
-        if not wait(app, lambda: panel.has_drawn and window.service.idle(), 300.0):
-            raise RuntimeError(f"{case.panel} ({case.size}) did not draw its first result")
+        drags = []
+        for _ in range(runs):
+            check_interrupt()
+            _set_and_draw(app, window.service, panel, case)
+            drags.append(run_drag(panel, window.service, steps=steps, keep_frames=keep_frames))
+        if profile is not None:  # a drag of its own: the profiler's cost is in none of the times above
+            _set_and_draw(app, window.service, panel, case)
+            run_drag(panel, window.service, steps=steps, profile=profile)
         result: dict[str, Any] = {"panel": case.panel, "size": case.size}  # JSON: numbers and tables
-        result.update(run_drag(panel, window.service, steps=steps))
+        result.update(median_of_runs(drags))
         ours = result["drag_latency_ms"]["p50"]
         for name, measure in (("notebook", full_update_ms), ("matplotlib", reduced_update_ms)):
-            base = measure(panel, mpl_repeats)
-            result[f"{name}_ms"] = base
-            result[f"speedup_vs_{name}"] = float(base["p50"] / ours) if ours and ours == ours else float("nan")
+            result[f"{name}_ms"] = base = measure(panel, mpl_repeats)
+            result[f"speedup_vs_{name}"] = _ratio(base["p50"], ours)
+        result["notebook_interactive_ms"] = result["speedup_vs_notebook_interactive"] = None
+        if case.interactive:
+            positions = _slider_positions(app, window.service, panel, 4 if mpl_repeats > 1 else 2)
+            result["notebook_interactive_ms"] = base = interactive_update_ms(positions, 8 if mpl_repeats > 1 else 3)
+            result["speedup_vs_notebook_interactive"] = _ratio(base["p50"], ours)
         return result
     finally:
         window.close()
@@ -167,29 +208,60 @@ def run_case(case: Case, steps: int, mpl_repeats: int) -> dict:
         gc.unfreeze()  # the closed window's objects can go; the next case freezes its own
 
 
-def run_suite(quick: bool = False, steps: int | None = None, scale: bool = False) -> dict:
+def _ratio(base: float, ours: float) -> float:
+    return float(base / ours) if ours and ours == ours else float("nan")
+
+
+def _set_and_draw(app, service, panel, case: Case) -> None:
+    """The case's state, drawn: where each run of its drag starts."""
+    panel.set_state(case_state(case))
+    if not wait(app, lambda: panel.has_drawn and service.idle(), 300.0):
+        raise RuntimeError(f"{case.panel} ({case.size}) did not draw its first result")
+    wait(app, lambda: False, 0.05)  # its repaint too
+
+
+def _slider_positions(app, service, panel, n: int) -> list:
+    """The notebook's figure arrays at ``n`` positions of the panel's main slider (out and back, as the drag
+    goes), each once the panel has drawn it; the panel is left at the last one."""
+    slider = main_slider(panel)
+    out = []
+    for v in drag_values(slider, n + 1)[1:]:
+        slider.setValue(v)
+        wait(app, lambda: panel.has_drawn and service.idle(), 300.0)
+        out.append(notebook_arrays(panel))
+    return out
+
+
+def start_app() -> None:
+    """The bench's QApplication (it names the events of a frame's split), set up as the app does."""
+    from ..app import make_app, prepare_ui_process
+    from ..widgets.plots import configure_pyqtgraph
+    from .timed_app import TimedApplication
+
+    prepare_ui_process()  # as the app does: one BLAS thread in the UI process
+    make_app(app_class=TimedApplication)
+    configure_pyqtgraph()
+
+
+def run_suite(quick: bool = False, steps: int | None = None, scale: bool = False, runs: int | None = None) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # The suite's windows read and write no settings of the user's (a folder of its own).
     with tempfile.TemporaryDirectory(prefix="pe-bench-home-") as home:
         os.environ["PE_EXPLORER_HOME"] = home
-        return _run_suite(quick, steps, scale)
+        return _run_suite(quick, steps, scale, runs or (1 if quick else 3))
 
 
-def _run_suite(quick: bool, steps: int | None, scale: bool) -> dict:
-    from ..app import make_app, prepare_ui_process
-    from ..widgets.plots import configure_pyqtgraph
-
-    prepare_ui_process()  # as the app does: one BLAS thread in the UI process
-    make_app()
-    configure_pyqtgraph()
+def _run_suite(quick: bool, steps: int | None, scale: bool, runs: int) -> dict:
+    start_app()
     cases = QUICK_CASES if quick else CASES
     steps = steps or (12 if quick else 120)
     ran: list[dict] = []
-    out = {"machine": machine_info(), "window_shown_ms": window_shown_ms(1 if quick else 3),
-           "imports": import_costs(), "startup": startup_phases(), "cases": ran}
+    out: dict[str, Any] = {"machine": machine_info(), "window_shown_ms": window_shown_ms(1 if quick else 3),
+                           "imports": import_costs(), "startup": startup_phases(), "runs": runs, "cases": ran}
     for case in cases:
         check_interrupt()
-        ran.append(run_case(case, steps, 1 if quick else 3))
+        ran.append(run_case(case, steps, 1 if quick else 3, runs))
+    out["machine"]["renderer"] = renderers(ran)
     if scale:
         from .scale import run_scale
 
@@ -197,46 +269,24 @@ def _run_suite(quick: bool, steps: int | None, scale: bool) -> dict:
     return out
 
 
-def format_table(report: dict) -> str:
-    m = report["machine"]
-    imp = report.get("imports", {})
-    top = ", ".join(f"{t['module']} {t['self_ms']:.0f}" for t in imp.get("top", [])[:6])
-    lines = [
-        f"PE Explorer benchmark — {m['cpu']} ({m['cores']} cores), Python {m['python']}, Qt {m['qt']}, "
-        f"torch {m['torch']}",
-        f"window shown: {report['window_shown_ms']:.0f} ms after process start; window path imports "
-        f"{imp.get('total_ms', float('nan')):.0f} ms ({top} ms)",
-        "start-up in a fresh process: " + ", ".join(
-            f"{k[:-3]} {v:.0f} ms" for k, v in report.get("startup", {}).items() if k.endswith("_ms"))
-        + f" (panels built: {', '.join(report.get('startup', {}).get('panels_built', []))}; plots built: "
-        f"{report.get('startup', {}).get('plots_built', '?')}; modules: "
-        f"{report.get('startup', {}).get('modules_imported', '?')})",
-        "",
-        f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'stall':>7} {'fps':>4} "
-        f"{'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'reduced':>8} {'×':>6}",
-    ]
-    for c in report["cases"]:
-        cpu = c["cpu_s"]
-        lines.append(
-            f"{c['panel']:8} {c['size']:26} {c['compute_ms']['p50']:7.1f}/{c['compute_ms']['p95']:<7.1f}ms "
-            f"{c['drag_latency_ms']['p50']:6.1f}/{c['drag_latency_ms']['p95']:<6.1f}ms "
-            f"{c['ui_stall_ms_max']:5.0f}ms {c['frames_per_s']:4.0f} "
-            f"{cpu['ui']:4.1f}/{cpu['children_total']:<4.1f}s "
-            f"{c['notebook_ms']['p50']:7.0f}ms {c['speedup_vs_notebook']:5.1f}× "
-            f"{c['matplotlib_ms']['p50']:6.0f}ms {c['speedup_vs_matplotlib']:5.1f}×"
-        )
-    if "scale" in report:
-        from .scale import format_scale
-
-        lines += ["", format_scale(report["scale"])]
-    return "\n".join(lines)
+def renderers(cases: list[dict]) -> str:
+    """The renderers the cases' plots used, in one word each ("raster")."""
+    return ", ".join(sorted({c["renderer"] for c in cases})) or "?"
 
 
 def main(args) -> int:
+    from .report import format_table
+
     # Ctrl+C is raised only where the suite looks (between events), never inside a Qt callback;
     # each case's ``finally`` then stops its worker before the interpreter shuts down.
     with deferred_sigint():
-        report = run_suite(quick=args.quick, steps=args.steps, scale=getattr(args, "scale", False))
+        if getattr(args, "profile", None):
+            from .profile import run_profile
+
+            report = run_profile(args.profile, args.profile_out, quick=args.quick, steps=args.steps, runs=args.runs)
+        else:
+            report = run_suite(quick=args.quick, steps=args.steps, scale=getattr(args, "scale", False),
+                               runs=args.runs)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

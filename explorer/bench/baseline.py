@@ -1,9 +1,11 @@
-"""The matplotlib baselines: what a notebook user does, on the full data, and our reduced figure."""
+"""The matplotlib baselines: what a notebook user does — on the full data, and redrawing its figure after a
+slider change as ipywidgets and ipympl do — and our reduced figure."""
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Any
 
 import numpy as np
 
@@ -99,7 +101,7 @@ def _waves_full(panel) -> list:
     return [([table], []), ([], lines)]
 
 
-def _full_arrays(panel) -> list:
+def notebook_arrays(panel) -> list:
     """Per visible plot, its exact full-resolution numbers (the panel's export data): 2-D tables and
     (x, y) lines over every position — what a notebook computes and plots.  Waves' export holds a
     large table as block extremes, so its notebook is written out (:func:`_waves_full`)."""
@@ -125,31 +127,124 @@ def full_update_ms(panel, repeats: int = 3) -> dict:
     """The notebook baseline: per update, compute the full data (the panel's exact export arrays — the
     full N × d table, lines over all positions) and update an existing figure (``set_data`` + ``draw``)."""
     mpl = _matplotlib()
-    first = _full_arrays(panel)
+    first = notebook_arrays(panel)
     if mpl is None or not first:
         return {"p50": float("nan")}
     Figure, FigureCanvasAgg = mpl
     fig = Figure(figsize=(12.8, 8.0), dpi=100)
     FigureCanvasAgg(fig)
-    rows, cols = _grid(len(first))
-    artists = []
-    for k, (images, lines) in enumerate(first):
-        ax = fig.add_subplot(rows, cols, k + 1)
-        ims = [ax.imshow(a, aspect="auto", cmap="RdBu_r", interpolation="nearest") for a in images]
-        lns = [ax.plot(x, y, lw=1)[0] for x, y in lines]
-        artists.append((ims, lns))
+    artists = _plot_arrays(fig, first)
     fig.canvas.draw()
     samples = []
     for _ in range(repeats):
         check_interrupt()
         t0 = time.perf_counter()
-        data = _full_arrays(panel)  # the notebook recomputes its arrays for the new parameter
-        for (ims, lns), (images, lines) in zip(artists, data, strict=False):
-            for im, a in zip(ims, images, strict=False):
-                im.set_data(a)
-            for ln, (x, y) in zip(lns, lines, strict=False):
-                ln.set_data(x, y)
+        _set_arrays(artists, notebook_arrays(panel))  # the notebook recomputes its arrays for the new parameter
         fig.canvas.draw()
         samples.append((time.perf_counter() - t0) * 1e3)
-    size = sum(a.size for images, lines in first for a in images) + sum(len(y) for _, ls in first for _, y in ls)
-    return {"p50": float(np.median(samples)), "values": int(size)}
+    return {"p50": float(np.median(samples)), "values": _values(first)}
+
+
+def _plot_arrays(fig, arrays: list) -> list:
+    """The notebook's figure: per plot, its tables as images and its lines; returns the artists per plot."""
+    rows, cols = _grid(len(arrays))
+    artists = []
+    for k, (images, lines) in enumerate(arrays):
+        ax = fig.add_subplot(rows, cols, k + 1)
+        ims = [ax.imshow(a, aspect="auto", cmap="RdBu_r", interpolation="nearest") for a in images]
+        lns = [ax.plot(x, y, lw=1)[0] for x, y in lines]
+        artists.append((ims, lns))
+    return artists
+
+
+def _set_arrays(artists: list, arrays: list) -> None:
+    """What a notebook does with new numbers: ``set_data`` on the artists it already has."""
+    for (ims, lns), (images, lines) in zip(artists, arrays, strict=False):
+        for im, a in zip(ims, images, strict=False):
+            im.set_data(a)
+        for ln, (x, y) in zip(lns, lines, strict=False):
+            ln.set_data(x, y)
+
+
+def _values(arrays: list) -> int:
+    return int(sum(a.size for images, _ in arrays for a in images) + sum(len(y) for _, ls in arrays for _, y in ls))
+
+
+class _FrontEnd:
+    """The browser's side of ipympl, in-process: a "draw" message is answered with a draw request (as mpl.js
+    does), and the picture sent back (the changed pixels, a PNG) is counted."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self.sent: list[int] = []
+        self.manager: Any = None  # matplotlib's FigureManagerWebAgg
+
+    def send_json(self, content: dict) -> None:
+        if content.get("type") == "draw":
+            self.asked = True
+
+    def send_binary(self, blob: bytes) -> None:
+        self.sent.append(len(blob))
+
+    def answer(self, force: bool = False) -> None:
+        """Answer a "draw" message (or draw anyway): the canvas draws and sends what changed."""
+        if self.manager is not None and (self.asked or force):
+            self.asked = False
+            self.manager.handle_json({"type": "draw"})
+
+
+def interactive_update_ms(positions: list, updates: int = 8) -> dict:
+    """The notebook a lecturer would make, redrawn after a slider change: ``positions`` holds the figure's
+    arrays at a few slider positions (computed beforehand: the notebook's computing is not counted), and each
+    update moves to the next one as an ipywidgets callback does — ``set_data`` on the existing artists,
+    ``fig.canvas.draw_idle()``, ``fig.canvas.flush_events()``.
+
+    ``p50`` is that update in an ipympl figure (``%matplotlib widget``): its canvas is matplotlib's WebAgg core,
+    whose ``draw_idle`` asks the front end to draw; the front end's answer (in-process here, as ipympl's
+    JavaScript does) is the Agg render and the PNG of the changed pixels sent back (``png_kb``).  ``agg_p50`` is
+    the same update on a plain Agg canvas, whose ``draw_idle`` renders at once and sends nothing.  Without PIL
+    (no WebAgg core) ``p50`` is the Agg one."""
+    if not positions or not positions[0] or _matplotlib() is None:
+        return {"p50": float("nan"), "agg_p50": float("nan"), "canvas": "none"}
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12.8, 8.0), dpi=100)
+    FigureCanvasAgg(fig)
+    agg = _updates(fig, positions, updates, None)
+    out = {"p50": agg, "agg_p50": agg, "canvas": "agg", "updates": updates, "positions": len(positions),
+           "values": _values(positions[0])}
+    front = _FrontEnd()
+    try:
+        from matplotlib.backends.backend_webagg_core import FigureCanvasWebAggCore, FigureManagerWebAgg
+    except ImportError:
+        return out
+    fig = Figure(figsize=(12.8, 8.0), dpi=100)
+    front.manager = FigureManagerWebAgg(FigureCanvasWebAggCore(fig), 1)
+    front.manager.add_web_socket(front)
+    out["p50"] = _updates(fig, positions, updates, front)
+    out["canvas"] = "webagg-core (ipympl's)"
+    out["png_kb"] = float(np.median(front.sent[1:] or front.sent) / 1024) if front.sent else float("nan")
+    return out
+
+
+def _updates(fig, positions: list, updates: int, front: _FrontEnd | None) -> float:
+    """The median time (ms) of ``updates`` slider changes of ``fig``, moving through ``positions``; ``front``
+    answers the canvas's draw requests (None: a canvas that draws in ``draw_idle``)."""
+    artists = _plot_arrays(fig, positions[0])
+    if front is None:  # the figure as the cell first shows it
+        fig.canvas.draw()
+    else:
+        front.answer(force=True)
+    samples = []
+    for i in range(updates):
+        check_interrupt()
+        data = positions[(i + 1) % len(positions)]
+        t0 = time.perf_counter()
+        _set_arrays(artists, data)
+        fig.canvas.draw_idle()
+        fig.canvas.flush_events()
+        if front is not None:
+            front.answer()
+        samples.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(samples))

@@ -6,13 +6,12 @@ import os
 import time
 
 import numpy as np
-from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer
 
 from ..interrupts import check as check_interrupt
-
-#: Paints of a panel's plots closer together than this belong to one frame (one backing-store sync
-#: paints every dirty plot back to back).
-FRAME_GAP_S = 0.004
+from ..widgets import frame_probe
+from .split import FrameLedger, summarise
+from .timed_app import TimedApplication
 
 
 def percentiles(values) -> dict:
@@ -20,41 +19,6 @@ def percentiles(values) -> dict:
         return {"p50": float("nan"), "p95": float("nan")}
     a = np.asarray(values, dtype=np.float64)
     return {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95))}
-
-
-class PaintCounter(QObject):
-    """Counts paint events of the panel's plot viewports (every graphics view in it: plot widgets and
-    graphics layouts alike); paints within FRAME_GAP_S are one frame."""
-
-    def __init__(self, panel) -> None:
-        from PySide6.QtWidgets import QGraphicsView
-
-        super().__init__()
-        self.paints = 0
-        self.frames = 0
-        self._last = -1.0
-        self._watched = []
-        for view in panel.findChildren(QGraphicsView):
-            vp = view.viewport()
-            vp.installEventFilter(self)
-            self._watched.append(vp)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Paint:
-            now = time.perf_counter()
-            self.paints += 1
-            if now - self._last > FRAME_GAP_S:
-                self.frames += 1
-            self._last = now
-        return False
-
-    def remove(self) -> None:
-        for vp in self._watched:
-            try:
-                vp.removeEventFilter(self)
-            except RuntimeError:  # deleted with its plot
-                pass
-        self._watched = []
 
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -115,11 +79,16 @@ def cpu_delta(before: dict, after: dict) -> dict:
     return {"ui": float(after[me][1] - before[me][1]), "children": children, "children_total": float(total)}
 
 
-def wait(app, predicate, timeout_s: float) -> bool:
+def wait(app, predicate, timeout_s: float, ledger: FrameLedger | None = None) -> bool:
+    """Run the event loop until ``predicate()`` holds (True) or ``timeout_s`` passed (False); a ``ledger``
+    records the time spent in events."""
     end = time.perf_counter() + timeout_s
     while time.perf_counter() < end:
         check_interrupt()
-        app.processEvents()
+        if ledger is None:
+            app.processEvents()
+        else:
+            ledger.pump(app)
         if predicate():
             return True
         time.sleep(0.001)
@@ -200,8 +169,44 @@ class _Drag(QObject):
                 self.latency[j] = (now - self.t_step[j]) * 1e3
 
 
-def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
-    """A simulated slider drag of ``steps`` steps at ``hz`` on the panel's main slider, in its window."""
+def plot_names(panel) -> tuple[dict[int, str], dict[int, str]]:
+    """``id(plot) -> name`` for the panel's plots built so far (their stable names, as export lists them), and
+    ``id(scene) -> name`` for their scenes."""
+    import pyqtgraph as pg
+
+    from ..export.slide import plot_key
+
+    names: dict[int, str] = {}
+    scenes: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    for view in panel.findChildren(pg.GraphicsView):
+        name = plot_key(panel, view)
+        seen[name] = seen.get(name, 0) + 1
+        names[id(view)] = scenes[id(view.scene())] = name if seen[name] == 1 else f"{name}-{seen[name]}"
+    return names, scenes
+
+
+def plot_order(panel, names: dict[int, str]) -> list[str]:
+    """The names of the plots on screen, top to bottom and left to right (the split lists them so)."""
+    from PySide6.QtCore import QPoint
+
+    shown = [(v.mapTo(panel, QPoint(0, 0)), v) for v in panel.visible_plots() if id(v) in names]
+    return [names[id(v)] for p, v in sorted(shown, key=lambda pv: (pv[0].y(), pv[0].x()))]
+
+
+def renderer(panel) -> str:
+    """What paints the panel's plots: "opengl" (a QOpenGLWidget viewport) or "raster" (QPainter in software)."""
+    import pyqtgraph as pg
+
+    kinds = {"opengl" if v.viewport().inherits("QOpenGLWidget") else "raster"
+             for v in panel.findChildren(pg.GraphicsView)}
+    return "+".join(sorted(kinds)) or "raster"
+
+
+def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, keep_frames: bool = False) -> dict:
+    """A simulated slider drag of ``steps`` steps at ``hz`` on the panel's main slider, in its window; ``profile``
+    (a ``cProfile.Profile``) profiles the UI thread during the drag; ``keep_frames`` keeps each frame's split
+    (``frame_split["per_frame"]``, ms)."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
@@ -214,27 +219,40 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
     service.resultReady.connect(drag.on_result)
     panel.drawn.connect(drag.on_drawn)
     beat = _Heartbeat()
-    paints = PaintCounter(panel)
+    names, scenes = plot_names(panel)
+    ledger = FrameLedger(names, scenes)
     interval = 1.0 / hz
     cpu0 = process_cpu()
     slider.setSliderDown(True)
     beat.timer.start()
+    before = frame_probe.install(ledger)
+    timed_app = app if isinstance(app, TimedApplication) else None
+    if timed_app is not None:
+        timed_app.ledger = ledger
+    if profile is not None:
+        profile.enable()
     t0 = time.perf_counter()
-    for i, v in enumerate(values):
-        target = t0 + i * interval
-        while time.perf_counter() < target:
-            check_interrupt()
-            app.processEvents()
-            time.sleep(0.0005)
-        drag.t_step.append(time.perf_counter())
-        slider.setValue(v)
-        drag.step_of[panel.origin] = i
-    # The drag's frames: from the first step until its last step is on screen (at least one interval after the
-    # last step); a loaded machine showed the last steps after the drag itself and counted no frame at all.
-    wait(app, lambda: False, interval)
-    wait(app, lambda: len(drag.latency) == len(values) or (service.idle() and not panel.waiting), 120.0)
-    drag_s = time.perf_counter() - t0
-    frames, n_paints = paints.frames, paints.paints
+    try:
+        for i, v in enumerate(values):
+            target = t0 + i * interval
+            while time.perf_counter() < target:
+                check_interrupt()
+                ledger.pump(app)
+                time.sleep(0.0005)
+            drag.t_step.append(time.perf_counter())
+            ledger.run_input(slider.setValue, v)
+            drag.step_of[panel.origin] = i
+        # The drag's frames: from the first step until its last step is on screen (at least one interval after
+        # the last step); a loaded machine showed the last steps after the drag itself and counted no frame.
+        wait(app, lambda: False, interval, ledger)
+        wait(app, lambda: len(drag.latency) == len(values) or (service.idle() and not panel.waiting), 120.0, ledger)
+        drag_s = time.perf_counter() - t0
+    finally:
+        if profile is not None:
+            profile.disable()
+        frame_probe.install(before)
+        if timed_app is not None:
+            timed_app.ledger = None
     slider.setSliderDown(False)
     # Settled when every step has been shown, or when nothing is left to come (the service is
     # idle and the panel waits for nothing) — then unshown steps simply had no visible effect.
@@ -243,9 +261,15 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
     wait(app, lambda: False, 0.05)
     cpu = cpu_delta(cpu0, process_cpu())
     beat.timer.stop()
-    paints.remove()
     service.resultReady.disconnect(drag.on_result)
     panel.drawn.disconnect(drag.on_drawn)
+    # The frames are the split's: a plot's repaint more than FRAME_GAP_S after the last one ended, or after a draw
+    # pass, begins one (timed from the start of the last repaint, each of three plots repainted back to back in a
+    # frame counted as a frame of its own once a repaint took longer than that).
+    per_frame = ledger.frames()
+    split = summarise(per_frame, plot_order(panel, names))
+    if keep_frames:
+        split["per_frame"] = [{k: v * 1e3 for k, v in f.items()} for f in per_frame]
     return {
         "compute_ms": percentiles(drag.job_ms),
         "drag_latency_ms": percentiles(list(drag.latency.values())),
@@ -254,7 +278,9 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0) -> dict:
         "steps": len(values),
         "steps_shown": len(drag.latency),
         "settled": bool(settled),
-        "frames_per_s": float(frames / drag_s) if drag_s > 0 else 0.0,
-        "paints": int(n_paints),
+        "frames_per_s": float(len(per_frame) / drag_s) if drag_s > 0 else 0.0,
+        "paints": int(ledger.paints),
         "cpu_s": cpu,
+        "frame_split": split,
+        "renderer": renderer(panel),
     }

@@ -29,6 +29,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from ..theme import LABEL_PT, Theme
+from .frame_probe import timed
 from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_least
 from .titles import AXIS_LABEL_MIN_SCALE, elided, plain
 
@@ -51,6 +52,10 @@ class Axis(pg.AxisItem):
         super().__init__(orientation, **kwargs)
         # A label's text changes without a resize (a new title for the axis): fit it then too.
         self.label.document().contentsChanged.connect(self._on_label_changed)
+
+    def paint(self, p, opt, widget) -> None:  # noqa: D102 - Qt override
+        # Tick lines and labels: the bench times them apart from the rest of the plot's repaint.
+        timed("axes", self, super().paint, p, opt, widget)
 
     def set_si_log_ticks(self, on: bool = True) -> None:
         """Use the SI decade ticks of this module while the axis is in log mode."""

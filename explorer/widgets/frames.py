@@ -16,6 +16,8 @@ from typing import Any
 
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 
+from .frame_probe import timed
+
 #: One frame at 60 Hz.
 FRAME_MS = 16
 
@@ -77,21 +79,26 @@ class FrameScheduler(QObject):
         self._drawing, self._pending = self._pending, {}
         self._since.start()
         self.frames += 1
-        error: BaseException | None = None
         self._flushing = True
         try:
-            while self._drawing:
-                key = next(iter(self._drawing))
-                item = self._drawing.pop(key)
-                self.draws += 1
-                try:
-                    self._draw(key, item)
-                except Exception as exc:  # one view's failure must not leave the others undrawn
-                    error = error or exc
+            error = timed("draw", self, self._draw_frame)
         finally:
             self._flushing = False
         if error is not None:
             raise error
+
+    def _draw_frame(self) -> BaseException | None:
+        """Draw what the frame holds, each key once; the first failure is returned, after the others drew."""
+        error: BaseException | None = None
+        while self._drawing:
+            key = next(iter(self._drawing))
+            item = self._drawing.pop(key)
+            self.draws += 1
+            try:
+                self._draw(key, item)
+            except Exception as exc:  # one view's failure must not leave the others undrawn
+                error = error or exc
+        return error
 
     def clear(self) -> None:
         """Forget what waits (the owner is closing)."""

@@ -1,0 +1,59 @@
+"""The bench's report as text: the machine, start-up, one line per case, and each case's frame split."""
+
+from __future__ import annotations
+
+from .split import format_split
+
+
+def _ratio(c: dict, name: str) -> str:
+    base = c.get(f"{name}_ms")
+    if not base:
+        return f"{'—':>9} {'—':>6}"
+    return f"{base['p50']:7.0f}ms {c[f'speedup_vs_{name}']:5.1f}×"
+
+
+def machine_line(m: dict) -> str:
+    load = "/".join(f"{v:.2f}" for v in m.get("load_avg", [])) or "?"
+    return (f"PE Explorer benchmark — {m['cpu']} ({m['cores']} cores of {m.get('cpus', '?')}, load {load} at the "
+            f"start), Python {m['python']}, Qt {m['qt']} ({m.get('qpa_platform', '?')}, renderer "
+            f"{m.get('renderer') or '?'}), torch {m['torch']}")
+
+
+def format_table(report: dict) -> str:
+    lines = [machine_line(report["machine"])]
+    if "window_shown_ms" in report:
+        imp = report.get("imports", {})
+        top = ", ".join(f"{t['module']} {t['self_ms']:.0f}" for t in imp.get("top", [])[:6])
+        start = report.get("startup", {})
+        lines += [
+            f"window shown: {report['window_shown_ms']:.0f} ms after process start; window path imports "
+            f"{imp.get('total_ms', float('nan')):.0f} ms ({top} ms)",
+            "start-up in a fresh process: " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in start.items()
+                                                        if k.endswith("_ms"))
+            + f" (panels built: {', '.join(start.get('panels_built', []))}; plots built: "
+            f"{start.get('plots_built', '?')}; modules: {start.get('modules_imported', '?')})",
+        ]
+    runs = report.get("runs") or (report["cases"][0].get("runs", 1) if report["cases"] else 1)
+    lines += [
+        "",
+        f"each case: the median of {runs} drag{'s' if runs != 1 else ''}",
+        f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'stall':>7} {'fps':>4} "
+        f"{'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'nb live':>9} {'×':>6} {'reduced':>9} {'×':>6}",
+    ]
+    for c in report["cases"]:
+        cpu = c["cpu_s"]
+        lines.append(
+            f"{c['panel']:8} {c['size']:26} {c['compute_ms']['p50']:7.1f}/{c['compute_ms']['p95']:<7.1f}ms "
+            f"{c['drag_latency_ms']['p50']:6.1f}/{c['drag_latency_ms']['p95']:<6.1f}ms "
+            f"{c['ui_stall_ms_max']:5.0f}ms {c['frames_per_s']:4.0f} "
+            f"{cpu['ui']:4.1f}/{cpu['children_total']:<4.1f}s "
+            f"{_ratio(c, 'notebook')} {_ratio(c, 'notebook_interactive')} {_ratio(c, 'matplotlib')}"
+        )
+    lines += ["", "Where a drag frame's UI-thread time goes (ms per frame, mean/p95; the means add up to the total):"]
+    for c in report["cases"]:
+        lines.append(f"  {c['panel']} {c['size']}: {format_split(c['frame_split'])}")
+    if "scale" in report:
+        from .scale import format_scale
+
+        lines += ["", format_scale(report["scale"])]
+    return "\n".join(lines)
