@@ -120,10 +120,11 @@ def test_lab_legends_give_way_to_one_key_on_a_small_plot(qtbot):
     panel.loss_view.prepare(schemes, 100, 0.8, 2.5)
     legend = panel.loss_view.legend
     qtbot.waitUntil(lambda: legend.isVisible(), timeout=3000)
+    assert len(legend.items) == len(schemes)  # one row per scheme: its trailing mean, not each step's loss
     assert not panel.key.isVisible()
     panel.resize(900, 420)  # a small projector's share
     qtbot.waitUntil(lambda: not legend.isVisible(), timeout=3000)
-    assert legend.wanted and legend.maximumHeight() == 0  # hidden, and its room given back to the plot
+    assert panel.loss_view.placer.hidden_for_room and legend.maximumHeight() == 0  # its room given back
     qtbot.waitUntil(lambda: panel.key.isVisible(), timeout=3000)
     assert all(n in panel.key.text() for n in ("NoPE", "Sinusoidal", "Learned", "RoPE", "ALiBi"))
     panel.resize(1900, 1000)
@@ -213,7 +214,7 @@ def test_lab_table_headers_and_key_use_the_themes_colours(qtbot):
     from PySide6.QtGui import QColor
 
     from explorer.panels.lab import LabPanel
-    from explorer.panels.lab.views import SCHEME_COLOURS
+    from explorer.panels.lab.common import SCHEME_COLOURS
     from explorer.service import ComputeService
     from explorer.theme import DARK
 

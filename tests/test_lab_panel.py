@@ -253,7 +253,7 @@ def test_closing_the_window_mid_run_exits_cleanly(main_window, qtbot):
 def test_bottom_legends_fit_their_plots(qtbot):
     """One row when the plot is wide enough, more rows when it is narrow; never wider than the plot."""
     from explorer.lab import SCHEMES, LengthResult, SchemeResult
-    from explorer.panels.lab.views import LengthPlot
+    from explorer.panels.lab.accuracy_plots import LengthPlot
     from explorer.widgets.plots import configure_pyqtgraph
 
     configure_pyqtgraph()
@@ -302,11 +302,11 @@ def test_the_empty_plots_placeholders_show_only_where_they_fit(qtbot):
     """At 1280 × 720 in presenter mode "Press Start…" ran over the legend and the reference lines."""
     import pyqtgraph as pg
 
-    from explorer.panels.lab.views import _hint
+    from explorer.panels.lab.common import hint as make_hint
 
     pw = pg.PlotWidget()
     qtbot.addWidget(pw)
-    hint = _hint("After each model has trained, its accuracy\nat every test length appears here.")
+    hint = make_hint("After each model has trained, its accuracy\nat every test length appears here.")
     pw.getPlotItem().addItem(hint)
     pw.resize(900, 500)
     pw.show()

@@ -31,7 +31,7 @@ def test_a_legend_is_left_out_where_it_would_leave_no_readable_data_area_and_goe
     """Two rows of legend took a 720p presenter plot's data area to 77 px: the legend shows only where five lines
     of body text remain for the data, and a plot exported alone while its legend is left out carries the key."""
     from explorer.lab import SCHEMES
-    from explorer.panels.lab.views import LengthPlot
+    from explorer.panels.lab.accuracy_plots import LengthPlot
     from explorer.widgets.plots import configure_pyqtgraph
     from explorer.widgets.readable import readable_size
 
@@ -46,7 +46,7 @@ def test_a_legend_is_left_out_where_it_would_leave_no_readable_data_area_and_goe
     view.show_schemes(_done(SCHEMES), 8)
     vb = view.pi.getViewBox()
     want = readable_size(view.plot)[1]
-    qtbot.waitUntil(lambda: view.legend.hidden_for_room() and vb.height() >= want, timeout=3000)
+    qtbot.waitUntil(lambda: view.placer.hidden_for_room and vb.height() >= want, timeout=3000)
     key = view.plot.export_key()
     assert all(label in key for label in ("NoPE", "RoPE", "ALiBi"))
     view.plot.resize(900, 620)  # room for the legend and the data
@@ -73,7 +73,7 @@ def lab(qtbot, service):
 def test_the_shared_key_names_the_schemes_of_the_result_shown(lab, qtbot):
     """The key above the plots named the panel's own five schemes over a saved result of six others."""
     views = (lab.loss_view, lab.length_view, lab.position_view)
-    qtbot.waitUntil(lambda: any(v.legend.hidden_for_room() for v in views), timeout=3000)
+    qtbot.waitUntil(lambda: any(v.placer.hidden_for_room for v in views), timeout=3000)
     lab.load_results(str(DATA / "lab_after_rope.json"))
     qtbot.waitUntil(lab.key.isVisible, timeout=3000)
     shown = lab.key.text()

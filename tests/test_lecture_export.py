@@ -291,7 +291,7 @@ def test_sweep_values():
 
 
 def test_effective_range_follows_cross_field_rules():
-    from explorer.export.controller import effective_range
+    from explorer.export import effective_range
     from explorer.state import WavesState
 
     st = WavesState()
@@ -361,7 +361,7 @@ def test_mp4_is_written_through_imageio_ffmpeg_when_present(monkeypatch, tmp_pat
 
 
 def test_sweep_dialog_offers_the_panels_numeric_parameters(qtbot, main_window):
-    from explorer.export.controller import SweepDialog
+    from explorer.export.sweep_dialog import SweepDialog
 
     panel = main_window.panels["waves"]
     dlg = SweepDialog(panel, main_window)

@@ -15,13 +15,13 @@ from explorer import schemes as registry
 from explorer.encodings.checkpoint import load_table
 from explorer.encodings.errors import EncodingError
 from explorer.encodings.table_stats import fit_width
+from explorer.jobs.real_tables import real_table
 from explorer.jobs.schemes import (
     BeyondRequest,
     DistanceRequest,
     MatrixRequest,
     PropertiesRequest,
     build_requests,
-    real_table,
 )
 from explorer.jobs.table import TableSource
 from explorer.schemes.base import content_vectors

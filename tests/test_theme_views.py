@@ -208,7 +208,7 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
     """The Lab's "Schemes to train" swatches used the light colours in dark theme too."""
     from PySide6.QtGui import QColor
 
-    from explorer.panels.lab.views import SCHEME_COLOURS
+    from explorer.panels.lab.common import SCHEME_COLOURS
     from explorer.theme import DARK
 
     lab = main_window.panels["lab"]

@@ -9,7 +9,6 @@ in pixels, SVG, copy to the clipboard, and the numbers behind the plot as CSV or
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from pathlib import Path
@@ -17,17 +16,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
-    QDialogButtonBox,
-    QDoubleSpinBox,
     QFileDialog,
-    QFormLayout,
     QInputDialog,
-    QLabel,
     QMenu,
     QProgressDialog,
-    QSpinBox,
     QWidget,
 )
 
@@ -38,6 +31,7 @@ from ..theme import PRINT
 from ..widgets.plain import warn
 from ..widgets.qt_typed import combo_item
 from ..widgets.theming import theme_bus
+from .sweep_dialog import SweepDialog
 
 IMAGE_FILTER = "PNG image (*.png)"
 SVG_FILTER = "SVG vector image (*.svg)"
@@ -411,131 +405,3 @@ def _copy_text(text: str, notify: Callable[[str], None], *_args) -> None:
 
     QGuiApplication.clipboard().setText(text)
     notify(f"Copied a {len(text.splitlines())}-line Python snippet to the clipboard")
-
-
-def effective_range(state, name: str) -> tuple[float, float]:
-    """The values of field ``name`` that ``state`` accepts with everything else unchanged.
-
-    The field's own limits, narrowed by the state's cross-field rules (e.g. a position below N),
-    found by bisection (the valid values form an interval around the current one).
-    """
-    meta = ex.numeric_fields(type(state))[name]
-    lo, hi = meta["lo"], meta["hi"]
-    cur = getattr(state, name)
-    is_int = isinstance(cur, int)
-
-    def ok(v) -> bool:
-        if is_int:
-            v = int(v)
-            if meta.get("even") and v % 2:
-                return False
-        try:
-            dataclasses.replace(state, **{name: v})
-        except ValueError:
-            return False
-        return True
-
-    def edge(good, bad):
-        for _ in range(64):
-            if (is_int and abs(bad - good) <= 1) or (
-                not is_int and abs(bad - good) <= 1e-9 * max(1.0, abs(good))
-            ):
-                break
-            mid = (good + bad) // 2 if is_int else (good + bad) / 2
-            if meta.get("even") and is_int:
-                mid -= mid % 2
-                if mid in (good, bad):
-                    break
-            if ok(mid):
-                good = mid
-            else:
-                bad = mid
-        return good
-
-    top = hi if ok(hi) else edge(cur, hi)
-    bottom = lo if ok(lo) else edge(cur, lo)
-    return bottom, top
-
-
-class SweepDialog(QDialog):
-    """Choose a parameter, its range, the frames, the size and the format of a sweep animation."""
-
-    def __init__(self, panel, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Record a sweep animation")
-        self.panel = panel
-        self.state = panel.state
-        self.fields = ex.numeric_fields(type(self.state))
-        form = QFormLayout(self)
-        intro = QLabel("Step one parameter through a range; each frame waits for the panel to redraw.")
-        intro.setWordWrap(True)
-        form.addRow(intro)
-        self.field_combo = QComboBox()
-        for name, meta in self.fields.items():
-            self.field_combo.addItem(f"{meta.get('label') or name}  ({name})", name)
-        form.addRow("Parameter", self.field_combo)
-        self.start = QDoubleSpinBox()
-        self.stop = QDoubleSpinBox()
-        form.addRow("From", self.start)
-        form.addRow("To", self.stop)
-        self.frames = QSpinBox(minimum=2, maximum=300, value=24)
-        form.addRow("Frames", self.frames)
-        self.fps = QSpinBox(minimum=1, maximum=60, value=8, suffix=" frames/s")
-        form.addRow("Speed", self.fps)
-        self.target = QComboBox()
-        self.target.addItem("The whole panel", None)
-        for view in panel.plots():
-            self.target.addItem(ex.plot_title(view) or ex.plot_name(panel, view), view)
-        form.addRow("Picture", self.target)
-        self.width_spin = QSpinBox(minimum=160, maximum=3840, value=800, singleStep=80, suffix=" px")
-        form.addRow("Width", self.width_spin)
-        self.format = QComboBox()
-        self.format.addItem("Animated GIF", ".gif")
-        self.format.addItem("MP4 video", ".mp4")
-        ok, why = ex.mp4_available()
-        if not ok:
-            item = combo_item(self.format, 1)
-            item.setEnabled(False)
-            item.setText(f"MP4 video — unavailable: {why}")
-            item.setToolTip(why)
-        form.addRow("Format", self.format)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Record…")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-        self.field_combo.currentIndexChanged.connect(self._on_field_changed)
-        preferred = [
-            n for n in ("position", "offset", "base", "factor", "l_eval", "alpha") if n in self.fields
-        ]
-        if preferred:
-            self.field_combo.setCurrentIndex(self.field_combo.findData(preferred[0]))
-        self._on_field_changed()
-
-    def _on_field_changed(self, *_):
-        name = self.field_combo.currentData()
-        if name is None:
-            return
-        lo, hi = effective_range(self.state, name)
-        is_int = isinstance(getattr(self.state, name), int)
-        for spin in (self.start, self.stop):
-            spin.setDecimals(0 if is_int else 3)
-            spin.setRange(lo, hi)
-        self.start.setValue(lo)
-        self.stop.setValue(hi)
-
-    def options(self) -> dict:
-        name = self.field_combo.currentData()
-        values = ex.sweep_values(
-            type(self.state), name, self.start.value(), self.stop.value(), self.frames.value()
-        )
-        return {
-            "field": name,
-            "values": values,
-            "fps": float(self.fps.value()),
-            "target": self.target.currentData(),
-            "width": self.width_spin.value(),
-            "ext": self.format.currentData(),
-        }

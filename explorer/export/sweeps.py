@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import time
 from collections.abc import Callable, Sequence
@@ -15,8 +16,6 @@ from .images import ExportError
 
 def numeric_fields(state_cls) -> dict[str, dict]:
     """The fields a sweep can step: int/float fields with both limits, name -> metadata."""
-    import dataclasses
-
     out = {}
     for f in dataclasses.fields(state_cls):
         default = f.default if f.default is not dataclasses.MISSING else None
@@ -48,8 +47,6 @@ def sweep_values(state_cls, name: str, start: float, stop: float, frames: int) -
         vals = np.geomspace(start, stop, frames)
     else:
         vals = np.linspace(start, stop, frames)
-    import dataclasses
-
     f = {x.name: x for x in dataclasses.fields(state_cls)}[name]
     if isinstance(f.default, int):
         ints = [int(round(v)) for v in vals]
@@ -59,10 +56,52 @@ def sweep_values(state_cls, name: str, start: float, stop: float, frames: int) -
     return [float(v) for v in vals]
 
 
+def effective_range(state, name: str) -> tuple[float, float]:
+    """The values of field ``name`` that ``state`` accepts with everything else unchanged.
+
+    The field's own limits, narrowed by the state's cross-field rules (e.g. a position below N),
+    found by bisection (the valid values form an interval around the current one).
+    """
+    meta = numeric_fields(type(state))[name]
+    lo, hi = meta["lo"], meta["hi"]
+    cur = getattr(state, name)
+    is_int = isinstance(cur, int)
+
+    def ok(v) -> bool:
+        if is_int:
+            v = int(v)
+            if meta.get("even") and v % 2:
+                return False
+        try:
+            dataclasses.replace(state, **{name: v})
+        except ValueError:
+            return False
+        return True
+
+    def edge(good, bad):
+        for _ in range(64):
+            if (is_int and abs(bad - good) <= 1) or (
+                not is_int and abs(bad - good) <= 1e-9 * max(1.0, abs(good))
+            ):
+                break
+            mid = (good + bad) // 2 if is_int else (good + bad) / 2
+            if meta.get("even") and is_int:
+                mid -= mid % 2
+                if mid in (good, bad):
+                    break
+            if ok(mid):
+                good = mid
+            else:
+                bad = mid
+        return good
+
+    top = hi if ok(hi) else edge(cur, hi)
+    bottom = lo if ok(lo) else edge(cur, lo)
+    return bottom, top
+
+
 def state_with(state, name: str, value):
     """``state`` with one field changed, dependent fields pulled into range where the state knows how."""
-    import dataclasses
-
     clamped = getattr(state, "clamped", None)
     if callable(clamped):
         return clamped(**{name: value})

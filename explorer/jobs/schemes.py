@@ -23,8 +23,6 @@ view depends on (the scheme's ``depends_on``): dragging s recomputes the scaled-
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +38,6 @@ from ..encodings import (
     yarn_ramp,
 )
 from ..encodings.blocks import blocks, extent, sample_indices
-from ..encodings.learned import RealRows
 from ..encodings.sinusoidal import completes_cycle
 from ..schemes import NotShown, PlotSpec
 from ..schemes.learned import real_rows, row_limit, rows_of, table_name, too_large_for
@@ -48,6 +45,7 @@ from ..schemes.query import Query
 from ..schemes.scaled_rope import METHOD_TITLES, interpolation_weight, scaling_of
 from . import job
 from .grid import GridRequest, grid_ids
+from .real_tables import resolved, table_note
 
 #: Cells per axis of the score matrices: about one screen pixel per cell in a 2 × 3 grid on a 1440-wide
 #: window, so the display never has to thin the cells out again (the cells are exact block means).
@@ -96,7 +94,7 @@ class MatrixResponse:
     marks: tuple = ()  # (Δ, label): diagonals i − j = Δ the scheme marks (Shaw's clipping distance)
     title: str = ""  # the plot's title when the scheme gives one for this request ("": its title)
     missing: str = ""  # text over the cells past what the scheme can encode ("no row for p ≥ M")
-    table_note: str = ""  # whose rows it drew, when a real table (see :func:`table_note`)
+    table_note: str = ""  # whose rows it drew, when a real table (see :func:`.real_tables.table_note`)
 
 
 @dataclass(frozen=True)
@@ -137,7 +135,7 @@ class DistanceResponse:
     note: str = ""
     marks: tuple = ()  # (Δ, label): vertical marks the scheme asks for (bucket edges, …)
     terms: tuple = ()  # (name, values at ``distance``): the score's parts drawn apart (Transformer-XL)
-    table_note: str = ""  # whose rows it drew, when a real table (see :func:`table_note`)
+    table_note: str = ""  # whose rows it drew, when a real table (see :func:`.real_tables.table_note`)
 
 
 @dataclass(frozen=True)
@@ -306,49 +304,6 @@ def _setup(st, scheme: str, trained: dict | None = None) -> DistanceRequest:
     names them): a change of any other control leaves the request equal."""
     sch = registry.get(scheme)
     return DistanceRequest(scheme=scheme, **_fields(st, sch, sch.fields_for("beyond"), trained, None))
-
-
-# -- a real position table, resolved in the compute process -------------------------------------------
-def table_title(source, loaded) -> str:
-    """Whose table, for titles: "GPT-2 (checkpoint)" from a file (its config's model, else the tensor's
-    name), the label of an array source ("Lab: …")."""
-    if source.kind == "file":
-        return f"{MODEL_NAMES.get(loaded.model, loaded.model) or loaded.name} (checkpoint)"
-    return source.label or loaded.name
-
-
-#: config.json ``model_type`` → the name titles use.
-MODEL_NAMES = {"gpt2": "GPT-2", "bert": "BERT", "roberta": "RoBERTa", "opt": "OPT", "bart": "BART",
-               "electra": "ELECTRA", "gpt_neo": "GPT-Neo", "distilbert": "DistilBERT", "xlm-roberta": "XLM-R"}
-
-
-@functools.lru_cache(maxsize=4)
-def real_table(source, head_dim: int) -> RealRows:
-    """The table ``source`` names (read through :func:`explorer.jobs.table.load`: the same checks and refusals
-    as the Learned-table panel, and its cache) at width ``head_dim`` (first principal directions when wider)."""
-    from ..encodings.table_stats import fit_width
-    from .table import load
-
-    t = load(source)
-    return RealRows(fit_width(t.table, t.positions, head_dim), table_title(source, t), t.d_model)
-
-
-def resolved(req):
-    """``req`` with its table source replaced by the rows themselves (what the schemes' hooks read)."""
-    src = getattr(req, "table", None)
-    if src is None or isinstance(src, RealRows):
-        return req
-    return dataclasses.replace(req, table=real_table(src, req.head_dim))
-
-
-def table_note(full) -> str:
-    """'Learned: the rows of GPT-2 (checkpoint), M = 1,024, its 768 dims on their first 64 principal directions'
-    for a resolved request with a real table ("" without one)."""
-    real = getattr(full, "table", None)
-    if not isinstance(real, RealRows):
-        return ""
-    how = real.width_text(full.head_dim) or f"its {real.width:,} dims as stored"
-    return f"{registry.get(full.scheme).title}: the rows of {real.name}, M = {real.positions:,}, {how}"
 
 
 # -- view 1: position-only score matrices ---------------------------------------------------------

@@ -214,12 +214,10 @@ class Monkey(WidgetEvents):
             fields = [f for f in ("position", "factor", "alpha", "seed", "steps") if hasattr(panel.state, f)]
             if not fields:
                 return None
-            from ..export import ExportError, sweep_values
+            from ..export import ExportError, effective_range, sweep_values
 
             name = fields[0]
             try:
-                from ..export.controller import effective_range
-
                 lo, hi = effective_range(panel.state, name)
                 values = sweep_values(type(panel.state), name, lo, hi, 3)
             except (ExportError, ValueError) as exc:

@@ -7,8 +7,13 @@ the middles of the top and bottom edges, and puts the legend in the first that c
 image (:class:`~explorer.widgets.plot_geometry.PlotData`).  Where every place covers data, the legend goes
 under the plot, in the plot item's own layout (one row, as many columns as it has entries): outside the data.
 Where even there it would take more than :attr:`LegendPlacer.ROOM` of the plot's height (a small plot in a grid at
-1280×720), it is left out, its room given back to the data (:attr:`LegendPlacer.hidden_for_room`, ``changed``):
-the view names the curves in a key of its own, and a picture of the plot alone carries :func:`legend_key`.
+1280×720), or leave the data less than a readable area (:func:`~explorer.widgets.readable.readable_size`: two
+rows of legend took a 720p presenter plot's data area to 77 px), it is left out, its room given back to the data
+(:attr:`LegendPlacer.hidden_for_room`, ``changed``): the view names the curves in a key of its own, and a picture
+of the plot alone carries :func:`legend_key`.
+
+A legend made ``under`` the plot (``AppPlotItem.addLegend(under=True)``: the Lab's, whose curves fill the whole
+view) goes there from the start and is shown by its placer alone: while it has entries and fits.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from .plot_geometry import PlotData, visible
+from .readable import readable_size
 from .titles import plain
 
 #: Where a legend may sit inside the view: (x, y) anchors, 0 = left/top, 1 = right/bottom, 0.5 = middle.
@@ -54,7 +60,7 @@ class LegendPlacer(QObject):
     #: The legend was left out (or came back): the view's own key follows.
     changed = Signal()
 
-    def __init__(self, plot_item, legend, offset) -> None:
+    def __init__(self, plot_item, legend, offset, *, under: bool = False) -> None:
         super().__init__(legend)
         self.hidden_for_room = False
         self.plot_item, self.legend = plot_item, legend
@@ -62,7 +68,10 @@ class LegendPlacer(QObject):
         self._gap = (abs(float(ox)), abs(float(oy)))
         first = (1 if ox < 0 else 0, 1 if oy < 0 else 0)
         self._places = [first] + [p for p in _PLACES if p != first]
+        #: Under the plot from the start, shown while it has entries and fits (see the module).
+        self.under = under
         self.outside = False
+        self._shown: bool | None = None  # an ``under`` legend as last shown or hidden
         self._pending = False
         vb = plot_item.getViewBox()
         vb.sigResized.connect(self.schedule)
@@ -70,6 +79,8 @@ class LegendPlacer(QObject):
         scene = vb.scene()
         if scene is not None:
             scene.changed.connect(self.schedule)
+        if under:
+            self._put_outside()
 
     def schedule(self, *_args) -> None:
         if not self._pending:
@@ -93,7 +104,12 @@ class LegendPlacer(QObject):
         """Put the legend in the first place that covers no data (or under the plot)."""
         self._pending = False
         legend = self.legend
-        if not shiboken6.isValid(legend) or not (visible(legend) or self.hidden_for_room) or not legend.items:
+        if not shiboken6.isValid(legend):
+            return
+        if self.under:  # shown by the placer: the entries may have come or gone
+            self._fit_columns()
+            return
+        if not (visible(legend) or self.hidden_for_room) or not legend.items:
             return
         if self.outside:
             self._fit_columns()
@@ -134,14 +150,33 @@ class LegendPlacer(QObject):
             legend.setColumnCount(n)
         legend.layout.invalidate()  # its rows as they are laid out now, frame and spacing included
         need = legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).height()
-        fits = need <= self.ROOM * self.plot_item.size().height()
-        if fits == self.hidden_for_room:
-            self.hidden_for_room = not fits
-            legend.setVisible(fits)
-            # A hidden item keeps its room in a graphics layout: none while left out, its own when shown.
-            legend.setMinimumHeight(-1 if fits else 0)
-            legend.setMaximumHeight(-1 if fits else 0)
+        fits = need <= self.ROOM * self.plot_item.size().height() and self._leaves_readable(need)
+        hidden = bool(legend.items) and not fits
+        if self.under:
+            self._show(bool(legend.items) and fits)
+        elif hidden != self.hidden_for_room:
+            self._show(fits)
+        if hidden != self.hidden_for_room:
+            self.hidden_for_room = hidden
             self.changed.emit()
+
+    def _leaves_readable(self, need: float) -> bool:
+        """Whether the data area keeps a readable height with ``need`` px of legend under it."""
+        widget = self.plot_item.getViewWidget()
+        if widget is None:
+            return True
+        shown = self.legend.geometry().height() if self.legend.isVisible() else 0.0
+        return self.plot_item.getViewBox().height() + shown - need >= readable_size(widget)[1]
+
+    def _show(self, on: bool) -> None:
+        legend = self.legend
+        if on == self._shown and legend.isVisible() == on:
+            return
+        self._shown = on
+        legend.setVisible(on)
+        # A hidden item keeps its room in a graphics layout: none while left out, its own when shown.
+        legend.setMinimumHeight(-1 if on else 0)
+        legend.setMaximumHeight(-1 if on else 0)
 
 
 class LegendKey(QLabel):

@@ -76,15 +76,21 @@ class AppPlotItem(pg.PlotItem):
         for name in ("left", "bottom", "right", "top"):
             styler.adopt(self.getAxis(name))
 
-    def addItem(self, item, *args, **kwargs) -> None:  # noqa: N802 - pyqtgraph API
+    def addItem(self, item, *args, in_legend: bool = True, **kwargs) -> None:  # noqa: N802 - pyqtgraph API
+        """pyqtgraph's, the item kept by the styler; ``in_legend=False``: a named curve with no legend row (the
+        plot's legend lists every named curve it is given)."""
         super().addItem(item, *args, **kwargs)
+        if not in_legend and self.legend is not None:
+            self.legend.removeItem(item)
         self.styler.adopt(item)
         if self.annotations is None and isinstance(item, (pg.TextItem, pg.InfiniteLine)):
             self.annotations = AnnotationPlacer(self)
         if self.annotations is not None:
             self.annotations.schedule()
 
-    def addLegend(self, offset=(30, 30), **kwargs):  # noqa: N802 - pyqtgraph API
+    def addLegend(self, offset=(30, 30), *, under: bool = False, **kwargs):  # noqa: N802 - pyqtgraph API
+        """The plot's legend, kept off the data by a :class:`~explorer.widgets.legend_place.LegendPlacer`;
+        ``under``: always under the plot, shown while it has entries and fits."""
         legend = self.legend
         if legend is None:  # placed by the placer, not anchored to the corner ``offset`` names
             legend = pg.LegendItem(offset=None, **kwargs)
@@ -92,7 +98,7 @@ class AppPlotItem(pg.PlotItem):
             self.legend = legend
         self.styler.adopt(legend)
         if self.legend_placer is None or self.legend_placer.legend is not legend:
-            self.legend_placer = LegendPlacer(self, legend, offset)
+            self.legend_placer = LegendPlacer(self, legend, offset, under=under)
         return legend
 
     def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph API

@@ -2,7 +2,8 @@
 
 :mod:`.panel` holds :class:`LabPanel` (task, schemes, lengths, the run's buttons); :mod:`.run` the training run
 as a long job of the compute service; :mod:`.model` the Model group (layers, each scheme's own settings);
-:mod:`.views` the loss, length and position plots and :mod:`.grid` the results grid of every task run;
+:mod:`.loss_plot` the live loss curves, :mod:`.accuracy_plots` the length and position plots, :mod:`.common`
+what they share (colours, pens, hints, legends, the key) and :mod:`.grid` the results grid of every task run;
 :mod:`.files` saving, opening and exporting results; :mod:`.table` the "View learned table" hand-over to the
 Learned-table panel; :mod:`.text` the panel's words (no Qt).  The panel class loads on first use (see
 :func:`explorer.panels.panel_on_demand`).

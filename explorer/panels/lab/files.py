@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
     from ...lab import LabConfig, SchemeResult
     from ..base import Panel as _PanelBase
-    from .views import LengthPlot, LossPlot, PositionPlot
+    from .accuracy_plots import LengthPlot, PositionPlot
+    from .loss_plot import LossPlot
 else:
     _PanelBase = object
 

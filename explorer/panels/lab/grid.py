@@ -25,7 +25,7 @@ from ...lab import SCHEME_LABELS, fmt_percent
 from ...lab.summary import cell_text
 from ...theme import control_colours
 from ...widgets.plain import plain_tip
-from .views import scheme_colour
+from .common import scheme_colour
 
 MUTED = "#777777"
 

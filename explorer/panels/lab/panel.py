@@ -58,13 +58,15 @@ from ...widgets.reflow import ReflowGrid
 from ...widgets.value_box import SpinBox, clip_text, feedback, route_undo
 from ..base import Panel
 from ..schemes.items import line_style
+from .accuracy_plots import LengthPlot, PositionPlot
+from .common import SCHEME_COLOURS, scheme_colour, show_key
 from .files import LabFiles
 from .grid import ResultsGrid
+from .loss_plot import LossPlot
 from .model import LabModelBox
 from .run import LabRunControl, LabRunner, _eta
 from .table import LearnedTableButton
 from .text import formula_text, model_text, task_text
-from .views import SCHEME_COLOURS, LengthPlot, LossPlot, PositionPlot, scheme_colour, show_key
 
 
 def _swatch(colour: str, style=Qt.PenStyle.SolidLine) -> QIcon:
@@ -139,7 +141,7 @@ class LabPanel(LearnedTableButton, LabModelBox, LabRunControl, LabFiles, Panel):
         row.addLayout(right, 1)
         self.body.addLayout(row)
         for view in (self.loss_view, self.length_view, self.position_view):
-            view.legend.fitter.changed.connect(self._update_key)
+            view.placer.changed.connect(self._update_key)
         self.runner.progressed.connect(self._on_runner_progressed)
         self.runner.finished.connect(self._on_runner_finished)
         self.runner.failed.connect(self._on_runner_failed)

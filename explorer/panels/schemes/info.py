@@ -6,9 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import schemes as registry
+from ...schemes.base import BAND_QUERIES
 from ...state import SchemesState
 from ...theme import mask_word
-from .views import BAND_TEXT
+
+#: What the shaded band of the distance curves is (an absolute scheme's scores vary with i, not only Δ).
+BAND_TEXT = (f"shaded: min–max over {BAND_QUERIES} query positions i (absolute schemes are not a function of "
+             "Δ alone)")
 
 
 def fmt_positions(n: int) -> str:

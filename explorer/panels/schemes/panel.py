@@ -53,13 +53,15 @@ from ..base import Panel
 from ..table.link import RealTableOption
 from .alibi import PropertiesView
 from .beyond import BeyondView
+from .distance import DistanceView
 from .formula import STRIP_FORMULAS, formula_html
 from .grid import GridView
 from .info import distance_info, matrix_info
+from .matrices import MatrixView
 from .snippets import beyond_data, distance_data, grid_data, matrix_name, snippet_for
 from .spec_tab import SpecTabView
 from .tabs import FittedTabs
-from .views import DistanceView, MatrixView, SchemesView
+from .views import SchemesView
 
 #: The panel's own views: (title, short title where the full ones do not fit, widget class); the tabs schemes add
 #: bring theirs (:class:`~explorer.schemes.tabs.SchemeTab`).  Tabs are numbered by place: "1 · Score matrices".
