@@ -181,3 +181,64 @@ def test_a_burst_of_heatmap_results_in_one_frame_is_one_draw_and_one_paint(qtbot
     assert shown == [results[-1]] and counter.paints == 1
     viewport.removeEventFilter(counter)
     panel.shutdown()
+
+
+def test_a_frame_draws_one_key_per_turn_and_qt_paints_each_keys_plot_before_the_next(qtbot):
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+    host = QWidget()
+    row = QHBoxLayout(host)
+    plots = [pg.PlotWidget() for _ in range(3)]
+    curves = []
+    for p in plots:
+        row.addWidget(p)
+        p.setXRange(0, 10, padding=0)
+        p.setYRange(0, 10, padding=0)
+        curves.append(p.plot([0, 10], [0, 10]))
+    qtbot.addWidget(host)
+    host.resize(600, 200)
+    host.show()
+    qtbot.waitExposed(host)
+    qtbot.wait(50)
+    order: list[str] = []
+
+    class _Paints(QObject):
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+            if event.type() == QEvent.Type.Paint:
+                order.append(f"paint {obj.objectName()}")
+            return False
+
+    paints = _Paints()
+    for k, p in enumerate(plots):
+        p.viewport().setObjectName(str(k))
+        p.viewport().installEventFilter(paints)
+
+    def draw(key, item):
+        curves[key].setData([0, 10], [item, 10 - item])
+        order.append(f"draw {key}")
+
+    frames = FrameScheduler(draw)
+    for item in (1, 2, 3):
+        for key in (0, 1, 2):
+            frames.post(key, item)
+    frames.post(0, 4)  # the newest of key 0 replaces its older item
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    qtbot.waitUntil(lambda: "paint 2" in order, timeout=2000)
+    draws = [e for e in order if e.startswith("draw")]
+    assert draws == ["draw 0", "draw 1", "draw 2"] and frames.frames == 1 and frames.draws == 3
+    # Each key's plot is painted before the next key is drawn: no turn of the loop draws and paints all three.
+    assert order.index("paint 0") < order.index("draw 1") and order.index("paint 1") < order.index("draw 2")
+    assert curves[0].getData()[1][0] == 4
+
+
+def test_a_newer_item_of_a_key_still_to_come_in_the_frame_takes_its_place(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw, gap_ms=50)
+    frames.post("a", 0)
+    frames.post("b", 0)
+    qtbot.waitUntil(lambda: sink.drawn == [("a", 0)], timeout=2000)
+    frames.post("b", 1)  # "b" is still to come in this frame: drawn there, with the newer item
+    frames.post("a", 1)  # "a" was drawn: the next frame
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert sink.drawn == [("a", 0), ("b", 1), ("a", 1)] and frames.frames == 2

@@ -1,12 +1,19 @@
-"""One paint per frame: results that arrive within a frame are drawn together, the newest of each key once.
+"""One draw per frame and key, one key per turn of the event loop: the newest of each key is drawn, and each
+drawn plot is painted before the next key is drawn.
 
 The compute service hands results to the UI thread as soon as they are ready; during a drag several
 keys (and, when the UI thread was busy, several results of one key) can arrive within one frame.
 Drawing each at once does work nobody sees: a result superseded a millisecond later, and one
 repaint per result instead of one for all.  :class:`FrameScheduler` sits on the receiving side (the
-service's policy is untouched): :meth:`~FrameScheduler.post` keeps the newest item per key and a
-single-shot timer draws them all in one go, at once after an idle spell (0 ms: no latency added to
-a lone result) or at the next frame boundary (``frame_ms`` after the previous draw) during a burst.
+service's policy is untouched): :meth:`~FrameScheduler.post` keeps the newest item per key, and a
+single-shot timer starts a frame at once after an idle spell (0 ms: no latency added to a lone result) or
+at the next frame boundary (``frame_ms`` after the previous frame began) during a burst.
+
+A frame draws its keys one per turn of the event loop, ``gap_ms`` apart, in the order they were first
+posted: Qt paints what a key changed (its plots) in between, so no single turn holds a whole frame's
+drawing and painting (on the 2-core machine of docs/performance.md the three plots of Waves took 20–25 ms
+as one batch, which is what the UI stalled for).  A newer item of a key still to come in the frame takes
+its place there.  :meth:`~FrameScheduler.flush` draws everything at once (an export, a test, shutdown).
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ from .frame_probe import timed
 
 #: One frame at 60 Hz.
 FRAME_MS = 16
+#: Between two keys of one frame: enough for Qt to paint what the first changed (it does within about
+#: a millisecond of the draw) before the next is drawn.
+GAP_MS = 1
 
 
 class FrameScheduler(QObject):
@@ -29,27 +39,31 @@ class FrameScheduler(QObject):
     ----------
     draw : callable
         Called on the UI thread as ``draw(key, item)`` for each key posted since the last frame, in
-        the order the keys were first posted.  Pass a bound method (not a lambda holding Qt objects).
+        the order the keys were first posted, one per turn of the event loop.  Pass a bound method (not
+        a lambda holding Qt objects).
     parent : QObject
         Owner of the scheduler (and of its timer).
     frame_ms : int
-        Shortest time between two frames.
+        Shortest time between the starts of two frames.
+    gap_ms : int
+        Time between two keys of one frame (Qt paints the first one's plots in it).
 
     Counters: ``frames`` (draw passes that drew something), ``draws`` (``draw`` calls) and
     ``coalesced`` (items replaced by a newer one of their key before they were drawn).
     """
 
     def __init__(self, draw: Callable[[Hashable, Any], None], parent: QObject | None = None,
-                 frame_ms: int = FRAME_MS) -> None:
+                 frame_ms: int = FRAME_MS, gap_ms: int = GAP_MS) -> None:
         super().__init__(parent)
         self._draw = draw
         self.frame_ms = int(frame_ms)
+        self.gap_ms = int(gap_ms)
         self._pending: dict[Hashable, Any] = {}
         self._drawing: dict[Hashable, Any] = {}  # the frame being drawn: what is still to come in it
         self._flushing = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.flush)
+        self._timer.timeout.connect(self._turn)
         self._since = QElapsedTimer()  # since the last frame was drawn
         self.frames = 0
         self.draws = 0
@@ -61,43 +75,84 @@ class FrameScheduler(QObject):
         return bool(self._pending) or bool(self._drawing)
 
     def post(self, key: Hashable, item: Any) -> None:
-        """Draw ``item`` at the next frame, unless a newer item of ``key`` arrives first."""
+        """Draw ``item`` at the next frame (or in the frame being drawn, if its key is still to come there), unless a
+        newer item of ``key`` arrives first."""
+        if key in self._drawing:
+            self.coalesced += 1
+            self._drawing[key] = item
+            return
         if key in self._pending:
             self.coalesced += 1
         self._pending[key] = item
         if not self._timer.isActive():
-            wait = 0 if not self._since.isValid() else max(0, self.frame_ms - int(self._since.elapsed()))
-            self._timer.start(wait)
+            self._timer.start(self.gap_ms if self._drawing else self._until_next_frame())
 
-    def flush(self) -> None:
-        """Draw everything posted now (the timer does this; tests and shutdown may call it)."""
+    def _until_next_frame(self) -> int:
+        return 0 if not self._since.isValid() else max(0, self.frame_ms - int(self._since.elapsed()))
+
+    def _turn(self) -> None:
+        """One turn of the event loop: begin a frame if none is being drawn, then draw its next key."""
         if self._flushing:
-            return  # called from inside a draw: what was posted meanwhile keeps its timer
-        self._timer.stop()
-        if not self._pending:
             return
+        if not self._drawing:
+            if not self._pending:
+                return
+            self._begin_frame()
+        self._flushing = True
+        try:
+            error = timed("draw", self, self._draw_next)
+        finally:
+            self._flushing = False
+            if self._drawing:
+                self._timer.start(self.gap_ms)
+            elif self._pending:
+                self._timer.start(self._until_next_frame())
+        if error is not None:
+            raise error
+
+    def _begin_frame(self) -> None:
         self._drawing, self._pending = self._pending, {}
         self._since.start()
         self.frames += 1
+
+    def flush(self) -> None:
+        """Draw everything posted now, at once (an export, a test, shutdown; the timer draws a key per turn)."""
+        if self._flushing:
+            return  # called from inside a draw: what was posted meanwhile keeps its timer
+        self._timer.stop()
+        if not self._pending and not self._drawing:
+            return
+        if self._pending:
+            held, self._drawing = self._drawing, {}
+            self._begin_frame()
+            self._drawing = {**held, **self._drawing}  # the frame being drawn first, then what came after
         self._flushing = True
         try:
             error = timed("draw", self, self._draw_frame)
         finally:
             self._flushing = False
+            if self._pending:  # posted during the draw: the next frame
+                self._timer.start(self._until_next_frame())
         if error is not None:
             raise error
+
+    def _draw_next(self) -> BaseException | None:
+        """Draw the frame's next key; its failure is returned (the frame's other keys still come)."""
+        key = next(iter(self._drawing))
+        item = self._drawing.pop(key)
+        self.draws += 1
+        try:
+            self._draw(key, item)
+        except Exception as exc:  # noqa: BLE001 - one view's failure must not leave the others undrawn
+            return exc
+        return None
 
     def _draw_frame(self) -> BaseException | None:
         """Draw what the frame holds, each key once; the first failure is returned, after the others drew."""
         error: BaseException | None = None
         while self._drawing:
-            key = next(iter(self._drawing))
-            item = self._drawing.pop(key)
-            self.draws += 1
-            try:
-                self._draw(key, item)
-            except Exception as exc:  # one view's failure must not leave the others undrawn
-                error = error or exc
+            failed = self._draw_next()
+            error = error or failed
         return error
 
     def clear(self) -> None:
