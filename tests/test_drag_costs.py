@@ -79,6 +79,19 @@ def test_letting_go_gives_the_label_the_size_its_last_text_needs(qtbot):
     qtbot.waitUntil(lambda: label.height() > before, timeout=2000)
 
 
+def test_a_wide_wrapped_label_asks_for_no_more_width_after_a_drag_than_before(qtbot):
+    outer, label, slider, pin, _ = _column(qtbot)
+    outer.resize(900, 200)
+    label.setText("a formula strip as wide as its panel, in words that wrap: " * 6)
+    qtbot.wait(20)
+    before = label.minimumSizeHint().width()
+    slider.setSliderDown(True)
+    label.setText("a formula strip as wide as its panel, in words that wrap, new numbers: " * 6)
+    assert label.minimumSizeHint().width() > before  # worked out within the pinned width
+    slider.setSliderDown(False)
+    assert label.minimumSizeHint().width() <= before + 20  # let go: worked out anew (the longest word)
+
+
 def test_a_label_deleted_while_pinned_is_skipped_on_release(qtbot):
     outer, label, slider, pin, _ = _column(qtbot)
     slider.setSliderDown(True)

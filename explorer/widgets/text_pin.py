@@ -65,5 +65,9 @@ class TextPin:
             try:
                 label.setMinimumSize(low)
                 label.setMaximumSize(high)
+                # A label keeps the size hints it worked out while pinned (a wrapped text's within the pinned
+                # width: a strip as wide as the panel then asked for the panel's width as its minimum); setting
+                # its indent again makes it work them out anew.
+                label.setIndent(label.indent())
             except RuntimeError:  # deleted with its view while the slider was held
                 pass
