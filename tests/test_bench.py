@@ -146,6 +146,12 @@ def test_the_frame_split_gives_each_instant_to_the_innermost_part_in_its_frame()
     assert got[1] == {"plot:a": 2.0, "other": 1.0}
     assert got[2] == {"draw": 2.0, "other": 1.0, "plot:b": 1.0}
     split = summarise(frames, plot_order=["b", "a"])
+    # The same record with the second draw going on with the frame (a key per turn of the event loop): one
+    # frame fewer, its draw in the frame before.
+    from explorer.bench.split import MORE
+
+    more = [(t, k, part, MORE if (part == "draw" and t > 40 * ms) else key) for t, k, part, key in events]
+    assert len(split_frames(more)) == 2
     assert list(split["parts"]["plots"]) == ["b", "a"] and split["frames"] == 3
     assert math.isclose(split["total_ms"]["mean"], (27 + 3 + 4) / 3)
     assert math.isclose(split["parts"]["other"]["mean"], (5 + 2 + 3 + 1 + 1) / 3)  # bare "other" and its events

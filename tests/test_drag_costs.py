@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QLabel, QSlider, QVBoxLayout, QWidget
 
 from explorer.panels.waves import WavesPanel
 from explorer.state import WavesState
@@ -92,6 +93,18 @@ def test_a_wide_wrapped_label_asks_for_no_more_width_after_a_drag_than_before(qt
     assert label.minimumSizeHint().width() <= before + 20  # let go: worked out anew (the longest word)
 
 
+def test_a_slider_hidden_while_held_leaves_nothing_pinned_after_the_next_release(qtbot):
+    outer, label, slider, pin, _ = _column(qtbot)
+    other = QSlider(outer)
+    outer.layout().addWidget(other)
+    pin.watch(other.parentWidget())
+    slider.setSliderDown(True)
+    slider.hide()  # held, then hidden: its release never comes
+    other.setSliderDown(True)
+    other.setSliderDown(False)
+    assert not pin.pinned
+
+
 def test_a_label_deleted_while_pinned_is_skipped_on_release(qtbot):
     outer, label, slider, pin, _ = _column(qtbot)
     slider.setSliderDown(True)
@@ -166,6 +179,16 @@ def test_a_base_drag_inside_a_quarter_decade_leaves_the_spectrums_range(qtbot, w
         _settle(qtbot, waves)
     assert ranges == []
     top = spectrum.vb.viewRange()[1][1]
+    # A wheel zoom by hand lasts until the next result, which sets the range again, as before.
+    vp = spectrum.plot.viewport()
+    centre = QPointF(vp.width() / 2, vp.height() / 2)
+    QApplication.sendEvent(vp, QWheelEvent(centre, vp.mapToGlobal(centre), QPoint(0, 0), QPoint(0, 240),
+                                           Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                                           Qt.ScrollPhase.NoScrollPhase, False))
+    assert spectrum.vb.viewRange()[1][1] != pytest.approx(top)
+    waves.set_state(waves.state.clamped(base=10600.0))
+    _settle(qtbot, waves)
+    assert spectrum.vb.viewRange()[1][1] == pytest.approx(top)
     waves.set_state(waves.state.clamped(base=10 ** 6))  # 2π·base far above: the range follows
     _settle(qtbot, waves)
     assert spectrum.vb.viewRange()[1][1] > top

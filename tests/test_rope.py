@@ -203,3 +203,10 @@ def test_bad_inputs_raise():
         inv_freq(8, base=0.5)
     with pytest.raises(EncodingError):
         scaled_inv_freq(2, 10000.0, RopeScaling("ntk", 2.0))
+
+
+def test_the_roformer_bound_keeps_the_shape_of_its_distances():
+    grid = np.arange(6.0).reshape(2, 3)
+    assert roformer_bound(grid, 8).shape == (2, 3)
+    np.testing.assert_array_equal(roformer_bound(grid, 8).ravel(), roformer_bound(grid.ravel(), 8))
+    assert float(roformer_bound(5.0, 8)) == roformer_bound([5.0], 8)[0]

@@ -26,6 +26,12 @@ def find_case(spec: str, cases) -> Case:
     raise ValueError(f"no bench case {spec!r}; cases: {names}")
 
 
+def profile_path(out: str | Path) -> Path:
+    """Where the raw profile goes, beside ``out``: ``F.prof`` (``F.prof.pstats`` when ``out`` is itself a .prof)."""
+    out = Path(out)
+    return out.with_suffix(".prof") if out.suffix.lower() != ".prof" else out.with_name(out.name + ".pstats")
+
+
 def default_path(case: Case) -> str:
     """``bench-profile-<panel>-<size>.json`` in the current folder."""
     from ..export.images import slug
@@ -71,7 +77,7 @@ def run_profile(spec: str, path: str | None = None, quick: bool = False, steps: 
                           keep_frames=True)
     machine["renderer"] = renderers([result])
     stats = pstats.Stats(profile)
-    prof = out.with_suffix(".prof")
+    prof = profile_path(out)
     stats.dump_stats(str(prof))
     from ..fileio import atomic_write_text
 

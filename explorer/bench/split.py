@@ -14,7 +14,8 @@ left of ``other`` is the event loop's own time and the bench's (its polling and 
 
 :func:`split_frames` sweeps the record once: every instant of busy time goes to the innermost part open then, in
 the frame it falls in, so a frame's parts add up to its busy time by construction (a plot's repaint is its time
-less its axes').  A frame begins at a draw pass that follows a repaint, or at a repaint more than
+less its axes').  A frame begins at a draw pass that follows a repaint (not one that goes on with a frame the
+scheduler draws a key per turn of the event loop: its key is :data:`MORE`), or at a repaint more than
 :data:`FRAME_GAP_S` after the last one (one backing-store sync repaints every dirty plot back to back); the
 record ends with the last repaint.  Not separated: titles, axis labels and text items are Qt's
 ``QGraphicsTextItem`` children, painted by Qt (C++) inside their plot's repaint.
@@ -44,6 +45,8 @@ PARTS = ("draw", "axes", "input", "other")
 
 _ENTER, _LEAVE = 1, -1
 _MARKED = ("draw", "plot", "axes", "input")  # parts that keep what is sent inside them
+#: The key of a draw that goes on with a frame begun in an earlier turn of the event loop (not a new frame).
+MORE = "more"
 
 
 class FrameLedger:
@@ -69,6 +72,8 @@ class FrameLedger:
 
     def enter(self, part: str, source: object) -> None:
         key = ""
+        if part == "draw" and not getattr(source, "frame_begins", True):
+            key = MORE  # the rest of a frame the scheduler draws a key per turn of the event loop
         if part == "plot":
             key = self.names.get(id(source), OUTSIDE)
             self.paints += key != OUTSIDE
@@ -137,7 +142,7 @@ def split_frames(events, gap_s: float = FRAME_GAP_S) -> list[dict[str, float]]:
                 in_plot -= 1
                 paint_end = t
             continue
-        if painted and ((part == "draw") or (part == "plot" and not in_plot and t - paint_end > gap_s)):
+        if painted and ((part == "draw" and key != MORE) or (part == "plot" and not in_plot and t - paint_end > gap_s)):
             frames.append(defaultdict(float))
             painted = False
         if part == "plot":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .args import whole
 
 
@@ -41,7 +39,7 @@ def _run(args) -> int:
     # noted until the imports are done, and raised where the suite looks.
     with deferred_sigint():
         from ..bench import CASES, QUICK_CASES, main
-        from ..bench.profile import default_path, find_case
+        from ..bench.profile import default_path, find_case, profile_path
 
         check()
         if args.profile:
@@ -50,7 +48,7 @@ def _run(args) -> int:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             args.profile_out = args.profile_out or default_path(case)
-        prof = None if args.profile_out is None else str(Path(args.profile_out).with_suffix(".prof"))
+        prof = None if args.profile_out is None else str(profile_path(args.profile_out))
         _check_outputs(args.out, args.profile_out, prof)  # before the suite runs, not after
         return main(args)
 

@@ -399,4 +399,4 @@ def roformer_bound(distances, head_dim: int, base: float = 10000.0, scaling: Rop
     freq, _ = scaled_inv_freq(d, base, scaling)
     r = np.asarray(distances, dtype=np.float64)
     check_size(r.size, d // 2, what="bound curve")
-    return rotary_bound(r, freq)
+    return rotary_bound(r.ravel(), freq).reshape(r.shape)

@@ -68,6 +68,8 @@ class FrameScheduler(QObject):
         self.frames = 0
         self.draws = 0
         self.coalesced = 0
+        #: True while the draw in progress is a frame's first (the bench's frame split counts frames by it).
+        self.frame_begins = True
 
     @property
     def pending(self) -> bool:
@@ -94,7 +96,8 @@ class FrameScheduler(QObject):
         """One turn of the event loop: begin a frame if none is being drawn, then draw its next key."""
         if self._flushing:
             return
-        if not self._drawing:
+        self.frame_begins = not self._drawing
+        if self.frame_begins:
             if not self._pending:
                 return
             self._begin_frame()
@@ -122,6 +125,7 @@ class FrameScheduler(QObject):
         self._timer.stop()
         if not self._pending and not self._drawing:
             return
+        self.frame_begins = bool(self._pending)
         if self._pending:
             held, self._drawing = self._drawing, {}
             self._begin_frame()

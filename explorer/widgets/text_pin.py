@@ -18,13 +18,21 @@ from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
 
 
+def _held_down(ref: weakref.ref) -> bool:
+    slider = ref()
+    try:
+        return slider is not None and slider.isVisible() and slider.isSliderDown()
+    except RuntimeError:  # deleted
+        return False
+
+
 class TextPin:
     """Pins the visible labels under ``root`` to their size (:meth:`pin`) and lets them go (:meth:`unpin`)."""
 
     def __init__(self, root: QWidget) -> None:
         self._root = weakref.ref(root)
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
-        self._sliders = 0  # sliders held now (two hands, or a press the release of which is still to come)
+        self._sliders: list[weakref.ref] = []  # the sliders watched
 
     @property
     def pinned(self) -> bool:
@@ -34,16 +42,14 @@ class TextPin:
         """Pin while any slider inside ``box`` is held (scroll bars are not sliders here)."""
         for slider in box.findChildren(QAbstractSlider):
             if not isinstance(slider, QScrollBar):
-                slider.sliderPressed.connect(self._pressed)
+                self._sliders.append(weakref.ref(slider))
+                slider.sliderPressed.connect(self.pin)
                 slider.sliderReleased.connect(self._released)
 
-    def _pressed(self) -> None:
-        self._sliders += 1
-        self.pin()
-
     def _released(self) -> None:
-        self._sliders = max(0, self._sliders - 1)
-        if not self._sliders:
+        """Let go when no watched slider is held any more (a release that never came, from a slider hidden or
+        deleted while held, leaves nothing pinned past the next release)."""
+        if not any(_held_down(ref) for ref in self._sliders):
             self.unpin()
 
     def pin(self) -> None:

@@ -120,6 +120,10 @@ class Card(QWidget):
         self._shown[part] = value
         return True
 
+    def forget(self, part: str) -> None:
+        """The next :meth:`changed` of ``part`` is True whatever it is given (the user changed what it set)."""
+        self._shown.pop(part, None)
+
     def layout_changed(self, *key) -> bool:
         """True (and remembered) when ``key`` differs from the last call: skip redundant item updates,
         each of which would cost a repaint."""

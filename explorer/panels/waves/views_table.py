@@ -212,9 +212,14 @@ class SpectrumView(Card):
         self._declutter_timer.timeout.connect(self._declutter)
         self.vb.sigResized.connect(self._schedule_declutter)
         self.vb.sigRangeChanged.connect(self._schedule_declutter)
+        # A zoom or pan by hand lasts until the next result, which sets the range again (as it always did).
+        self.vb.sigRangeChangedManually.connect(self._on_range_by_hand)
 
     def _schedule_declutter(self, *_args) -> None:
         self._declutter_timer.start()
+
+    def _on_range_by_hand(self, *_args) -> None:
+        self.forget("range")
 
     def _declutter(self) -> None:
         declutter([line.label for line in (self.train_line, self.n_line, self.high, self.low)])
