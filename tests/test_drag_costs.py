@@ -15,7 +15,7 @@ from explorer.panels.waves import WavesPanel
 from explorer.state import WavesState
 from explorer.widgets import annotation_place
 from explorer.widgets.plots import make_plot
-from explorer.widgets.text_pin import TextPin
+from explorer.widgets.text_pin import LiveLabel, TextPin
 
 SETTLE_MS = 20000
 
@@ -34,8 +34,10 @@ class _LayoutRequests(QObject):
 def _column(qtbot):
     outer = QWidget()
     col = QVBoxLayout(outer)
-    label = QLabel("x = 1")
+    label = LiveLabel("x = 1")
     label.setWordWrap(True)
+    still = QLabel("a label whose text never changes")
+    col.addWidget(still)
     slider = QSlider()
     col.addWidget(label)
     col.addWidget(slider)
@@ -47,6 +49,7 @@ def _column(qtbot):
     pin.watch(outer)
     requests = _LayoutRequests()
     outer.installEventFilter(requests)
+    outer.still = still
     return outer, label, slider, pin, requests
 
 
@@ -56,6 +59,8 @@ def test_a_label_whose_text_changes_while_a_slider_is_held_relays_out_nothing(qt
     if held:
         slider.setSliderDown(True)
         assert pin.pinned
+        still_size = (outer.still.minimumSize(), outer.still.maximumSize())
+        label.setText("x = 2")  # the first change: the label keeps the size it has from now on
     qtbot.wait(20)
     requests.count = 0
     for k in range(5):
@@ -63,6 +68,9 @@ def test_a_label_whose_text_changes_while_a_slider_is_held_relays_out_nothing(qt
         qtbot.wait(5)
     if held:
         assert requests.count == 0
+        # A label whose text did not change is never touched (pinning every label at the grab re-laid out all).
+        assert (outer.still.minimumSize(), outer.still.maximumSize()) == still_size
+        assert outer.still.minimumSize() != outer.still.maximumSize()
     else:  # the check can fail: without a held slider every change asks the column to lay out again
         assert requests.count >= 4
 

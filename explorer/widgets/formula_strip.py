@@ -16,7 +16,9 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
-from PySide6.QtWidgets import QLabel, QMenu
+from PySide6.QtWidgets import QMenu
+
+from .text_pin import LiveLabel
 
 MAX_LINES = 2
 SHRINK = 0.7  # the smallest share of the theme's size the strip may take
@@ -47,7 +49,7 @@ def lines_at(html: str, font: QFont, width: float) -> float:
     return doc.size().height() / max(1.0, QFontMetricsF(font).lineSpacing())
 
 
-class FormulaStrip(QLabel):
+class FormulaStrip(LiveLabel):
     """A rich-text label styled by :func:`explorer.theme.formula_sheet`, fitted to :data:`MAX_LINES`."""
 
     def __init__(self, parent=None) -> None:

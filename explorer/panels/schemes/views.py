@@ -6,9 +6,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from ...widgets.text_pin import LiveLabel
+
 
 def info_label() -> QLabel:
-    lab = QLabel()
+    lab = LiveLabel()
     lab.setWordWrap(True)
     lab.setTextFormat(Qt.TextFormat.RichText)
     lab.setStyleSheet("QLabel { font-size: 11pt; padding: 2px 4px; }")

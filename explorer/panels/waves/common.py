@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ...widgets.plots import Plot
+from ...widgets.text_pin import LiveLabel
 from ...widgets.theming import theme_bus
 
 #: Colour per lane (tab10 and tab20b without grey, blue and orange): distinct on a projector and for most
@@ -75,7 +76,7 @@ def set_title(widget: Plot, title: str) -> None:
 
 def readout_label(parent: QWidget | None = None) -> QLabel:
     """A rich-text label under a plot for the numbers the view claims."""
-    label = QLabel(parent)
+    label = LiveLabel(parent)
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
