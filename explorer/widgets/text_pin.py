@@ -82,9 +82,9 @@ class TextPin:
         return root is not None and root.isAncestorOf(label)
 
     def hold(self, label: QLabel) -> None:
-        """Keep ``label`` at its size until :meth:`unpin` (once; a label of fixed size is left as it is)."""
+        """Keep ``label`` at its size until :meth:`unpin` (once: a label held, or of fixed size, is left as it is)."""
         low, high = label.minimumSize(), label.maximumSize()
-        if low == high or any(ref() is label for ref, _, _ in self._held):
+        if low == high:
             return
         self._held.append((weakref.ref(label), low, high))
         label.setFixedSize(label.size())

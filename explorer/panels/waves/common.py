@@ -97,7 +97,6 @@ class Card(QWidget):
         #: True while a slider is held or the animation plays: curves are drawn without
         #: antialiasing then (Qt's wide antialiased strokes cost ~10 ms a plot), with it once settled.
         self.fast = False
-        self._layout_key: tuple | None = None
         self._shown: dict[str, tuple] = {}
         self.layout_ = QVBoxLayout(self)
         self.layout_.setContentsMargins(2, 2, 2, 2)
@@ -128,10 +127,7 @@ class Card(QWidget):
     def layout_changed(self, *key) -> bool:
         """True (and remembered) when ``key`` differs from the last call: skip redundant item updates,
         each of which would cost a repaint."""
-        if key == self._layout_key:
-            return False
-        self._layout_key = key
-        return True
+        return self.changed("layout", *key)
 
 
 def sci(x: float, digits: int = 2) -> str:
