@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QLabel, QMenu
 
 from .text_pin import LiveLabel
 
@@ -105,14 +105,14 @@ class FormulaStrip(LiveLabel):
         self._sheet = (sheet, float(point_size), max(float(floor_pt), SHRINK * float(point_size)))
         self._pt = 0.0
         if self.max_formulas is not None and self._full:
-            self.setText(self._full)  # the "more" link in the new theme's colour
+            self.show_text(self._full)  # the "more" link in the new theme's colour
         self._fit()
 
     def set_max_formulas(self, n: int | None) -> None:
         """Show at most ``n`` formula lines (``<br>``-separated), the rest behind a "▸ k more" link."""
         self.max_formulas = n
         self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
-        self.setText(self._full or super().text())
+        self.show_text(self._full or super().text())
 
     def set_one_line(self, on: bool) -> None:
         """Keep the strip to one line (presenter mode): the formula's leading parts that fit, then "▸ more", which
@@ -122,7 +122,7 @@ class FormulaStrip(LiveLabel):
         self.one_line = bool(on)
         self._expanded = False
         self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
-        self.setText(self._full or super().text())
+        self.show_text(self._full or super().text())
 
     def text(self) -> str:  # noqa: D401 - QLabel override
         """Every formula, folded away or not (what Copy copies; :meth:`shown_text` is what is on screen)."""
@@ -137,7 +137,7 @@ class FormulaStrip(LiveLabel):
         n = self._full.count("<br>") + 1 if self._full else 0
         return 0 if self.max_formulas is None or self._expanded else max(0, n - self.max_formulas)
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+    def show_text(self, text: str) -> None:
         self._full = text
         lines = text.split("<br>")
         cap = self.max_formulas
@@ -153,7 +153,7 @@ class FormulaStrip(LiveLabel):
             shown = "<br>".join(lines[:cap]) + f" &nbsp; {self._link('more', f'▸ {rest} more')}"
             tip = "<qt>" + text + "</qt>"
         self.setToolTip(tip)
-        super().setText(shown)
+        QLabel.setText(self, shown)
         self._fit()
 
     @staticmethod
@@ -182,7 +182,7 @@ class FormulaStrip(LiveLabel):
 
     def _on_link(self, link: str) -> None:
         self._expanded = link == "more"
-        self.setText(self._full)
+        self.show_text(self._full)
 
     def point_size(self) -> float:
         return self._pt
@@ -224,7 +224,7 @@ class FormulaStrip(LiveLabel):
         shown = self._full if short is None else short
         if shown != super().text():
             self.setToolTip("" if short is None else "<qt>" + self._full + "</qt>")
-            super().setText(shown)
+            QLabel.setText(self, shown)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import weakref
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, QTimer
 from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
+
+#: While a slider is held, a live label shows a new text at most this often (ms): numbers that change every
+#: frame cannot be read anyway, and each change repaints the label (rich text: about 1 ms a label in software).
+EVERY_MS = 100
 
 #: The pins armed now (a slider of their panel is held): a live label looks for its panel's among them.
 _armed: weakref.WeakSet[TextPin] = weakref.WeakSet()
@@ -26,15 +30,21 @@ _armed: weakref.WeakSet[TextPin] = weakref.WeakSet()
 
 class LiveLabel(QLabel):
     """A label whose text follows the state: while a slider of its panel is held, it keeps its size from its first
-    change of text on (see the module)."""
+    change of text on, and shows a new text at most every :data:`EVERY_MS` (see the module).
+
+    Subclasses that do more with a text than show it override :meth:`show_text`, not ``setText``."""
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt override
-        if _armed and text != self.text():
+        if _armed:
             for pin in list(_armed):
                 if pin.covers(self):
-                    pin.hold(self)
-                    break
-        super().setText(text)
+                    pin.set_text(self, text)
+                    return
+        self.show_text(text)
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` now (``setText`` calls this at once, or, during a drag, when its turn comes)."""
+        QLabel.setText(self, text)
 
 
 def _held_down(ref: weakref.ref) -> bool:
@@ -53,6 +63,17 @@ class TextPin:
         self._root = weakref.ref(root)
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
         self._sliders: list[weakref.ref] = []  # the sliders watched
+        self._due: dict[int, tuple[weakref.ref, str]] = {}  # id(label) -> (label, the text it shows next)
+        self._timer = QTimer()
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(EVERY_MS)
+        self._timer.timeout.connect(self._show_due)
+        self._on_release: list = []  # called when the slider is let go (see on_release)
+
+    def on_release(self, call) -> None:
+        """Call ``call()`` when the held slider is let go, after the labels got their sizes back: a view that
+        drew more coarsely while a slider was held (see :attr:`pinned`) draws exactly again."""
+        self._on_release.append(call)
 
     @property
     def pinned(self) -> bool:
@@ -81,6 +102,35 @@ class TextPin:
         root = self._root()
         return root is not None and root.isAncestorOf(label)
 
+    def set_text(self, label: LiveLabel, text: str) -> None:
+        """``label.setText(text)`` while armed: the label keeps its size, and a text that comes less than
+        :data:`EVERY_MS` after the pin last showed one waits for the timer (the newest text of each label)."""
+        key = id(label)
+        due = self._due.get(key)
+        if text == (due[1] if due is not None else label.text()):
+            return
+        self.hold(label)
+        if self._timer.isActive():
+            self._due[key] = (weakref.ref(label), text)
+            return
+        self._due.pop(key, None)
+        label.show_text(text)
+        self._timer.start()
+
+    def _show_due(self) -> None:
+        """Show the texts that waited (the timer's end, or the release)."""
+        due, self._due = self._due, {}
+        for ref, text in due.values():
+            label = ref()
+            if label is None:
+                continue
+            try:
+                label.show_text(text)
+            except RuntimeError:  # deleted with its view while the slider was held
+                continue
+        if due and self.pinned:
+            self._timer.start()
+
     def hold(self, label: QLabel) -> None:
         """Keep ``label`` at its size until :meth:`unpin` (once: a label held, or of fixed size, is left as it is)."""
         low, high = label.minimumSize(), label.maximumSize()
@@ -90,7 +140,10 @@ class TextPin:
         label.setFixedSize(label.size())
 
     def unpin(self) -> None:
+        was = self.pinned
         _armed.discard(self)
+        self._timer.stop()
+        self._show_due()
         held, self._held = self._held, []
         for ref, low, high in held:
             label = ref()
@@ -105,3 +158,5 @@ class TextPin:
                 label.setIndent(label.indent())
             except RuntimeError:  # deleted with its view while the slider was held
                 pass
+        for call in self._on_release if was else ():
+            call()
