@@ -203,3 +203,76 @@ def test_a_base_drag_inside_a_quarter_decade_leaves_the_spectrums_range(qtbot, w
     waves.set_state(waves.state.clamped(n_positions=200))  # N changes: its line's label says so
     _settle(qtbot, waves)
     assert spectrum.n_line.label.toPlainText() == "N−1 = 199"
+
+
+def _curves_drawn(qtbot, panel):
+    """While a slider is held (hidden views' requests wait: the panel is never "settled"): the curves of the
+    panel's state are drawn."""
+    qtbot.waitUntil(lambda: panel.responses["waves.curves"].request.base == panel.state.base
+                    and not panel.frames.pending, timeout=SETTLE_MS)
+
+
+def test_while_held_the_spectrums_range_only_grows_and_fits_again_when_let_go(qtbot, waves):
+    spectrum = waves.spectrum
+    slider = waves.main_slider()
+    waves.set_state(waves.state.clamped(base=10 ** 5))
+    _settle(qtbot, waves)
+    fitted = spectrum.vb.viewRange()[1][1]
+    slider.setSliderDown(True)
+    waves.set_state(waves.state.clamped(base=10 ** 4.2))  # held: the lines fall almost a decade, the top stays
+    _curves_drawn(qtbot, waves)
+    assert spectrum.fast and spectrum.vb.viewRange()[1][1] == pytest.approx(fitted)
+    waves.set_state(waves.state.clamped(base=10 ** 5.6))  # held, the lines above the top: it grows
+    _curves_drawn(qtbot, waves)
+    grown = spectrum.vb.viewRange()[1][1]
+    assert grown > fitted
+    waves.set_state(waves.state.clamped(base=10 ** 4.2))
+    _curves_drawn(qtbot, waves)
+    assert spectrum.vb.viewRange()[1][1] == pytest.approx(grown)
+    slider.setSliderDown(False)  # let go: the top fits the lines again
+    _settle(qtbot, waves)
+    assert not spectrum.fast and spectrum.vb.viewRange()[1][1] < fitted - 0.5
+
+
+def test_a_result_two_shown_plots_draw_is_drawn_a_plot_per_turn(qtbot, waves):
+    curves = waves.responses["waves.curves"]
+    assert {waves.waves, waves.spectrum} <= set(waves.draw_parts(curves))
+    shown = []
+    for view in (waves.waves, waves.spectrum):
+        real = view.show_curves
+        view.show_curves = lambda *a, _real=real, _view=view: (shown.append(_view), _real(*a))[1]
+    draws = waves.frames.draws
+    waves.set_state(waves.state.clamped(base=20000.0))
+    _settle(qtbot, waves)
+    assert waves.spectrum in shown and waves.waves in shown
+    assert waves.frames.draws - draws >= 3  # the waves, the spectrum, and the other results, each in a turn
+    # A part whose view is hidden now waits for its tab, as a whole result's hidden views do.
+    assert waves.draw_parts(waves.responses["waves.heatmap"]) == ()
+
+
+def test_while_held_a_live_label_shows_a_new_text_at_most_every_interval(qtbot):
+    outer, label, slider, pin, _ = _column(qtbot)
+    label.setText("x = 2")
+    label.setText("x = 3")
+    assert label.text() == "x = 3"  # not held: at once, every time
+    slider.setSliderDown(True)
+    label.setText("x = 4")  # the first change of a hold: at once
+    assert label.text() == "x = 4"
+    for k in range(5, 9):
+        label.setText(f"x = {k}")
+    assert label.text() == "x = 4"  # within the interval: the newest waits
+    qtbot.waitUntil(lambda: label.text() == "x = 8", timeout=2000)
+    label.setText("x = 9")
+    slider.setSliderDown(False)  # let go: what waited is shown at once
+    assert label.text() == "x = 9"
+
+
+def test_letting_go_calls_back_once_and_a_release_without_a_hold_not_at_all(qtbot):
+    outer, label, slider, pin, _ = _column(qtbot)
+    calls = []
+    pin.on_release(lambda: calls.append(pin.pinned))
+    slider.setSliderDown(True)
+    slider.setSliderDown(False)
+    assert calls == [False]  # after the pin let go
+    pin.unpin()
+    assert calls == [False]

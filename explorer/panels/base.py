@@ -222,16 +222,34 @@ class Panel(QWidget):
         return self.frames.pending or any(not h.done and h.status != "held" for h in self._handles.values())
 
     def _on_result(self, result: Result) -> None:
-        # Not drawn here: results arriving within one frame are drawn together at the next frame.
-        self.frames.post(result.key, result)
+        # Not drawn here: results arriving within one frame are drawn together at the next frame, each of its
+        # parts (see draw_parts) in a turn of the event loop of its own.
+        parts = self.draw_parts(result.value)
+        if not parts:
+            self.frames.post(result.key, result)
+        for part in parts:
+            self.frames.post((result.key, part), result)
 
-    def _draw_result(self, _key: Hashable, result: Result) -> None:
+    def draw_parts(self, response) -> tuple:
+        """The parts of ``response`` drawn in turns of their own (each with its plots' repaint), in that order:
+        ``()`` (the default) draws it whole with :meth:`show_result`; a panel whose result feeds several plots
+        may return them (hashable), and :meth:`show_part` draws each."""
+        return ()
+
+    def show_part(self, part: Hashable, response) -> None:
+        """Draw one of :meth:`draw_parts`' parts of ``response``."""
+        raise NotImplementedError
+
+    def _draw_result(self, key: Hashable, result: Result) -> None:
         if not self.wants(result.request):
             return  # asked for something no longer shown (its replacement is on its way): not drawn
         self.last_drawn_origin = result.origin
         self.last_drawn_request = result.request
         self.banner.clear_error()
-        self.show_result(result.value)
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == result.key:
+            self.show_part(key[1], result.value)
+        else:
+            self.show_result(result.value)
         self._show_formula(self._state)
         self._drawn_keys.add(result.key)
         self.drawn.emit(result.key)

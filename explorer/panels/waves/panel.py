@@ -8,7 +8,7 @@ draw it.  Staying live while a slider is held (or the animation plays):
 * requests are marked ``preview`` and ask for half the screen resolution; letting go refines;
 * the compute service keeps at most one request per key in flight (a newer one waits for it, so
   every step of a fast drag that is computed is also drawn), skips unchanged ones, and while a
-  slider is held starts each key at most ~30 times a second (``pace_s``);
+  slider is held starts each key at most once a frame (``pace_s``);
 * views on hidden tabs (and the requests, or the parts of a request, only they need) wait until the
   drag ends or their tab is shown; a drag step's pick leaves out the rotation check over every
   position; curves are drawn without antialiasing until the drag ends;
@@ -37,8 +37,8 @@ from .views_relative import BeyondView, SimilarityView
 from .views_table import VectorView, WavesView
 from .views_why import WhyView
 
-#: Shortest time between two requests of one key while a slider is held (about 30 frames a second).
-FRAME_S = 0.033
+#: Shortest time between two requests of one key while a slider is held (one frame at 60 Hz).
+FRAME_S = 0.016
 
 
 @runtime_checkable
@@ -341,6 +341,24 @@ class WavesPanel(Panel):
             else:
                 self._stale.add(view)
         if self._stale:
+            self._stale_timer.start()
+
+    def draw_parts(self, r) -> tuple:
+        """A result that several shown plots draw (the curves: the waves and the spectrum) is drawn a plot per
+        turn of the event loop: the curves' draw and the two plots' repaints were the UI's longest stall."""
+        shown = tuple(v for v in self._drawers(r) if v.isVisible())
+        return shown if len(shown) > 1 else ()
+
+    def show_part(self, view, r) -> None:
+        """Draw ``r`` into ``view`` (one of :meth:`draw_parts`); views that draw it and are hidden now wait."""
+        self.responses[r.request.key] = r
+        hidden = [v for v in self._drawers(r) if not v.isVisible()]
+        if view.isVisible():
+            self._draw(view, r)
+        elif view in self._drawers(r):
+            hidden.append(view)
+        if hidden:
+            self._stale.update(hidden)
             self._stale_timer.start()
 
     def _drawers(self, r) -> tuple:

@@ -252,6 +252,12 @@ class SpectrumView(Card):
         # The top in quarter decades (0.35 to 0.6 above the highest line): a base drag moves 2π·base's line,
         # and the range, its axis and the labels on the lines follow only when it crosses a quarter.
         top = math.ceil((math.log10(max(hi, n, lt)) + 0.35) * 4) / 4
+        shown = self._shown.get("range")
+        if self.fast and shown is not None and shown[:2] == (lam.size, lo) and top <= shown[2] <= top + 1.5:
+            # While a slider is held the range only grows (by quarter decades): its axis, its grid and the
+            # lines' labels are laid out again when the lines pass its top, not at every quarter they cross.
+            # Let go, the top fits again.
+            top = shown[2]
         self.low.setPos(math.log10(lo))
         self.high.setPos(math.log10(hi))
         # The line a pair's λ must stay under to complete a cycle: positions 0 … N−1 span N − 1 steps.
