@@ -439,3 +439,33 @@ def test_dark_themes_draw_zero_dark(qtbot, panel, presenter):
     panel.apply_theme(screen_theme("light"))
     zero = panel.out_diff.image.getColorMap().map(np.array([0.5]), mode="byte")[0][:3]
     assert float(cielab_lightness(np.array(zero))) > 85  # light: zero is the light page it sits on
+
+
+def test_while_a_slider_is_held_the_output_scale_only_grows_and_is_exact_again_when_let_go(qtbot, panel):
+    def outputs_max():
+        r = panel.last_response
+        return float(max(np.abs(r.before.outputs).max(), np.abs(r.outputs_after_relabelled).max()))
+
+    def drawn(**changes):
+        panel.set_state(panel.state.clamped(**changes))
+        qtbot.waitUntil(lambda: panel.last_response.request.state == panel.state and not panel.waiting,
+                        timeout=20000)
+        return panel.out_before.colorbar.levels()[1]
+
+    _drawn(qtbot, panel, scheme="sinusoidal")
+    exact = drawn(alpha=1.0)
+    assert exact == pytest.approx(outputs_max())
+    _handle(panel).setSliderDown(True)
+    held = [drawn(alpha=a) for a in (0.9, 0.8, 0.7)]
+    assert held == [exact] * 3  # the data stay inside the scale: the colour bar's axis is left as it is
+    assert panel.out_after.colorbar.levels()[1] == exact  # one scale for before and after
+    _handle(panel).setSliderDown(False)  # let go: the data's own largest value again
+    qtbot.waitUntil(lambda: panel.out_before.colorbar.levels()[1] == pytest.approx(outputs_max()), timeout=5000)
+    assert panel.out_before.colorbar.levels()[1] < exact
+
+
+def _handle(panel):
+    """The QSlider inside the panel's main slider (what a hand holds)."""
+    from PySide6.QtWidgets import QAbstractSlider
+
+    return panel.main_slider().findChildren(QAbstractSlider)[0]

@@ -296,8 +296,8 @@ class Heatmap(Plot):
         from .plot_data import set_image
 
         set_image(self.image, data, autoLevels=False)  # drawn in float32, exported in float64
-        if levels is not None:
-            self.colorbar.setLevels(levels)
+        if levels is not None and tuple(float(v) for v in levels) != tuple(self.colorbar.levels()):
+            self.colorbar.setLevels(levels)  # (the same levels again would lay the bar's axis out again)
         if rect is not None:
             self.image.setRect(*rect)
 

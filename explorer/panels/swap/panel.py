@@ -101,6 +101,7 @@ class SwapPanel(RealTableOption, Panel):
     def __init__(self, service, state=None, parent=None, *, links=None) -> None:
         super().__init__(service, state, parent, links=links)
         self._last: SwapResponse | None = None
+        self.text_pin.on_release(self._render)  # the output maps' exact colour scale again (see show_outputs)
         self._undo: list[tuple[str, int, int, int]] = []
         self._theme = None  # an explorer.theme.Theme once the window applies one
         self._compact = False
@@ -359,7 +360,7 @@ class SwapPanel(RealTableOption, Panel):
                                 map_title("After", r.after.tokens, head_note))
         self.bars.set_data(r.before.weights[h, q], r.weights_after_relabelled[h, q], r.before.tokens, q,
                            head_note)
-        show_outputs(self.out_before, self.out_after, self.out_diff, r)
+        show_outputs(self.out_before, self.out_after, self.out_diff, r, hold=self.text_pin.pinned)
         count_maps(self).show(r, h)
         self.maps_grid.schedule_fit()  # new words: new axes
 

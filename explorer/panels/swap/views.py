@@ -162,6 +162,12 @@ class AttentionMap(Heatmap):
             self.rowClicked.emit(r)
 
 
+#: While a slider is held, an output map's colour scale is kept while the data's largest value stays within it
+#: and above 1/HOLD_SLACK of it; when it must grow, it grows to GROW times the data's largest value.
+HOLD_SLACK = 1.5
+GROW = 1.1
+
+
 class OutputMap(Heatmap):
     """Output vectors, one row per token (labelled), components across; signed diverging colours."""
 
@@ -181,19 +187,28 @@ class OutputMap(Heatmap):
         self._shape: tuple = ()
         self._data = np.zeros((0, 0))
         self._tokens: list[str] = []
+        self._levels = 0.0  # the colour scale shown (±)
+        self._ticks: list | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     def set_data(self, data: np.ndarray, tokens: list[str], levels: float, title: str | None = None, *,
-                 say_scale: bool = False) -> None:
+                 say_scale: bool = False, hold: bool = False) -> None:
         """Draw ``data`` (tokens × components) on the colour scale ±``levels``; ``say_scale``: the colour bar's
-        ticks are the scale's ends and zero ("−0.35", "0", "+0.35")."""
+        ticks are the scale's ends and zero ("−0.35", "0", "+0.35").  ``hold`` (a slider is held): the scale
+        only grows, by a tenth at a time, so the colour bar's axis is not laid out again at every step; the
+        next draw without it shows ±``levels`` exactly."""
         d = np.asarray(data, dtype=float)
         n, m = d.shape
         self._data, self._tokens = d, list(tokens)
+        if hold and not say_scale:
+            levels = self._levels if levels <= self._levels <= HOLD_SLACK * levels else levels * GROW
+        self._levels = levels
         self.set_matrix(d, rect=(0, 0, m, n), levels=(-levels, levels))
         text = scale_text(levels)
-        self.colorbar.axis.setTicks([[(-levels, f"−{text}"), (0.0, "0"), (levels, f"+{text}")]] if say_scale
-                                    else None)
+        ticks = [[(-levels, f"−{text}"), (0.0, "0"), (levels, f"+{text}")]] if say_scale else None
+        if ticks != self._ticks:  # the same ticks set again would lay the axis out again all the same
+            self._ticks = ticks
+            self.colorbar.axis.setTicks(ticks)
         self.y_axis.set_labels(tokens)
         if title is not None:
             self.set_title(title)
@@ -224,14 +239,15 @@ class OutputMap(Heatmap):
         self.hovered.emit(text)
 
 
-def show_outputs(before: OutputMap, after: OutputMap, difference: OutputMap, r) -> None:
+def show_outputs(before: OutputMap, after: OutputMap, difference: OutputMap, r, hold: bool = False) -> None:
     """Draw a swap response's outputs: before and after (moved back) on one shared scale, their difference on a
     symmetric scale of its own, said in its title and colour bar (RoPE's 0.3 was near-white on the outputs' ±2).
-    A difference of rounding noise stays on the outputs' scale, where it reads as the zero it is."""
+    A difference of rounding noise stays on the outputs' scale, where it reads as the zero it is.  ``hold``: a
+    slider is held (see :meth:`OutputMap.set_data`)."""
     tokens = r.before.tokens
     level = float(max(abs(r.before.outputs).max(), abs(r.outputs_after_relabelled).max(), 1e-12))
-    before.set_data(r.before.outputs, tokens, level, "Outputs before")
-    after.set_data(r.outputs_after_relabelled, tokens, level, "Outputs after, moved back")
+    before.set_data(r.before.outputs, tokens, level, "Outputs before", hold=hold)
+    after.set_data(r.outputs_after_relabelled, tokens, before._levels, "Outputs after, moved back", hold=hold)
     scale = symmetric_scale(r.difference, EQUIVARIANCE_TOL)
     difference.set_data(r.difference, tokens, scale or symmetric_scale(level) or 1.0,
                         difference_title(r.difference, scale, r.max_relabel_error), say_scale=True)
