@@ -276,3 +276,41 @@ def test_letting_go_calls_back_once_and_a_release_without_a_hold_not_at_all(qtbo
     assert calls == [False]  # after the pin let go
     pin.unpin()
     assert calls == [False]
+
+
+def test_while_held_the_lanes_labels_follow_at_most_every_interval(qtbot, waves):
+    from explorer.encodings.sinusoidal import wavelengths
+
+    view = waves.waves
+
+    def show(base):
+        st = waves.state.clamped(base=base)
+        view.show_state(st, wavelengths(st.d_model, st.base, st.variant))
+        return view._lane_labels(view.lanes, st.pair, wavelengths(st.d_model, st.base, st.variant))
+
+    view.fast = True
+    first = show(20000.0)
+    assert view.lane_labels == first  # the first change of a hold: at once
+    for base in (21000.0, 22000.0, 23000.0):
+        last = show(base)
+    assert view.lane_labels == first and last != first  # within the interval: the newest waits
+    qtbot.waitUntil(lambda: view.lane_labels == last, timeout=2000)
+    final = show(30000.0)
+    view.fast = False  # let go: the last step's labels, now
+    assert view.lane_labels == final
+    show(40000.0)
+    assert view.lane_labels != final  # not held: every change at once
+
+
+def test_new_data_draws_no_new_symbols(qtbot, waves):
+    spectrum, lanes = waves.spectrum, waves.waves
+    atlases = [spectrum.curve.scatter.fragmentAtlas, spectrum.lane_points.scatter.fragmentAtlas,
+               lanes.markers.fragmentAtlas]
+    sizes = [len(a) for a in atlases]
+    assert all(sizes)
+    for base in (12000.0, 14000.0, 16000.0):
+        waves.set_state(waves.state.clamped(base=base))
+        _settle(qtbot, waves)
+    # The same symbols, pens and brushes: drawn once (a colour given as a string was a new brush, and a new
+    # symbol in the atlas, at every update).
+    assert [len(a) for a in atlases] == sizes

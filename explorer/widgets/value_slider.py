@@ -131,8 +131,10 @@ class ValueSlider(QWidget):
     def _sync_widgets(self) -> None:
         with QSignalBlocker(self._slider):
             self._slider.setValue(self._to_pos(self._value))
-        if self._box is not None:
-            self._box.setText(self._text(self._value))
+        text = self._text(self._value)
+        box = self._box
+        if box is not None and (box.text() != text or box.isModified()):  # the same text again repaints the box
+            box.setText(text)
 
     def _fit_box(self) -> None:
         """Make the box as wide as its widest value in its current font (and a digit more)."""

@@ -208,7 +208,8 @@ class WavesControls(QWidget):
                 s.setRange(lo, hi)
             s.setValue(v)
         self._pairs_text = ", ".join(str(i) for i in st.pairs)
-        if parse_pairs(self.pairs.text(), half) != tuple(st.pairs) or not self.pairs.hasFocus():
+        if self.pairs.text() != self._pairs_text and (parse_pairs(self.pairs.text(), half) != tuple(st.pairs)
+                                                     or not self.pairs.hasFocus()):
             self.pairs.setText(self._pairs_text)
         self.l_train.setValue(st.l_train)
         self.alpha.setValue(max(st.token_scale, self.alpha.minimum()))

@@ -13,6 +13,8 @@ from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styling import mapped_colour
+from ...widgets.symbols import steady_brush, steady_pen
+from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
 from ...widgets.titles import declutter
 from .common import (
@@ -44,6 +46,8 @@ class WavesView(Card):
 
     rangeEdited = Signal()
     LANE = 2.6  # vertical distance between lanes (each wave spans [−1, 1])
+    _fast = False
+    _due_labels: list[str] | None = None  # labels waiting for the timer while a slider is held
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -69,6 +73,23 @@ class WavesView(Card):
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
         self.lane_labels: list[str] = []
         self._styled: tuple | None = None  # (lanes, picked pair) the pens and range were made for
+        # While a slider is held the lanes' labels (each pair's λ, which a base step changes) follow at most
+        # every EVERY_MS, like the live labels: each new set lays the axis out and paints it again.
+        self._labels_timer = QTimer(self)
+        self._labels_timer.setSingleShot(True)
+        self._labels_timer.setInterval(EVERY_MS)
+        self._labels_timer.timeout.connect(self._show_due_labels)
+
+    @property
+    def fast(self) -> bool:
+        return self._fast
+
+    @fast.setter
+    def fast(self, on: bool) -> None:
+        self._fast = bool(on)
+        if not on and self._due_labels is not None:  # let go: the labels of the last step, now
+            self._labels_timer.stop()
+            self._show_due_labels()
 
     def set_full_range(self, n: int) -> None:
         self.vb.setLimits(xMin=0, xMax=max(n - 1, 1), minXRange=min(max(n - 1, 1), 4))
@@ -96,8 +117,21 @@ class WavesView(Card):
         # Only the labels follow the wavelengths (a base drag): the axis is re-laid out only when
         # their text changes, never the pens or the range.
         labels = self._lane_labels(lanes, st.pair, wavelengths)
-        if labels != self.lane_labels:
-            self._set_ticks(labels)
+        if labels == (self._due_labels or self.lane_labels):
+            return
+        if self.fast and self._labels_timer.isActive() and len(labels) == len(self.lane_labels):
+            self._due_labels = labels  # shown when the timer ends (or the slider is let go)
+            return
+        self._set_ticks(labels)
+        if self.fast:
+            self._labels_timer.start()
+
+    def _show_due_labels(self) -> None:
+        due, self._due_labels = self._due_labels, None
+        if due is not None and due != self.lane_labels:
+            self._set_ticks(due)
+            if self.fast:
+                self._labels_timer.start()
 
     def _style_lanes(self, lanes: tuple, pair: int) -> None:
         """Pens, lane count and range: they change with the chosen pairs, not with the data."""
@@ -148,7 +182,7 @@ class WavesView(Card):
         for j, i in enumerate(self.lanes):
             sc, _ = pair_cols(st, i)
             y = float(r.pe_p[sc]) - self.LANE * j
-            pts.append({"pos": (r.request.position, y), "brush": pair_colour(j)})
+            pts.append({"pos": (r.request.position, y), "brush": steady_brush(pair_colour(j))})
         self.markers.setData(pts)
 
     def _on_clicked(self, ev) -> None:
@@ -179,9 +213,9 @@ class SpectrumView(Card):
                                             brush=(200, 200, 200, 70), pen=pg.mkPen(None))
         self.plot.addItem(self.beyond_n)
         self.curve = pg.PlotDataItem(pen=pg.mkPen("#555", width=1.5), symbol="o", symbolSize=4,
-                                     symbolBrush="#555", symbolPen=None)
+                                     symbolBrush=steady_brush("#555"), symbolPen=steady_pen(None))
         self.plot.addItem(self.curve)
-        self.lane_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=11)
+        self.lane_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen=steady_pen((200, 200, 200)))
         self.pick_point = pg.PlotDataItem(pen=None, symbol="o", symbolSize=20, symbolBrush=None,
                                           symbolPen=pg.mkPen("k", width=2.5))
         self.plot.addItem(self.lane_points)
@@ -242,7 +276,7 @@ class SpectrumView(Card):
         if self.changed("lane colours", len(lanes)):
             self.lane_points.setSymbolBrush(None)  # one brush per point follows: set with the data
             self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],
-                                     symbolBrush=[pair_colour(j) for j in range(len(lanes))])
+                                     symbolBrush=[steady_brush(pair_colour(j)) for j in range(len(lanes))])
         else:
             self.lane_points.setData(np.array(lanes, float), lam[list(lanes)])
         if st.pair < lam.size:
@@ -253,11 +287,11 @@ class SpectrumView(Card):
         # and the range, its axis and the labels on the lines follow only when it crosses a quarter.
         top = math.ceil((math.log10(max(hi, n, lt)) + 0.35) * 4) / 4
         shown = self._shown.get("range")
-        if self.fast and shown is not None and shown[:2] == (lam.size, lo) and top <= shown[2] <= top + 1.5:
-            # While a slider is held the range only grows (by quarter decades): its axis, its grid and the
-            # lines' labels are laid out again when the lines pass its top, not at every quarter they cross.
-            # Let go, the top fits again.
-            top = shown[2]
+        if self.fast and shown is not None and shown[:2] == (lam.size, lo):
+            # While a slider is held the range only grows, and by most of a decade at once: its axis, its grid
+            # and the lines' labels are laid out again when the lines pass its top, not at every quarter
+            # decade they cross.  Let go, the top fits again.
+            top = shown[2] if top <= shown[2] <= top + 2.25 else top + (0.75 if top > shown[2] else 0.0)
         self.low.setPos(math.log10(lo))
         self.high.setPos(math.log10(hi))
         # The line a pair's λ must stay under to complete a cycle: positions 0 … N−1 span N − 1 steps.
