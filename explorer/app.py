@@ -309,8 +309,17 @@ def run_app(args) -> int:
             print(f"pe-explorer: error: cannot write {args.screenshot}: folder {folder} does not exist",
                   file=sys.stderr)
             return 2
+    if getattr(args, "renderer", None):
+        from .widgets.renderer import ENV
+
+        os.environ[ENV] = args.renderer  # (the compute processes and anything started from here follow)
     app = make_app()
     configure_pyqtgraph()
+    from .widgets import plots
+
+    if plots.renderer_problem:
+        print(f"pe-explorer: warning: the plots are painted in software (raster): {plots.renderer_problem}",
+              file=sys.stderr)
     from .main_window import MainWindow
 
     # --screenshot neither reads nor writes the user's layout, look and session; --reset-layout

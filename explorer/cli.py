@@ -84,6 +84,16 @@ def _add_app_options(parser: argparse.ArgumentParser) -> None:
                         help="open the Schemes panel on this model's RoPE (its config.json, or the model's folder)")
     parser.add_argument("--reset-layout", action="store_true",
                         help="start with the default layout and parameters (what you do then is saved on close)")
+    add_renderer_option(parser)
+
+
+def add_renderer_option(parser: argparse.ArgumentParser) -> None:
+    from .widgets.renderer import ENV, RENDERERS
+
+    parser.add_argument("--renderer", choices=RENDERERS, default=None,
+                        help=f"what paints the plots on screen: raster (QPainter in software, the default) or "
+                             f"opengl (where the graphics driver has it; else raster, said). Also ${ENV}. "
+                             "Exports are the same either way")
 
 
 def _check_screenshot(parser: OneLineParser, path: str) -> None:

@@ -262,6 +262,9 @@ def _run_suite(quick: bool, steps: int | None, scale: bool, runs: int) -> dict:
         check_interrupt()
         ran.append(run_case(case, steps, 1 if quick else 3, runs))
     out["machine"]["renderer"] = renderers(ran)
+    from ..widgets import plots
+
+    out["machine"]["renderer_problem"] = plots.renderer_problem  # why OpenGL, asked for, was not used
     if scale:
         from .scale import run_scale
 

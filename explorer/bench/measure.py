@@ -203,9 +203,9 @@ def renderer(panel) -> str:
     """What paints the panel's plots: "opengl" (a QOpenGLWidget viewport) or "raster" (QPainter in software)."""
     import pyqtgraph as pg
 
-    kinds = {"opengl" if v.viewport().inherits("QOpenGLWidget") else "raster"
-             for v in panel.findChildren(pg.GraphicsView)}
-    return "+".join(sorted(kinds)) or "raster"
+    from ..widgets.renderer import renderer_of
+
+    return renderer_of(panel.findChildren(pg.GraphicsView))
 
 
 def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, keep_frames: bool = False) -> dict:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from .args import whole
 
 
@@ -20,6 +22,9 @@ def add_parser(sub) -> None:
     p.add_argument("--profile-out", metavar="F.json",
                    help="where --profile writes (default bench-profile-PANEL-SIZE.json; the profile beside it, .prof)")
     p.add_argument("--out", metavar="F.json", help="also write the JSON report to this file")
+    from ..cli import add_renderer_option
+
+    add_renderer_option(p)
     p.set_defaults(func=_run)
 
 
@@ -50,6 +55,10 @@ def _run(args) -> int:
             args.profile_out = args.profile_out or default_path(case)
         prof = None if args.profile_out is None else str(profile_path(args.profile_out))
         _check_outputs(args.out, args.profile_out, prof)  # before the suite runs, not after
+        if args.renderer:
+            from ..widgets.renderer import ENV
+
+            os.environ[ENV] = args.renderer  # the suite's window and its fresh start-up processes
         return main(args)
 
 

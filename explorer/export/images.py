@@ -161,6 +161,7 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QPalette
 
+    from ..widgets.renderer import raster_viewports
     from ..widgets.styling import style_plot, style_widgets
 
     target = theme or screen.theme
@@ -178,7 +179,8 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
         for v in views:
             style_plot(v, target, zoom=screen.zoom, pen_scale=pen_scale)
             settle_placements(v)
-        yield
+        with raster_viewports(views):  # the same picture whichever renderer paints the screen
+            yield
     finally:
         if widgets:
             style_widgets(root, screen.theme, ui_pt=screen.base_pt, zoom=screen.zoom, set_root_font=False)

@@ -24,6 +24,8 @@ from .frame_probe import timed
 from .legend_place import LegendPlacer
 from .plain import shorten
 from .pointer import PointerReadout, reading
+from .renderer import ENV as RENDERER_ENV
+from .renderer import use_renderer
 from .styler import Styler
 from .theming import theme_bus
 from .titles import TitleLabel, full_title
@@ -37,13 +39,22 @@ DIVERGING = "CET-D1A"
 SEQUENTIAL = "viridis"
 
 
+#: Why OpenGL was asked for (``$PE_EXPLORER_RENDERER``) and not used (None: it was not asked for, or it is used).
+renderer_problem: str | None = None
+
+
 def configure_pyqtgraph() -> None:
-    """Global pyqtgraph options: row-major images (arrays are positions × dimensions), antialiasing."""
-    global _configured
+    """Global pyqtgraph options: row-major images (arrays are positions × dimensions), antialiasing, and the
+    renderer of the plots made from now on (:mod:`explorer.widgets.renderer`, ``$PE_EXPLORER_RENDERER``)."""
+    global _configured, renderer_problem
     if _configured:
         return
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
     _configured = True
+    try:
+        _used, renderer_problem = use_renderer()
+    except ValueError as exc:  # a misspelt $PE_EXPLORER_RENDERER: said, and raster
+        _used, renderer_problem = use_renderer("raster")[0], f"${RENDERER_ENV}: {exc}"
 
 
 def colormap(name: str = DIVERGING) -> pg.ColorMap:
