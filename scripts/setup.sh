@@ -42,6 +42,7 @@ pipq() {
 pipq --upgrade pip
 if [ -n "$TORCH_INDEX" ]; then pipq "$TORCH_SPEC" --index-url "$TORCH_INDEX"; else pipq "$TORCH_SPEC"; fi
 pipq -e ".${extras}"
+"$VENV/bin/python" -m compileall -q "$here/explorer" >/dev/null 2>&1 || true  # see launch.sh
 echo "$want" > "$(stamp "$what")"
 [ "$what" = test ] && echo "$want" > "$(stamp app)"
 echo "[setup] done in $(( $(date +%s) - t0 )) s ($(du -sh "$VENV" | cut -f1) in $VENV)" >&2
