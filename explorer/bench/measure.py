@@ -67,6 +67,18 @@ def process_cpu() -> dict:
     return out
 
 
+def steal_s() -> float:
+    """CPU seconds the hypervisor has given to others while this machine's CPUs wanted them ("steal", all CPUs, since
+    boot; /proc/stat), NaN where it is not known.  A drag during which it grows ran on a shared host: its times are
+    longer than this machine's own."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = fh.readline().split()
+        return int(fields[8]) / _TICK if fields and fields[0] == "cpu" and len(fields) > 8 else float("nan")
+    except (OSError, ValueError):
+        return float("nan")
+
+
 def cpu_delta(before: dict, after: dict) -> dict:
     """CPU seconds spent between two :func:`process_cpu` samples: the UI process and each child."""
     me = os.getpid()
@@ -227,7 +239,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     names, scenes = plot_names(panel)
     ledger = FrameLedger(names, scenes)
     interval = 1.0 / hz
-    cpu0 = process_cpu()
+    cpu0, steal0 = process_cpu(), steal_s()
     slider.setSliderDown(True)
     beat.start()
     before = frame_probe.install(ledger)
@@ -268,6 +280,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
                    or (service.idle() and not panel.waiting), 120.0)
     wait(app, lambda: False, 0.05)
     cpu = cpu_delta(cpu0, process_cpu())
+    cpu["steal"] = float(steal_s() - steal0)
     beat.timer.stop()
     service.resultReady.disconnect(drag.on_result)
     panel.drawn.disconnect(drag.on_drawn)

@@ -9,10 +9,14 @@ service's policy is untouched): :meth:`~FrameScheduler.post` keeps the newest it
 single-shot timer starts a frame at once after an idle spell (0 ms: no latency added to a lone result) or
 at the next frame boundary (``frame_ms`` after the previous frame began) during a burst.
 
-A frame draws its keys one per turn of the event loop, ``gap_ms`` apart, in the order they were first
-posted: Qt paints what a key changed (its plots) in between, so no single turn holds a whole frame's
-drawing and painting (on the 2-core machine of docs/performance.md the three plots of Waves took 20–25 ms
-as one batch, which is what the UI stalled for).  A newer item of a key still to come in the frame takes
+A frame draws its keys one per turn of the event loop, in the order they were first posted: Qt paints
+what a key changed (its plots) in between, so no single turn holds a whole frame's drawing and painting (on
+the 2-core machine of docs/performance.md the three plots of Waves took 20–25 ms as one batch, which is what
+the UI stalled for).  The next key waits for that paint: a scene hands its changes to its view in queued
+calls and the view's repaint is a posted event of low priority, so the next key is drawn after :data:`HOPS`
+posted events of that priority, each posted by the one before, and ``gap_ms`` more (with a 1 ms timer alone,
+a key that took a few ms to draw was followed by the next before Qt painted it, and both plots were painted
+in one turn).  A newer item of a key still to come in the frame takes
 its place there.  :meth:`~FrameScheduler.flush` draws everything at once (an export, a test, shutdown).
 """
 
@@ -21,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QObject, Qt, QTimer
 
 from .frame_probe import timed
 
@@ -30,6 +34,17 @@ FRAME_MS = 16
 #: Between two keys of one frame: enough for Qt to paint what the first changed (it does within about
 #: a millisecond of the draw) before the next is drawn.
 GAP_MS = 1
+
+
+#: Posted events between drawing a key and drawing the next (see FrameScheduler._next_after_paint).
+HOPS = 3
+_HOP = QEvent.Type(QEvent.registerEventType())
+
+
+class _Hop(QEvent):
+    def __init__(self, left: int) -> None:
+        super().__init__(_HOP)
+        self.left = left
 
 
 class FrameScheduler(QObject):
@@ -107,11 +122,27 @@ class FrameScheduler(QObject):
         finally:
             self._flushing = False
             if self._drawing:
-                self._timer.start(self.gap_ms)
+                self._next_after_paint()
             elif self._pending:
                 self._timer.start(self._until_next_frame())
         if error is not None:
             raise error
+
+    def _next_after_paint(self) -> None:
+        """Draw the frame's next key once Qt has painted what this one changed: a scene hands its changes to its
+        view through queued calls, and the view's repaint is a posted event of low priority, so the next key
+        waits for HOPS posted events of that priority (each posted by the one before, after what the last
+        turn posted), then ``gap_ms`` on the timer."""
+        QCoreApplication.postEvent(self, _Hop(HOPS), Qt.EventPriority.LowEventPriority.value)
+
+    def event(self, e: QEvent) -> bool:  # noqa: D102 - Qt override
+        if isinstance(e, _Hop):
+            if e.left > 1:
+                QCoreApplication.postEvent(self, _Hop(e.left - 1), Qt.EventPriority.LowEventPriority.value)
+            elif self._drawing and not self._timer.isActive():
+                self._timer.start(self.gap_ms)
+            return True
+        return super().event(e)
 
     def _begin_frame(self) -> None:
         self._drawing, self._pending = self._pending, {}
