@@ -242,3 +242,26 @@ def test_a_newer_item_of_a_key_still_to_come_in_the_frame_takes_its_place(qtbot)
     frames.post("a", 1)  # "a" was drawn: the next frame
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
     assert sink.drawn == [("a", 0), ("b", 1), ("a", 1)] and frames.frames == 2
+
+
+def test_a_result_that_comes_while_a_key_waits_for_its_paint_waits_too(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw)
+    frames.post("a", 0)
+    frames.post("b", 0)
+    frames._timer.stop()
+    frames._turn()  # the frame's first turn, as its timer runs it (no event loop between here and the checks)
+    assert sink.drawn == [("a", 0)] and frames._waiting is not None  # "b" waits until what "a" changed is painted
+    frames.post("c", 0)  # a new result: it does not cut the wait short
+    assert not frames._timer.isActive() and sink.drawn == [("a", 0)]
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert [k for k, _ in sink.drawn] == ["a", "b", "c"] and frames._waiting is None
+    qtbot.wait(20)  # past the frame's 16 ms
+    frames.post("d", 0)
+    frames.post("e", 0)
+    frames._timer.stop()
+    frames._turn()
+    assert frames._waiting is not None
+    frames.clear()  # the owner closes while a key waits: nothing more is drawn, nothing is left waiting
+    qtbot.wait(30)
+    assert [k for k, _ in sink.drawn][-1] == "d" and not frames.pending and frames._waiting is None

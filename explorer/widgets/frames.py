@@ -42,9 +42,10 @@ _HOP = QEvent.Type(QEvent.registerEventType())
 
 
 class _Hop(QEvent):
-    def __init__(self, left: int) -> None:
+    def __init__(self, left: int, wait: object) -> None:
         super().__init__(_HOP)
         self.left = left
+        self.wait = wait  # the wait it belongs to (FrameScheduler._waiting)
 
 
 class FrameScheduler(QObject):
@@ -76,6 +77,7 @@ class FrameScheduler(QObject):
         self._pending: dict[Hashable, Any] = {}
         self._drawing: dict[Hashable, Any] = {}  # the frame being drawn: what is still to come in it
         self._flushing = False
+        self._waiting: object | None = None  # the wait for a key's paint in progress (see _next_after_paint)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._turn)
@@ -101,7 +103,7 @@ class FrameScheduler(QObject):
         if key in self._pending:
             self.coalesced += 1
         self._pending[key] = item
-        if not self._timer.isActive():
+        if not self._timer.isActive() and self._waiting is None:  # (after the paint waited for, the timer starts)
             self._timer.start(self.gap_ms if self._drawing else self._until_next_frame())
 
     def _until_next_frame(self) -> int:
@@ -132,17 +134,22 @@ class FrameScheduler(QObject):
         """Draw the frame's next key once Qt has painted what this one changed: a scene hands its changes to its
         view through queued calls, and the view's repaint is a posted event of low priority, so the next key
         waits for HOPS posted events of that priority (each posted by the one before, after what the last
-        turn posted), then ``gap_ms`` on the timer."""
-        QCoreApplication.postEvent(self, _Hop(HOPS), Qt.EventPriority.LowEventPriority.value)
+        turn posted), then ``gap_ms`` on the timer.  A result posted meanwhile waits too."""
+        self._waiting = object()
+        QCoreApplication.postEvent(self, _Hop(HOPS, self._waiting), Qt.EventPriority.LowEventPriority.value)
 
     def event(self, e: QEvent) -> bool:  # noqa: D102 - Qt override
-        if isinstance(e, _Hop):
-            if e.left > 1:
-                QCoreApplication.postEvent(self, _Hop(e.left - 1), Qt.EventPriority.LowEventPriority.value)
-            elif self._drawing and not self._timer.isActive():
-                self._timer.start(self.gap_ms)
+        if not isinstance(e, _Hop):
+            return super().event(e)
+        if e.wait is not self._waiting:
+            return True  # a wait that flush() or clear() ended
+        if e.left > 1:
+            QCoreApplication.postEvent(self, _Hop(e.left - 1, e.wait), Qt.EventPriority.LowEventPriority.value)
             return True
-        return super().event(e)
+        self._waiting = None
+        if not self._timer.isActive() and (self._drawing or self._pending):
+            self._timer.start(self.gap_ms if self._drawing else self._until_next_frame())
+        return True
 
     def _begin_frame(self) -> None:
         self._drawing, self._pending = self._pending, {}
@@ -154,6 +161,7 @@ class FrameScheduler(QObject):
         if self._flushing:
             return  # called from inside a draw: what was posted meanwhile keeps its timer
         self._timer.stop()
+        self._waiting = None
         if not self._pending and not self._drawing:
             return
         self.frame_begins = bool(self._pending)
@@ -193,5 +201,6 @@ class FrameScheduler(QObject):
     def clear(self) -> None:
         """Forget what waits (the owner is closing)."""
         self._timer.stop()
+        self._waiting = None
         self._pending.clear()
         self._drawing.clear()
