@@ -32,7 +32,7 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert isinstance(c["frames_per_s"], float) and c["frames_per_s"] > 0 and c["paints"] > 0
         assert c["cpu_s"]["ui"] > 0 and isinstance(c["cpu_s"]["children"], list)
         assert c["cpu_s"]["children_total"] >= 0
-        assert c["cpu_s"]["steal"] >= 0  # the host's steal during the drag (this machine has /proc/stat)
+        assert c["cpu_s"]["steal"] is None or c["cpu_s"]["steal"] >= 0  # the host's steal during the drag
         assert c["notebook_ms"]["p50"] > 0 and c["notebook_ms"]["values"] > 0
         assert isinstance(c["speedup_vs_notebook"], float) and c["speedup_vs_notebook"] > 0
         # The notebook a lecturer would make, redrawn after a slider change (the quick cases stand in for defaults).

@@ -15,7 +15,7 @@ from explorer.panels.waves import WavesPanel
 from explorer.state import WavesState
 from explorer.widgets import annotation_place
 from explorer.widgets.plots import make_plot
-from explorer.widgets.text_pin import LiveLabel, TextPin
+from explorer.widgets.text_pin import EVERY_MS, LiveLabel, TextPin
 
 SETTLE_MS = 20000
 
@@ -241,11 +241,15 @@ def test_a_result_two_shown_plots_draw_is_drawn_a_plot_per_turn(qtbot, waves):
     for view in (waves.waves, waves.spectrum):
         real = view.show_curves
         view.show_curves = lambda *a, _real=real, _view=view: (shown.append(_view), _real(*a))[1]
-    draws = waves.frames.draws
+    keys = []
+    real_draw = waves.frames._draw
+    waves.frames._draw = lambda key, item: (keys.append(key), real_draw(key, item))[1]
     waves.set_state(waves.state.clamped(base=20000.0))
     _settle(qtbot, waves)
     assert waves.spectrum in shown and waves.waves in shown
-    assert waves.frames.draws - draws >= 3  # the waves, the spectrum, and the other results, each in a turn
+    # The curves in two turns of their own (a whole result would be one draw of the key "waves.curves").
+    assert ("waves.curves", waves.waves) in keys and ("waves.curves", waves.spectrum) in keys
+    assert "waves.curves" not in keys
     # A part whose view is hidden now waits for its tab, as a whole result's hidden views do.
     assert waves.draw_parts(waves.responses["waves.heatmap"]) == ()
 
@@ -295,6 +299,12 @@ def test_while_held_the_lanes_labels_follow_at_most_every_interval(qtbot, waves)
         last = show(base)
     assert view.lane_labels == first and last != first  # within the interval: the newest waits
     qtbot.waitUntil(lambda: view.lane_labels == last, timeout=2000)
+    show(25000.0)  # waits for the timer ...
+    fewer = waves.state.clamped(base=26000.0, pairs=(0, 1), pair=0)
+    view.show_state(fewer, wavelengths(fewer.d_model, fewer.base, fewer.variant))  # ... fewer lanes: at once
+    assert len(view.lane_labels) == 2
+    qtbot.wait(EVERY_MS + 50)
+    assert len(view.lane_labels) == 2  # what waited was older: not shown over the new lanes
     final = show(30000.0)
     view.fast = False  # let go: the last step's labels, now
     assert view.lane_labels == final

@@ -29,7 +29,9 @@ def test_the_renderer_is_named_checked_and_raster_by_default(monkeypatch):
 
 
 def test_opengl_where_there_is_none_falls_back_to_raster_and_says_why(qapp):
-    assert qapp.platformName() == "offscreen"  # Qt's offscreen platform makes no OpenGL context
+    assert qapp.platformName() == "offscreen"
+    if renderer.opengl_problem() is None:  # the offscreen platform has OpenGL where it can reach a display (GLX)
+        pytest.skip("OpenGL can be had here (a display is reachable)")
     try:
         used, problem = renderer.use_renderer("opengl")
         assert used == "raster" and "offscreen" in problem
@@ -57,7 +59,10 @@ _UNDER_X = textwrap.dedent("""
     panel.resize(1200, 800)
     panel.show()
     end = __import__("time").time() + 60
-    while not (panel.has_drawn and not panel.waiting and service.idle()) and __import__("time").time() < end:
+    def settled():
+        return (panel.has_drawn and not panel.waiting and service.idle() and not panel._range_timer.isActive()
+                and not panel._stale_timer.isActive())
+    while not settled() and __import__("time").time() < end:
         app.processEvents()
     panel.frames.flush()
     views = panel.findChildren(pg.GraphicsView)

@@ -459,9 +459,12 @@ def test_while_a_slider_is_held_the_output_scale_only_grows_and_is_exact_again_w
     held = [drawn(alpha=a) for a in (0.9, 0.8, 0.7)]
     assert held == [exact] * 3  # the data stay inside the scale: the colour bar's axis is left as it is
     assert panel.out_after.colorbar.levels()[1] == exact  # one scale for before and after
+    grown = drawn(alpha=2.5)  # held, the data beyond the scale: it grows, for both
+    assert grown > exact and panel.out_after.colorbar.levels() == panel.out_before.colorbar.levels()
+    drawn(alpha=1.0)
     _handle(panel).setSliderDown(False)  # let go: the data's own largest value again
     qtbot.waitUntil(lambda: panel.out_before.colorbar.levels()[1] == pytest.approx(outputs_max()), timeout=5000)
-    assert panel.out_before.colorbar.levels()[1] < exact
+    assert panel.out_before.colorbar.levels()[1] < grown
 
 
 def _handle(panel):

@@ -280,7 +280,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
                    or (service.idle() and not panel.waiting), 120.0)
     wait(app, lambda: False, 0.05)
     cpu = cpu_delta(cpu0, process_cpu())
-    cpu["steal"] = float(steal_s() - steal0)
+    steal = steal_s() - steal0
+    cpu["steal"] = None if steal != steal else float(steal)  # None: not known here (no /proc/stat)
     beat.timer.stop()
     service.resultReady.disconnect(drag.on_result)
     panel.drawn.disconnect(drag.on_drawn)

@@ -179,7 +179,9 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
         for v in views:
             style_plot(v, target, zoom=screen.zoom, pen_scale=pen_scale)
             settle_placements(v)
-        with raster_viewports(views):  # the same picture whichever renderer paints the screen
+        # A widget's render draws its plots' viewports: on raster, the same picture whichever renderer paints the
+        # screen (a plot alone is exported from its scene, whatever its viewport).
+        with raster_viewports([] if isinstance(root, pg.GraphicsView) else views):
             yield
     finally:
         if widgets:

@@ -225,10 +225,14 @@ class Panel(QWidget):
         # Not drawn here: results arriving within one frame are drawn together at the next frame, each of its
         # parts (see draw_parts) in a turn of the event loop of its own.
         parts = self.draw_parts(result.value)
+        key = result.key
         if not parts:
-            self.frames.post(result.key, result)
+            self.frames.drop(lambda k: isinstance(k, tuple) and len(k) == 2 and k[0] == key)  # an older one's parts
+            self.frames.post(key, result)
+        else:
+            self.frames.drop(lambda k: k == key)  # an older result of the key, to be drawn whole
         for part in parts:
-            self.frames.post((result.key, part), result)
+            self.frames.post((key, part), result)
 
     def draw_parts(self, response) -> tuple:
         """The parts of ``response`` drawn in turns of their own (each with its plots' repaint), in that order:
@@ -248,6 +252,8 @@ class Panel(QWidget):
         self.banner.clear_error()
         if isinstance(key, tuple) and len(key) == 2 and key[0] == result.key:
             self.show_part(key[1], result.value)
+            if self.frames.holds(lambda k: isinstance(k, tuple) and len(k) == 2 and k[0] == result.key):
+                return  # drawn when its last part is (the bench's latency is to the whole result on screen)
         else:
             self.show_result(result.value)
         self._show_formula(self._state)

@@ -198,6 +198,16 @@ class FrameScheduler(QObject):
             error = error or failed
         return error
 
+    def holds(self, which: Callable[[Hashable], bool]) -> bool:
+        """True while a key for which ``which(key)`` is true waits (in the next frame or later in this one)."""
+        return any(which(k) for k in (*self._drawing, *self._pending))
+
+    def drop(self, which: Callable[[Hashable], bool]) -> None:
+        """Forget the waiting items of the keys for which ``which(key)`` is true."""
+        for queue in (self._drawing, self._pending):
+            for k in [k for k in queue if which(k)]:
+                del queue[k]
+
     def clear(self) -> None:
         """Forget what waits (the owner is closing)."""
         self._timer.stop()

@@ -261,6 +261,14 @@ class Plot(pg.PlotWidget):
         self.hover_owned = True
         return self._make_pointer()
 
+    def setViewport(self, widget) -> None:  # noqa: N802 - Qt override
+        """A new viewport (the renderer switched, an export's raster for a GL plot) keeps the presenter readout's
+        event filter."""
+        super().setViewport(widget)
+        pointer = getattr(self, "_pointer", None)  # (pyqtgraph sets the first viewport before our __init__ runs)
+        if pointer is not None and shiboken6.isValid(pointer):
+            self.viewport().installEventFilter(pointer)
+
     def _make_pointer(self) -> PointerReadout:
         if self._pointer is None or not shiboken6.isValid(self._pointer):
             self._pointer = PointerReadout(self)

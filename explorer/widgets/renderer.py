@@ -6,8 +6,8 @@ from its scene, and a panel or the window (``QWidget.render``) is rendered with 
 raster for the time of the export (:func:`raster_viewports`), so an export is the same picture whichever
 renderer the screen uses (a ``QOpenGLWidget`` renders itself into a picture as a bitmap of its frame buffer).
 
-Where OpenGL cannot be had (Qt's offscreen platform, a remote X display without GLX), asking for it falls back
-to raster with a message saying why.  docs/performance.md measures both.
+Where OpenGL cannot be had (Qt's offscreen platform with no display to reach, an X display without GLX), asking
+for it falls back to raster with a message saying why.  docs/performance.md measures both.
 """
 
 from __future__ import annotations

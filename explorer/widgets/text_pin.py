@@ -73,7 +73,7 @@ class TextPin:
     def on_release(self, call) -> None:
         """Call ``call()`` when the held slider is let go, after the labels got their sizes back: a view that
         drew more coarsely while a slider was held (see :attr:`pinned`) draws exactly again."""
-        self._on_release.append(call)
+        self._on_release.append(weakref.WeakMethod(call) if hasattr(call, "__self__") else (lambda: call))
 
     @property
     def pinned(self) -> bool:
@@ -158,5 +158,7 @@ class TextPin:
                 label.setIndent(label.indent())
             except RuntimeError:  # deleted with its view while the slider was held
                 pass
-        for call in self._on_release if was else ():
-            call()
+        for ref in self._on_release if was else ():
+            call = ref()
+            if call is not None:
+                call()

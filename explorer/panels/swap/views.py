@@ -163,7 +163,7 @@ class AttentionMap(Heatmap):
 
 
 #: While a slider is held, an output map's colour scale is kept while the data's largest value stays within it
-#: and above 1/HOLD_SLACK of it; when it must grow, it grows to GROW times the data's largest value.
+#: and above 1/HOLD_SLACK of it; otherwise it becomes GROW times the data's largest value.
 HOLD_SLACK = 1.5
 GROW = 1.1
 
@@ -194,9 +194,10 @@ class OutputMap(Heatmap):
     def set_data(self, data: np.ndarray, tokens: list[str], levels: float, title: str | None = None, *,
                  say_scale: bool = False, hold: bool = False) -> None:
         """Draw ``data`` (tokens × components) on the colour scale ±``levels``; ``say_scale``: the colour bar's
-        ticks are the scale's ends and zero ("−0.35", "0", "+0.35").  ``hold`` (a slider is held): the scale
-        only grows, by a tenth at a time, so the colour bar's axis is not laid out again at every step; the
-        next draw without it shows ±``levels`` exactly."""
+        ticks are the scale's ends and zero ("−0.35", "0", "+0.35").  ``hold`` (a slider is held): the scale is
+        kept while ``levels`` stays within it and above 1/HOLD_SLACK of it, else it becomes GROW × ``levels``, so
+        the colour bar's axis is not laid out again at every step; the next draw without it shows ±``levels``
+        exactly."""
         d = np.asarray(data, dtype=float)
         n, m = d.shape
         self._data, self._tokens = d, list(tokens)
@@ -247,7 +248,7 @@ def show_outputs(before: OutputMap, after: OutputMap, difference: OutputMap, r, 
     tokens = r.before.tokens
     level = float(max(abs(r.before.outputs).max(), abs(r.outputs_after_relabelled).max(), 1e-12))
     before.set_data(r.before.outputs, tokens, level, "Outputs before", hold=hold)
-    after.set_data(r.outputs_after_relabelled, tokens, before._levels, "Outputs after, moved back", hold=hold)
+    after.set_data(r.outputs_after_relabelled, tokens, before._levels, "Outputs after, moved back")  # before's scale
     scale = symmetric_scale(r.difference, EQUIVARIANCE_TOL)
     difference.set_data(r.difference, tokens, scale or symmetric_scale(level) or 1.0,
                         difference_title(r.difference, scale, r.max_relabel_error), say_scale=True)

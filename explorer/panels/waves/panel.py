@@ -346,17 +346,18 @@ class WavesPanel(Panel):
     def draw_parts(self, r) -> tuple:
         """A result that several shown plots draw (the curves: the waves and the spectrum) is drawn a plot per
         turn of the event loop: the curves' draw and the two plots' repaints were the UI's longest stall."""
-        shown = tuple(v for v in self._drawers(r) if v.isVisible())
-        return shown if len(shown) > 1 else ()
+        views = self._drawers(r)
+        shown = tuple(v for v in views if v.isVisible())
+        # Every view that draws it (the shown ones first): one shown by its part's turn is drawn then.
+        return shown + tuple(v for v in views if v not in shown) if len(shown) > 1 else ()
 
     def show_part(self, view, r) -> None:
-        """Draw ``r`` into ``view`` (one of :meth:`draw_parts`); views that draw it and are hidden now wait."""
+        """Draw ``r`` into ``view`` (one of :meth:`draw_parts`) if it is shown; views that draw it and are hidden
+        now wait for their tab."""
         self.responses[r.request.key] = r
         hidden = [v for v in self._drawers(r) if not v.isVisible()]
         if view.isVisible():
             self._draw(view, r)
-        elif view in self._drawers(r):
-            hidden.append(view)
         if hidden:
             self._stale.update(hidden)
             self._stale_timer.start()

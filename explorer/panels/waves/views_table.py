@@ -127,7 +127,7 @@ class WavesView(Card):
             self._labels_timer.start()
 
     def _show_due_labels(self) -> None:
-        due, self._due_labels = self._due_labels, None
+        due = self._due_labels
         if due is not None and due != self.lane_labels:
             self._set_ticks(due)
             if self.fast:
@@ -154,6 +154,7 @@ class WavesView(Card):
         return labels
 
     def _set_ticks(self, labels: list[str]) -> None:
+        self._due_labels = None  # what waited is older than these
         self.lane_labels = labels
         ticks = [(-self.LANE * j, text) for j, text in enumerate(labels)]
         self.plot.getPlotItem().getAxis("left").setTicks([ticks, []])
