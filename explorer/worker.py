@@ -114,6 +114,7 @@ def serve(conn, parent_pid: int) -> None:
     jobs._load_all()
     # What the imports made (torch's ~141k objects) lives as long as the child: out of every collection's
     # walk (a full one took about 130 ms here, and held the drag step that came with it for as long).
+    gc.collect()  # (the imports' garbage is not kept for good)
     gc.freeze()
     while True:
         try:
