@@ -28,6 +28,8 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert set(c["matplotlib_ms"]) >= {"p50"} and c["matplotlib_ms"]["p50"] > 0
         assert isinstance(c["speedup_vs_matplotlib"], float) and c["speedup_vs_matplotlib"] > 0
         assert c["steps_shown"] == c["steps"], c  # every drag step ended up on screen
+        # One plot shows a step no later than the whole result does.
+        assert 0 < c["first_plot_ms"]["p50"] <= c["drag_latency_ms"]["p50"]
         # Measured in the whole window: painted frames, CPU per process, the notebook (full-data) baseline.
         assert isinstance(c["frames_per_s"], float) and c["frames_per_s"] > 0 and c["paints"] > 0
         assert c["cpu_s"]["ui"] > 0 and isinstance(c["cpu_s"]["children"], list)

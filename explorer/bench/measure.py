@@ -168,6 +168,7 @@ class _Drag(QObject):
         self.panel = panel
         self.t_step: list[float] = []
         self.latency: dict[int, float] = {}
+        self.first_plot: dict[int, float] = {}  # step -> ms until one plot showed it (a result's first part)
         self.step_of: dict = {}
         self.job_ms: list[float] = []
 
@@ -176,14 +177,22 @@ class _Drag(QObject):
             self.job_ms.append(res.elapsed_ms)
 
     def on_drawn(self, _key) -> None:
+        """A whole result drawn (its last part): the steps up to its own are on screen."""
+        self._record(self.latency)
+
+    def on_part_drawn(self, _key) -> None:
+        """A result, or a first part of one, drawn: the steps up to its own are on screen in one plot at least."""
+        self._record(self.first_plot)
+
+    def _record(self, into: dict[int, float]) -> None:
         now = time.perf_counter()
         # The drawn result's origin is the panel's state id when it was asked for: map it to its step.
         i = self.step_of.get(self.panel.last_drawn_origin)
         if i is None:
             return
         for j in range(i + 1):
-            if j not in self.latency and j < len(self.t_step):
-                self.latency[j] = (now - self.t_step[j]) * 1e3
+            if j not in into and j < len(self.t_step):
+                into[j] = (now - self.t_step[j]) * 1e3
 
 
 def plot_names(panel) -> tuple[dict[int, str], dict[int, str]]:
@@ -235,6 +244,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     superseded0 = service.superseded
     service.resultReady.connect(drag.on_result)
     panel.drawn.connect(drag.on_drawn)
+    panel.partDrawn.connect(drag.on_part_drawn)
     beat = _Heartbeat()
     names, scenes = plot_names(panel)
     ledger = FrameLedger(names, scenes)
@@ -285,6 +295,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     beat.timer.stop()
     service.resultReady.disconnect(drag.on_result)
     panel.drawn.disconnect(drag.on_drawn)
+    panel.partDrawn.disconnect(drag.on_part_drawn)
     # The frames are the split's: a plot's repaint more than FRAME_GAP_S after the last one ended, or after a draw
     # pass, begins one (timed from the start of the last repaint, each of three plots repainted back to back in a
     # frame counted as a frame of its own once a repaint took longer than that).
@@ -295,6 +306,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     return {
         "compute_ms": percentiles(drag.job_ms),
         "drag_latency_ms": percentiles(list(drag.latency.values())),
+        # Until the first plot showed each step (a result drawn in parts counts at its first: see Panel.draw_parts).
+        "first_plot_ms": percentiles(list(drag.first_plot.values())),
         "ui_stall_ms_max": float(max(beat.gaps[1:], default=0.0)),
         "superseded": int(service.superseded - superseded0),
         "steps": len(values),

@@ -38,14 +38,16 @@ def format_table(report: dict) -> str:
     lines += [
         "",
         f"each case: the median of {runs} drag{'s' if runs != 1 else ''}",
-        f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'stall':>7} {'fps':>4} "
-        f"{'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'nb live':>9} {'×':>6} {'reduced':>9} {'×':>6}",
+        f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'1st plot':>15} {'stall':>7} "
+        f"{'fps':>4} {'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'nb live':>9} {'×':>6} {'reduced':>9} {'×':>6}",
     ]
     for c in report["cases"]:
         cpu = c["cpu_s"]
+        first = c.get("first_plot_ms") or {}
         lines.append(
             f"{c['panel']:8} {c['size']:26} {c['compute_ms']['p50']:7.1f}/{c['compute_ms']['p95']:<7.1f}ms "
             f"{c['drag_latency_ms']['p50']:6.1f}/{c['drag_latency_ms']['p95']:<6.1f}ms "
+            f"{first.get('p50', float('nan')):6.1f}/{first.get('p95', float('nan')):<6.1f}ms "
             f"{c['ui_stall_ms_max']:5.0f}ms {c['frames_per_s']:4.0f} "
             f"{cpu['ui']:4.1f}/{cpu['children_total']:<4.1f}s "
             f"{_ratio(c, 'notebook')} {_ratio(c, 'notebook_interactive')} {_ratio(c, 'matplotlib')}"

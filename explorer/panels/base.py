@@ -41,6 +41,8 @@ class Panel(QWidget):
     stateChanged = Signal(object)
     #: A result was drawn (its request's key).
     drawn = Signal(str)
+    #: A part of a result drawn (see draw_parts), or a whole one (with its key, as ``drawn``): the bench's first plot.
+    partDrawn = Signal(str)
 
     def __init__(self, service: ComputeService, state: Any | None = None, parent: QWidget | None = None, *,
                  links: PanelLinks | None = None) -> None:
@@ -252,10 +254,12 @@ class Panel(QWidget):
         self.banner.clear_error()
         if isinstance(key, tuple) and len(key) == 2 and key[0] == result.key:
             self.show_part(key[1], result.value)
+            self.partDrawn.emit(result.key)
             if self.frames.holds(lambda k: isinstance(k, tuple) and len(k) == 2 and k[0] == result.key):
                 return  # drawn when its last part is (the bench's latency is to the whole result on screen)
         else:
             self.show_result(result.value)
+            self.partDrawn.emit(result.key)
         self._show_formula(self._state)
         self._drawn_keys.add(result.key)
         self.drawn.emit(result.key)
