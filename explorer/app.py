@@ -124,6 +124,13 @@ def make_app(argv: list[str] | None = None, app_class: type | None = None):
     app = QApplication.instance()
     if app is None:
         _quiet_offscreen_notes()
+        from .widgets.renderer import ENV
+
+        if os.environ.get(ENV, "").strip().lower() == "opengl":
+            from PySide6.QtCore import QCoreApplication, Qt
+
+            # A plot's GL viewport in a dock that floats moves to another window: its context must be shareable.
+            QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
         app = (app_class or QApplication)(argv or [sys.argv[0]])
     if not isinstance(app, QApplication):
         raise RuntimeError("a QCoreApplication is running: PE Explorer's windows need a QApplication")
