@@ -324,3 +324,35 @@ def test_new_data_draws_no_new_symbols(qtbot, waves):
     # The same symbols, pens and brushes: drawn once (a colour given as a string was a new brush, and a new
     # symbol in the atlas, at every update).
     assert [len(a) for a in atlases] == sizes
+
+
+def test_a_value_box_given_the_text_it_shows_is_left_alone(qtbot):
+    from explorer.widgets.sliders import LabeledFloatSlider
+
+    s = LabeledFloatSlider()
+    qtbot.addWidget(s)
+    s.setRange(0.0, 3.0)
+    s.setValue(1.5)
+    box = s.line_edit()
+    box.setCursorPosition(1)
+    s.setValue(1.5)  # the same value, the same text: the box is not set again (a repaint, the cursor moved)
+    assert box.cursorPosition() == 1
+    s.setValue(2.0)
+    assert box.text() == s.line_edit().text() != "1.50" and box.cursorPosition() == len(box.text())
+
+
+def test_a_heatmap_given_the_levels_it_has_leaves_its_colour_bar_alone(qtbot, monkeypatch):
+    import numpy as np
+
+    from explorer.widgets.plots import Heatmap
+
+    h = Heatmap("levels", levels=(-1.0, 1.0))
+    qtbot.addWidget(h)
+    calls = []
+    real = h.colorbar.setLevels
+    monkeypatch.setattr(h.colorbar, "setLevels", lambda *a, **k: (calls.append(a), real(*a, **k))[1])
+    data = np.zeros((4, 4))
+    h.set_matrix(data, levels=(-1.0, 1.0))
+    h.set_matrix(data, levels=(-2.0, 2.0))
+    h.set_matrix(data + 1, levels=(-2.0, 2.0))
+    assert len(calls) == 1 and h.colorbar.levels() == (-2.0, 2.0)  # only the change laid the bar's axis out
