@@ -289,9 +289,9 @@ class SpectrumView(Card):
         top = math.ceil((math.log10(max(hi, n, lt)) + 0.35) * 4) / 4
         shown = self._shown.get("range")
         if self.fast and shown is not None and shown[:2] == (lam.size, lo):
-            # While a slider is held the range only grows, and by most of a decade at once: its axis, its grid
-            # and the lines' labels are laid out again when the lines pass its top, not at every quarter
-            # decade they cross.  Let go, the top fits again.
+            # While a slider is held the top is kept while the lines stay under it and within 2¼ decades of it,
+            # and grows by most of a decade when they pass it: its axis, its grid and the lines' labels are laid
+            # out again then, not at every quarter decade they cross.  Let go, the top fits again.
             top = shown[2] if top <= shown[2] <= top + 2.25 else top + (0.75 if top > shown[2] else 0.0)
         self.low.setPos(math.log10(lo))
         self.high.setPos(math.log10(hi))
