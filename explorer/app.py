@@ -124,9 +124,9 @@ def make_app(argv: list[str] | None = None, app_class: type | None = None):
     app = QApplication.instance()
     if app is None:
         _quiet_offscreen_notes()
-        from .widgets.renderer import ENV
+        from .widgets.renderer import opengl_asked
 
-        if os.environ.get(ENV, "").strip().lower() == "opengl":
+        if opengl_asked():
             from PySide6.QtCore import QCoreApplication, Qt
 
             # A plot's GL viewport in a dock that floats moves to another window: its context must be shareable.
@@ -316,10 +316,9 @@ def run_app(args) -> int:
             print(f"pe-explorer: error: cannot write {args.screenshot}: folder {folder} does not exist",
                   file=sys.stderr)
             return 2
-    if getattr(args, "renderer", None):
-        from .widgets.renderer import ENV
+    from .widgets.renderer import choose
 
-        os.environ[ENV] = args.renderer  # (the compute processes and anything started from here follow)
+    choose(getattr(args, "renderer", None))
     app = make_app()
     configure_pyqtgraph()
     from .widgets import plots

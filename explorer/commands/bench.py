@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from .args import whole
 
 
@@ -55,10 +53,9 @@ def _run(args) -> int:
             args.profile_out = args.profile_out or default_path(case)
         prof = None if args.profile_out is None else str(profile_path(args.profile_out))
         _check_outputs(args.out, args.profile_out, prof)  # before the suite runs, not after
-        if args.renderer:
-            from ..widgets.renderer import ENV
+        from ..widgets.renderer import choose
 
-            os.environ[ENV] = args.renderer  # the suite's window and its fresh start-up processes
+        choose(args.renderer)  # the suite's window and its fresh start-up processes
         return main(args)
 
 

@@ -52,9 +52,10 @@ def configure_pyqtgraph() -> None:
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
     _configured = True
     try:
-        _used, renderer_problem = use_renderer()
+        renderer_problem = use_renderer()[1]
     except ValueError as exc:  # a misspelt $PE_EXPLORER_RENDERER: said, and raster
-        _used, renderer_problem = use_renderer("raster")[0], f"${RENDERER_ENV}: {exc}"
+        use_renderer("raster")
+        renderer_problem = f"${RENDERER_ENV}: {exc}"
 
 
 def colormap(name: str = DIVERGING) -> pg.ColorMap:

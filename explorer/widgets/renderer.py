@@ -29,6 +29,20 @@ def renderer_name(name: str | None = None) -> str:
     return chosen
 
 
+def choose(name: str | None) -> None:
+    """``--renderer name``: chosen for this process and what it starts (the environment variable), when given."""
+    if name:
+        os.environ[ENV] = name
+
+
+def opengl_asked() -> bool:
+    """True when the chosen renderer is OpenGL (a misspelt choice is not: it ends as raster, said)."""
+    try:
+        return renderer_name() == "opengl"
+    except ValueError:
+        return False
+
+
 def opengl_problem() -> str | None:
     """Why OpenGL cannot paint the plots in this application (None: it can).  Needs the QApplication."""
     from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext

@@ -15,10 +15,13 @@ until the release; the numbers a drag changes keep their length to a digit or tw
 
 from __future__ import annotations
 
+import functools
 import weakref
 
-from PySide6.QtCore import QSize, QTimer
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
+
+from .throttle import Throttle
 
 #: While a slider is held, a live label shows a new text at most this often (ms): numbers that change every
 #: frame cannot be read anyway, and each change repaints the label (rich text: about 1 ms a label in software).
@@ -47,6 +50,16 @@ class LiveLabel(QLabel):
         QLabel.setText(self, text)
 
 
+def _show_text(ref: weakref.ref, text: str) -> None:
+    """Show ``text`` in the live label ``ref`` names, if it is still there."""
+    label = ref()
+    try:
+        if label is not None:
+            label.show_text(text)
+    except RuntimeError:  # deleted with its view while the slider was held
+        pass
+
+
 def _held_down(ref: weakref.ref) -> bool:
     slider = ref()
     try:
@@ -63,11 +76,7 @@ class TextPin:
         self._root = weakref.ref(root)
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
         self._sliders: list[weakref.ref] = []  # the sliders watched
-        self._due: dict[int, tuple[weakref.ref, str]] = {}  # id(label) -> (label, the text it shows next)
-        self._timer = QTimer()
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(EVERY_MS)
-        self._timer.timeout.connect(self._show_due)
+        self._every = Throttle(EVERY_MS)  # the live labels' texts while armed, by id(label)
         self._on_release: list = []  # called when the slider is let go (see on_release)
 
     def on_release(self, call) -> None:
@@ -106,30 +115,10 @@ class TextPin:
         """``label.setText(text)`` while armed: the label keeps its size, and a text that comes less than
         :data:`EVERY_MS` after the pin last showed one waits for the timer (the newest text of each label)."""
         key = id(label)
-        due = self._due.get(key)
-        if text == (due[1] if due is not None else label.text()):
+        if text == self._every.due(key, label.text()):
             return
         self.hold(label)
-        if self._timer.isActive():
-            self._due[key] = (weakref.ref(label), text)
-            return
-        self._due.pop(key, None)
-        label.show_text(text)
-        self._timer.start()
-
-    def _show_due(self) -> None:
-        """Show the texts that waited (the timer's end, or the release)."""
-        due, self._due = self._due, {}
-        for ref, text in due.values():
-            label = ref()
-            if label is None:
-                continue
-            try:
-                label.show_text(text)
-            except RuntimeError:  # deleted with its view while the slider was held
-                continue
-        if due and self.pinned:
-            self._timer.start()
+        self._every.offer(key, text, functools.partial(_show_text, weakref.ref(label)))
 
     def hold(self, label: QLabel) -> None:
         """Keep ``label`` at its size until :meth:`unpin` (once: a label held, or of fixed size, is left as it is)."""
@@ -142,8 +131,7 @@ class TextPin:
     def unpin(self) -> None:
         was = self.pinned
         _armed.discard(self)
-        self._timer.stop()
-        self._show_due()
+        self._every.flush()
         held, self._held = self._held, []
         for ref, low, high in held:
             label = ref()

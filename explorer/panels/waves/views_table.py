@@ -16,6 +16,7 @@ from ...widgets.styling import mapped_colour
 from ...widgets.symbols import steady_brush, steady_pen
 from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
+from ...widgets.throttle import Throttle
 from ...widgets.titles import declutter
 from .common import (
     P_COLOUR,
@@ -47,9 +48,12 @@ class WavesView(Card):
     rangeEdited = Signal()
     LANE = 2.6  # vertical distance between lanes (each wave spans [−1, 1])
     _fast = False
-    _due_labels: list[str] | None = None  # labels waiting for the timer while a slider is held
 
     def __init__(self, parent=None) -> None:
+        # While a slider is held the lanes' labels (each pair's λ, which a base step changes) follow at most
+        # every EVERY_MS, like the live labels: each new set lays the axis out and paints it again.  (Made first:
+        # Card's __init__ sets ``fast``.)
+        self._every = Throttle(EVERY_MS)
         super().__init__(parent)
         self.state = WavesState()
         self.lanes: tuple[int, ...] = ()
@@ -73,12 +77,6 @@ class WavesView(Card):
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
         self.lane_labels: list[str] = []
         self._styled: tuple | None = None  # (lanes, picked pair) the pens and range were made for
-        # While a slider is held the lanes' labels (each pair's λ, which a base step changes) follow at most
-        # every EVERY_MS, like the live labels: each new set lays the axis out and paints it again.
-        self._labels_timer = QTimer(self)
-        self._labels_timer.setSingleShot(True)
-        self._labels_timer.setInterval(EVERY_MS)
-        self._labels_timer.timeout.connect(self._show_due_labels)
 
     @property
     def fast(self) -> bool:
@@ -87,9 +85,8 @@ class WavesView(Card):
     @fast.setter
     def fast(self, on: bool) -> None:
         self._fast = bool(on)
-        if not on and self._due_labels is not None:  # let go: the labels of the last step, now
-            self._labels_timer.stop()
-            self._show_due_labels()
+        if not on:  # let go: the labels of the last step, now
+            self._every.flush()
 
     def set_full_range(self, n: int) -> None:
         self.vb.setLimits(xMin=0, xMax=max(n - 1, 1), minXRange=min(max(n - 1, 1), 4))
@@ -117,21 +114,15 @@ class WavesView(Card):
         # Only the labels follow the wavelengths (a base drag): the axis is re-laid out only when
         # their text changes, never the pens or the range.
         labels = self._lane_labels(lanes, st.pair, wavelengths)
-        if labels == (self._due_labels or self.lane_labels):
+        if labels == self._every.due("labels", self.lane_labels):
             return
-        if self.fast and self._labels_timer.isActive() and len(labels) == len(self.lane_labels):
-            self._due_labels = labels  # shown when the timer ends (or the slider is let go)
-            return
-        self._set_ticks(labels)
-        if self.fast:
-            self._labels_timer.start()
-
-    def _show_due_labels(self) -> None:
-        due = self._due_labels
-        if due is not None and due != self.lane_labels:
-            self._set_ticks(due)
-            if self.fast:
-                self._labels_timer.start()
+        if not self.fast:
+            self._every.drop("labels")
+            self._set_ticks(labels)
+        elif len(labels) != len(self.lane_labels):  # other lanes: their labels at once
+            self._every.now("labels", labels, self._set_ticks)
+        else:
+            self._every.offer("labels", labels, self._set_ticks)
 
     def _style_lanes(self, lanes: tuple, pair: int) -> None:
         """Pens, lane count and range: they change with the chosen pairs, not with the data."""
@@ -154,7 +145,6 @@ class WavesView(Card):
         return labels
 
     def _set_ticks(self, labels: list[str]) -> None:
-        self._due_labels = None  # what waited is older than these
         self.lane_labels = labels
         ticks = [(-self.LANE * j, text) for j, text in enumerate(labels)]
         self.plot.getPlotItem().getAxis("left").setTicks([ticks, []])
