@@ -9,7 +9,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QSlider, QVBoxLayout, QWidget
 
 from explorer.panels.waves import WavesPanel
 from explorer.state import WavesState
@@ -356,3 +356,51 @@ def test_a_heatmap_given_the_levels_it_has_leaves_its_colour_bar_alone(qtbot, mo
     h.set_matrix(data, levels=(-2.0, 2.0))
     h.set_matrix(data + 1, levels=(-2.0, 2.0))
     assert len(calls) == 1 and h.colorbar.levels() == (-2.0, 2.0)  # only the change laid the bar's axis out
+
+
+class _SidebarLayouts(QObject):
+    """Counts the layout requests that reach ``sidebar`` or a widget inside it (an application-wide filter)."""
+
+    def __init__(self, sidebar) -> None:
+        super().__init__()
+        self.sidebar = sidebar
+        self.count = 0
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if (event.type() == QEvent.Type.LayoutRequest and isinstance(obj, QWidget)
+                and (obj is self.sidebar or self.sidebar.isAncestorOf(obj))):
+            self.count += 1
+        return False
+
+
+@pytest.mark.parametrize("panel_id", ["waves", "swap", "schemes"])
+def test_a_held_slider_lays_its_sidebar_out_again_at_no_step(qtbot, main_window, panel_id):
+    """The controls show each step's state; a spin box given the range it has must not lay the sidebar out again."""
+    from explorer.bench.measure import drag_values, main_slider
+
+    main_window.show_panel(panel_id)
+    panel = main_window.panels[panel_id]
+    _settle(qtbot, panel)
+    slider = main_slider(panel)
+    values = drag_values(slider, 8)
+    layouts = _SidebarLayouts(panel.sidebars()[0])
+    app = QApplication.instance()
+    app.installEventFilter(layouts)
+    try:
+        slider.setSliderDown(True)
+        slider.setValue(values[0])
+        qtbot.wait(50)  # the first change pins the live labels (it may lay out once)
+        layouts.count = 0
+        for v in values[1:]:
+            slider.setValue(v)
+            qtbot.wait(20)
+        assert layouts.count == 0
+        # The check can fail: a range given again (what each step did before) lays the sidebar out.
+        spin = next(s for s in panel.sidebars()[0].findChildren(QAbstractSpinBox) if s.isVisible())
+        spin.setRange(spin.minimum(), spin.maximum())
+        qtbot.wait(20)
+        assert layouts.count >= 1
+    finally:
+        app.removeEventFilter(layouts)
+        slider.setSliderDown(False)
+    _settle(qtbot, panel)

@@ -46,6 +46,7 @@ from ...state import SchemesState, StateError
 from ...state.schemes import MAX_EXTENSION
 from ...state.schemes import views as view_ids
 from ...widgets.qt_typed import layout_of
+from ...widgets.ranges import set_range
 from ...widgets.sliders import FloatSlider
 from ...widgets.theming import current_theme
 from ...widgets.value_box import DoubleSpinBox, SpinBox, feedback
@@ -364,11 +365,11 @@ class SchemesPanel(RealTableOption, Panel):
         for s, cb in self.scheme_checks.items():
             cb.setChecked(st.shows(s))
         self._sync_own_parameters(st)
-        self.d_spin.setMinimum(4 if st.scaling == "ntk" else 2)
+        set_range(self.d_spin, lo=4 if st.scaling == "ntk" else 2)
         self.d_spin.setValue(st.head_dim)
         self.base_spin.setValue(st.base)
         self.lt_spin.setValue(st.l_train)
-        self.le_spin.setMaximum(MAX_EXTENSION * st.l_train)
+        set_range(self.le_spin, hi=MAX_EXTENSION * st.l_train)
         self.le_spin.setValue(st.l_eval)
         self.le_ratio.setText(f"= {st.l_eval / st.l_train:.3g} × L_train (max {MAX_EXTENSION}×)")
         self.content_combo.setCurrentIndex(0 if st.content == "same" else 1)
@@ -379,7 +380,7 @@ class SchemesPanel(RealTableOption, Panel):
         if abs(2.0 ** self.factor_slider.value() - st.factor) > 1e-3:
             self.factor_slider.setValue(math.log2(st.factor))
         self.heads_spin.setValue(st.heads)
-        self.head_spin.setMaximum(st.heads - 1)
+        set_range(self.head_spin, hi=st.heads - 1)
         self.head_spin.setValue(st.alibi_head)
         # The tab bar must deliver its change to the tab widget's page stack (the panel blocks every child's
         # signals while syncing); the tab widget itself stays blocked, so no change comes back to the panel.

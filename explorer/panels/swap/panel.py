@@ -33,6 +33,7 @@ from ...state import StateError, SwapState
 from ...state.swap import MAX_TOKENS, tokenize
 from ...widgets.plain import plain_label
 from ...widgets.plot_data import plot_title
+from ...widgets.ranges import set_range
 from ...widgets.sliders import LabeledFloatSlider
 from ...widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ...widgets.value_box import SpinBox
@@ -318,10 +319,11 @@ class SwapPanel(RealTableOption, Panel):
         self.scheme_combo.setCurrentIndex(self.scheme_combo.findData(st.scheme))
         self.alpha_slider.setValue(st.alpha)
         self.alpha_note.setVisible(not adds_to_input(st.scheme))
-        self.d_spin.setSingleStep(2 * st.heads)
+        if self.d_spin.singleStep() != 2 * st.heads:
+            self.d_spin.setSingleStep(2 * st.heads)
         self.d_spin.setValue(st.d_model)
         self.heads_spin.setValue(st.heads)
-        self.head_spin.setRange(1, st.heads)
+        set_range(self.head_spin, 1, st.heads)
         self.head_spin.setValue(st.head + 1)
         self.head_spin.setEnabled(st.heads > 1)
         self.seed_spin.setValue(st.seed)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from ...state import WavesState
 from ...widgets.log_slider import LogSlider
+from ...widgets.ranges import set_range
 from ...widgets.sliders import LabeledSlider
 from ...widgets.value_box import SpinBox, clip_text, feedback, route_undo
 
@@ -204,8 +205,7 @@ class WavesControls(QWidget):
         ranged = ((self.position, 0, n - 1, st.position), (self.offset, -(n - 1), n - 1, st.offset),
                   (self.pair, 0, half - 1, st.pair), (self.p1, 0, n - 1, st.p1), (self.p2, 0, n - 1, st.p2))
         for s, lo, hi, v in ranged:
-            if (s.minimum(), s.maximum()) != (lo, hi):
-                s.setRange(lo, hi)
+            set_range(s, lo, hi)
             s.setValue(v)
         self._pairs_text = ", ".join(str(i) for i in st.pairs)
         if self.pairs.text() != self._pairs_text and (parse_pairs(self.pairs.text(), half) != tuple(st.pairs)
