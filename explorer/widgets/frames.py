@@ -7,7 +7,10 @@ Drawing each at once does work nobody sees: a result superseded a millisecond la
 repaint per result instead of one for all.  :class:`FrameScheduler` sits on the receiving side (the
 service's policy is untouched): :meth:`~FrameScheduler.post` keeps the newest item per key, and a
 single-shot timer starts a frame at once after an idle spell (0 ms: no latency added to a lone result) or
-at the next frame boundary (``frame_ms`` after the previous frame began) during a burst.
+``frame_ms`` after the previous frame began during a burst.  That is a few milliseconds, not a display frame:
+what keeps frames from piling up is the wait for the last one's paint (below), and a 16 ms boundary made a
+result that came sooner wait for it (half or more of Token swap's and Schemes' drag latency, and one of the
+turns that stalled with the next slider step; docs/performance.md).
 
 A frame draws its keys one per turn of the event loop, in the order they were first posted: Qt paints
 what a key changed (its plots) in between, so no single turn holds a whole frame's drawing and painting (on
@@ -29,8 +32,8 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QObject, Qt,
 
 from .frame_probe import timed
 
-#: One frame at 60 Hz.
-FRAME_MS = 16
+#: Shortest time between the starts of two frames (see the module: not a display frame).
+FRAME_MS = 4
 #: Between two keys of one frame: enough for Qt to paint what the first changed (it does within about
 #: a millisecond of the draw) before the next is drawn.
 GAP_MS = 1

@@ -8,7 +8,7 @@ draw it.  Staying live while a slider is held (or the animation plays):
 * requests are marked ``preview`` and ask for half the screen resolution; letting go refines;
 * the compute service keeps at most one request per key in flight (a newer one waits for it, so
   every step of a fast drag that is computed is also drawn), skips unchanged ones, and while a
-  slider is held starts each key at most once a frame (``pace_s``);
+  slider is held starts each key at most every 8 ms (``pace_s``);
 * views on hidden tabs (and the requests, or the parts of a request, only they need) wait until the
   drag ends or their tab is shown; a drag step's pick leaves out the rotation check over every
   position; curves are drawn without antialiasing until the drag ends;
@@ -37,8 +37,9 @@ from .views_relative import BeyondView, SimilarityView
 from .views_table import VectorView, WavesView
 from .views_why import WhyView
 
-#: Shortest time between two requests of one key while a slider is held (one frame at 60 Hz).
-FRAME_S = 0.016
+#: Shortest time between two requests of one key while a slider is held: half a frame at 60 Hz (at a whole
+#: frame a step that came sooner than that after the last waited for it; docs/performance.md).
+FRAME_S = 0.008
 
 
 @runtime_checkable
@@ -313,8 +314,8 @@ class WavesPanel(Panel):
 
         It keeps one request per key in flight (a newer one waits, so each result is drawn), skips
         requests equal to what is drawn or running, and while a slider is held starts a key at most
-        every FRAME_S: drawing every step of a 60 Hz drag would keep the UI thread busy with frames
-        nobody sees.  While dragging, a request only views on hidden tabs need is sent held: the
+        every FRAME_S: a mouse sends up to 125 moves a second, and drawing each would keep the UI thread busy
+        with frames nobody sees.  While dragging, a request only views on hidden tabs need is sent held: the
         service keeps it unrun until the next request for its key (the drag's end, or its tab shown).
         """
         self._update_fast()
