@@ -359,6 +359,16 @@ class _Answering(_SpinBase):
         def value(self) -> Any: ...
         def textFromValue(self, v: Any) -> str: ...
 
+    def setValue(self, value) -> None:  # noqa: N802 - Qt's name
+        """Qt's ``setValue``, except that a box given the value it shows is left alone: Qt repaints it (and the group
+        box behind it) even then, and a panel shows its whole state in its controls at each step of a drag (five boxes
+        of Schemes' sidebar and their group, every step)."""
+        decimals = getattr(self, "decimals", None)
+        shown = self.value()
+        if value == shown or (decimals is not None and round(float(value), decimals()) == shown):
+            return
+        super().setValue(value)  # type: ignore[misc]
+
     def _setup(self, name: str | None) -> None:
         self._name = name
         # Typed numbers apply on Enter or on leaving the box (typing 256 must not pass through 2 and 25);
