@@ -5,6 +5,7 @@ Counts of work done, never times: the bench measures the milliseconds."""
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
@@ -448,3 +449,45 @@ class _Updates(QObject):
         if event.type() in (QEvent.Type.Paint, QEvent.Type.UpdateRequest):
             self.count += 1
         return False
+
+
+def test_a_cells_number_is_laid_out_once_per_font(qtbot):
+    """Token swap's numbers: a text drawn again (the next step of a drag) is not laid out again."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from explorer.panels.swap.values import ValueText
+
+    item = ValueText()
+    plot = make_plot()
+    qtbot.addWidget(plot)
+    plot.addItem(item)
+    plot.resize(400, 400)
+    plot.setXRange(-0.5, 2.5, padding=0)
+    plot.setYRange(-0.5, 2.5, padding=0)
+    plot.show()
+    qtbot.waitExposed(plot)
+    laid: list[str] = []
+    layout = item._static
+
+    def counting(text):
+        if text not in item._laid_out:
+            laid.append(text)
+        return layout(text)
+
+    item._static = counting
+    xs, ys = np.meshgrid(np.arange(3.0), np.arange(3.0))
+
+    def draw(values) -> None:
+        item.set_items(xs, ys, values)
+        image = QImage(plot.viewport().size(), QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        plot.render(painter)
+        painter.end()
+
+    draw(np.full(9, 0.25))
+    assert laid == ["0.25"]
+    draw(np.r_[np.full(8, 0.25), 0.5])  # the next step: one new number
+    assert laid == ["0.25", "0.50"]
+    item.set_point_size(14.0)  # a new font lays them out again
+    draw(np.full(9, 0.25))
+    assert laid == ["0.25", "0.50", "0.25"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText
 
 
 def fmt_value(v: float) -> str:
@@ -34,10 +34,24 @@ class ValueText(pg.GraphicsObject):
         self._font = QFont()
         self._font.setPointSizeF(point_size)
         self._rect = QRectF()
+        self._laid_out: dict[str, QStaticText] = {}  # each text laid out once in the font (see _static)
 
     def set_point_size(self, point_size: float) -> None:
         self._font.setPointSizeF(point_size)
+        self._laid_out.clear()
         self.update()
+
+    def _static(self, text: str) -> QStaticText:
+        """``text`` laid out in the font, kept: a cell's numbers take a hundred or so values (0.00 … 1.00), and
+        laying each out again at every repaint of a drag was half of the numbers' cost."""
+        st = self._laid_out.get(text)
+        if st is None:
+            if len(self._laid_out) >= 2048:
+                self._laid_out.clear()
+            st = self._laid_out[text] = QStaticText(text)
+            st.setTextFormat(Qt.TextFormat.PlainText)
+            st.prepare(font=self._font)
+        return st
 
     def set_colour_rule(self, colour_of) -> None:
         """``colour_of(value) -> QColor`` (e.g. white on dark cells, or the theme's text colour)."""
@@ -91,18 +105,15 @@ class ValueText(pg.GraphicsObject):
         p.save()
         p.resetTransform()
         p.setFont(self._font)
-        fm = QFontMetricsF(self._font)
-        h = fm.height()
+        h = QFontMetricsF(self._font).height()
         for x, y, v in zip(self._xs[keep], self._ys[keep], self._values[keep], strict=True):
-            t = self._fmt(v)
+            st = self._static(self._fmt(v))
+            size = st.size()
             pt = tr.map(QPointF(x, y))
-            w = fm.horizontalAdvance(t) + 4
-            if self._anchor == "bottom":  # text sits just above the point (bar tops)
-                rect = QRectF(pt.x() - w / 2, pt.y() - h - 2, w, h)
-            else:
-                rect = QRectF(pt.x() - w / 2, pt.y() - h / 2, w, h)
+            # Centred across on the point; down, just above it (bar tops) or centred on it, in a line's height.
+            top = pt.y() - h - 2 if self._anchor == "bottom" else pt.y() - h / 2
             p.setPen(self._colour_of(v))
-            p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), t)
+            p.drawStaticText(QPointF(pt.x() - size.width() / 2, top + (h - size.height()) / 2), st)
         p.restore()
 
 
