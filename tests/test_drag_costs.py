@@ -491,3 +491,18 @@ def test_a_cells_number_is_laid_out_once_per_font(qtbot):
     item.set_point_size(14.0)  # a new font lays them out again
     draw(np.full(9, 0.25))
     assert laid == ["0.25", "0.50", "0.25"]
+
+
+def test_set_range_keeps_an_end_as_qt_does_and_skips_the_range_it_has(qtbot):
+    from PySide6.QtWidgets import QSpinBox
+
+    from explorer.widgets.ranges import set_range
+
+    box = QSpinBox()
+    qtbot.addWidget(box)
+    box.setRange(2, 10)
+    assert not set_range(box, 2, 10) and not set_range(box, hi=10) and not set_range(box)
+    assert set_range(box, hi=1) and (box.minimum(), box.maximum()) == (1, 1)  # as setMaximum(1)
+    box.setRange(2, 10)
+    assert set_range(box, lo=12) and (box.minimum(), box.maximum()) == (12, 12)  # as setMinimum(12)
+    assert set_range(box, lo=4, hi=8) and (box.minimum(), box.maximum()) == (4, 8)

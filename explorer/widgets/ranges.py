@@ -20,9 +20,13 @@ class Ranged(Protocol):
 
 
 def set_range(control: Ranged, lo=None, hi=None) -> bool:
-    """Give ``control`` the range ``lo`` … ``hi`` (None keeps that end) unless it has it; True if it changed."""
-    lo = control.minimum() if lo is None else lo
-    hi = control.maximum() if hi is None else hi
+    """Give ``control`` the range ``lo`` … ``hi`` unless it has it; True if it changed.  An end given as None is kept,
+    as Qt's ``setMinimum``/``setMaximum`` keep it: except that a maximum under the minimum lowers the minimum to it,
+    and a minimum over the maximum raises the maximum."""
+    if lo is None and hi is None:
+        return False
+    lo = min(control.minimum(), hi) if lo is None else lo
+    hi = max(control.maximum(), lo) if hi is None else hi
     if (control.minimum(), control.maximum()) == (lo, hi):
         return False
     control.setRange(lo, hi)
