@@ -256,7 +256,7 @@ def test_a_result_that_comes_while_a_key_waits_for_its_paint_waits_too(qtbot):
     assert not frames._timer.isActive() and sink.drawn == [("a", 0)]
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
     assert [k for k, _ in sink.drawn] == ["a", "b", "c"] and frames._waiting is None
-    qtbot.wait(20)  # past the frame's 16 ms
+    qtbot.wait(20)  # past the frame's frame_ms
     frames.post("d", 0)
     frames.post("e", 0)
     frames._timer.stop()
@@ -265,3 +265,16 @@ def test_a_result_that_comes_while_a_key_waits_for_its_paint_waits_too(qtbot):
     frames.clear()  # the owner closes while a key waits: nothing more is drawn, nothing is left waiting
     qtbot.wait(30)
     assert [k for k, _ in sink.drawn][-1] == "d" and not frames.pending and frames._waiting is None
+
+
+def test_the_next_frame_waits_for_the_last_keys_paint_too(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw, frame_ms=0)
+    frames.post("a", 0)
+    frames._timer.stop()
+    frames._turn()  # the frame's only key
+    assert sink.drawn == [("a", 0)] and frames._waiting is not None  # the next frame waits for its paint
+    frames.post("b", 0)  # the next frame's key, at once: it waits too
+    assert not frames._timer.isActive() and sink.drawn == [("a", 0)]
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert sink.drawn == [("a", 0), ("b", 0)] and frames.frames == 2

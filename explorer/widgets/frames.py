@@ -12,15 +12,15 @@ what keeps frames from piling up is the wait for the last one's paint (below), a
 result that came sooner wait for it (half or more of Token swap's and Schemes' drag latency, and one of the
 turns that stalled with the next slider step; docs/performance.md).
 
-A frame draws its keys one per turn of the event loop, in the order they were first posted: Qt paints
-what a key changed (its plots) in between, so no single turn holds a whole frame's drawing and painting (on
-the 2-core machine of docs/performance.md the three plots of Waves took 20–25 ms as one batch, which is what
-the UI stalled for).  The next key waits for that paint: a scene hands its changes to its view in queued
-calls and the view's repaint is a posted event of low priority, so the next key is drawn after :data:`HOPS`
-posted events of that priority, each posted by the one before, and ``gap_ms`` more (with a 1 ms timer alone,
-a key that took a few ms to draw was followed by the next before Qt painted it, and both plots were painted
-in one turn).  A newer item of a key still to come in the frame takes
-its place there.  :meth:`~FrameScheduler.flush` draws everything at once (an export, a test, shutdown).
+A frame draws its keys one per turn of the event loop, in the order they were first posted: Qt paints what a
+key changed (its plots) in between, and the next frame too waits for the last key's paint, so no single turn holds
+more than one key's drawing and painting (on the 2-core machine of docs/performance.md the three plots of Waves
+took 20–25 ms as one batch, which is what the UI stalled for).  The next key waits for that paint: a scene hands
+its changes to its view in queued calls and the view's repaint is a posted event of low priority, so the next key
+is drawn after :data:`HOPS` posted events of that priority, each posted by the one before, and ``gap_ms`` more
+(with a 1 ms timer alone, a key that took a few ms to draw was followed by the next before Qt painted it, and both
+plots were painted in one turn).  A newer item of a key still to come in the frame takes its place there.
+:meth:`~FrameScheduler.flush` draws everything at once (an export, a test, shutdown).
 """
 
 from __future__ import annotations
@@ -126,18 +126,16 @@ class FrameScheduler(QObject):
             error = timed("draw", self, self._draw_next)
         finally:
             self._flushing = False
-            if self._drawing:
-                self._next_after_paint()
-            elif self._pending:
-                self._timer.start(self._until_next_frame())
+            self._next_after_paint()  # the frame's next key, or the next frame, once this key is painted
         if error is not None:
             raise error
 
     def _next_after_paint(self) -> None:
-        """Draw the frame's next key once Qt has painted what this one changed: a scene hands its changes to its
-        view through queued calls, and the view's repaint is a posted event of low priority, so the next key
-        waits for HOPS posted events of that priority (each posted by the one before, after what the last
-        turn posted), then ``gap_ms`` on the timer.  A result posted meanwhile waits too."""
+        """Draw the frame's next key (or begin the next frame) once Qt has painted what this one changed: a scene
+        hands its changes to its view through queued calls, and the view's repaint is a posted event of low
+        priority, so the next key waits for HOPS posted events of that priority (each posted by the one before,
+        after what the last turn posted), then ``gap_ms`` on the timer (the next frame: at least ``frame_ms`` after
+        this one began).  A result posted meanwhile waits too."""
         self._waiting = object()
         QCoreApplication.postEvent(self, _Hop(HOPS, self._waiting), Qt.EventPriority.LowEventPriority.value)
 

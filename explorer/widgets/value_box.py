@@ -362,10 +362,11 @@ class _Answering(_SpinBase):
     def setValue(self, value) -> None:  # noqa: N802 - Qt's name
         """Qt's ``setValue``, except that a box given the value it shows is left alone: Qt repaints it (and the group
         box behind it) even then, and a panel shows its whole state in its controls at each step of a drag (five boxes
-        of Schemes' sidebar and their group, every step)."""
-        decimals = getattr(self, "decimals", None)
+        of Schemes' sidebar and their group, every step).  "The value it shows" is Qt's own text for it (a double
+        rounds as the box shows it), and typing not applied yet is cleared as Qt clears it."""
         shown = self.value()
-        if value == shown or (decimals is not None and round(float(value), decimals()) == shown):
+        same = value == shown or (not self._integer and self.textFromValue(float(value)) == self.textFromValue(shown))
+        if same and not has_pending_edit(self):
             return
         super().setValue(value)  # type: ignore[misc]
 
