@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -19,6 +20,11 @@ from ..widgets.sidebar import ExplainPane, Sidebar
 from ..widgets.text_pin import TextPin
 from ..widgets.theming import theme_bus
 from .links import PanelLinks
+
+
+def _part_of(key: Hashable, result_key: str) -> TypeGuard[tuple[str, Hashable]]:
+    """Whether the frame scheduler's ``key`` is a part of a result of ``result_key`` (see Panel.draw_parts)."""
+    return isinstance(key, tuple) and len(key) == 2 and key[0] == result_key
 
 
 class Panel(QWidget):
@@ -229,7 +235,7 @@ class Panel(QWidget):
         parts = self.draw_parts(result.value)
         key = result.key
         if not parts:
-            self.frames.drop(lambda k: isinstance(k, tuple) and len(k) == 2 and k[0] == key)  # an older one's parts
+            self.frames.drop(functools.partial(_part_of, result_key=key))  # an older result's parts
             self.frames.post(key, result)
         else:
             self.frames.drop(lambda k: k == key)  # an older result of the key, to be drawn whole
@@ -252,10 +258,10 @@ class Panel(QWidget):
         self.last_drawn_origin = result.origin
         self.last_drawn_request = result.request
         self.banner.clear_error()
-        if isinstance(key, tuple) and len(key) == 2 and key[0] == result.key:
+        if _part_of(key, result.key):
             self.show_part(key[1], result.value)
             self.partDrawn.emit(result.key)
-            if self.frames.holds(lambda k: isinstance(k, tuple) and len(k) == 2 and k[0] == result.key):
+            if self.frames.holds(functools.partial(_part_of, result_key=result.key)):
                 return  # drawn when its last part is (the bench's latency is to the whole result on screen)
         else:
             self.show_result(result.value)

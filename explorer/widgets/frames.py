@@ -106,7 +106,12 @@ class FrameScheduler(QObject):
         if key in self._pending:
             self.coalesced += 1
         self._pending[key] = item
-        if not self._timer.isActive() and self._waiting is None:  # (after the paint waited for, the timer starts)
+        if self._waiting is None:  # (after the paint waited for, the timer starts)
+            self._schedule()
+
+    def _schedule(self) -> None:
+        """Start the timer, unless it runs, for the frame's next key (``gap_ms``) or the next frame."""
+        if not self._timer.isActive():
             self._timer.start(self.gap_ms if self._drawing else self._until_next_frame())
 
     def _until_next_frame(self) -> int:
@@ -148,8 +153,8 @@ class FrameScheduler(QObject):
             QCoreApplication.postEvent(self, _Hop(e.left - 1, e.wait), Qt.EventPriority.LowEventPriority.value)
             return True
         self._waiting = None
-        if not self._timer.isActive() and (self._drawing or self._pending):
-            self._timer.start(self.gap_ms if self._drawing else self._until_next_frame())
+        if self._drawing or self._pending:
+            self._schedule()
         return True
 
     def _begin_frame(self) -> None:

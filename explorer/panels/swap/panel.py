@@ -319,8 +319,7 @@ class SwapPanel(RealTableOption, Panel):
         self.scheme_combo.setCurrentIndex(self.scheme_combo.findData(st.scheme))
         self.alpha_slider.setValue(st.alpha)
         self.alpha_note.setVisible(not adds_to_input(st.scheme))
-        if self.d_spin.singleStep() != 2 * st.heads:
-            self.d_spin.setSingleStep(2 * st.heads)
+        self.d_spin.setSingleStep(2 * st.heads)
         self.d_spin.setValue(st.d_model)
         self.heads_spin.setValue(st.heads)
         set_range(self.head_spin, 1, st.heads)
