@@ -67,6 +67,37 @@ def test_waves_show_state_with_only_data_moved_rebuilds_no_pens_ticks_or_range(q
     assert sum(p.calls for p in pens) >= 3 and view.lane_labels[2].startswith("▶")
 
 
+def test_lanes_have_round_caps_only_where_antialiased(qtbot):
+    """Square caps where the lanes are not antialiased (a held drag, min/max strokes): round caps are strokes of
+    their own in software raster; pens are made only when antialiasing changes, not at every step."""
+    from PySide6.QtCore import Qt
+
+    view = WavesView()
+    qtbot.addWidget(view)
+    st = WavesState().clamped(pairs=(0, 3, 9), pair=3)
+    view.show_state(st, wavelengths(st.d_model, st.base, st.variant))
+
+    def show(state: WavesState, n_positions: int = 256) -> set:
+        r = compute_curves(CurvesRequest(n_positions, state.d_model, state.base, state.variant, pairs=view.lanes,
+                                         waves_range=(0, n_positions), waves_px=512))
+        assert (r.waves_bin > 1) == (n_positions > 512)
+        view.show_curves(r)
+        return {c.opts["pen"].capStyle() for c in view.curves if c.isVisible()}
+
+    assert show(st) == {Qt.PenCapStyle.RoundCap}
+    view.fast = True
+    pens = [c.opts["pen"] for c in view.curves]
+    assert show(st) == {Qt.PenCapStyle.SquareCap}
+    held = [c.opts["pen"] for c in view.curves]
+    assert held != pens
+    assert show(st.clamped(base=12000.0)) == {Qt.PenCapStyle.SquareCap}
+    assert all(a is b for a, b in zip((c.opts["pen"] for c in view.curves), held, strict=True))  # not remade
+    view.fast = False
+    assert show(st) == {Qt.PenCapStyle.RoundCap}
+    # Min/max strokes (more positions than pixels) are never antialiased: square caps at rest too.
+    assert show(st, n_positions=131072) == {Qt.PenCapStyle.SquareCap}
+
+
 def test_spectrum_draws_no_symbol_per_pair_at_d_1024(qtbot):
     view = SpectrumView()
     qtbot.addWidget(view)

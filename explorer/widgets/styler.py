@@ -48,7 +48,7 @@ def mapped_pen(base: QPen, theme: Theme, width_scale: float) -> QPen:
 
 def _pen_key(pen: QPen) -> tuple:
     c = pen.color()
-    return (c.rgba(), round(pen.widthF(), 3), pen.style().value, pen.isCosmetic())
+    return (c.rgba(), round(pen.widthF(), 3), pen.style().value, pen.isCosmetic(), pen.capStyle().value)
 
 
 def _font_key(font: QFont) -> str:

@@ -76,7 +76,8 @@ class WavesView(Card):
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
         self.lane_labels: list[str] = []
-        self._styled: tuple | None = None  # (lanes, picked pair) the pens and range were made for
+        # (lanes, picked pair, antialiased) the pens and range were made for
+        self._styled: tuple = (None, None, True)
 
     @property
     def fast(self) -> bool:
@@ -109,8 +110,8 @@ class WavesView(Card):
         pk = st.position + st.offset
         self.pk_line.setPos(pk)
         self.pk_line.setVisible(st.overlay and 0 <= pk < st.n_positions)
-        if (lanes, st.pair) != self._styled:
-            self._style_lanes(lanes, st.pair)
+        if (lanes, st.pair) != self._styled[:2]:
+            self._style_lanes(lanes, st.pair, self._styled[2])
         # Only the labels follow the wavelengths (a base drag): the axis is re-laid out only when
         # their text changes, never the pens or the range.
         labels = self._lane_labels(lanes, st.pair, wavelengths)
@@ -124,14 +125,15 @@ class WavesView(Card):
         else:
             self._every.offer("labels", labels, self._set_ticks)
 
-    def _style_lanes(self, lanes: tuple, pair: int) -> None:
-        """Pens, lane count and range: they change with the chosen pairs, not with the data."""
-        self._styled = (lanes, pair)
+    def _style_lanes(self, lanes: tuple, pair: int, aa: bool) -> None:
+        """Pens, lane count and range: they change with the chosen pairs (and the pens' caps with
+        antialiasing), not with the data."""
+        self._styled = (lanes, pair, aa)
         grow_curves(self.plot, self.curves, len(lanes))
         for j, c in enumerate(self.curves):
             c.setVisible(j < len(lanes))
             if j < len(lanes):
-                self.plot.styler.set_pen(c, lane_pen(pair_colour(j), 3 if lanes[j] == pair else 2))
+                self.plot.styler.set_pen(c, lane_pen(pair_colour(j), 3 if lanes[j] == pair else 2, aa))
         self.vb.setYRange(-self.LANE * (len(lanes) - 1) - 1.3, 1.3, padding=0)
         set_title(self.plot, "Waves: pair 0 is the FASTEST")
 
@@ -150,11 +152,14 @@ class WavesView(Card):
         self.plot.getPlotItem().getAxis("left").setTicks([ticks, []])
 
     def show_curves(self, r: CurvesResponse) -> None:
+        # Min/max strokes fill a band: antialiasing them costs much and shows nothing.
+        aa = self.aa(r.waves_bin > 1)
+        if aa != self._styled[2] and self._styled[0] is not None:
+            self._style_lanes(self._styled[0], self._styled[1], aa)
         for j, i in enumerate(self.lanes):
             if i in r.waves:
                 x, y = r.waves[i]
-                # Min/max strokes fill a band: antialiasing them costs much and shows nothing.
-                self.curves[j].setData(x, y - np.float32(self.LANE * j), antialias=self.aa(r.waves_bin > 1))
+                self.curves[j].setData(x, y - np.float32(self.LANE * j), antialias=aa)
         st = self.state
         lam = r.wavelengths
         last = lam.size - 1
