@@ -269,13 +269,19 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
                 check_interrupt()
                 ledger.pump(app)
                 time.sleep(0.0005)
-            drag.t_step.append(time.perf_counter())
+            t_step, origin = time.perf_counter(), panel.origin
             ledger.run_input(slider.setValue, v)
-            drag.step_of[panel.origin] = i
+            # A step that leaves the panel's state as it was (the slider's first value, where it stands; a value
+            # that snaps to a mark it already shows) has nothing to show: it is not timed.  Counted as it was, its
+            # "latency" ran on to the next step's draw (Waves' first two steps: +17 and +34 ms).
+            if panel.origin != origin:
+                drag.step_of[panel.origin] = len(drag.t_step)
+                drag.t_step.append(t_step)
         # The drag's frames: from the first step until its last step is on screen (at least one interval after
         # the last step); a loaded machine showed the last steps after the drag itself and counted no frame.
         wait(app, lambda: False, interval, ledger)
-        wait(app, lambda: len(drag.latency) == len(values) or (service.idle() and not panel.waiting), 120.0, ledger)
+        wait(app, lambda: len(drag.latency) == len(drag.t_step) or (service.idle() and not panel.waiting), 120.0,
+             ledger)
         drag_s = time.perf_counter() - t0
     finally:
         if profile is not None:
@@ -286,7 +292,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     slider.setSliderDown(False)
     # Settled when every step has been shown, or when nothing is left to come (the service is
     # idle and the panel waits for nothing) — then unshown steps simply had no visible effect.
-    settled = wait(app, lambda: (len(drag.latency) == len(values) and service.idle() and panel.has_drawn)
+    settled = wait(app, lambda: (len(drag.latency) == len(drag.t_step) and service.idle() and panel.has_drawn)
                    or (service.idle() and not panel.waiting), 120.0)
     wait(app, lambda: False, 0.05)
     cpu = cpu_delta(cpu0, process_cpu())
@@ -311,6 +317,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
         "ui_stall_ms_max": float(max(beat.gaps[1:], default=0.0)),
         "superseded": int(service.superseded - superseded0),
         "steps": len(values),
+        "steps_changed": len(drag.t_step),  # the steps that changed the panel's state: the ones timed
         "steps_shown": len(drag.latency),
         "settled": bool(settled),
         "frames_per_s": float(len(per_frame) / drag_s) if drag_s > 0 else 0.0,
