@@ -260,6 +260,8 @@ def test_full_resolution_tiles_come_coloured_too(qtbot):
     assert not r.overview and r.rgba.shape == (256, 64, 4) and r.rgba.dtype == np.uint8
     lut = pg.colormap.get(view.cmap_name).getLookupTable(0, 1, 1024, alpha=False)
     np.testing.assert_array_equal(r.rgba[..., :3], lut[np.rint((r.image + 1.0) * 511.5).astype(int)])
+    # The same bytes as an overview whose blocks have no spread (one value per cell, given as two arrays).
+    np.testing.assert_array_equal(r.rgba, overview_rgba(r.image, r.image.copy(), pg.colormap.get(view.cmap_name)))
     view.show_result(r)
     assert view.overview_item.isVisible() and not view.plot.image.isVisible()
     np.testing.assert_array_equal(view.overview_item.image, r.rgba)

@@ -72,6 +72,12 @@ def overview_rgba(mins: np.ndarray, maxs: np.ndarray, lut: np.ndarray) -> np.nda
     of [−1, 1]; ``lut`` is a (n, 3) uint8 lookup table over [−1, 1] (e.g. :func:`lookup_table`).
     """
     n = lut.shape[0]
+    if mins is maxs:  # one value per cell (a full-resolution tile): no spread, each cell its value's colour
+        values = np.clip(np.asarray(mins, dtype=np.float32), -1.0, 1.0)
+        out = np.empty(values.shape + (4,), dtype=np.uint8)
+        out[..., :3] = lut[np.rint((values + 1.0) * np.float32((n - 1) / 2)).astype(np.intp)]
+        out[..., 3] = 255
+        return out
     mins = np.asarray(mins, dtype=np.float32)
     maxs = np.asarray(maxs, dtype=np.float32)
     mid = np.clip((mins + maxs) * np.float32(0.5), -1.0, 1.0)
