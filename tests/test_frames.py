@@ -278,3 +278,60 @@ def test_the_next_frame_waits_for_the_last_keys_paint_too(qtbot):
     assert not frames._timer.isActive() and sink.drawn == [("a", 0)]
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
     assert sink.drawn == [("a", 0), ("b", 0)] and frames.frames == 2
+
+
+def test_keys_that_paint_the_same_plot_are_drawn_in_one_turn(qtbot):
+    sink = _Sink()
+    plot_of = {"lanes": "waves", "spectrum": "spectrum", "markers": "waves", "heat": None, "more": None}
+    frames = FrameScheduler(sink.draw, paints=lambda key, _item: plot_of[key])
+    for key in ("heat", "spectrum", "lanes", "more"):
+        frames.post(key, 0)
+    frames._timer.stop()
+    frames._turn()
+    frames._turn()
+    assert [k for k, _ in sink.drawn] == ["heat", "spectrum"]
+    frames.post("markers", 1)  # comes after the frame began: waits for the next frame, but its plot's key is next
+    frames._turn()
+    assert [k for k, _ in sink.drawn][2:] == ["lanes", "markers"]  # one turn, one repaint of "waves"
+    assert frames.pending and frames.draws == 4
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert [k for k, _ in sink.drawn] == ["heat", "spectrum", "lanes", "markers", "more"] and frames.frames == 1
+
+
+def test_waves_markers_are_drawn_in_the_lanes_turn_and_the_lanes_painted_once(qtbot, service):
+    from explorer.jobs.waves import PickRequest, compute_curves, compute_pick
+    from explorer.panels.waves import WavesPanel
+    from explorer.state import WavesState
+
+    panel = WavesPanel(service, WavesState())
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and service.idle(), timeout=20000)
+    qtbot.wait(100)
+    st = panel.state.clamped(base=20000.0)
+    panel.set_state(st, request=False)
+    curves_req = next(r for r in panel.requests(st) if r.key == "waves.curves")
+    curves = compute_curves(curves_req)
+    pick = compute_pick(PickRequest(st.n_positions, st.d_model, st.base, st.variant, position=st.position,
+                                    offset=st.offset, pair=st.pair))
+    qtbot.wait(100)  # the state's own repaints (the lanes' labels) are not the results'
+    order: list[str] = []
+    counter = _PaintCounter()
+    panel.waves.plot.viewport().installEventFilter(counter)
+    for name, view, method in (("lanes", panel.waves, "show_curves"), ("markers", panel.waves, "show_pick"),
+                               ("spectrum", panel.spectrum, "show_curves")):
+        real = getattr(view, method)
+        setattr(view, method, lambda *a, _real=real, _name=name: (order.append(_name), _real(*a))[1])
+    panel._on_result(Result("waves.curves", 900, curves.request, curves, 1.0, panel.origin))
+    panel.frames._timer.stop()
+    panel.frames._turn()  # the spectrum first: the lanes wait a turn for the picked values
+    panel._on_result(Result("waves.views", 901, pick.request, pick, 1.0, panel.origin))
+    assert order == ["spectrum"]
+    qtbot.waitUntil(lambda: not panel.frames.pending, timeout=5000)
+    qtbot.waitUntil(lambda: counter.paints >= 1, timeout=5000)
+    qtbot.wait(50)
+    assert order == ["spectrum", "lanes", "markers"] and counter.paints == 1
+    panel.waves.plot.viewport().removeEventFilter(counter)
+    panel.shutdown()

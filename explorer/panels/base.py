@@ -68,7 +68,7 @@ class Panel(QWidget):
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
         #: Results are drawn once per frame, the newest of each key (see explorer.widgets.frames).
-        self.frames = FrameScheduler(self._draw_result, self)
+        self.frames = FrameScheduler(self._draw_result, self, paints=self._paints)
         self._formula_key: Any = None  # the formula_inputs the strip shows
         self._explain_wired = False
         self._sidebar_drawers: list[Drawer] = []  # presenter mode: the sidebars as drawers
@@ -247,6 +247,16 @@ class Panel(QWidget):
         ``()`` (the default) draws it whole with :meth:`show_result`; a panel whose result feeds several plots
         may return them (hashable), and :meth:`show_part` draws each."""
         return ()
+
+    def _paints(self, key: Hashable, result: Result) -> Hashable | None:
+        """The plot the frame scheduler's ``key`` repaints when drawn (keys with the same one are drawn in one
+        turn): a part's own (see :meth:`draw_parts`), else :meth:`paints`."""
+        return key[1] if _part_of(key, result.key) else self.paints(result.value)
+
+    def paints(self, response) -> Hashable | None:
+        """The one plot that drawing ``response`` whole repaints where a part of another result repaints it
+        too (a draw part names it: see :meth:`draw_parts`); None (the default): none shared."""
+        return None
 
     def show_part(self, part: Hashable, response) -> None:
         """Draw one of :meth:`draw_parts`' parts of ``response``."""

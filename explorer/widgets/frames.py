@@ -20,6 +20,9 @@ its changes to its view in queued calls and the view's repaint is a posted event
 is drawn after :data:`HOPS` posted events of that priority, each posted by the one before, and ``gap_ms`` more
 (with a 1 ms timer alone, a key that took a few ms to draw was followed by the next before Qt painted it, and both
 plots were painted in one turn).  A newer item of a key still to come in the frame takes its place there.
+Keys that paint the same plot (``paints``) are drawn in the same turn, whichever frame they wait for: one
+repaint for both (Waves' markers on the lanes, from a result of their own, came a millisecond after the lanes'
+and cost the lanes a second repaint at every step).
 :meth:`~FrameScheduler.flush` draws everything at once (an export, a test, shutdown).
 """
 
@@ -66,15 +69,20 @@ class FrameScheduler(QObject):
         Shortest time between the starts of two frames.
     gap_ms : int
         Time between two keys of one frame (Qt paints the first one's plots in it).
+    paints : callable, optional
+        ``paints(key, item)``: the plot (any hashable) that drawing ``item`` repaints, or None (none shared with
+        another key).  Keys waiting with the same plot are drawn in the turn of the first of them.
 
     Counters: ``frames`` (draw passes that drew something), ``draws`` (``draw`` calls) and
     ``coalesced`` (items replaced by a newer one of their key before they were drawn).
     """
 
     def __init__(self, draw: Callable[[Hashable, Any], None], parent: QObject | None = None,
-                 frame_ms: int = FRAME_MS, gap_ms: int = GAP_MS) -> None:
+                 frame_ms: int = FRAME_MS, gap_ms: int = GAP_MS,
+                 paints: Callable[[Hashable, Any], Hashable | None] | None = None) -> None:
         super().__init__(parent)
         self._draw = draw
+        self._paints = paints
         self.frame_ms = int(frame_ms)
         self.gap_ms = int(gap_ms)
         self._pending: dict[Hashable, Any] = {}
@@ -186,15 +194,22 @@ class FrameScheduler(QObject):
             raise error
 
     def _draw_next(self) -> BaseException | None:
-        """Draw the frame's next key; its failure is returned (the frame's other keys still come)."""
+        """Draw the frame's next key, and the keys waiting that paint its plot; the first failure is returned
+        (the other keys still come)."""
         key = next(iter(self._drawing))
-        item = self._drawing.pop(key)
-        self.draws += 1
-        try:
-            self._draw(key, item)
-        except Exception as exc:  # noqa: BLE001 - one view's failure must not leave the others undrawn
-            return exc
-        return None
+        todo = [(key, self._drawing.pop(key))]
+        plot = None if self._paints is None else self._paints(*todo[0])
+        if plot is not None:
+            for queue in (self._drawing, self._pending):
+                todo += [(k, queue.pop(k)) for k in [k for k, item in queue.items() if self._paints(k, item) == plot]]
+        error: BaseException | None = None
+        for k, item in todo:
+            self.draws += 1
+            try:
+                self._draw(k, item)
+            except Exception as exc:  # noqa: BLE001 - one view's failure must not leave the others undrawn
+                error = error or exc
+        return error
 
     def _draw_frame(self) -> BaseException | None:
         """Draw what the frame holds, each key once; the first failure is returned, after the others drew."""

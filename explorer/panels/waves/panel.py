@@ -346,11 +346,19 @@ class WavesPanel(Panel):
 
     def draw_parts(self, r) -> tuple:
         """A result that several shown plots draw (the curves: the waves and the spectrum) is drawn a plot per
-        turn of the event loop: the curves' draw and the two plots' repaints were the UI's longest stall."""
+        turn of the event loop: the curves' draw and the two plots' repaints were the UI's longest stall.  The
+        waves plot comes last: its markers come from the picked values' result, a millisecond after the curves,
+        and are then drawn in the same turn (one repaint; see :meth:`paints`)."""
         views = self._drawers(r)
-        shown = tuple(v for v in views if v.isVisible())
+        shown = sorted((v for v in views if v.isVisible()), key=lambda v: v is self._built.get("waves"))
         # Every view that draws it (the shown ones first): one shown by its part's turn is drawn then.
-        return shown + tuple(v for v in views if v not in shown) if len(shown) > 1 else ()
+        return (*shown, *(v for v in views if v not in shown)) if len(shown) > 1 else ()
+
+    def paints(self, r) -> QWidget | None:
+        """The view a result drawn whole repaints, where it is the only one shown that draws it (a part of the
+        curves names its view too, so the picked values' markers are drawn with the waves' lanes)."""
+        shown = [v for v in self._drawers(r) if v.isVisible()]
+        return shown[0] if len(shown) == 1 else None
 
     def show_part(self, view, r) -> None:
         """Draw ``r`` into ``view`` (one of :meth:`draw_parts`) if it is shown; views that draw it and are hidden
