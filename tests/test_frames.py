@@ -133,6 +133,26 @@ def test_ten_results_in_one_frame_make_one_draw_of_the_newest(qtbot, service):
     p.shutdown()
 
 
+def test_redrawing_what_was_drawn_goes_through_the_frames_and_skips_keys_with_a_newer_result_coming(qtbot, service):
+    p = _CountingPanel(service)
+    qtbot.addWidget(p)
+    p._on_result(Result("test.frames", 1, _Req(1), "a", 1.0, origin=1))
+    p._on_result(Result("test.other", 1, _Req(1, "test.other"), "b", 1.0, origin=1))
+    qtbot.waitUntil(lambda: not p.waiting, timeout=2000)
+    assert sorted(p.shown) == ["a", "b"]
+
+    class _InFlight:
+        done, status = False, "running"
+
+    p._handles["test.other"] = _InFlight()  # a newer "b" is on its way: drawn when it comes, not redrawn now
+    p.redraw_drawn()
+    assert sorted(p.shown) == ["a", "b"] and p.frames.pending  # not drawn in this turn: at the next frame
+    qtbot.waitUntil(lambda: not p.frames.pending, timeout=2000)
+    assert sorted(p.shown) == ["a", "a", "b"]
+    p._handles.clear()
+    p.shutdown()
+
+
 class _PaintCounter(QObject):
     def __init__(self) -> None:
         super().__init__()

@@ -382,6 +382,27 @@ def test_views_follow_a_held_drag_not_only_its_end(panel, qtbot):
     assert all(panel.responses["waves.heatmap"].request.base != b for b in held if b != panel.state.base)
 
 
+def test_letting_go_draws_nothing_in_its_own_turn_and_everything_antialiased_after(panel, qtbot, monkeypatch):
+    """The release asks for the exact results and draws them (and what is not asked again) as results are drawn,
+    a plot per turn: it used to redraw every drag result, rough data antialiased, all in the release's turn."""
+    panel.tabs.setCurrentIndex(1)  # the position vector's bars too
+    qtbot.waitUntil(panel.vector.isVisible, timeout=5000)
+    _wait(qtbot, panel)
+    slider = panel.main_slider()
+    slider.setSliderDown(True)
+    slider.setValue(slider.value() + 40)
+    qtbot.waitUntil(lambda: not panel.waiting, timeout=20000)
+    bars = panel.vector.bars
+    assert not bars.opts["antialias"]  # drawn rough while held
+    draws = []
+    real = panel._draw
+    monkeypatch.setattr(panel, "_draw", lambda view, r: (draws.append(view), real(view, r)))
+    slider.setSliderDown(False)
+    assert draws == []
+    _wait(qtbot, panel)
+    assert draws and bars.opts["antialias"]
+
+
 def test_theme_colour_map_reaches_the_overview_image(panel, qtbot):
     class PrintLike:  # what the theme hook needs: the theme's name for the diverging map
         def map_colormap_name(self, name):

@@ -67,6 +67,7 @@ class Panel(QWidget):
         #: The origin and request behind the newest drawn result (the benchmark maps it to a drag step).
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
+        self._drawn_results: dict[str, Result] = {}  # the newest drawn result of each key (see redraw_drawn)
         #: Results are drawn once per frame, the newest of each key (see explorer.widgets.frames).
         self.frames = FrameScheduler(self._draw_result, self, paints=self._paints)
         self._formula_key: Any = None  # the formula_inputs the strip shows
@@ -242,6 +243,15 @@ class Panel(QWidget):
         for part in parts:
             self.frames.post((key, part), result)
 
+    def redraw_drawn(self) -> None:
+        """Draw the newest drawn result of each key again, as results are drawn (a part per turn of the event
+        loop), but for the keys whose newer result is on its way (drawn when it comes): how a view draws
+        changed (antialiasing back on when a drag ends)."""
+        for key, result in list(self._drawn_results.items()):
+            h = self._handles.get(key)
+            if h is None or h.done or h.status == "held":
+                self._on_result(result)
+
     def draw_parts(self, response) -> tuple:
         """The parts of ``response`` drawn in turns of their own (each with its plots' repaint), in that order:
         ``()`` (the default) draws it whole with :meth:`show_result`; a panel whose result feeds several plots
@@ -267,6 +277,7 @@ class Panel(QWidget):
             return  # asked for something no longer shown (its replacement is on its way): not drawn
         self.last_drawn_origin = result.origin
         self.last_drawn_request = result.request
+        self._drawn_results[result.key] = result
         self.banner.clear_error()
         if _part_of(key, result.key):
             self.show_part(key[1], result.value)

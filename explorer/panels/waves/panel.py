@@ -298,16 +298,14 @@ class WavesPanel(Panel):
                                        waves_range=self._ranges["waves"], sim_range=self._ranges["sim"],
                                        px=(px[0], px[1], px[2]), preview=preview, cmap=self.heatmap.cmap_name))
 
-    def _update_fast(self) -> None:
-        """Draw without antialiasing while dragging or playing; redraw everything smoothly after."""
+    def _update_fast(self) -> bool:
+        """Draw without antialiasing while dragging or playing; True when that has just ended."""
         fast = self._preview()
         if fast == self.heatmap.fast:
-            return
+            return False
         for view in self.views():
             view.fast = fast
-        if not fast:
-            for r in list(self.responses.values()):
-                self.show_result(r)  # redraw what was drawn rough, now antialiased
+        return not fast
 
     def request_update(self) -> None:
         """Send the requests for the current state; the service does all the scheduling.
@@ -318,12 +316,14 @@ class WavesPanel(Panel):
         with frames nobody sees.  While dragging, a request only views on hidden tabs need is sent held: the
         service keeps it unrun until the next request for its key (the drag's end, or its tab shown).
         """
-        self._update_fast()
+        let_go = self._update_fast()
         preview = self._preview()
         pace = FRAME_S if preview else 0.0
         for req in self.requests(self._state):
             unseen = preview and not any(v.isVisible() for n in KEY_VIEWS[req.key] if (v := self._built.get(n)))
             self.submit(req, pace_s=pace, hold=unseen)
+        if let_go:  # what was drawn rough and is not asked for again, antialiased (a plot per turn, as results)
+            self.redraw_drawn()
 
     def held(self) -> set[str]:
         """The keys whose newest request was sent held (see :meth:`request_update`): waiting for their views."""
