@@ -523,3 +523,41 @@ def test_set_range_keeps_an_end_as_qt_does_and_skips_the_range_it_has(qtbot):
     box.setRange(2, 10)
     assert set_range(box, lo=12) and (box.minimum(), box.maximum()) == (12, 12)  # as setMinimum(12)
     assert set_range(box, lo=4, hi=8) and (box.minimum(), box.maximum()) == (4, 8)
+
+
+def test_a_held_drag_over_a_long_table_lays_the_explanations_out_again_at_no_step(qtbot, main_window):
+    """The heatmap's note counts the columns a drag step's overview drew as [−1, 1]: those change at every step
+    of a long table, and each change laid out the explanations pane it is shown in."""
+    from explorer.bench.measure import drag_values
+    from explorer.widgets.sidebar import ExplainPane
+
+    main_window.resize(1440, 900)  # the bench's window: the explanations pane beside the plots
+    main_window.show_panel("waves")
+    panel = main_window.panels["waves"]
+    panel.set_state(panel.state.clamped(n_positions=131072, d_model=128))
+    _settle(qtbot, panel)
+    pane = panel.findChild(ExplainPane)
+    assert panel.heatmap.note in pane.labels() and panel.heatmap.note.isVisible()
+    requests = _LayoutRequests()
+    pane.widget().installEventFilter(requests)
+    slider = panel.main_slider()
+    notes = set()
+    try:
+        slider.setSliderDown(True)
+        values = drag_values(slider, 12)
+        slider.setValue(values[4])
+        qtbot.waitUntil(lambda: not panel.frames.pending and panel.responses["waves.heatmap"].request.preview,
+                        timeout=SETTLE_MS)
+        qtbot.wait(EVERY_MS + 50)  # the first change pins the live labels (it may lay out once)
+        requests.count = 0
+        for v in values[5:]:
+            slider.setValue(v)
+            qtbot.waitUntil(lambda: not panel.frames.pending, timeout=SETTLE_MS)
+            qtbot.wait(EVERY_MS // 2)
+            notes.add(panel.heatmap.note.text())
+        assert len(notes) >= 2  # the note did change during the drag
+        assert requests.count == 0
+    finally:
+        slider.setSliderDown(False)
+        pane.widget().removeEventFilter(requests)
+    _settle(qtbot, panel)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QToolButton
+from PySide6.QtWidgets import QToolButton
 
 from ...jobs.colours import LUT_SIZE, SPREAD_GREY  # noqa: F401 - SPREAD_GREY: part of this module's interface
 from ...jobs.colours import overview_rgba as _overview_rgba
@@ -15,6 +15,7 @@ from ...jobs.waves import HeatmapResponse, cell_info
 from ...state import WavesState
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from ...widgets.pointer import pointer_for
+from ...widgets.text_pin import LiveLabel
 from .common import P_COLOUR, PK_COLOUR, Card, num, pair_cols, style_plot, wavelength_text
 
 
@@ -42,7 +43,9 @@ class HeatmapView(Card):
         style_plot(self.plot, "PE[p, column]: the whole table", "column", "position p")
         self.plot.setObjectName("wavesHeatmap")
         self.vb = self.plot.getViewBox()
-        self.note = QLabel(self)
+        # A live label: its counts change at every drag step of a long table, and each change laid out the
+        # explanations pane it is shown in (about 3 ms); held, it keeps its size and follows at 10 Hz.
+        self.note = LiveLabel(self)
         self.note.setWordWrap(True)
         self.note.setObjectName("heatmapNote")
         self.full_button = QToolButton(self)
