@@ -153,6 +153,25 @@ def test_redrawing_what_was_drawn_goes_through_the_frames_and_skips_keys_with_a_
     p.shutdown()
 
 
+def test_a_later_update_runs_in_a_turn_of_its_own_and_a_newer_one_takes_its_place(qtbot, service):
+    p = _CountingPanel(service)
+    qtbot.addWidget(p)
+    ran: list = []
+    p._on_result(Result("test.frames", 1, _Req(1), "a", 1.0, origin=1))
+    p.later("x", lambda: ran.append("x1"))
+    p.later("x", lambda: ran.append("x2"))
+    p.later("y", lambda: ran.append("y"))
+    assert ran == [] and p.waiting
+    p.frames._timer.stop()
+    p.frames._turn()
+    assert p.shown == ["a"] and ran == []
+    p.frames._turn()
+    assert ran == ["x2"]
+    qtbot.waitUntil(lambda: not p.waiting, timeout=2000)
+    assert ran == ["x2", "y"] and p.drawn_keys == ["test.frames"]  # an update is no result: nothing "drawn"
+    p.shutdown()
+
+
 class _PaintCounter(QObject):
     def __init__(self) -> None:
         super().__init__()

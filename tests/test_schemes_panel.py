@@ -317,3 +317,39 @@ def test_a_curve_that_leaves_the_distance_plot_is_named_under_its_key_with_its_e
     panel.set_state(panel.state.clamped(show_alibi=False))
     wait(qtbot, panel)
     assert view.clip_note == "" and "leaves the plot" not in view.key.text()
+
+
+def test_a_new_shared_scale_reaches_the_drawn_matrix_at_once_and_each_other_a_turn_later(qtbot, make_panel):
+    """Re-levelling redraws an image: the scale a new matrix sets reaches it in its own turn, and each other
+    score image in a turn of its own (all at once was one 13-15 ms turn at L_eval = 16 384)."""
+    import dataclasses
+
+    from explorer.service import Result
+
+    panel = make_panel()
+    view = panel.matrix_view
+    k = assert_one_scale(panel)
+    scheme = max((s for s in panel.state.schemes if registry_bounded(s)), key=lambda s: view.responses[s].extent)
+    old = view.responses[scheme]
+    assert old.extent == pytest.approx(k)
+    bigger = dataclasses.replace(old, matrix=old.matrix * 3.0, extent=old.extent * 3.0)
+    panel._on_result(Result(old.request.key, 10_000, old.request, bigger, 1.0, panel.origin))
+    frames = panel.frames
+    frames._timer.stop()
+    frames._turn()  # the matrix, and the colour bar
+    levels = view.levels()
+    new = tuple(float(v) for v in view.cbar.levels())
+    assert new == pytest.approx((-3 * k, 3 * k)) and levels[scheme] == pytest.approx(new)
+    others = [s for s, lv in levels.items() if s != scheme]
+    assert others and all(levels[s] == pytest.approx((-k, k)) for s in others)  # not yet: a turn each
+    for n in range(1, len(others) + 1):
+        frames._turn()
+        assert sum(view.levels()[s] == pytest.approx(new) for s in others) == n
+    wait(qtbot, panel)
+    assert_one_scale(panel)
+
+
+def registry_bounded(scheme: str) -> bool:
+    from explorer import schemes as registry
+
+    return registry.get(scheme).bounded

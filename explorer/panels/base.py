@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeGuard
 
 import pyqtgraph as pg
@@ -25,6 +26,13 @@ from .links import PanelLinks
 def _part_of(key: Hashable, result_key: str) -> TypeGuard[tuple[str, Hashable]]:
     """Whether the frame scheduler's ``key`` is a part of a result of ``result_key`` (see Panel.draw_parts)."""
     return isinstance(key, tuple) and len(key) == 2 and key[0] == result_key
+
+
+@dataclass(frozen=True)
+class _Later:
+    """The frame scheduler's key of an update run in a turn of its own (see Panel.later)."""
+
+    name: Hashable
 
 
 class Panel(QWidget):
@@ -243,6 +251,12 @@ class Panel(QWidget):
         for part in parts:
             self.frames.post((key, part), result)
 
+    def later(self, name: Hashable, update: Callable[[], None]) -> None:
+        """Run ``update`` in a turn of the event loop of its own, as a result's part is drawn (a plot linked to the
+        one just drawn follows it a turn later, and is painted in that turn); a newer update of ``name`` still
+        waiting takes its place."""
+        self.frames.post(_Later(name), update)
+
     def redraw_drawn(self) -> None:
         """Draw the newest drawn result of each key again, as results are drawn (a part per turn of the event
         loop), but for the keys whose newer result is on its way (drawn when it comes): how a view draws
@@ -261,6 +275,8 @@ class Panel(QWidget):
     def _paints(self, key: Hashable, result: Result) -> Hashable | None:
         """The plot the frame scheduler's ``key`` repaints when drawn (keys with the same one are drawn in one
         turn): a part's own (see :meth:`draw_parts`), else :meth:`paints`."""
+        if isinstance(key, _Later):
+            return None
         return key[1] if _part_of(key, result.key) else self.paints(result.value)
 
     def paints(self, response) -> Hashable | None:
@@ -272,7 +288,11 @@ class Panel(QWidget):
         """Draw one of :meth:`draw_parts`' parts of ``response``."""
         raise NotImplementedError
 
-    def _draw_result(self, key: Hashable, result: Result) -> None:
+    def _draw_result(self, key: Hashable, result: Any) -> None:
+        """Draw a result (or its part) the frame scheduler hands over; a :meth:`later` key's item is its update."""
+        if isinstance(key, _Later):
+            result()
+            return
         if not self.wants(result.request):
             return  # asked for something no longer shown (its replacement is on its way): not drawn
         self.last_drawn_origin = result.origin

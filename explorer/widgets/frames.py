@@ -198,10 +198,11 @@ class FrameScheduler(QObject):
         (the other keys still come)."""
         key = next(iter(self._drawing))
         todo = [(key, self._drawing.pop(key))]
-        plot = None if self._paints is None else self._paints(*todo[0])
-        if plot is not None:
+        paints = self._paints
+        plot = None if paints is None else paints(*todo[0])
+        if paints is not None and plot is not None:
             for queue in (self._drawing, self._pending):
-                todo += [(k, queue.pop(k)) for k in [k for k, item in queue.items() if self._paints(k, item) == plot]]
+                todo += [(k, queue.pop(k)) for k in [k for k, item in queue.items() if paints(k, item) == plot]]
         error: BaseException | None = None
         for k, item in todo:
             self.draws += 1

@@ -409,8 +409,10 @@ class SchemesPanel(RealTableOption, Panel):
 
     def show_result(self, r) -> None:
         st = self.state
+        drawn: tuple[str, ...] = ()
         if isinstance(r, MatrixResponse):
             self.matrix_view.show_matrix(r, st)
+            drawn = (r.request.scheme,)
         elif isinstance(r, DistanceResponse):
             self.distance_view.show_distance(r)
         elif isinstance(r, BeyondResponse):
@@ -424,14 +426,16 @@ class SchemesPanel(RealTableOption, Panel):
             self.properties_view.show_properties(r)
         elif isinstance(r, GridResponse):
             self._view_as("grid", GridView).show_grid(r)
-        self._update_scales()
+        self._update_scales(drawn)
 
-    def _update_scales(self) -> None:
-        """One colour scale for every score matrix, one y-range for every distance curve."""
+    def _update_scales(self, drawn: tuple[str, ...] = ()) -> None:
+        """One colour scale for every score matrix, one y-range for every distance curve.  A new scale reaches
+        the matrices just ``drawn`` at once and each other one in a turn of its own (:meth:`later`)."""
         st = self.state
         if "matrices" in self._views:
             k, clipped = shared_levels(self.matrix_view.extents(st.schemes))
-            self.matrix_view.set_levels(k)
+            for s, update in self.matrix_view.set_levels(k, now=drawn).items():
+                self.later(("levels", s), update)
             self.matrix_view.info.setText(matrix_info(st, k, clipped, self.matrix_view.responses,
                                                       self._theme or current_theme()))
         if "distance" in self._views:
