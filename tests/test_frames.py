@@ -258,16 +258,20 @@ def test_a_frame_draws_one_key_per_turn_and_qt_paints_each_keys_plot_before_the_
         order.append(f"draw {key}")
 
     frames = FrameScheduler(draw)
+    frames.painted.connect(lambda: order.append("painted"))
     for item in (1, 2, 3):
         for key in (0, 1, 2):
             frames.post(key, item)
     frames.post(0, 4)  # the newest of key 0 replaces its older item
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
-    qtbot.waitUntil(lambda: "paint 2" in order, timeout=2000)
+    qtbot.waitUntil(lambda: order.count("painted") == 3, timeout=2000)
     draws = [e for e in order if e.startswith("draw")]
     assert draws == ["draw 0", "draw 1", "draw 2"] and frames.frames == 1 and frames.draws == 3
     # Each key's plot is painted before the next key is drawn: no turn of the loop draws and paints all three.
     assert order.index("paint 0") < order.index("draw 1") and order.index("paint 1") < order.index("draw 2")
+    # "painted" (where the bench's latency ends) comes once a key's plot is painted, not at its draw.
+    assert order.index("paint 0") < order.index("painted") < order.index("draw 1")
+    assert order.index("paint 2") < len(order) - 1 - order[::-1].index("painted")
     assert curves[0].getData()[1][0] == 4
 
 

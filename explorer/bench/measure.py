@@ -171,28 +171,33 @@ class _Drag(QObject):
         self.first_plot: dict[int, float] = {}  # step -> ms until one plot showed it (a result's first part)
         self.step_of: dict = {}
         self.job_ms: list[float] = []
+        self._drawn: list = []  # origins drawn whole since the last paint (see on_painted)
+        self._first: list = []  # origins drawn in one plot at least since the last paint
 
     def on_result(self, res) -> None:
         if res.key.split(".")[0] == self.panel.panel_id:
             self.job_ms.append(res.elapsed_ms)
 
     def on_drawn(self, _key) -> None:
-        """A whole result drawn (its last part): the steps up to its own are on screen."""
-        self._record(self.latency)
+        """A whole result drawn (its last part): the steps up to its own are on screen once it is painted."""
+        self._drawn.append(self.panel.last_drawn_origin)
 
     def on_part_drawn(self, _key) -> None:
-        """A result, or a first part of one, drawn: the steps up to its own are on screen in one plot at least."""
-        self._record(self.first_plot)
+        """A result, or a first part of one, drawn: the steps up to its own are in one plot once it is painted."""
+        self._first.append(self.panel.last_drawn_origin)
 
-    def _record(self, into: dict[int, float]) -> None:
+    def on_painted(self) -> None:
+        """What the frame scheduler drew in the turn before is painted: the steps it showed are on screen now (the
+        latency ends here, not at the draw, which leaves the painting to Qt a few turns later)."""
         now = time.perf_counter()
-        # The drawn result's origin is the panel's state id when it was asked for: map it to its step.
-        i = self.step_of.get(self.panel.last_drawn_origin)
-        if i is None:
-            return
-        for j in range(i + 1):
-            if j not in into and j < len(self.t_step):
-                into[j] = (now - self.t_step[j]) * 1e3
+        for origins, into in ((self._drawn, self.latency), (self._first, self.first_plot)):
+            for origin in origins:
+                # The drawn result's origin is the panel's state id when it was asked for: map it to its step.
+                i = self.step_of.get(origin)
+                for j in range(i + 1 if i is not None else 0):
+                    if j not in into and j < len(self.t_step):
+                        into[j] = (now - self.t_step[j]) * 1e3
+            origins.clear()
 
 
 def plot_names(panel) -> tuple[dict[int, str], dict[int, str]]:
@@ -245,6 +250,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     service.resultReady.connect(drag.on_result)
     panel.drawn.connect(drag.on_drawn)
     panel.partDrawn.connect(drag.on_part_drawn)
+    panel.frames.painted.connect(drag.on_painted)
     beat = _Heartbeat()
     names, scenes = plot_names(panel)
     ledger = FrameLedger(names, scenes)
@@ -302,6 +308,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     service.resultReady.disconnect(drag.on_result)
     panel.drawn.disconnect(drag.on_drawn)
     panel.partDrawn.disconnect(drag.on_part_drawn)
+    panel.frames.painted.disconnect(drag.on_painted)
     # The frames are the split's: a plot's repaint more than FRAME_GAP_S after the last one ended, or after a draw
     # pass, begins one (timed from the start of the last repaint, each of three plots repainted back to back in a
     # frame counted as a frame of its own once a repaint took longer than that).

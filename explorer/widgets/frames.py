@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QObject, Qt, QTimer, Signal
 
 from .frame_probe import timed
 
@@ -74,8 +74,11 @@ class FrameScheduler(QObject):
         another key).  Keys waiting with the same plot are drawn in the turn of the first of them.
 
     Counters: ``frames`` (draw passes that drew something), ``draws`` (``draw`` calls) and
-    ``coalesced`` (items replaced by a newer one of their key before they were drawn).
+    ``coalesced`` (items replaced by a newer one of their key before they were drawn).  ``painted`` is emitted
+    when the wait for a turn's paint ends: what that turn drew is on screen (the bench's latency ends there).
     """
+
+    painted = Signal()
 
     def __init__(self, draw: Callable[[Hashable, Any], None], parent: QObject | None = None,
                  frame_ms: int = FRAME_MS, gap_ms: int = GAP_MS,
@@ -161,6 +164,7 @@ class FrameScheduler(QObject):
             QCoreApplication.postEvent(self, _Hop(e.left - 1, e.wait), Qt.EventPriority.LowEventPriority.value)
             return True
         self._waiting = None
+        self.painted.emit()
         if self._drawing or self._pending:
             self._schedule()
         return True
