@@ -360,3 +360,29 @@ def test_a_drag_overview_within_budget_is_the_exact_one():
     assert not approx.any() and not skipped.any()
     np.testing.assert_array_equal(mins, ref_min)
     np.testing.assert_array_equal(maxs, ref_max)
+
+
+def test_a_drag_steps_lanes_over_a_long_table_cost_a_bounded_number_of_evaluations(monkeypatch):
+    """Four lanes at N = 131 072 were ~105 000 crest evaluations a drag step; now the lanes share
+    PREVIEW_LANE_EVALS, the fast ones drawn as the band [−1, 1] (within 0.001 of their exact strokes)."""
+    from explorer.encodings import extrema
+    from explorer.jobs.waves import PREVIEW_LANE_EVALS, CurvesRequest, compute_curves
+
+    evaluated = []
+    real = extrema._apply_candidates
+
+    def counting(omega, phase, is_cos, theta_star, lo, counts, *rest):
+        evaluated.append(int(np.sum(counts)))
+        return real(omega, phase, is_cos, theta_star, lo, counts, *rest)
+
+    monkeypatch.setattr(extrema, "_apply_candidates", counting)
+    req = CurvesRequest(131072, 128, 10000.0, "paper", pairs=(0, 1, 4, 16), waves_range=(0, 131072), waves_px=300,
+                        beyond_px=0, sim_px=0, preview=True)
+    drag = compute_curves(req)
+    assert 0 < sum(evaluated) <= PREVIEW_LANE_EVALS
+    evaluated.clear()
+    exact = compute_curves(dataclasses.replace(req, preview=False))
+    assert sum(evaluated) > 2 * PREVIEW_LANE_EVALS
+    for i in req.pairs:
+        np.testing.assert_allclose(drag.waves[i][1], exact.waves[i][1], atol=1e-3)
+        np.testing.assert_array_equal(drag.waves[i][0], exact.waves[i][0])

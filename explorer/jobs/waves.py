@@ -53,15 +53,18 @@ from . import job
 from .colours import lookup_table, overview_rgba
 from .waves_pick import PickRequest, PickResponse, compute_pick
 
-#: Candidate evaluations allowed for exact block extrema (final render / while dragging).  The drag
-#: budget is sized to a frame: at N = 131072, d = 128 a drag-resolution overview costs ~14 ms with it
-#: on the 2-core reference machine (1,000,000 cost ~29 ms; the columns past it are drawn as [−1, 1]
-#: only where every block spans ≥ 8 periods, and letting go redraws them exactly).
+#: Candidate evaluations allowed for exact block extrema at rest: the columns past it are drawn as [−1, 1] only
+#: where every block spans ≥ 8 periods (1,000,000 cost ~29 ms at N = 131072, d = 128 on the 2-core reference
+#: machine).  A drag step has budgets of its own, below.
 EXACT_BUDGET = 3_000_000
-PREVIEW_BUDGET = 250_000
 #: A drag step's heatmap overview: at most about this many sine evaluations (block ends and crests),
 #: whatever N and d (see encodings.extrema.preview_extrema; 8192 × 4096 cost ~0.13 CPU-s before, loaded).
 PREVIEW_HEATMAP_EVALS = 120_000
+#: A drag step's lanes (the chosen pairs' min/max strokes), all of them together: about this many crest
+#: evaluations.  A lane past its share is drawn as the band [−1, 1] where every stroke spans ≥ 8 periods (its
+#: sampled extrema are within 0.001 of ±1 there: the same pixels); letting go draws it exactly.  Each lane had
+#: 250 000 of its own: at N = 131 072 the four default lanes were ~105 000 evaluations, 4 ms a step.
+PREVIEW_LANE_EVALS = 40_000
 #: Largest similarity matrix computed directly; size² · d is kept below MATRIX_WORK too.
 MATRIX_MAX = 1024
 MATRIX_PREVIEW_MAX = 256
@@ -260,7 +263,9 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     n, d = req.n_positions, req.d_model
     omega = frequencies(d, req.base, req.variant)
     lam = TWO_PI / omega
-    budget = None if req.exact else PREVIEW_BUDGET if req.preview else EXACT_BUDGET
+    budget = None if req.exact else EXACT_BUDGET
+    if req.preview and not req.exact:
+        budget = max(1, PREVIEW_LANE_EVALS // max(1, len(req.pairs)))
     out_type = np.float64 if req.exact else np.float32
     x0, x1 = max(0, int(req.waves_range[0])), min(n, int(req.waves_range[1]))
     x1 = max(x1, x0 + 1)
