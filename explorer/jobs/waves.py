@@ -58,8 +58,12 @@ from .waves_pick import PickRequest, PickResponse, compute_pick
 #: machine).  A drag step has budgets of its own, below.
 EXACT_BUDGET = 3_000_000
 #: A drag step's heatmap overview: at most about this many sine evaluations (block ends and crests),
-#: whatever N and d (see encodings.extrema.preview_extrema; 8192 × 4096 cost ~0.13 CPU-s before, loaded).
-PREVIEW_HEATMAP_EVALS = 120_000
+#: whatever N and d (see encodings.extrema.preview_extrema; 8192 × 4096 cost ~0.13 CPU-s before, loaded),
+#: but a wide table evaluates a column or two per image cell whatever that costs.  It was 120 000: at
+#: N = 131 072, d = 128 the overview took 5–8 ms of the compute process a step, a fifth less now (32 of the
+#: 128 columns drawn as [−1, 1] instead of 26, each spanning a period or more in every block: a full
+#: cycle's range, to within the sampling).
+PREVIEW_HEATMAP_EVALS = 90_000
 #: A drag step's lanes (the chosen pairs' min/max strokes), all of them together: about this many crest
 #: evaluations.  A lane past its share is drawn as the band [−1, 1] where every stroke spans ≥ 8 periods (its
 #: sampled extrema are within 0.001 of ±1 there: the same pixels); letting go draws it exactly.  Each lane had
