@@ -172,6 +172,25 @@ def test_a_later_update_runs_in_a_turn_of_its_own_and_a_newer_one_takes_its_plac
     p.shutdown()
 
 
+def test_an_item_posted_last_waits_for_every_other_item_even_one_posted_after_it(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw)
+    frames.post("result", 1)
+    frames.post("level a", 0, last=True)
+    frames.post("level b", 0, last=True)
+    frames._timer.stop()
+    frames._turn()
+    assert [k for k, _ in sink.drawn] == ["result"]
+    frames.post("result", 2)  # the next result comes while the levels wait: it is drawn first
+    frames._turn()
+    frames._turn()
+    assert [k for k, _ in sink.drawn] == ["result", "result", "level a"]
+    frames.post("level a", 1, last=True)  # a newer one of a key drawn: the next frame, still after the rest
+    frames.post("other", 0)  # the next frame's too, but not last: before "level b", still waiting in this one
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert sink.drawn[3:] == [("other", 0), ("level b", 0), ("level a", 1)]
+
+
 class _PaintCounter(QObject):
     def __init__(self) -> None:
         super().__init__()

@@ -253,9 +253,9 @@ class Panel(QWidget):
 
     def later(self, name: Hashable, update: Callable[[], None]) -> None:
         """Run ``update`` in a turn of the event loop of its own, as a result's part is drawn (a plot linked to the
-        one just drawn follows it a turn later, and is painted in that turn); a newer update of ``name`` still
-        waiting takes its place."""
-        self.frames.post(_Later(name), update)
+        one just drawn follows it a turn later, and is painted in that turn), once no result waits (the results
+        that come meanwhile are drawn first); a newer update of ``name`` still waiting takes its place."""
+        self.frames.post(_Later(name), update, last=True)
 
     def redraw_drawn(self) -> None:
         """Draw the newest drawn result of each key again, as results are drawn (a part per turn of the event

@@ -89,6 +89,7 @@ class FrameScheduler(QObject):
         self.frame_ms = int(frame_ms)
         self.gap_ms = int(gap_ms)
         self._pending: dict[Hashable, Any] = {}
+        self._last: set[Hashable] = set()  # keys posted ``last`` (see post)
         self._drawing: dict[Hashable, Any] = {}  # the frame being drawn: what is still to come in it
         self._flushing = False
         self._waiting: object | None = None  # the wait for a key's paint in progress (see _next_after_paint)
@@ -107,9 +108,14 @@ class FrameScheduler(QObject):
         """True while something waits for the next frame (or for its turn in the frame being drawn)."""
         return bool(self._pending) or bool(self._drawing)
 
-    def post(self, key: Hashable, item: Any) -> None:
+    def post(self, key: Hashable, item: Any, *, last: bool = False) -> None:
         """Draw ``item`` at the next frame (or in the frame being drawn, if its key is still to come there), unless a
-        newer item of ``key`` arrives first."""
+        newer item of ``key`` arrives first.  ``last``: only in a turn where nothing else waits, this frame's or the
+        next's (an update that follows a result must not hold up the results that come after it)."""
+        if last:
+            self._last.add(key)
+        else:
+            self._last.discard(key)
         if key in self._drawing:
             self.coalesced += 1
             self._drawing[key] = item
@@ -200,8 +206,12 @@ class FrameScheduler(QObject):
     def _draw_next(self) -> BaseException | None:
         """Draw the frame's next key, and the keys waiting that paint its plot; the first failure is returned
         (the other keys still come)."""
-        key = next(iter(self._drawing))
-        todo = [(key, self._drawing.pop(key))]
+        queue, key = self._drawing, next(iter(self._drawing))
+        if key in self._last:  # anything else waiting, in this frame or the next, comes first
+            queue, key = next(((q, k) for q in (self._drawing, self._pending) for k in q if k not in self._last),
+                              (queue, key))
+        self._last.discard(key)
+        todo = [(key, queue.pop(key))]
         paints = self._paints
         plot = None if paints is None else paints(*todo[0])
         if paints is not None and plot is not None:
@@ -233,6 +243,7 @@ class FrameScheduler(QObject):
         for queue in (self._drawing, self._pending):
             for k in [k for k in queue if which(k)]:
                 del queue[k]
+                self._last.discard(k)
 
     def clear(self) -> None:
         """Forget what waits (the owner is closing)."""
@@ -240,3 +251,4 @@ class FrameScheduler(QObject):
         self._waiting = None
         self._pending.clear()
         self._drawing.clear()
+        self._last.clear()
