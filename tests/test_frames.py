@@ -150,7 +150,27 @@ def test_redrawing_what_was_drawn_goes_through_the_frames_and_skips_keys_with_a_
     qtbot.waitUntil(lambda: not p.frames.pending, timeout=2000)
     assert sorted(p.shown) == ["a", "a", "b"]
     p._handles.clear()
+    # A newer result delivered and still waiting for its frame is not replaced by the older one.
+    p._on_result(Result("test.frames", 2, _Req(2), "a2", 1.0, origin=2))
+    p.redraw_drawn()
+    qtbot.waitUntil(lambda: not p.frames.pending, timeout=2000)
+    assert p.shown[-2:] in (["a2", "b"], ["b", "a2"]) and p.shown.count("a2") == 1
     p.shutdown()
+
+
+def test_a_key_whose_plot_cannot_be_told_is_drawn_alone_not_lost(qtbot):
+    sink = _Sink()
+
+    def paints(key, _item):
+        if key == "odd":
+            raise ValueError("no plot for this one")
+        return "plot"
+
+    frames = FrameScheduler(sink.draw, paints=paints)
+    for key in ("odd", "a", "b"):
+        frames.post(key, 0)
+    qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
+    assert [k for k, _ in sink.drawn] == ["odd", "a", "b"] and frames.draws == 3
 
 
 def test_a_later_update_runs_in_a_turn_of_its_own_and_a_newer_one_takes_its_place(qtbot, service):
@@ -386,14 +406,17 @@ def test_waves_markers_are_drawn_in_the_lanes_turn_and_the_lanes_painted_once(qt
                                ("spectrum", panel.spectrum, "show_curves")):
         real = getattr(view, method)
         setattr(view, method, lambda *a, _real=real, _name=name: (order.append(_name), _real(*a))[1])
+    panel.frames.painted.connect(lambda: order.append("painted"))
     panel._on_result(Result("waves.curves", 900, curves.request, curves, 1.0, panel.origin))
     panel.frames._timer.stop()
     panel.frames._turn()  # the spectrum first: the lanes wait a turn for the picked values
     panel._on_result(Result("waves.views", 901, pick.request, pick, 1.0, panel.origin))
     assert order == ["spectrum"]
-    qtbot.waitUntil(lambda: not panel.frames.pending, timeout=5000)
-    qtbot.waitUntil(lambda: counter.paints >= 1, timeout=5000)
+    qtbot.waitUntil(lambda: not panel.frames.pending and order[-1] == "painted", timeout=5000)
+    # The markers in the lanes' turn (no paint between them), and the lanes plot painted once for both.
+    assert order == ["spectrum", "painted", "lanes", "markers", "painted"]
+    assert counter.paints >= 1
     qtbot.wait(50)
-    assert order == ["spectrum", "lanes", "markers"] and counter.paints == 1
+    assert counter.paints == 1
     panel.waves.plot.viewport().removeEventFilter(counter)
     panel.shutdown()

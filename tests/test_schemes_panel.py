@@ -347,6 +347,15 @@ def test_a_new_shared_scale_reaches_the_drawn_matrix_at_once_and_each_other_a_tu
         assert sum(view.levels()[s] == pytest.approx(new) for s in others) == n
     wait(qtbot, panel)
     assert_one_scale(panel)
+    # The scale up and back before the others followed: each ends on the colour bar's scale, the one it shows.
+    panel._on_result(Result(old.request.key, 10_001, old.request, bigger, 1.0, panel.origin))
+    frames._timer.stop()
+    frames._turn()  # up: the others are asked to follow
+    panel._on_result(Result(old.request.key, 10_002, old.request, old, 1.0, panel.origin))
+    frames._turn()  # and back, before they did
+    assert tuple(float(v) for v in view.cbar.levels()) == pytest.approx((-k, k))
+    wait(qtbot, panel)
+    assert assert_one_scale(panel) == pytest.approx(k)
 
 
 def registry_bounded(scheme: str) -> bool:

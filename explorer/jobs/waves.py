@@ -65,9 +65,10 @@ EXACT_BUDGET = 3_000_000
 #: cycle's range, to within the sampling).
 PREVIEW_HEATMAP_EVALS = 90_000
 #: A drag step's lanes (the chosen pairs' min/max strokes), all of them together: about this many crest
-#: evaluations.  A lane past its share is drawn as the band [−1, 1] where every stroke spans ≥ 8 periods (its
-#: sampled extrema are within 0.001 of ±1 there: the same pixels); letting go draws it exactly.  Each lane had
-#: 250 000 of its own: at N = 131 072 the four default lanes were ~105 000 evaluations, 4 ms a step.
+#: evaluations (the beyond-training view's lanes, when it is shown, as many again).  A lane past its share is
+#: drawn as the band [−1, 1] where every stroke spans ≥ 8 periods (its sampled extrema are within 0.001 of ±1
+#: there: the same pixels); letting go draws it exactly.  Each lane had 250 000 of its own: at N = 131 072 the
+#: four default lanes were ~105 000 evaluations, 4 ms a step.
 PREVIEW_LANE_EVALS = 40_000
 #: Largest similarity matrix computed directly; size² · d is kept below MATRIX_WORK too.
 MATRIX_MAX = 1024

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeGuard
+from typing import Any, ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -20,19 +19,8 @@ from ..widgets.plots import Banner
 from ..widgets.sidebar import ExplainPane, Sidebar
 from ..widgets.text_pin import TextPin
 from ..widgets.theming import theme_bus
+from .drawing import Later, part_of, plot_of, post_result, to_redraw
 from .links import PanelLinks
-
-
-def _part_of(key: Hashable, result_key: str) -> TypeGuard[tuple[str, Hashable]]:
-    """Whether the frame scheduler's ``key`` is a part of a result of ``result_key`` (see Panel.draw_parts)."""
-    return isinstance(key, tuple) and len(key) == 2 and key[0] == result_key
-
-
-@dataclass(frozen=True)
-class _Later:
-    """The frame scheduler's key of an update run in a turn of its own (see Panel.later)."""
-
-    name: Hashable
 
 
 class Panel(QWidget):
@@ -241,30 +229,20 @@ class Panel(QWidget):
     def _on_result(self, result: Result) -> None:
         # Not drawn here: results arriving within one frame are drawn together at the next frame, each of its
         # parts (see draw_parts) in a turn of the event loop of its own.
-        parts = self.draw_parts(result.value)
-        key = result.key
-        if not parts:
-            self.frames.drop(functools.partial(_part_of, result_key=key))  # an older result's parts
-            self.frames.post(key, result)
-        else:
-            self.frames.drop(lambda k: k == key)  # an older result of the key, to be drawn whole
-        for part in parts:
-            self.frames.post((key, part), result)
+        post_result(self.frames, result, self.draw_parts(result.value))
 
     def later(self, name: Hashable, update: Callable[[], None]) -> None:
         """Run ``update`` in a turn of the event loop of its own, as a result's part is drawn (a plot linked to the
         one just drawn follows it a turn later, and is painted in that turn), once no result waits (the results
         that come meanwhile are drawn first); a newer update of ``name`` still waiting takes its place."""
-        self.frames.post(_Later(name), update, last=True)
+        self.frames.post(Later(name), update, last=True)
 
     def redraw_drawn(self) -> None:
         """Draw the newest drawn result of each key again, as results are drawn (a part per turn of the event
         loop), but for the keys whose newer result is on its way (drawn when it comes): how a view draws
         changed (antialiasing back on when a drag ends)."""
-        for key, result in list(self._drawn_results.items()):
-            h = self._handles.get(key)
-            if h is None or h.done or h.status == "held":
-                self._on_result(result)
+        for result in to_redraw(self._drawn_results, self._handles, self.frames):
+            self._on_result(result)
 
     def draw_parts(self, response) -> tuple:
         """The parts of ``response`` drawn in turns of their own (each with its plots' repaint), in that order:
@@ -275,9 +253,7 @@ class Panel(QWidget):
     def _paints(self, key: Hashable, result: Result) -> Hashable | None:
         """The plot the frame scheduler's ``key`` repaints when drawn (keys with the same one are drawn in one
         turn): a part's own (see :meth:`draw_parts`), else :meth:`paints`."""
-        if isinstance(key, _Later):
-            return None
-        return key[1] if _part_of(key, result.key) else self.paints(result.value)
+        return plot_of(key, result, self.paints)
 
     def paints(self, response) -> Hashable | None:
         """The one plot that drawing ``response`` whole repaints where a part of another result repaints it
@@ -290,7 +266,7 @@ class Panel(QWidget):
 
     def _draw_result(self, key: Hashable, result: Any) -> None:
         """Draw a result (or its part) the frame scheduler hands over; a :meth:`later` key's item is its update."""
-        if isinstance(key, _Later):
+        if isinstance(key, Later):
             result()
             return
         if not self.wants(result.request):
@@ -299,10 +275,10 @@ class Panel(QWidget):
         self.last_drawn_request = result.request
         self._drawn_results[result.key] = result
         self.banner.clear_error()
-        if _part_of(key, result.key):
+        if part_of(key, result.key):
             self.show_part(key[1], result.value)
             self.partDrawn.emit(result.key)
-            if self.frames.holds(functools.partial(_part_of, result_key=result.key)):
+            if self.frames.holds(functools.partial(part_of, result_key=result.key)):
                 return  # drawn when its last part is (the bench's latency is to the whole result on screen)
         else:
             self.show_result(result.value)

@@ -203,22 +203,22 @@ class FrameScheduler(QObject):
         if error is not None:
             raise error
 
-    def _draw_next(self) -> BaseException | None:
+    def _draw_next(self, pull: bool = True) -> BaseException | None:
         """Draw the frame's next key, and the keys waiting that paint its plot; the first failure is returned
-        (the other keys still come)."""
+        (the other keys still come).  ``pull``: the next frame's keys may be drawn now (a key posted ``last`` gives
+        way to them; a key of the same plot joins); a flush draws only what it was given."""
+        queues = (self._drawing, self._pending) if pull else (self._drawing,)
         queue, key = self._drawing, next(iter(self._drawing))
-        if key in self._last:  # anything else waiting, in this frame or the next, comes first
-            queue, key = next(((q, k) for q in (self._drawing, self._pending) for k in q if k not in self._last),
-                              (queue, key))
-        self._last.discard(key)
+        if key in self._last:  # anything else waiting comes first
+            queue, key = next(((q, k) for q in queues for k in q if k not in self._last), (queue, key))
         todo = [(key, queue.pop(key))]
-        paints = self._paints
-        plot = None if paints is None else paints(*todo[0])
-        if paints is not None and plot is not None:
-            for queue in (self._drawing, self._pending):
-                todo += [(k, queue.pop(k)) for k in [k for k, item in queue.items() if paints(k, item) == plot]]
+        plot = self._plot_of(key, todo[0][1])
+        if plot is not None:
+            for queue in queues:
+                todo += [(k, queue.pop(k)) for k in [k for k, item in queue.items() if self._plot_of(k, item) == plot]]
         error: BaseException | None = None
         for k, item in todo:
+            self._last.discard(k)
             self.draws += 1
             try:
                 self._draw(k, item)
@@ -226,11 +226,20 @@ class FrameScheduler(QObject):
                 error = error or exc
         return error
 
+    def _plot_of(self, key: Hashable, item: Any) -> Hashable | None:
+        """``paints(key, item)``, or None (none, or it failed: the key is then drawn alone)."""
+        if self._paints is None:
+            return None
+        try:
+            return self._paints(key, item)
+        except Exception:  # noqa: BLE001 - grouping is an optimisation: a key it cannot place is drawn alone
+            return None
+
     def _draw_frame(self) -> BaseException | None:
         """Draw what the frame holds, each key once; the first failure is returned, after the others drew."""
         error: BaseException | None = None
         while self._drawing:
-            failed = self._draw_next()
+            failed = self._draw_next(pull=False)
             error = error or failed
         return error
 

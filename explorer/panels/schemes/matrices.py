@@ -198,8 +198,8 @@ class MatrixView(SchemesView):
 
     def set_levels(self, k: float, now: tuple[str, ...] = ()) -> dict[str, Callable[[], None]]:
         """The one shared scale ±k: the colour bar and the images of schemes ``now`` (the ones just drawn) at once;
-        returns, by scheme, what gives each other image the scale, to be run a turn after (re-levelling redraws
-        the image: the six at once were one 13–15 ms turn at L_eval = 16 384)."""
+        returns, by scheme, what gives each other image the colour bar's scale, to be run a turn after (re-levelling
+        redraws the image: the six at once were one 13–15 ms turn at L_eval = 16 384)."""
         levels = (-k, k)
         if tuple(self.cbar.levels()) != levels:
             self.cbar.setLevels(levels, update_items=False)
@@ -210,11 +210,20 @@ class MatrixView(SchemesView):
             if s in now:
                 img.setLevels(levels)
             else:
-                later[s] = functools.partial(img.setLevels, levels)
+                later[s] = functools.partial(self._follow_bar, s)
         return later
 
+    def _follow_bar(self, scheme: str) -> None:
+        """Give ``scheme``'s image the colour bar's levels as they are when this runs (the scale may have moved on,
+        or back, since it was asked for)."""
+        img = self.images[scheme]
+        levels = tuple(self.cbar.levels())
+        if img.image is not None and tuple(img.getLevels()) != levels:
+            img.setLevels(levels)
+
     def levels(self) -> dict[str, tuple[float, ...]]:
-        """Each score image's (low, high) levels — the same for all, by construction."""
+        """Each score image's (low, high) levels: the colour bar's, once the images asked to follow it have (a
+        turn or a few after a new scale; see :meth:`set_levels`)."""
         return {s: tuple(float(v) for v in img.getLevels()) for s, img in self.images.items()
                 if img.image is not None}
 

@@ -32,7 +32,7 @@ from .controls import WavesControls
 from .export_data import exact_arrays, snippet_for, strip_numbers, strip_snippet
 from .formula import formula_html
 from .play import Player
-from .tabs import KEY_VIEWS, TABS, VIEW_ORDER, built_view, drawers_of, lazy_view, make_tab
+from .tabs import KEY_VIEWS, TABS, VIEW_ORDER, built_view, drawers_of, lazy_view, make_tab, parts_of, plot_drawn
 from .views_relative import BeyondView, SimilarityView
 from .views_table import VectorView, WavesView
 from .views_why import WhyView
@@ -345,20 +345,12 @@ class WavesPanel(Panel):
             self._stale_timer.start()
 
     def draw_parts(self, r) -> tuple:
-        """A result that several shown plots draw (the curves: the waves and the spectrum) is drawn a plot per
-        turn of the event loop: the curves' draw and the two plots' repaints were the UI's longest stall.  The
-        waves plot comes last: its markers come from the picked values' result, a millisecond after the curves,
-        and are then drawn in the same turn (one repaint; see :meth:`paints`)."""
-        views = self._drawers(r)
-        shown = sorted((v for v in views if v.isVisible()), key=lambda v: v is self._built.get("waves"))
-        # Every view that draws it (the shown ones first): one shown by its part's turn is drawn then.
-        return (*shown, *(v for v in views if v not in shown)) if len(shown) > 1 else ()
+        """A result that several shown plots draw is drawn a plot per turn (see :func:`.tabs.parts_of`)."""
+        return parts_of(self._drawers(r), self._built.get("waves"))
 
     def paints(self, r) -> QWidget | None:
-        """The view a result drawn whole repaints, where it is the only one shown that draws it (a part of the
-        curves names its view too, so the picked values' markers are drawn with the waves' lanes)."""
-        shown = [v for v in self._drawers(r) if v.isVisible()]
-        return shown[0] if len(shown) == 1 else None
+        """The one shown view a result drawn whole repaints (see :func:`.tabs.plot_drawn`)."""
+        return plot_drawn(self._drawers(r))
 
     def show_part(self, view, r) -> None:
         """Draw ``r`` into ``view`` (one of :meth:`draw_parts`) if it is shown; views that draw it and are hidden

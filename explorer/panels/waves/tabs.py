@@ -106,3 +106,21 @@ def drawers_of(r, built: dict) -> tuple:
     if isinstance(r, MatrixResponse):
         return (b("matrix"),)
     return (b("why"),) if isinstance(r, ScorecardResponse) else ()
+
+
+def parts_of(views: tuple, last: QWidget | None) -> tuple:
+    """The parts a result is drawn in (see Panel.draw_parts), given the built ``views`` that draw it: where several
+    of them are shown (the curves: the waves and the spectrum), a view per turn of the event loop (the curves'
+    draw and the two plots' repaints in one turn were the UI's longest stall), the shown ones first and ``last``
+    (the waves) last of them: its markers come from the picked values' result, a millisecond after the curves,
+    and are then drawn in its turn (one repaint: see :func:`plot_drawn`).  The hidden ones follow, drawn when
+    their tab is shown; ``()`` (drawn whole) where at most one is shown."""
+    shown = sorted((v for v in views if v.isVisible()), key=lambda v: v is last)
+    return (*shown, *(v for v in views if v not in shown)) if len(shown) > 1 else ()
+
+
+def plot_drawn(views: tuple) -> QWidget | None:
+    """The view a result drawn whole repaints, where it is the only one shown of the built ``views`` that draw it
+    (a part of the curves names its view too, so the picked values' markers are drawn with the waves' lanes)."""
+    shown = [v for v in views if v.isVisible()]
+    return shown[0] if len(shown) == 1 else None
