@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject
 
 from explorer.panels.base import Panel
-from explorer.service import Result
+from explorer.service import Handle, Result
 from explorer.widgets.frames import FrameScheduler
 
 
@@ -141,10 +141,9 @@ def test_redrawing_what_was_drawn_goes_through_the_frames_and_skips_keys_with_a_
     qtbot.waitUntil(lambda: not p.waiting, timeout=2000)
     assert sorted(p.shown) == ["a", "b"]
 
-    class _InFlight:
-        done, status = False, "running"
-
-    p._handles["test.other"] = _InFlight()  # a newer "b" is on its way: drawn when it comes, not redrawn now
+    running = Handle(service, _Req(3, "test.other"), 3, 3, None, None)
+    running.status = "running"
+    p._handles["test.other"] = running  # a newer "b" is on its way: drawn when it comes, not redrawn now
     p.redraw_drawn()
     assert sorted(p.shown) == ["a", "b"] and p.frames.pending  # not drawn in this turn: at the next frame
     qtbot.waitUntil(lambda: not p.frames.pending, timeout=2000)

@@ -268,9 +268,13 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     n, d = req.n_positions, req.d_model
     omega = frequencies(d, req.base, req.variant)
     lam = TWO_PI / omega
-    budget = None if req.exact else EXACT_BUDGET
-    if req.preview and not req.exact:
+    budget: int | None
+    if req.exact:
+        budget = None
+    elif req.preview:  # the lanes share one budget (see PREVIEW_LANE_EVALS)
         budget = max(1, PREVIEW_LANE_EVALS // max(1, len(req.pairs)))
+    else:
+        budget = EXACT_BUDGET
     out_type = np.float64 if req.exact else np.float32
     x0, x1 = max(0, int(req.waves_range[0])), min(n, int(req.waves_range[1]))
     x1 = max(x1, x0 + 1)

@@ -224,7 +224,7 @@ class Panel(QWidget):
     def waiting(self) -> bool:
         """True while a request of this panel is queued, running or on its way (one sent held is not: it waits
         for its views to be wanted, see :meth:`~explorer.service.ComputeService.submit`)."""
-        return self.frames.pending or any(not h.done and h.status != "held" for h in self._handles.values())
+        return self.frames.pending or any(h.in_flight for h in self._handles.values())
 
     def _on_result(self, result: Result) -> None:
         # Not drawn here: results arriving within one frame are drawn together at the next frame, each of its

@@ -40,8 +40,8 @@ def post_result(frames: FrameScheduler, result: Result, parts: tuple) -> None:
 
 def plot_of(key: Hashable, result: object, paints: Callable[[object], Hashable | None]) -> Hashable | None:
     """The plot drawing the scheduler's ``key`` repaints: a part's own, ``paints(response)`` for a whole
-    result, none for an update (:class:`Later`)."""
-    if isinstance(key, Later) or not isinstance(result, Result):
+    result, none for anything else (a :class:`Later` key's item is its update, not a result)."""
+    if not isinstance(result, Result):
         return None
     return key[1] if part_of(key, result.key) else paints(result.value)
 
@@ -52,7 +52,7 @@ def to_redraw(drawn: dict[str, Result], handles: dict[str, Handle], frames: Fram
     out = []
     for key, result in drawn.items():
         h = handles.get(key)
-        if h is not None and not h.done and h.status != "held":
+        if h is not None and h.in_flight:
             continue
         if frames.holds(functools.partial(_of_key, result_key=key)):
             continue

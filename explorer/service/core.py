@@ -118,6 +118,12 @@ class Handle:
         """True once nothing more will come from this handle."""
         return self.status in FINISHED
 
+    @property
+    def in_flight(self) -> bool:
+        """True while its result is still to come: queued, running or on its way (a request sent held is not: it
+        waits for its views to be wanted)."""
+        return not self.done and self.status != "held"
+
     def cancel(self) -> None:
         """Drop the request if it has not started; otherwise its result is not delivered."""
         self._service._cancel(self)
