@@ -8,6 +8,7 @@ import pytest
 
 from explorer.encodings.sinusoidal import wavelengths
 from explorer.jobs.colours import lookup_table
+from explorer.jobs.colours import overview_rgba as overview_rgba_bytes
 from explorer.jobs.waves import (
     CurvesRequest,
     HeatmapRequest,
@@ -202,6 +203,37 @@ def test_the_heatmap_job_returns_uint8_rgba_in_the_colour_map(qtbot):
     if spread.any():
         np.testing.assert_array_equal(r.rgba[spread][:, :3], np.round(255 * SPREAD_GREY)[None].repeat(spread.sum(), 0))
     assert not np.array_equal(compute_heatmap(HeatmapRequest(**{**req.__dict__, "cmap": "CET-D1A"})).rgba, r.rgba)
+
+
+def test_overview_colours_are_within_a_byte_of_the_exact_mix_with_grey():
+    # One look-up per cell in a table of (colour, spread step) pairs; the mix it stands for, in floats here.
+    rng = np.random.default_rng(7)
+    a, b = rng.uniform(-1, 1, (2, 300, 250)).astype(np.float32)
+    mins, maxs = np.minimum(a, b), np.maximum(a, b)
+    lut = lookup_table("CET-D1A")
+    got = overview_rgba_bytes(mins, maxs, lut)
+    mid = np.rint(((mins + maxs) / 2 + 1) * 511.5).astype(int)
+    s = ((maxs - mins) / 2)[..., None]
+    want = (1 - s) * lut[mid] + s * (255 * SPREAD_GREY)
+    assert np.abs(got[..., :3] - want).max() <= 1.0 and np.all(got[..., 3] == 255)
+    assert np.abs(got[..., :3] - want).max() > 0.4  # (the check sees a byte's error: not all exact)
+    # A cell of one value (a full-resolution tile) is exactly the map's colour.
+    np.testing.assert_array_equal(overview_rgba_bytes(mins, mins, lut)[..., :3],
+                                  lut[np.rint((mins + 1) * 511.5).astype(int)])
+    # Strided input (a transposed table) gives the same picture.
+    np.testing.assert_array_equal(overview_rgba_bytes(mins.T.copy().T, maxs, lut), got)
+
+
+def test_a_drag_steps_sines_are_within_float32_of_the_exact_ones():
+    from explorer.encodings.extrema import _sin32, _wave_table
+
+    theta = np.concatenate([np.linspace(-10, 10, 10_001), np.random.default_rng(3).uniform(0, 131_072, 100_000)])
+    assert np.abs(_sin32(theta) - np.sin(theta)).max() < 2e-7
+    omega = 10000.0 ** -(np.arange(64) / 64)
+    is_cos = np.arange(64) % 2 == 1
+    p = np.arange(0, 131_072, 7)
+    fast, exact = _wave_table(p, omega, is_cos, fast=True), _wave_table(p, omega, is_cos)
+    assert fast.dtype == np.float32 and np.abs(fast - exact).max() < 2e-7
 
 
 def test_the_heatmap_view_only_uploads_the_jobs_rgba(qtbot, monkeypatch):

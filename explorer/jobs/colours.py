@@ -65,27 +65,42 @@ def lookup_table(name: str, size: int = LUT_SIZE) -> np.ndarray:
 SPREAD_GREY = np.array([0.42, 0.42, 0.42])
 
 
+#: Steps of a cell's spread in :func:`overview_rgba` (its mix with grey): each byte within one of the exact mix.
+SPREAD_STEPS = 256
+
+
 def overview_rgba(mins: np.ndarray, maxs: np.ndarray, lut: np.ndarray) -> np.ndarray:
     """RGBA (uint8) for min/max overview cells: colour of the mid-range, mixed with grey by the spread.
 
     Spread (max − min)/2 is 0 for a block whose values agree and 1 for a block that runs through all
-    of [−1, 1]; ``lut`` is a (n, 3) uint8 lookup table over [−1, 1] (e.g. :func:`lookup_table`).
+    of [−1, 1]; ``lut`` is a (n, 3) uint8 lookup table over [−1, 1] (e.g. :func:`lookup_table`).  Each cell
+    is one look-up in a table of every (colour, spread step) pair, four bytes at once.
     """
     n = lut.shape[0]
-    if mins is maxs:  # one value per cell (a full-resolution tile): no spread, each cell its value's colour
-        values = np.clip(np.asarray(mins, dtype=np.float32), -1.0, 1.0)
-        out = np.empty(values.shape + (4,), dtype=np.uint8)
-        out[..., :3] = lut[np.rint((values + 1.0) * np.float32((n - 1) / 2)).astype(np.intp)]
-        out[..., 3] = 255
-        return out
-    mins = np.asarray(mins, dtype=np.float32)
-    maxs = np.asarray(maxs, dtype=np.float32)
-    mid = np.clip((mins + maxs) * np.float32(0.5), -1.0, 1.0)
-    spread = np.clip((maxs - mins) * np.float32(0.5), 0.0, 1.0)[..., None]
-    rgb = lut.astype(np.float32)[np.rint((mid + 1.0) * np.float32((n - 1) / 2)).astype(np.intp)]
+    table = _mixed_table(np.ascontiguousarray(lut, dtype=np.uint8).tobytes(), n)
+    mid = np.add(mins, maxs, dtype=np.float32, order="C")
+    mid *= np.float32(0.5)
+    np.clip(mid, -1.0, 1.0, out=mid)
+    mid += np.float32(1.0)
+    mid *= np.float32((n - 1) / 2)
+    index = np.rint(mid, out=mid).astype(np.intp)
+    if mins is not maxs:  # one value per cell (a full-resolution tile) has no spread: the first n entries
+        spread = np.subtract(maxs, mins, dtype=np.float32)
+        spread *= np.float32((SPREAD_STEPS - 1) / 2)
+        np.clip(spread, 0.0, SPREAD_STEPS - 1, out=spread)
+        index += np.rint(spread, out=spread).astype(np.intp) * n
+    return table[index].view(np.uint8).reshape(index.shape + (4,))
+
+
+@lru_cache(maxsize=8)
+def _mixed_table(lut_bytes: bytes, n: int) -> np.ndarray:
+    """(SPREAD_STEPS · n,) uint32 of RGBA bytes: entry s·n + i is colour i mixed with grey by s / (SPREAD_STEPS − 1)."""
+    rgb = np.frombuffer(lut_bytes, dtype=np.uint8).reshape(n, 3).astype(np.float32)
     grey = (255 * SPREAD_GREY).astype(np.float32)
-    out = np.empty(mins.shape + (4,), dtype=np.uint8)
-    # (1 − s)·rgb + s·grey, in bytes
-    out[..., :3] = np.rint(rgb + spread * (grey - rgb))
+    spread = (np.arange(SPREAD_STEPS, dtype=np.float32) / np.float32(SPREAD_STEPS - 1))[:, None, None]
+    out = np.empty((SPREAD_STEPS, n, 4), dtype=np.uint8)
+    out[..., :3] = np.rint(rgb + spread * (grey - rgb))  # (1 − s)·rgb + s·grey, in bytes
     out[..., 3] = 255
-    return out
+    table = out.reshape(-1, 4).view(np.uint32).reshape(-1)
+    table.flags.writeable = False
+    return table

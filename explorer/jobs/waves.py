@@ -166,7 +166,7 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     om, cs = omega[pair[cols]], is_cos[cols]
     nr, nc = r1 - r0, c1 - c0
     if nr <= max_rows and nc <= max_cols:
-        vals = _wave_table(np.arange(r0, r1), om, cs)
+        vals = _wave_table(np.arange(r0, r1), om, cs, fast=req.preview and not req.exact)
         if req.exact:
             return HeatmapResponse(req, vals, (c0, r0, nc, nr), False, 1, 1, (r0, r1), (c0, c1), vals, vals, 0)
         vals = vals.astype(np.float32)
