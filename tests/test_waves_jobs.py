@@ -250,6 +250,19 @@ def test_pick_values_match_the_table_and_the_offset_formula():
     assert r.marker_q[0] == 0 and r.marker_q[-1] == 20 + 256
 
 
+def test_a_drag_step_without_the_similarity_plot_leaves_its_markers_out():
+    st = WavesState().clamped(n_positions=8192, d_model=1024)
+    pick = lambda **kw: next(r for r in requests_for(st, **kw) if isinstance(r, PickRequest))  # noqa: E731
+    assert not pick(px=(300, 0, 0), preview=True).markers  # held, the similarity plot hidden
+    assert pick(px=(300, 0, 300), preview=True).markers and pick(px=(300, 0, 0)).markers  # shown, or at rest
+    without = compute_pick(pick(px=(300, 0, 0), preview=True))
+    assert without.marker_q.size == without.marker_dot.size == 0 and without.marker_error == 0.0
+    full = compute_pick(pick(px=(300, 0, 300), preview=True))
+    assert full.marker_q.size == 10 + 128 + 1 and full.marker_error < 1e-9  # p = 10; 131 072 / d rows after it
+    np.testing.assert_array_equal(without.pe_p, full.pe_p)  # the rest is the same
+    assert without.dot == full.dot and without.token["cos_pe"] == full.token["cos_pe"]
+
+
 def test_token_cosine_and_norms():
     d = 64
     t = token_readout(d, 10000.0, "paper", 0.7, 3, 4, 50)

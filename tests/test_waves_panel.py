@@ -231,9 +231,13 @@ def test_preview_while_held_then_refined_on_release(qtbot, service):
     assert p.responses["waves.heatmap"].request.preview
     assert p.held() == {"waves.matrix"} and not p.has_drawn
     assert p.responses["waves.matrix"].size == 1024  # still the last one computed
+    # The similarity view's direct dots (most of the picked values' job) are left out while it is hidden.
+    assert not p.responses["waves.views"].request.markers and not p.responses["waves.views"].marker_q.size
     p.tabs.setCurrentIndex(1)  # now it is seen: computed at the live (preview) size
     qtbot.waitUntil(lambda: computed() and not p.held(), timeout=SETTLE_MS)
     assert p.responses["waves.matrix"].size == 256
+    qtbot.waitUntil(lambda: p.responses["waves.views"].marker_q.size > 0, timeout=SETTLE_MS)  # and its dots
+    assert p.similarity.dots.getData()[0].size == p.responses["waves.views"].marker_q.size
     slider.setSliderDown(False)
     _wait(qtbot, p)
     assert p.responses["waves.matrix"].size == 1024 and not p.responses["waves.heatmap"].request.preview

@@ -425,7 +425,7 @@ def requests_for(state: WavesState, *, rows=None, cols=None, heat_px=(512, 512),
     ranges and pixel sizes) and what a headless export computes (defaults: the whole table, 600-pixel plots).
 
     ``px``: the waves, beyond-training and similarity plots' widths (one number for all three; 0 leaves a
-    curve out)."""
+    curve out; a drag step with no similarity plot leaves out its markers too)."""
     n, d = state.n_positions, state.d_model
     enc = (n, d, state.base, state.variant)
     lanes = tuple(sorted(set(state.pairs) | {state.pair}))
@@ -439,7 +439,7 @@ def requests_for(state: WavesState, *, rows=None, cols=None, heat_px=(512, 512),
                       sim_px=sim_px, preview=preview),
         PickRequest(*enc, position=state.position, offset=state.offset, pair=state.pair,
                     token_scale=state.token_scale, p1=state.p1, p2=state.p2, token_seed=state.token_seed,
-                    preview=preview),
+                    preview=preview, markers=not preview or sim_px > 0),
         MatrixRequest(*enc, size=matrix_size(n, d, preview)),
     )
 

@@ -98,6 +98,10 @@ class PickRequest:
     token_seed: int = 0
     #: A drag step: the rotation's check over every position is left out (see rotation_readout).
     preview: bool = False
+    #: The direct dots PE(p)·PE(q) near p (the similarity view's markers; 2·MARKER_WINDOW + 1 table rows and as
+    #: many formula rows, most of the job).  False for a drag step while that view is hidden: ``marker_q`` is
+    #: empty, and the request made when the drag ends has them.
+    markers: bool = True
     key: str = "waves.views"
 
 
@@ -111,7 +115,7 @@ class PickResponse:
     rotation: dict  # see rotation_readout (its check is None in a preview)
     pair_p: np.ndarray  # [sin, cos] of the picked pair at p
     pair_pk: np.ndarray  # … at p + k
-    marker_q: np.ndarray  # positions q near p
+    marker_q: np.ndarray  # positions q near p (none when the request asked for no markers)
     marker_dot: np.ndarray  # PE(p)·PE(q), computed directly from the table rows
     marker_error: float  # max |PE(p)·PE(q) − Σ_i cos((q − p)·ω_i)| over those q
     token: dict  # x, v1 = x + PE(p1), v2 = x + PE(p2), cosines and norms
@@ -145,10 +149,12 @@ def compute_pick(req: PickRequest) -> PickResponse:
     pe = pe_values([p, p + k], cols, d, req.base, req.variant)
     sc, cc = pair_columns(req.pair, d, req.variant)
     window = max(1, min(MARKER_WINDOW, 131072 // d))
-    q = np.arange(max(0, p - window), min(n, p + window + 1))
-    rows = sinusoidal(q.astype(np.float64), d, req.base, req.variant)
-    marker_dot = rows @ pe[0]
-    formula = np.cos(np.multiply.outer((q - p).astype(np.float64), omega)).sum(axis=1)
+    q = np.arange(max(0, p - window), min(n, p + window + 1)) if req.markers else np.zeros(0, dtype=np.int64)
+    marker_dot, marker_error = np.zeros(0), 0.0
+    if q.size:
+        marker_dot = sinusoidal(q.astype(np.float64), d, req.base, req.variant) @ pe[0]
+        formula = np.cos(np.multiply.outer((q - p).astype(np.float64), omega)).sum(axis=1)
+        marker_error = float(np.max(np.abs(marker_dot - formula)))
     return PickResponse(
         request=req,
         pe_p=pe[0],
@@ -160,6 +166,6 @@ def compute_pick(req: PickRequest) -> PickResponse:
         pair_pk=pe[1, [sc, cc]],
         marker_q=q,
         marker_dot=marker_dot,
-        marker_error=float(np.max(np.abs(marker_dot - formula))),
+        marker_error=marker_error,
         token=token_readout(d, req.base, req.variant, req.token_scale, req.token_seed, req.p1, req.p2),
     )

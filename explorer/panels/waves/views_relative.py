@@ -181,6 +181,10 @@ class SimilarityView(Card):
     def show_pick(self, r: PickResponse) -> None:
         p = r.request.position
         self.dots.setData((r.marker_q - p).astype(float), r.marker_dot)
+        if not r.marker_q.size:  # a drag step's, sent while this view was hidden: the next one has them
+            self._pick_text = ""
+            self._update_text()
+            return
         q0, q1 = int(r.marker_q[0]), int(r.marker_q[-1])
         self._pick_text = (f"Dots: PE(p)·PE(q) computed directly from the table rows for p = {p:,}, "
                            f"q = {q0:,}…{q1:,}: they lie on the curve (max deviation "
