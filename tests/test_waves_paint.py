@@ -234,6 +234,13 @@ def test_a_drag_steps_sines_are_within_float32_of_the_exact_ones():
     p = np.arange(0, 131_072, 7)
     fast, exact = _wave_table(p, omega, is_cos, fast=True), _wave_table(p, omega, is_cos)
     assert fast.dtype == np.float32 and np.abs(fast - exact).max() < 2e-7
+    from explorer.encodings.extrema import envelope
+
+    for start, stop, px in ((0, 400, 300), (0, 131_072, 300), (5000, 9000, 64)):  # every position; min/max strokes
+        for cos in (False, True):
+            (x, y, b), (xf, yf, bf) = (envelope(0.7, cos, start, stop, px, fast=f) for f in (False, True))
+            np.testing.assert_array_equal(x, xf)
+            assert b == bf and np.abs(y - yf).max() < 2e-7
 
 
 def test_the_heatmap_view_only_uploads_the_jobs_rgba(qtbot, monkeypatch):

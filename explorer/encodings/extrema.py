@@ -179,20 +179,24 @@ def _apply_candidates(omega, phase, is_cos, theta_star, lo, counts, start, stop,
         c0 = c1
 
 
-def envelope(omega: float, is_cos: bool, start: int, stop: int, px: int, budget: int | None = None):
+def envelope(omega: float, is_cos: bool, start: int, stop: int, px: int, budget: int | None = None,
+             fast: bool = False):
     """One column over positions [start, stop) as a drawable curve with at most ~2·px points.
 
     Returns ``(x, y, bin_size)``: every position when there are at most 2·px of them, otherwise
     for each block of ``bin_size`` positions its exact minimum and maximum at the block centre
-    (the "peak" downsampling that keeps every crest and trough visible).
+    (the "peak" downsampling that keeps every crest and trough visible).  ``fast``: the values to
+    float32 (:func:`_sin32`; a drag step's).
     """
     count = stop - start
     om, ic = np.array([omega]), np.array([is_cos])
     if count <= 2 * px:
         x = np.arange(start, stop, dtype=np.float64)
+        if fast:
+            return x, _sin32(x * omega + (math.pi / 2 if is_cos else 0.0)), 1
         return x, _wave(x * omega, np.full(count, is_cos)), 1
     bin_size = -(-count // px)
-    mins, maxs, _ = column_extrema(om, ic, start, stop, bin_size, budget)
+    mins, maxs, _ = column_extrema(om, ic, start, stop, bin_size, budget, fast)
     firsts = start + np.arange(mins.shape[0]) * bin_size
     centre = (firsts + np.minimum(firsts + bin_size, stop) - 1) / 2.0
     x = np.repeat(centre, 2)

@@ -280,12 +280,13 @@ def compute_curves(req: CurvesRequest) -> CurvesResponse:
     x1 = max(x1, x0 + 1)
     waves, beyond = {}, {}
     wbin = bbin = 1
+    fast = req.preview and not req.exact  # a drag step's sines in float32 (within 2e-7; drawn in float32)
     for i in req.pairs:
         if req.waves_px > 0:
-            x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget)
+            x, y, wbin = envelope(float(omega[i]), False, x0, x1, max(8, req.waves_px), budget, fast)
             waves[int(i)] = (x.astype(out_type), y.astype(out_type))
         if req.beyond_px > 0:
-            x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget)
+            x, y, bbin = envelope(float(omega[i]), False, 0, n, max(8, req.beyond_px), budget, fast)
             beyond[int(i)] = (x.astype(out_type), y.astype(out_type))
     lo = max(-(n - 1), int(req.sim_range[0]))
     hi = min(n - 1, int(req.sim_range[1]))
