@@ -93,7 +93,7 @@ class LessonDock:
         if visible:
             self.ensure_pane()
             self.place()
-            QTimer.singleShot(0, self.place)  # once the dock area has laid itself out
+            QTimer.singleShot(0, self.dock, self.place)  # once the dock area has laid itself out (not after it is gone)
 
     def ensure_pane(self):
         """The pane, built on first use (styled for the current look)."""
@@ -173,7 +173,7 @@ class LessonDock:
             self.placed_by_hand = True
 
     def place_soon(self, *_args) -> None:
-        QTimer.singleShot(0, self.place)
+        QTimer.singleShot(0, self.dock, self.place)
 
     def width_for_window(self) -> int:
         """How wide the docked pane is: a quarter of the window, at most :data:`MAX_WIDTH`, never under the pane's
@@ -272,7 +272,7 @@ class LessonDock:
             if index:
                 pane.go(index)
         self.place()
-        QTimer.singleShot(0, self.place)
+        QTimer.singleShot(0, self.dock, self.place)
         return pane
 
     def open_file(self, path: str | None = None) -> bool:
@@ -321,9 +321,9 @@ class LessonDock:
                 self.window.show_status(f"Lesson: the saved result {scene.results} could not be shown: {exc}", 10000)
         self._ring_target = (scene.panel, scene.highlight) if scene.highlight else (None, "")
         if scene.highlight and scene.panel is not None:
-            QTimer.singleShot(60, self._ring_highlight)
+            QTimer.singleShot(60, self.dock, self._ring_highlight)
         for ms in (80, 400):  # a panel built for the scene lays itself out after this call: place the pane again
-            QTimer.singleShot(ms, self.place)
+            QTimer.singleShot(ms, self.dock, self.place)
         return True
 
     def _show_saved_result(self, panel_id: str, path: Path) -> None:
@@ -403,7 +403,7 @@ class RingFollower(QObject):
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
         if event.type() in (QEvent.Type.Move, QEvent.Type.Resize) and not self._pending:
             self._pending = True  # one update for a burst of moves, once the layout has settled
-            QTimer.singleShot(0, self.update)
+            QTimer.singleShot(0, self, self.update)
         return False
 
 
