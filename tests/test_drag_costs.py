@@ -315,7 +315,7 @@ def test_while_held_the_lanes_labels_follow_at_most_every_interval(qtbot, waves)
 
 def test_new_data_draws_no_new_symbols(qtbot, waves):
     spectrum, lanes = waves.spectrum, waves.waves
-    atlases = [spectrum.curve.scatter.fragmentAtlas, spectrum.lane_points.fragmentAtlas,
+    atlases = [spectrum.curve.scatter.fragmentAtlas, spectrum.lane_points.scatter.fragmentAtlas,
                lanes.markers.fragmentAtlas]
     sizes = [len(a) for a in atlases]
     assert all(sizes)
@@ -561,3 +561,44 @@ def test_a_held_drag_over_a_long_table_lays_the_explanations_out_again_at_no_ste
         slider.setSliderDown(False)
         pane.widget().removeEventFilter(requests)
     _settle(qtbot, panel)
+
+
+class _WholePaints(QObject):
+    """Counts a viewport's paints that cover all of it."""
+
+    def __init__(self, viewport) -> None:
+        super().__init__()
+        self.viewport, self.whole, self.paints = viewport, 0, 0
+        viewport.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+            self.whole += event.rect() == self.viewport.rect()
+        return False
+
+
+def test_a_one_point_update_repaints_around_it_not_the_whole_plot(qtbot):
+    """A plot with texts to keep placed (an annotated line) repaints only around a moved one-point scatter.  Its
+    placer listened to the scene's ``changed`` signal, which makes Qt route the scene's updates through it and
+    repaint the whole plot for an item whose rect is null for a moment (a one-point scatter's, during setData):
+    the Waves spectrum's picked-pair ring repainted the whole plot at every drag step."""
+    plot = make_plot()
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    plot.addItem(pg.InfiniteLine(angle=0, pos=2.0, label="a bound"))
+    ring = pg.ScatterPlotItem(size=20, pen=pg.mkPen("k", width=2.5))
+    plot.addItem(ring)
+    plot.show()
+    ring.setData([5.0], [5.0])
+    qtbot.waitExposed(plot)
+    qtbot.wait(2 * annotation_place.EVERY_MS)  # the label placed
+    count = _WholePaints(plot.viewport())
+    for i in range(10):
+        ring.setData([5.0], [5.0 + 0.1 * i])
+        QApplication.processEvents()
+    assert count.paints >= 5 and count.whole == 0  # only around the point, old place and new
+    assert plot.getPlotItem().annotations is not None  # (the placer is there, and still places:)
+    label = plot.getPlotItem().getViewBox().childGroup.childItems()
+    assert any(isinstance(it, pg.InfiniteLine) and it.label.isVisible() for it in label)

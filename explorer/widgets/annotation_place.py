@@ -1,7 +1,8 @@
 """In-plot annotations that stay inside their plot, off the data and apart from each other.
 
 A :class:`AnnotationPlacer` keeps the text items of one plot's view — ``pg.TextItem`` and the labels of
-``pg.InfiniteLine`` — whenever the view, its size, its data or a text change: each text, in the order the view
+``pg.InfiniteLine`` — whenever the view, its size, its data or a text change (the view's range and size, and any
+repaint of its plot, schedule a placement): each text, in the order the view
 added them, is tried where the view put it, then on the other sides of its point (a TextItem's anchor) or at
 other heights along its line (a line's label), and kept at the first place that lies inside the view, covers no
 curve, point or bar (:class:`~explorer.widgets.plot_geometry.PlotData`; 2 px of slack) and meets no text kept
@@ -57,8 +58,10 @@ class AnnotationPlacer(QObject):
         vb = plot_item.getViewBox()
         vb.sigResized.connect(self.schedule)
         vb.sigRangeChanged.connect(self.schedule)
-        if vb.scene() is not None:
-            vb.scene().changed.connect(self.schedule)
+        # Anything else that changes the picture (data, a text) repaints the plot, whose paint schedules this
+        # (explorer.widgets.plots.Plot.paintEvent).  Not the scene's ``changed`` signal: a receiver of it routes
+        # every update of the scene through the signal instead of to the view directly, and Qt then repaints the
+        # whole plot for an item whose rect is null for a moment (a one-point scatter's, at every setData).
 
     def schedule(self, *_args) -> None:
         if not self._pending:

@@ -75,10 +75,7 @@ class LegendPlacer(QObject):
         self._pending = False
         vb = plot_item.getViewBox()
         vb.sigResized.connect(self.schedule)
-        vb.sigRangeChanged.connect(self.schedule)
-        scene = vb.scene()
-        if scene is not None:
-            scene.changed.connect(self.schedule)
+        vb.sigRangeChanged.connect(self.schedule)  # and the plot's repaints (see AnnotationPlacer: not the scene's)
         if under:
             self._put_outside()
 

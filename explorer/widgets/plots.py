@@ -188,6 +188,12 @@ class Plot(pg.PlotWidget):
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         # The viewport's paint: the scene's repaint, which the bench times per plot (nothing more when off).
         timed("plot", self, super().paintEvent, event)
+        # What the paint shows may have moved under the plot's texts and legend: they look again (at most every
+        # EVERY_MS while changes keep coming; nothing to do when nothing they depend on changed).
+        pi = self.getPlotItem()
+        for placer in (getattr(pi, "annotations", None), getattr(pi, "legend_placer", None)):
+            if placer is not None:
+                placer.schedule()
 
     # -- the look ---------------------------------------------------------------------------------
     def restyle(self, theme: Theme | None = None, zoom: float | None = None, *, pen_scale: float = 1.0) -> None:

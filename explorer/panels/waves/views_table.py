@@ -13,7 +13,7 @@ from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styling import mapped_colour
-from ...widgets.symbols import SteadyScatter, steady_brush, steady_pen
+from ...widgets.symbols import steady_brush, steady_pen
 from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
 from ...widgets.throttle import Throttle
@@ -65,7 +65,7 @@ class WavesView(Card):
         self.vb.setMouseEnabled(x=True, y=False)
         self.body.addWidget(self.plot)
         self.curves: list[pg.PlotDataItem] = []
-        self.markers = SteadyScatter(size=11, pen=pg.mkPen("k", width=1))  # (one lane: one point; see there)
+        self.markers = pg.ScatterPlotItem(size=11, pen=pg.mkPen("k", width=1))
         self.p_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(P_COLOUR, width=2))
         self.pk_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(PK_COLOUR, width=2, style=Qt.PenStyle.DashLine))
         for item in (self.p_line, self.pk_line):
@@ -211,11 +211,9 @@ class SpectrumView(Card):
         self.curve = pg.PlotDataItem(pen=pg.mkPen("#555", width=1.5), symbol="o", symbolSize=4,
                                      symbolBrush=steady_brush("#555"), symbolPen=steady_pen(None))
         self.plot.addItem(self.curve)
-        # The chosen pairs' markers and the picked pair's ring are scatters of their own, their y given as log10 λ
-        # (a PlotDataItem maps its data to the log axis itself): a SteadyScatter never has a null rect, which made
-        # Qt repaint the whole plot at each drag step for the ring's one point.
-        self.lane_points = SteadyScatter(symbol="o", size=11, pen=steady_pen((200, 200, 200)))
-        self.pick_point = SteadyScatter(symbol="o", size=20, brush=steady_brush(None), pen=steady_pen("k", 2.5))
+        self.lane_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen=steady_pen((200, 200, 200)))
+        self.pick_point = pg.PlotDataItem(pen=None, symbol="o", symbolSize=20, symbolBrush=None,
+                                          symbolPen=pg.mkPen("k", width=2.5))
         self.plot.addItem(self.lane_points)
         self.plot.addItem(self.pick_point)
         opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
@@ -271,11 +269,14 @@ class SpectrumView(Card):
             self.curve.setSymbol(symbol)
         self.curve.setData(i, lam, antialias=self.aa())
         lanes = tuple(j for j in lanes if j < lam.size)
-        log_lam = np.log10(lam)
-        self.lane_points.setData(np.array(lanes, float), log_lam[list(lanes)],
-                                 brush=[steady_brush(pair_colour(j)) for j in range(len(lanes))])
+        if self.changed("lane colours", len(lanes)):
+            self.lane_points.setSymbolBrush(None)  # one brush per point follows: set with the data
+            self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],
+                                     symbolBrush=[steady_brush(pair_colour(j)) for j in range(len(lanes))])
+        else:
+            self.lane_points.setData(np.array(lanes, float), lam[list(lanes)])
         if st.pair < lam.size:
-            self.pick_point.setData([float(st.pair)], [log_lam[st.pair]])
+            self.pick_point.setData([float(st.pair)], [lam[st.pair]])
         lo, hi = r.bounds
         n, lt = st.n_positions, st.l_train
         # The top in quarter decades (0.35 to 0.6 above the highest line): a base drag moves 2π·base's line,
