@@ -602,3 +602,19 @@ def test_a_one_point_update_repaints_around_it_not_the_whole_plot(qtbot):
     assert plot.getPlotItem().annotations is not None  # (the placer is there, and still places:)
     label = plot.getPlotItem().getViewBox().childGroup.childItems()
     assert any(isinstance(it, pg.InfiniteLine) and it.label.isVisible() for it in label)
+
+
+def test_the_spectrums_axis_keeps_its_width_as_new_wavelengths_show(qtbot, waves):
+    """pyqtgraph widens an axis when a wider tick label first shows, and lays the whole plot out again: the
+    spectrum's λ axis did so once a drag (the drag's longest turn), when 2π·base first passed 100k."""
+    axis = waves.spectrum.plot.getPlotItem().getAxis("left")
+    width = axis.width()
+    for base in (1e4, 1e5, 1e6, 1e7):
+        waves.set_state(waves.state.clamped(base=base))
+        _settle(qtbot, waves)
+        assert axis.width() == width, base
+    # Its labels up to 2π·10⁷ fit the room kept (none is left out for want of width).
+    from PySide6.QtGui import QFontMetricsF
+
+    metrics = QFontMetricsF(axis.style["tickFont"])
+    assert metrics.horizontalAdvance("100M") <= axis.style["tickTextWidth"] < width

@@ -17,6 +17,8 @@ being cut.  Every plot of the app is built with it (``PlotItem(axisItems=...)``)
   so "slower ◀ pair i ▶ FASTER" on a short plot was cut at both ends and ran into the plot above.
 * Its label takes the theme's colour and size (:meth:`Axis.set_look`), whatever style a view passes, and a
   fixed width or height a view gives it (to line plots up) is for zoom 1 in a normal theme: it grows with the text.
+  :meth:`Axis.reserve_tick_text` keeps a vertical axis as wide as given labels need, so new ticks never lay its
+  plot out again.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Axis(pg.AxisItem):
         self._si_log = False
         self._look: tuple[Theme, float] | None = None
         self._fixed: dict[str, int | None] = {"width": None, "height": None}
+        self._reserved: tuple[str, ...] = ()  # tick texts a vertical axis is kept wide enough for
         self._shown_form: str | None = None  # the shorter form of the label drawn (None: the whole label)
         self._fitting = False
         super().__init__(orientation, **kwargs)
@@ -83,6 +86,24 @@ class Axis(pg.AxisItem):
         theme and zoom, and so does the width); None: as much as the text needs."""
         self._fixed["width"] = w
         super().setWidth(self._scaled(w))
+
+    def reserve_tick_text(self, *texts: str) -> None:
+        """Keep this vertical axis as wide as the widest of ``texts`` needs in its tick font, whatever ticks show,
+        at every look: pyqtgraph widens an axis when a wider label first shows, and the whole plot is laid out and
+        repainted again (the Waves spectrum's λ axis, once a drag, when the range first reached "100k": the drag's
+        longest turn).  A wider label is left out (labels lie whole inside their axis)."""
+        self._reserved = tuple(texts)
+        self._apply_reserved()
+
+    def setStyle(self, **kwds) -> None:  # noqa: N802 - pyqtgraph API
+        super().setStyle(**kwds)
+        if "tickFont" in kwds and self._reserved:
+            self._apply_reserved()  # the room the texts take in the new font
+
+    def _apply_reserved(self) -> None:
+        metrics = QFontMetricsF(self.style.get("tickFont") or self.font())
+        room = math.ceil(max(metrics.horizontalAdvance(t) for t in self._reserved))
+        super().setStyle(autoExpandTextSpace=False, tickTextWidth=room)
 
     def setHeight(self, h=None) -> None:  # noqa: N802 - pyqtgraph API
         """The height's counterpart of :meth:`setWidth`."""

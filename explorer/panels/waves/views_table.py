@@ -203,6 +203,9 @@ class SpectrumView(Card):
         style_plot(self.plot, "Spectrum: wavelength of each pair", "pair i", "λᵢ (positions, log)")
         self.plot.setLogMode(y=True)
         use_si_log_ticks(self.plot.getPlotItem())
+        # As wide as the widest λ label from the start (2π·base reaches 6.3·10⁷): a drag that first shows "100k"
+        # does not lay the plot out again.
+        self.plot.getPlotItem().getAxis("left").reserve_tick_text("100M", "500k")
         self.vb = self.plot.getViewBox()
         self.body.addWidget(self.plot)
         self.beyond_n = pg.LinearRegionItem(orientation="horizontal", movable=False,
