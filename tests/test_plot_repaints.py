@@ -1,0 +1,77 @@
+"""What a plot repaints when little changes: the region around the change, never the whole plot or its layout."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+
+from explorer.widgets import annotation_place
+from explorer.widgets.plots import make_plot
+
+
+class _WholePaints(QObject):
+    """Counts a viewport's paints that cover all of it."""
+
+    def __init__(self, viewport) -> None:
+        super().__init__()
+        self.viewport, self.whole, self.paints = viewport, 0, 0
+        viewport.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+            self.whole += event.rect() == self.viewport.rect()
+        return False
+
+
+def test_a_one_point_update_repaints_around_it_not_the_whole_plot(qtbot):
+    """A plot with texts to keep placed (an annotated line) repaints only around a moved one-point scatter.  Its
+    placer listened to the scene's ``changed`` signal, which makes Qt route the scene's updates through it and
+    repaint the whole plot for an item whose rect is null for a moment (a one-point scatter's, during setData):
+    the Waves spectrum's picked-pair ring repainted the whole plot at every drag step."""
+    plot = make_plot()
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    plot.addItem(pg.InfiniteLine(angle=0, pos=2.0, label="a bound"))
+    ring = pg.ScatterPlotItem(size=20, pen=pg.mkPen("k", width=2.5))
+    plot.addItem(ring)
+    plot.show()
+    ring.setData([5.0], [5.0])
+    qtbot.waitExposed(plot)
+    qtbot.wait(2 * annotation_place.EVERY_MS)  # the label placed
+    count = _WholePaints(plot.viewport())
+    for i in range(10):
+        ring.setData([5.0], [5.0 + 0.1 * i])
+        QApplication.processEvents()
+    assert count.paints >= 5 and count.whole == 0  # only around the point, old place and new
+    assert plot.getPlotItem().annotations is not None  # (the placer is there, and still places:)
+    label = plot.getPlotItem().getViewBox().childGroup.childItems()
+    assert any(isinstance(it, pg.InfiniteLine) and it.label.isVisible() for it in label)
+
+
+def test_the_spectrums_axis_keeps_its_width_as_new_wavelengths_show(qtbot):
+    """pyqtgraph widens an axis when a wider tick label first shows, and lays the whole plot out again: the
+    spectrum's λ axis did so once a drag (the drag's longest turn), when 2π·base first passed 100k."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from explorer.jobs.waves import CurvesRequest, compute_curves
+    from explorer.panels.waves.views_table import SpectrumView
+    from explorer.state import WavesState
+
+    view = SpectrumView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    axis = view.plot.getPlotItem().getAxis("left")
+    widths = set()
+    for base in (1e4, 1e5, 1e6, 1e7):
+        st = WavesState().clamped(base=base)
+        view.show_curves(compute_curves(CurvesRequest(st.n_positions, st.d_model, base, st.variant, pairs=(0, 1))), st)
+        QApplication.processEvents()
+        widths.add(axis.width())
+    assert len(widths) == 1, widths
+    # Its labels up to 2π·10⁷ fit the room kept (none is left out for want of width).
+    metrics = QFontMetricsF(axis.style["tickFont"])
+    assert metrics.horizontalAdvance("100M") <= axis.style["tickTextWidth"] < axis.width()
