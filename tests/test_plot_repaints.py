@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
@@ -46,9 +47,30 @@ def test_a_one_point_update_repaints_around_it_not_the_whole_plot(qtbot):
         ring.setData([5.0], [5.0 + 0.1 * i])
         QApplication.processEvents()
     assert count.paints >= 5 and count.whole == 0  # only around the point, old place and new
-    assert plot.getPlotItem().annotations is not None  # (the placer is there, and still places:)
-    label = plot.getPlotItem().getViewBox().childGroup.childItems()
-    assert any(isinstance(it, pg.InfiniteLine) and it.label.isVisible() for it in label)
+
+
+
+def test_new_data_under_a_label_moves_it(qtbot):
+    """The plot's texts are placed again when its data changes (its repaint asks for it), not only when its range
+    or size does."""
+    plot = make_plot()
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    line = pg.InfiniteLine(angle=0, pos=5.0, label="a bound", labelOpts={"position": 0.5})
+    plot.addItem(line)
+    curve = pg.PlotDataItem([0.0, 10.0], [9.5, 9.5])
+    plot.addItem(curve)
+    plot.show()
+    qtbot.waitExposed(plot)
+    qtbot.wait(2 * annotation_place.EVERY_MS)
+    label = line.label
+    assert label.isVisible()
+    before = label.sceneBoundingRect()
+    # A band of curve over the label's place (the line's middle) and just above it.
+    x = np.linspace(3.0, 7.0, 200)
+    curve.setData(np.repeat(x, 2), np.tile([4.0, 6.5], x.size))
+    qtbot.waitUntil(lambda: not label.isVisible() or label.sceneBoundingRect() != before, timeout=2000)
 
 
 def test_the_spectrums_axis_keeps_its_width_as_new_wavelengths_show(qtbot):

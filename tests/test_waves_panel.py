@@ -233,6 +233,8 @@ def test_preview_while_held_then_refined_on_release(qtbot, service):
     assert p.responses["waves.matrix"].size == 1024  # still the last one computed
     # The similarity view's direct dots (most of the picked values' job) are left out while it is hidden.
     assert not p.responses["waves.views"].request.markers and not p.responses["waves.views"].marker_q.size
+    exported = p.export_data(p.similarity.plot)  # an export made now still has them
+    assert exported["PE(p).PE(q)"].size == exported["q - p"].size > 100
     p.tabs.setCurrentIndex(1)  # now it is seen: computed at the live (preview) size
     qtbot.waitUntil(lambda: computed() and not p.held(), timeout=SETTLE_MS)
     assert p.responses["waves.matrix"].size == 256

@@ -101,7 +101,7 @@ def column_extrema(omega, is_cos, start: int, stop: int, bin_size: int, budget: 
 
     Returns
     -------
-    mins, maxs : ndarray, shape (n_blocks, n_columns), float64
+    mins, maxs : ndarray, shape (n_blocks, n_columns), float64 (float32 with ``fast``)
         The extrema over the integer positions of each block (the sampled table, not the
         continuous wave).
     approx : ndarray of bool, shape (n_columns,)

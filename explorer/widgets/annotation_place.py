@@ -72,7 +72,7 @@ class AnnotationPlacer(QObject):
     def flush(self) -> None:
         """Place now what changed since the last placement (the timer then finds nothing to do): for whoever reads
         or draws the plot before the event loop turns, an audit or an export.  Not only when a placement is due: a
-        line's label moves with its line at once, and the scene says it changed only a turn of the loop later."""
+        line's label moves with its line at once, and the plot is repainted (which schedules one) only later."""
         self.place()
 
     def _texts(self) -> list:

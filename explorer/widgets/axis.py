@@ -91,7 +91,8 @@ class Axis(pg.AxisItem):
         """Keep this vertical axis as wide as the widest of ``texts`` needs in its tick font, whatever ticks show,
         at every look: pyqtgraph widens an axis when a wider label first shows, and the whole plot is laid out and
         repainted again (the Waves spectrum's λ axis, once a drag, when the range first reached "100k": the drag's
-        longest turn).  A wider label is left out (labels lie whole inside their axis)."""
+        longest turn).  The texts given must be the widest the axis can show: a wider label would run into the
+        axis' title."""
         self._reserved = tuple(texts)
         self._apply_reserved()
 

@@ -85,9 +85,9 @@ class LegendPlacer(QObject):
             QTimer.singleShot(0, self.place)
 
     def flush(self) -> None:
-        """Place now what a change since the last placement asked for (for an export or an audit)."""
-        if self._pending:
-            self.place()
+        """Place now (for an export or an audit): the data may have changed in a plot not painted since, a hidden
+        one, and only a paint or the view's range or size asks for a placement."""
+        self.place()
 
     def _rect(self, place, size, view: QRectF) -> QRectF:
         gx, gy = self._gap

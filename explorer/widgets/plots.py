@@ -190,6 +190,13 @@ class Plot(pg.PlotWidget):
         timed("plot", self, super().paintEvent, event)
         # What the paint shows may have moved under the plot's texts and legend: they look again (at most every
         # EVERY_MS while changes keep coming; nothing to do when nothing they depend on changed).
+        self._schedule_placers()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._schedule_placers()  # a plot shown again: its texts placed for what changed while it was hidden
+
+    def _schedule_placers(self) -> None:
         pi = self.getPlotItem()
         for placer in (getattr(pi, "annotations", None), getattr(pi, "legend_placer", None)):
             if placer is not None:

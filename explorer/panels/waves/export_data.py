@@ -22,7 +22,7 @@ from ...widgets.plot_data import plot_title
 def exact_arrays(panel, plot) -> dict | None:
     """name -> array for ``plot`` of the Waves ``panel``; None if the plot is not one of its own."""
     st, rs = panel.state, panel.responses
-    curves, pick = _exact(rs.get("waves.curves")), rs.get("waves.views")
+    curves, pick = _exact(rs.get("waves.curves")), _whole_pick(rs.get("waves.views"))
 
     def on(name: str) -> bool:  # a view not built yet (its tab never shown) draws no plot to export
         return _on(panel, name, plot)
@@ -68,6 +68,14 @@ def _on(panel, name: str, plot) -> bool:
     """``plot`` is the plot of the panel's view ``name`` (False while that view's tab is not built)."""
     view = panel.built_view(name)
     return view is not None and plot is view.plot
+
+
+def _whole_pick(response):
+    """The picked values as at rest: a drag step's leave out the rotation's checks, and the similarity view's dots
+    while that view is hidden (an export made then still has them)."""
+    if response is None or (not response.request.preview and response.request.markers):
+        return response
+    return jobs.run(dataclasses.replace(response.request, preview=False, markers=True))
 
 
 def _exact(response):
