@@ -55,11 +55,18 @@ def block_phasors(bl: Blocks, theta: np.ndarray) -> np.ndarray:
     mean_{p=a}^{a+n−1} e^{ipθ} = e^{iθ(a + (n−1)/2)} · sin(nθ/2) / (n·sin(θ/2)).
     """
     th = np.asarray(theta, dtype=np.float64)[None, :]
-    n = bl.counts[:, None].astype(np.float64)
-    # 0 < θ ≤ 1 for every RoPE/sinusoidal frequency, so sin(θ/2) > 0; for n = 1 the ratio is exactly 1.
+    # 0 < θ ≤ 1 for every RoPE/sinusoidal frequency, so sin(θ/2) > 0; for n = 1 the ratio is exactly 1.  The
+    # blocks have at most two sizes (the last may be shorter): the ratio once per size, not per block.
+    sizes, which = np.unique(bl.counts, return_inverse=True)
+    n = sizes[:, None].astype(np.float64)
     ratio = np.sin(n * th / 2.0) / (n * np.sin(th / 2.0))
-    ratio[bl.counts == 1] = 1.0
-    return np.exp(1j * bl.centres[:, None] * th) * ratio
+    ratio[sizes == 1] = 1.0
+    angle = bl.centres[:, None] * th
+    z = np.empty(angle.shape, dtype=np.complex128)  # e^{i·angle}: cos and sin, as np.exp(1j·angle) gives them
+    z.real = np.cos(angle)
+    z.imag = np.sin(angle)
+    z *= ratio[which.reshape(-1)]
+    return z
 
 
 def additive_block_means(pbar: np.ndarray, cbar: np.ndarray, d: int) -> np.ndarray:
