@@ -42,11 +42,19 @@ def test_a_one_point_update_repaints_around_it_not_the_whole_plot(qtbot):
     ring.setData([5.0], [5.0])
     qtbot.waitExposed(plot)
     qtbot.wait(2 * annotation_place.EVERY_MS)  # the label placed
+    quiet = _WholePaints(plot.viewport())  # and nothing left to paint (a late layout or expose repaints it whole)
+    for _ in range(20):
+        seen = quiet.paints
+        qtbot.wait(150)
+        if quiet.paints == seen:
+            break
     count = _WholePaints(plot.viewport())
     for i in range(10):
         ring.setData([5.0], [5.0 + 0.1 * i])
         QApplication.processEvents()
-    assert count.paints >= 5 and count.whole == 0  # only around the point, old place and new
+    # Only around the point, old place and new (the old wiring: the whole plot every time; one stray whole repaint
+    # of a loaded machine's platform is not what this is about).
+    assert count.paints >= 5 and count.whole <= 1
 
 
 
