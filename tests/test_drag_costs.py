@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLabel, QSlider, QVBoxLayout, QWidget
 
@@ -270,6 +270,35 @@ def test_while_held_a_live_label_shows_a_new_text_at_most_every_interval(qtbot):
     label.setText("x = 9")
     slider.setSliderDown(False)  # let go: what waited is shown at once
     assert label.text() == "x = 9"
+
+
+def test_labels_that_waited_for_the_interval_are_shown_one_at_a_time(qtbot):
+    """Live labels that changed together (the Waves readouts and formula strip, every 100 ms of a drag) repainted
+    together, in the turn that also painted a plot: the ones that waited now come one a frame apart."""
+    outer, first, slider, pin, _ = _column(qtbot)
+    shown: list[list[str]] = []  # the texts of both, each time one of them shows a new one
+
+    class Logged(LiveLabel):
+        def show_text(self, text: str) -> None:
+            super().show_text(text)
+            # Both texts at the next turn of the event loop (a 0-ms timer: before any later timer's turn).
+            QTimer.singleShot(0, self, lambda: shown.append([label.text() for label in others]))
+
+    others = [Logged("y = 1"), Logged("z = 1")]
+    for other in others:
+        outer.layout().addWidget(other)
+    slider.setSliderDown(True)
+    first.setText("x = 2")  # the first change of a hold: at once, and the interval starts
+    for label in others:
+        label.setText(label.text()[0] + " = 2")  # these wait for its end
+    assert [label.text() for label in others] == ["y = 1", "z = 1"]
+    qtbot.waitUntil(lambda: others[1].text() == "z = 2", timeout=2000)
+    qtbot.waitUntil(lambda: len(shown) == 2, timeout=2000)
+    assert shown == [["y = 2", "z = 1"], ["y = 2", "z = 2"]]  # the second not in the first one's turn
+    others[0].setText("y = 3")
+    others[1].setText("z = 3")
+    slider.setSliderDown(False)  # let go: everything that waits, at once
+    assert [label.text() for label in others] == ["y = 3", "z = 3"]
 
 
 def test_letting_go_calls_back_once_and_a_release_without_a_hold_not_at_all(qtbot):

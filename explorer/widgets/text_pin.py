@@ -26,6 +26,8 @@ from .throttle import Throttle
 #: While a slider is held, a live label shows a new text at most this often (ms): numbers that change every
 #: frame cannot be read anyway, and each change repaints the label (rich text: about 1 ms a label in software).
 EVERY_MS = 100
+#: The texts that waited for the interval's end are shown this far apart (ms), one a frame, not all in one turn.
+SPREAD_MS = 16
 
 #: The pins armed now (a slider of their panel is held): a live label looks for its panel's among them.
 _armed: weakref.WeakSet[TextPin] = weakref.WeakSet()
@@ -76,7 +78,8 @@ class TextPin:
         self._root = weakref.ref(root)
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
         self._sliders: list[weakref.ref] = []  # the sliders watched
-        self._every = Throttle(EVERY_MS)  # the live labels' texts while armed, by id(label)
+        # The live labels' texts while armed, by id(label); those that waited shown a frame apart (see Throttle).
+        self._every = Throttle(EVERY_MS, spread_ms=SPREAD_MS)
         self._on_release: list = []  # called when the slider is let go (see on_release)
 
     def on_release(self, call) -> None:
