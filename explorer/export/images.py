@@ -235,6 +235,7 @@ def key_shown(view) -> Iterator[None]:
     from PySide6.QtWidgets import QGraphicsProxyWidget, QLabel
 
     from ..widgets.legend_place import legend_key
+    from ..widgets.log_ticks import tick_font
 
     make = getattr(view, "export_key", None)
     item = getattr(view, "getPlotItem", lambda: None)()
@@ -247,8 +248,7 @@ def key_shown(view) -> Iterator[None]:
     label.setWordWrap(True)
     label.setObjectName("exportKey")
     axis = item.getAxis("bottom")
-    font = axis.style.get("tickFont") or axis.font()
-    label.setFont(font)  # as large as the axis's numbers, under which it sits
+    label.setFont(tick_font(axis))  # as large as the axis's numbers, under which it sits
     colour = axis.textPen().color().name()
     label.setStyleSheet(f"QLabel {{ color: {colour}; background: transparent; padding: 2px 6px; }}")
     label.setFixedWidth(max(int(item.width()), 80))

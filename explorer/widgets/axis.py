@@ -32,7 +32,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 
 from ..theme import LABEL_PT, Theme
 from .frame_probe import timed
-from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_least
+from .log_ticks import label_room, log_tick_strings, log_tick_values, nice_at_least, tick_font
 from .titles import AXIS_LABEL_MIN_SCALE, elided, plain
 
 _NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
@@ -102,7 +102,7 @@ class Axis(pg.AxisItem):
             self._apply_reserved()  # the room the texts take in the new font
 
     def _apply_reserved(self) -> None:
-        metrics = QFontMetricsF(self.style.get("tickFont") or self.font())
+        metrics = QFontMetricsF(tick_font(self))
         room = math.ceil(max(metrics.horizontalAdvance(t) for t in self._reserved))
         super().setStyle(autoExpandTextSpace=False, tickTextWidth=room)
 

@@ -73,12 +73,16 @@ def nice_at_least(step: float) -> float:
 
 
 
+def tick_font(axis):
+    """The font ``axis`` draws its tick labels in (its style's, else its own)."""
+    return getattr(axis, "style", {}).get("tickFont") or axis.font()
+
+
 def label_room(axis, min_val: float, max_val: float) -> float:
     """Pixels one tick label of this range takes, with a gap: the wider of its two ends' labels."""
     from PySide6.QtGui import QFontMetricsF
 
-    font = getattr(axis, "style", {}).get("tickFont") or axis.font()
-    metrics = QFontMetricsF(font)
+    metrics = QFontMetricsF(tick_font(axis))
     ends = [f"{v * axis.scale:.6g}" for v in (min_val, max_val) if math.isfinite(v)]
     return max((metrics.horizontalAdvance(t) for t in ends), default=20.0) + 0.6 * metrics.height()
 
@@ -86,8 +90,7 @@ def label_room(axis, min_val: float, max_val: float) -> float:
 def _font_height(axis) -> float:
     from PySide6.QtGui import QFontMetrics
 
-    font = getattr(axis, "style", {}).get("tickFont") or axis.font()
-    return float(QFontMetrics(font).height())
+    return float(QFontMetrics(tick_font(axis)).height())
 
 
 def thinned(ticks, pixel, width, keep=(), gap: float = 8.0) -> list[tuple[float, str]]:

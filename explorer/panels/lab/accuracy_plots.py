@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from ...lab import SCHEME_LABELS, centred_average, fmt_percent
-from ...widgets.log_ticks import thinned, use_si_log_ticks
+from ...widgets.log_ticks import thinned, tick_font, use_si_log_ticks
 from ...widgets.plots import make_plot
 from .common import (
     NEUTRAL,
@@ -79,7 +79,7 @@ class LengthPlot:
         (x0, x1), px = vb.viewRange()[0], vb.width()
         if not self._ticks or px <= 0 or x1 <= x0:
             return
-        metrics = QFontMetricsF(axis.style.get("tickFont") or axis.font())
+        metrics = QFontMetricsF(tick_font(axis))
         shown = thinned(self._ticks, lambda v: (v - x0) / (x1 - x0) * px, metrics.horizontalAdvance, self._keep)
         if shown != self._shown_ticks:
             self._shown_ticks = shown
