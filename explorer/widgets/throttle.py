@@ -33,7 +33,6 @@ class Throttle:
         self._spread.setSingleShot(True)
         self._spread.setInterval(max(0, int(spread_ms)))
         self._spread.timeout.connect(self._show_next)
-        self._spread_ms = int(spread_ms)
 
     def due(self, key: Hashable, default: Any = None) -> Any:
         """The value waiting for ``key`` (``default`` when none waits)."""
@@ -71,15 +70,14 @@ class Throttle:
         self._show_due()
 
     def _tick(self) -> None:
-        due, self._due = self._due, {}
-        if not due:
+        if not self._due:
             return
-        if self._spread_ms > 0 and len(due) > 1:
-            self._spreading.update(due)
+        if self._spread.interval() > 0 and len(self._due) > 1:
+            self._spreading.update(self._due)
+            self._due = {}
             self._show_next()
         else:
-            for show, value in due.values():
-                show(value)
+            self._show_due()
         self._timer.start()
 
     def _show_next(self) -> None:
@@ -91,8 +89,7 @@ class Throttle:
         if self._spreading:
             self._spread.start()
 
-    def _show_due(self) -> bool:
+    def _show_due(self) -> None:
         due, self._due = self._due, {}
         for show, value in due.values():
             show(value)
-        return bool(due)
