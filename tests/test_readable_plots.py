@@ -143,11 +143,9 @@ def test_a_hidden_label_is_measured_where_it_would_be_drawn(unit_plot, qtbot):
                            labelOpts={"position": 0.96, "anchors": [(0, 0.5), (1, 0.5)]})
     pi.addItem(line)
     plot.resize(520, 40)  # too small: the placer hides the label
-    qtbot.wait(80)
-    assert not line.label.isVisible()
+    qtbot.waitUntil(lambda: not line.label.isVisible(), timeout=2000)  # (placed at most every EVERY_MS)
     plot.resize(520, 200)  # room again: placed while hidden, then shown
-    qtbot.wait(80)
-    assert line.label.isVisible()
+    qtbot.waitUntil(line.label.isVisible, timeout=2000)
     assert not audit(plot, "line", line=12.0, size=False)
 
 
