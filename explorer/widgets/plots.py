@@ -21,6 +21,7 @@ from ..theme import Theme
 from .annotation_place import AnnotationPlacer
 from .axis import app_axes
 from .frame_probe import timed
+from .image import ImageItem
 from .legend_place import LegendPlacer
 from .plain import shorten
 from .pointer import PointerReadout, reading
@@ -319,7 +320,7 @@ class Heatmap(Plot):
         super().__init__(title, x=x, y=y, grid=False, axis_items=axis_items, parent=parent)
         pi = self.getPlotItem()
         pi.invertY(True)
-        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image = ImageItem(axisOrder="row-major")
         self.image.setAutoDownsample(True)
         pi.addItem(self.image)
         self.colorbar = self.add_colour_bar(self.image, levels, cmap)

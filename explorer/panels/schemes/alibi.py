@@ -22,6 +22,7 @@ from ...schemes.alibi import WINDOW_SHARE, AlibiTab
 from ...schemes.learned import model_tables_text
 from ...snippets import NoSnippet
 from ...snippets import schemes as snip
+from ...widgets.image import ImageItem
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plot_data import set_image
 from ...widgets.plots import SEQUENTIAL
@@ -107,7 +108,7 @@ class AlibiView(SchemesView):
         api = self.attention.getPlotItem()
         api.invertY(True)
         api.showGrid(x=False, y=False)
-        self.att_img = pg.ImageItem(axisOrder="row-major")
+        self.att_img = ImageItem(axisOrder="row-major")
         api.addItem(self.att_img)
         self.att_bar = self.attention.add_colour_bar(self.att_img, (ATTENTION_LOG_FLOOR, 0.0), SEQUENTIAL,
                                                      width=14, label="log₁₀ share")
@@ -121,7 +122,7 @@ class AlibiView(SchemesView):
         tpi.showGrid(x=False, y=False)
         for name in ("bottom", "left"):
             tpi.hideAxis(name)
-        self.tile_img = pg.ImageItem(axisOrder="row-major")
+        self.tile_img = ImageItem(axisOrder="row-major")
         self.tile_img.setZValue(5)
         tpi.addItem(self.tile_img)
         self.tile_bar = self.tiles.add_colour_bar(self.tile_img, (-ALIBI_CLIP, 0.0), SEQUENTIAL, width=14,

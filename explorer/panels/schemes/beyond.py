@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from ...jobs.schemes import METHOD_TITLES, BeyondResponse, ScaledResponse
 from ...schemes import learned, rope, scaled_rope
+from ...widgets.image import ImageItem
 from ...widgets.legend_place import LegendKey
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plot_data import set_image
@@ -64,7 +65,7 @@ class BeyondView(SchemesView):
         self.table = make_plot("Learned table P[p, :]", x="dimension", y="position p")
         tpi = self.table.getPlotItem()
         tpi.invertY(True)
-        self.table_img = pg.ImageItem(axisOrder="row-major")
+        self.table_img = ImageItem(axisOrder="row-major")
         tpi.addItem(self.table_img)
         self.table_bar = self.table.add_colour_bar(self.table_img, (-3.0, 3.0), DIVERGING, width=14)
         self.table_hatch = HatchItem()

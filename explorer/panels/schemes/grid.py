@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel
 
 from ... import schemes as registry
 from ...jobs.grid import GridResponse, grid_ids
+from ...widgets.image import ImageItem
 from ...widgets.notes import NotesLabel
 from ...widgets.plots import DIVERGING, ColourBar, Plot, colormap
 from ...widgets.reflow import ReflowGrid
@@ -116,7 +117,7 @@ class GridView(SchemesView):
         pi.invertY(True)
         pi.setAspectLocked(True)
         pi.showGrid(x=False, y=False)
-        img = pg.ImageItem(axisOrder="row-major")
+        img = ImageItem(axisOrder="row-major")
         pi.addItem(img)
         mark = pg.ScatterPlotItem(symbol="s", size=12, brush=None, pen=pg.mkPen("#202020", width=2.5))
         pi.addItem(mark)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout
 
 from ... import schemes as registry
 from ...jobs.schemes import MatrixResponse
+from ...widgets.image import ImageItem
 from ...widgets.plots import DIVERGING, ColourBar, Plot, colormap
 from ...widgets.reflow import ReflowGrid
 from ...widgets.theming import theme_bus
@@ -84,7 +85,7 @@ class MatrixView(SchemesView):
         pi.invertY(True)  # query 0 at the top, as matrices are written
         pi.showGrid(x=False, y=False)
         pi.setMenuEnabled(True)
-        img = pg.ImageItem(axisOrder="row-major")
+        img = ImageItem(axisOrder="row-major")
         img.setAutoDownsample(True)  # pyqtgraph downsamples by averaging, like the cells themselves
         pi.addItem(img)
         mask = FutureMask()

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsLinearLayout, QGraphicsWidget
 
 from ...jobs.swap import EQUIVARIANCE_TOL
+from ...widgets.image import ImageItem
 from ...widgets.plain import esc
 from ...widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ...widgets.pointer import pointer_for, two_lines
@@ -75,7 +76,7 @@ class AttentionMap(Heatmap):
         pi.setLabel("left", "query", **_LABEL_STYLE)
         pi.setTitle(title, size=_TITLE_SIZE)
         self._full_title = title
-        self.sums = pg.ImageItem(axisOrder="row-major")
+        self.sums = ImageItem(axisOrder="row-major")
         self.sums.setColorMap(ROWSUM_MAP)
         pi.addItem(self.sums)
         self.values = ValueText()

@@ -13,6 +13,7 @@ from ...jobs.colours import LUT_SIZE, SPREAD_GREY  # noqa: F401 - SPREAD_GREY: p
 from ...jobs.colours import overview_rgba as _overview_rgba
 from ...jobs.waves import HeatmapResponse, cell_info
 from ...state import WavesState
+from ...widgets.image import ImageItem
 from ...widgets.plots import DIVERGING, Heatmap, colormap
 from ...widgets.pointer import pointer_for
 from ...widgets.text_pin import LiveLabel
@@ -54,7 +55,7 @@ class HeatmapView(Card):
         self.header.addWidget(self.note, 1)
         self.header.addWidget(self.full_button)
         self.body.addWidget(self.plot)
-        self.overview_item = pg.ImageItem(axisOrder="row-major")
+        self.overview_item = ImageItem(axisOrder="row-major")
         self.overview_item.setVisible(False)
         self.plot.addItem(self.overview_item)
         self.p_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(P_COLOUR, width=2))
