@@ -51,6 +51,14 @@ def test_same_word_same_vector_everywhere():
     np.testing.assert_array_equal(embed(["man", "bites", "dog"], 32)[2], a)
 
 
+def test_embed_keeps_each_word_once_and_hands_out_copies():
+    first = embed(["the", "cat", "the"], 24)
+    first[0] += 1.0  # a caller writing into its matrix must not change the next one
+    again = embed(["the", "cat"], 24)
+    np.testing.assert_array_equal(again, np.stack([token_embedding("the", 24), token_embedding("cat", 24)]))
+    assert again.flags.writeable
+
+
 def test_embedding_depends_on_the_word_only():
     vecs = {w: token_embedding(w, 16) for w in ("dog", "Dog", "dogs", "man", "ü")}
     for w1 in vecs:
