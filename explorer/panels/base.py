@@ -169,18 +169,21 @@ class Panel(QWidget):
         return self._state
 
     def set_state(self, state, *, request: bool = True) -> None:
-        """Make ``state`` current (it is already validated), refresh widgets, request new results."""
+        """Make ``state`` current (it is already validated), request new results, refresh widgets.
+
+        The requests go first: the compute process works on them while this thread shows the state in the
+        controls (0.5–0.7 ms a step for Token swap's 181 widgets), instead of after."""
         changed = state != self._state
         self._state = state
         self.origin += 1
+        if request:
+            self.request_update()
         self._block_and_sync()
         # The formula strip shows the parameters, so it follows them at once: a change that needs no
         # new result (a display-only field, or one the visible view does not use) must update it too.
         self._show_formula(state)
         if changed:
             self.stateChanged.emit(state)
-        if request:
-            self.request_update()
 
     def _block_and_sync(self) -> None:
         blocked = [(w, w.blockSignals(True)) for w in self._controls()]
