@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..encodings.blocks import block_phasors
+from ..encodings.blocks import block_cis, phasor_gram
 from ..encodings.rotary import pair_tables, rope_curve, rotary_bound, rotate_pairs
 from .base import (
     Curve,
@@ -67,8 +67,7 @@ class FrequencyRoPE(RoPE):
         h = pair_energy(content_vectors(d, req.content, req.seed))
         th = self.frequencies(req)[0]
         on = th > 0
-        z = block_phasors(bl, th[on])
-        return (np.real((z * h[on]) @ z.conj().T) - h[on].sum()) / math.sqrt(d)
+        return (phasor_gram(block_cis(bl, th[on]), h[on]) - h[on].sum()) / math.sqrt(d)
 
     def distance_values(self, req: Query, dist):
         d = req.head_dim

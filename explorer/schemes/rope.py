@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..encodings import apply_rope, inv_freq, roformer_bound
-from ..encodings.blocks import block_phasors, chunks
+from ..encodings.blocks import block_cis, chunks, phasor_gram
 from ..encodings.rotary import pair_tables, rope_curve
 from ._rope_cli import add_model_commands
 from .base import (
@@ -111,8 +111,7 @@ class RoPE(Scheme):
         d = req.head_dim
         h = pair_energy(content_vectors(d, req.content, req.seed))
         freq, att = self.frequencies(req)
-        z = block_phasors(bl, freq)
-        return (att**2 * np.real((z * h) @ z.conj().T) - h.sum()) / math.sqrt(d)
+        return (att**2 * phasor_gram(block_cis(bl, freq), h) - h.sum()) / math.sqrt(d)
 
     def distance_values(self, req: Query, dist):
         d = req.head_dim

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..encodings import inv_freq
-from ..encodings.blocks import block_phasors, chunks
+from ..encodings.blocks import block_cis, chunks, phasor_gram
 from .base import (
     Curve,
     Parameter,
@@ -170,8 +170,7 @@ class TransformerXL(Scheme):
     def score_blocks(self, req: Query, bl):
         d, cbar, wr, v, _a, const_c = self._parts(req)
         coef = position_coefficients(cbar, wr) + position_coefficients(v, wr)  # (b) + (d)
-        z = block_phasors(bl, inv_freq(d, BASE))
-        return (np.real((z * coef) @ z.conj().T)) / math.sqrt(d) + const_c
+        return phasor_gram(block_cis(bl, inv_freq(d, BASE)), coef) / math.sqrt(d) + const_c
 
     def score_terms(self, req: Query, dist):
         d, cbar, wr, v, const_a, const_c = self._parts(req)
