@@ -362,3 +362,36 @@ def registry_bounded(scheme: str) -> bool:
     from explorer import schemes as registry
 
     return registry.get(scheme).bounded
+
+
+def test_while_a_slider_is_held_the_shared_scale_is_held_and_exact_again_when_let_go(qtbot, make_panel):
+    """At head_dim = 32 the scaled column sets the scale, so each step of s gave all seven images a new one; held,
+    the scale stays while the largest |ΔS| stays inside it and above 2/3 of it, and grows past it; the line under
+    the matrices says so, and letting go shows the exact scale."""
+    panel = make_panel(SchemesState(l_train=1024, l_eval=16384, head_dim=32))
+    view = panel.matrix_view
+
+    def drawn(factor):
+        panel.set_state(panel.state.clamped(factor=factor))
+        wait(qtbot, panel)
+        exact, _ = J.shared_levels({s: view.responses[s].extent for s in panel.state.schemes})
+        return float(view.cbar.levels()[1]), exact
+
+    handle = panel.main_slider().findChildren(QAbstractSlider)[0]
+    drawn(4.0)
+    handle.setSliderDown(True)
+    steps = [drawn(f) for f in (4.4, 5.0, 6.0, 8.0, 12.0, 16.0, 24.0)]
+    shown = [s for s, _ in steps]
+    exact = [e for _, e in steps]
+    assert len(set(exact)) == len(exact), "the exact scale does not move with s here: the test shows nothing"
+    assert len(set(shown)) < len(shown) / 2  # held: a few scales, not one a step
+    for s, e in steps:
+        assert e <= s * (1 + 1e-12) <= 1.5 * e * (1 + 1e-12) or s == pytest.approx(1.1 * e)
+    assert all(lv == pytest.approx(view.cbar.levels(), abs=0) for lv in view.levels().values())
+    if shown[-1] != exact[-1]:
+        assert "held while the slider moves" in view.info.text()
+    handle.setSliderDown(False)
+    qtbot.waitUntil(lambda: view.cbar.levels()[1] == pytest.approx(exact[-1]), timeout=5000)
+    wait(qtbot, panel)
+    assert_one_scale(panel)
+    assert "held" not in view.info.text() and "= the largest |ΔS|" in view.info.text()

@@ -29,8 +29,9 @@ def content_text(st: SchemesState) -> str:
             f"N(0, I<sub>{st.head_dim}</sub>) (seed {st.seed})")
 
 
-def matrix_info(st: SchemesState, k: float, clipped: tuple, responses: dict, theme) -> str:
-    """The line under the score matrices: units, the shared colour scale ±k, the cells, what is hatched."""
+def matrix_info(st: SchemesState, k: float, clipped: tuple, responses: dict, theme, exact: float | None = None) -> str:
+    """The line under the score matrices: units, the shared colour scale ±k, the cells, what is hatched; ``exact``:
+    the scale is held while a slider is, and ``exact`` is the largest |ΔS| now."""
     block = max((r.block for s, r in responses.items() if s in st.schemes), default=1)
     cells = -(-st.l_eval // block)
     res = (f"Cells: one per position pair ({cells} × {cells})" if block == 1 else
@@ -42,9 +43,11 @@ def matrix_info(st: SchemesState, k: float, clipped: tuple, responses: dict, the
                           for s in clipped)
         clip = f"; <span style='color:#c03000'>{worst}</span>"
     masked = f"; {mask_word(theme)}: the future, masked (causal)" if st.causal else ""
+    scale = (" = the largest |ΔS| of the bounded schemes" if exact is None else
+             f", held while the slider moves (the largest |ΔS| of the bounded schemes: {exact:.3g})")
     return (f"ΔS[i, j] = attention logit with position − without (units of q·k/√d); "
             f"{content_text(st)}. "
-            f"<b>One colour scale for all columns: ±{k:.3g}</b> = the largest |ΔS| of the bounded schemes"
+            f"<b>One colour scale for all columns: ±{k:.3g}</b>{scale}"
             f"{clip}. {res}. Hatched: past L_train = {fmt_positions(st.l_train)}"
             f"{masked}.{table_text(st, responses)}")
 

@@ -51,6 +51,7 @@ from ...widgets.sliders import FloatSlider
 from ...widgets.theming import current_theme
 from ...widgets.value_box import DoubleSpinBox, SpinBox, feedback
 from ..base import Panel
+from ..held_scale import held_scale
 from ..table.link import RealTableOption
 from .alibi import PropertiesView
 from .beyond import BeyondView
@@ -117,6 +118,8 @@ class SchemesPanel(RealTableOption, Panel):
         super().__init__(service, state, parent, links=links)
         self._theme = None  # the last theme applied (views built later get it too)
         self._closing = False
+        self._held_k: float | None = None  # the matrices' colour scale while a slider is held (see _update_scales)
+        self.text_pin.on_release(self._exact_scale)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
@@ -430,18 +433,33 @@ class SchemesPanel(RealTableOption, Panel):
 
     def _update_scales(self, drawn: tuple[str, ...] = ()) -> None:
         """One colour scale for every score matrix, one y-range for every distance curve.  A new scale reaches
-        the matrices just ``drawn`` at once and each other one in a turn of its own (:meth:`later`)."""
+        the matrices just ``drawn`` at once and each other one in a turn of its own (:meth:`later`).  While a
+        slider is held the matrices' scale is held too (:func:`~explorer.panels.held_scale.held_scale`: where
+        the dragged column sets it, as at head_dim = 32, a new scale at every step re-coloured all seven);
+        letting go shows the exact one."""
         st = self.state
         if "matrices" in self._views:
-            k, clipped = shared_levels(self.matrix_view.extents(st.schemes))
-            for s, update in self.matrix_view.set_levels(k, now=drawn).items():
+            extents = self.matrix_view.extents(st.schemes)
+            k, clipped = shared_levels(extents)
+            if self.text_pin.pinned:
+                shown = self._held_k = held_scale(self._held_k, k) if self._held_k else k
+            else:
+                shown, self._held_k = k, None
+            for s, update in self.matrix_view.set_levels(shown, now=drawn).items():
                 self.later(("levels", s), update)
-            self.matrix_view.info.setText(matrix_info(st, k, clipped, self.matrix_view.responses,
-                                                      self._theme or current_theme()))
+            clipped = tuple(s for s in clipped if extents[s] > shown * (1 + 1e-12))
+            self.matrix_view.info.setText(matrix_info(st, shown, clipped, self.matrix_view.responses,
+                                                      self._theme or current_theme(), exact=k if shown != k else None))
         if "distance" in self._views:
             kd, clipped_d = shared_levels(self.distance_view.extents(st.schemes))
             self.distance_view.set_range(kd, clipped_d, st)
             self.distance_view.info.setText(distance_info(st, self.distance_view.responses))
+
+    def _exact_scale(self) -> None:
+        """The slider is let go: the matrices' exact colour scale again (see :meth:`_update_scales`)."""
+        self._held_k = None
+        if not self._closing:
+            self._update_scales()
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:

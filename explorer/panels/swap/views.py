@@ -16,6 +16,7 @@ from ...widgets.plain import esc
 from ...widgets.plots import DIVERGING, SEQUENTIAL, Heatmap, Plot
 from ...widgets.pointer import pointer_for, two_lines
 from ...widgets.token_chips import short_word
+from ..held_scale import held_scale
 from .axis import TICK_WORD, TokenAxis
 from .scale import difference_title, scale_text, symmetric_scale
 from .values import ValueText, row_sum_colour, row_sum_colour_dark, text_colour_on_viridis
@@ -163,12 +164,6 @@ class AttentionMap(Heatmap):
             self.rowClicked.emit(r)
 
 
-#: While a slider is held, an output map's colour scale is kept while the data's largest value stays within it
-#: and above 1/HOLD_SLACK of it; otherwise it becomes GROW times the data's largest value.
-HOLD_SLACK = 1.5
-GROW = 1.1
-
-
 class OutputMap(Heatmap):
     """Output vectors, one row per token (labelled), components across; signed diverging colours."""
 
@@ -196,14 +191,13 @@ class OutputMap(Heatmap):
                  say_scale: bool = False, hold: bool = False) -> None:
         """Draw ``data`` (tokens × components) on the colour scale ±``levels``; ``say_scale``: the colour bar's
         ticks are the scale's ends and zero ("−0.35", "0", "+0.35").  ``hold`` (a slider is held): the scale is
-        kept while ``levels`` stays within it and above 1/HOLD_SLACK of it, else it becomes GROW × ``levels``, so
-        the colour bar's axis is not laid out again at every step; the next draw without it shows ±``levels``
-        exactly."""
+        :func:`~explorer.panels.held_scale.held_scale`, so the colour bar's axis is not laid out again at every
+        step; the next draw without it shows ±``levels`` exactly."""
         d = np.asarray(data, dtype=float)
         n, m = d.shape
         self._data, self._tokens = d, list(tokens)
         if hold and not say_scale:
-            levels = self._levels if levels <= self._levels <= HOLD_SLACK * levels else levels * GROW
+            levels = held_scale(self._levels, levels)
         self._levels = levels
         self.set_matrix(d, rect=(0, 0, m, n), levels=(-levels, levels))
         text = scale_text(levels)
