@@ -74,6 +74,7 @@ def test_projections_are_seeded_and_scaled():
     a, b = projections(64, 3), projections(64, 3)
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
+        assert not x.flags.writeable  # kept for the next step: no caller may write into them
     assert not np.allclose(projections(64, 4)[0], a[0])
     assert not np.allclose(a[0], a[1])
     # N(0, 1/d): variance of the entries ≈ 1/d.

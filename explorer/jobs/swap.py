@@ -68,15 +68,20 @@ def embed(tokens: list[str], d_model: int) -> np.ndarray:
     return np.stack([_kept_embedding(t, d_model) for t in tokens])
 
 
+@lru_cache(maxsize=16)
 def projections(d_model: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """W_Q, W_K, W_V, each ``(d_model, d_model)`` with N(0, 1/d_model) entries from ``seed``.
+    """W_Q, W_K, W_V, each ``(d_model, d_model)`` with N(0, 1/d_model) entries from ``seed``; read-only, made once
+    per (width, seed): at d_model = 256 drawing them was 3.5 of a drag step's 4.6 ms.
 
     The 1/d variance keeps ``x W`` at the size of ``x`` (Glorot-like), so the scores stay in the
     range where the softmax is neither flat nor one-hot.
     """
     rng = np.random.default_rng(seed)
     scale = 1.0 / np.sqrt(d_model)
-    return tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))
+    out = tuple(rng.standard_normal((d_model, d_model)) * scale for _ in range(3))
+    for w in out:
+        w.flags.writeable = False
+    return out
 
 
 def swapped(tokens: list[str], i: int, j: int) -> list[str]:
