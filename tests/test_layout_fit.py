@@ -156,6 +156,26 @@ def test_every_panel_and_tab_fits_the_screen(window, size, presenter):
     assert not problems, "\n".join(dict.fromkeys(problems))
 
 
+def test_a_colour_bar_first_built_in_presenter_mode_fits_its_ticks(main_window):
+    """A colour bar fitted only when the theme changed kept its normal width in a view first built with presenter
+    mode already on (the grid view's needed 119 px of 104); the walk above saw it only when run on its own, its
+    views being built in normal mode by the sizes before it."""
+    import pyqtgraph as pg
+
+    win = main_window
+    win.look.set_presenter(True)
+    win.look.apply()
+    win.show_panel("schemes")
+    panel = win.panels["schemes"]
+    problems: list[str] = []
+    for where in _tab_walk(panel):
+        _settle(30)
+        for bar in panel.findChildren(pg.PlotWidget):
+            if bar.objectName() in ("sharedColourBar", "gridColourBar") and bar.isVisible():
+                problems += _scene_overflow(bar, f"{where}: {bar.objectName()}")
+    assert not problems, "\n".join(problems)
+
+
 def test_window_opens_at_the_available_screen_and_clamps_a_saved_size(window):
     win = window
     win.screen_limit = QSize(1280, 720)

@@ -95,6 +95,7 @@ class GridView(SchemesView):
             "a whole row of positions away. Click a patch to make it the query.")
         self._retitle()
         self._fit_cells()
+        QTimer.singleShot(0, self, self._fit_bar)  # built in presenter mode: its fonts are already large
 
     def _on_theme_changed(self, *_args) -> None:
         QTimer.singleShot(0, self, self._fit_bar)  # once the theme has styled the bar

@@ -68,6 +68,7 @@ class MatrixView(SchemesView):
         self._state = None
         for sch in registry.all_schemes():
             self._ensure(sch.id)
+        self._fit_colour_bar()  # built in presenter mode: its fonts are already large
 
     def _fit_colour_bar(self, *_args) -> None:
         """As wide as the bar's ticks and label need (presenter fonts), once the theme has styled it."""
