@@ -104,6 +104,10 @@ def _child_setup(parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent_pid,), name="pe-parent-watch", daemon=True).start()
     limit_blas_threads(1)
+    # Torch, imported later by the first job that needs it, sizes its thread pool from this: one thread from its
+    # first call (the warm-up's set_num_threads(1) comes after the panels' first jobs, and never again in a child
+    # started anew after a crash).  The jobs' torch calls are small: a pool only adds wake-ups beside the UI.
+    os.environ["OMP_NUM_THREADS"] = "1"
 
 
 def serve(conn, parent_pid: int) -> None:

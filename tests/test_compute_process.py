@@ -89,6 +89,14 @@ def test_jobs_run_in_the_child_and_errors_come_back(qtbot, proc_service):
     assert middle.status == "superseded" and first.status == "done" and r.request.sleep_s == 0.02
 
 
+def test_torch_in_the_child_uses_one_thread_from_its_first_import(qtbot, proc_service):
+    """No warm-up here (it sets one thread, but after the panels' first jobs, and never in a child started again
+    after a crash): a job that imports torch first finds one thread all the same (the machine has two)."""
+    h, r = _wait_result(qtbot, proc_service, ProbeRequest(load_torch=True, key="threads"))
+    assert h.status == "done", r
+    assert r.value["torch_threads"] == 1
+
+
 def test_a_lesson_check_runs_in_the_child(qtbot, proc_service):
     """A lesson step's check (issue 17) pickles to the child, which learns its job by unpickling the request;
     torch's learned table is refused there, not in the UI process."""

@@ -36,6 +36,8 @@ class ProbeRequest:
 
     sleep_s: float = 0.0
     fail: str = ""
+    #: Import torch first and answer its thread count too.
+    load_torch: bool = False
     key: str = "service.probe"
 
 
@@ -44,4 +46,9 @@ def probe(request: ProbeRequest) -> dict:
     time.sleep(request.sleep_s)
     if request.fail:
         raise ValueError(request.fail)
-    return {"pid": os.getpid(), "torch": "torch" in sys.modules}
+    out: dict = {"pid": os.getpid(), "torch": "torch" in sys.modules}
+    if request.load_torch:
+        import torch
+
+        out["torch_threads"] = torch.get_num_threads()
+    return out
