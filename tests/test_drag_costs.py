@@ -122,12 +122,15 @@ def test_a_slider_hidden_while_held_leaves_nothing_pinned_after_the_next_release
     outer, label, slider, pin, _ = _column(qtbot)
     other = QSlider(outer)
     outer.layout().addWidget(other)
+    other.show()
     pin.watch(other.parentWidget())
     slider.setSliderDown(True)
     slider.hide()  # held, then hidden: its release never comes
+    assert pin.pinned and not pin.holding  # armed still, but no slider is down: views draw exactly
     other.setSliderDown(True)
+    assert pin.holding
     other.setSliderDown(False)
-    assert not pin.pinned
+    assert not pin.pinned and not pin.holding
 
 
 def test_a_label_deleted_while_pinned_is_skipped_on_release(qtbot):

@@ -193,19 +193,24 @@ def test_dirichlet_kernel_block_phasors():
         np.testing.assert_allclose(z[a], np.exp(1j * np.outer(p, theta)).mean(axis=0), atol=1e-13)
 
 
-def test_cos_sin_are_as_accurate_as_numpys():
-    """Against mpmath, angles up to the largest a block centre reaches (131 072 positions at θ = 1): within half a
-    unit in the last place, numpy's own accuracy (a kernel one unit off fails)."""
+def test_cos_sin_are_within_one_unit_in_the_last_place():
+    """Against mpmath, angles up to the largest a block centre reaches (L_eval = 16 × 131 072 positions at θ = 1):
+    within one unit in the last place, the bound of torch's kernels (on this machine they are within half a unit,
+    as numpy's are; a float32 kernel is thousands of units off)."""
+    from explorer.state.schemes import MAX_EXTENSION
+
     mp = pytest.importorskip("mpmath")
+    top = MAX_EXTENSION * 131072
     rng = np.random.default_rng(7)
-    x = np.concatenate([rng.uniform(0, 4, 300), rng.uniform(0, 2e5, 300), [0.0, 1e-300, np.pi, 131071.5]])
+    x = np.concatenate([rng.uniform(0, 4, 200), rng.uniform(0, 2e5, 200), rng.uniform(0, top, 200),
+                        [0.0, 1e-300, np.pi, top - 0.5]])
     c, s = cos_sin(x)
     with mp.workdps(40):
         for got, f in ((c, mp.cos), (s, mp.sin)):
             for g, v in zip(got, x, strict=True):
                 exact = f(mp.mpf(float(v)))
                 ulp = np.spacing(abs(float(exact)))
-                assert abs(mp.mpf(float(g)) - exact) <= 0.51 * ulp, (f.__name__, v, g)
+                assert abs(mp.mpf(float(g)) - exact) <= ulp, (f.__name__, v, g)
 
 
 @pytest.mark.parametrize("w", [np.array([0.5, 2.0, 1.25]), np.array([0.5, -2.0, 1.25]),

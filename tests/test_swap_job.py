@@ -52,11 +52,15 @@ def test_same_word_same_vector_everywhere():
 
 
 def test_embed_keeps_each_word_once_and_hands_out_copies():
+    from explorer.jobs.swap import _kept_embedding
+
     first = embed(["the", "cat", "the"], 24)
+    hits = _kept_embedding.cache_info().hits
     first[0] += 1.0  # a caller writing into its matrix must not change the next one
     again = embed(["the", "cat"], 24)
     np.testing.assert_array_equal(again, np.stack([token_embedding("the", 24), token_embedding("cat", 24)]))
     assert again.flags.writeable
+    assert _kept_embedding.cache_info().hits == hits + 2  # both words made once, by the first call
 
 
 def test_embedding_depends_on_the_word_only():

@@ -50,10 +50,11 @@ def blocks(length: int, max_cells: int) -> Blocks:
 
 
 def cos_sin(angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of float64 ``angle``, as accurate as numpy's (half a unit in the last place against mpmath,
-    ``tests/test_schemes_maths.py``) from torch's vectorised kernels: numpy's float64 sine and cosine are not
-    vectorised on an x86 without AVX-512, 4.4 ms against 0.2 for 131 072 of each.  Torch is imported here, in
-    the compute process (or a script), never on the window's path."""
+    """cos and sin of float64 ``angle`` from torch's vectorised kernels, within one unit in the last place against
+    mpmath (``tests/test_schemes_maths.py``; half a unit on the machine of docs/performance.md, as numpy's): numpy's
+    float64 sine and cosine are not vectorised on an x86 without AVX-512, 4.4 ms against 0.2 for 131 072 of each.
+    Only the score-matrix jobs call it: torch is imported in the compute process (or a script or test), never on
+    the window's path."""
     import torch
 
     t = torch.from_numpy(np.ascontiguousarray(angle, dtype=np.float64))

@@ -19,6 +19,6 @@ class ImageItem(pg.ImageItem):
 
     def render(self) -> None:
         super().render()
-        q = self.qimage
+        q: QImage | None = self.qimage  # type: ignore[has-type]  # pyqtgraph leaves it untyped
         if q is not None and q.format() not in DIRECT:
             self.qimage = q.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)

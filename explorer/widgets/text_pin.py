@@ -7,10 +7,11 @@ frame on the 2-core machine of docs/performance.md.  Qt stops that walk at a wid
 sizes are equal.  So while a slider of the panel is held (:class:`TextPin`, armed by the grab), a
 :class:`LiveLabel` — the labels whose text follows the state: readouts, the formula strip, the views' notes —
 takes a fixed size, the one it has, the first time its text changes, and gets back the limits it had when the
-slider is let go: the layout runs once then, and the label takes the size its last text needs.  Labels whose
-text does not change are never touched (pinning every visible label at the grab re-laid out the whole panel
-then: a 30–45 ms stall in Schemes).  While pinned, a text longer than its label is cut at the label's edge
-until the release; the numbers a drag changes keep their length to a digit or two.
+slider is let go (a turn of the event loop later: see :meth:`TextPin.unpin`): the layout runs once then, and the
+label takes the size its last text needs.  Labels whose text does not change are never touched (pinning every
+visible label at the grab re-laid out the whole panel then: a 30–45 ms stall in Schemes).  While pinned, a text
+longer than its label is cut at the label's edge until the release; the numbers a drag changes keep their length to
+a digit or two.
 """
 
 from __future__ import annotations
@@ -91,6 +92,12 @@ class TextPin:
     def pinned(self) -> bool:
         """True while armed (a watched slider is held)."""
         return self in _armed
+
+    @property
+    def holding(self) -> bool:
+        """True while a watched slider is down now: a view drawing more coarsely while a slider is held asks this
+        (armed by a slider hidden or deleted while held, the pin stays armed until another one is let go)."""
+        return self.pinned and any(_held_down(ref) for ref in self._sliders)
 
     def watch(self, box: QWidget) -> None:
         """Arm while any slider inside ``box`` is held (scroll bars are not sliders here)."""

@@ -441,7 +441,7 @@ class SchemesPanel(RealTableOption, Panel):
         if "matrices" in self._views:
             extents = self.matrix_view.extents(st.schemes)
             k, clipped = shared_levels(extents)
-            if self.text_pin.pinned:
+            if self.text_pin.holding:
                 shown = self._held_k = held_scale(self._held_k, k) if self._held_k else k
             else:
                 shown, self._held_k = k, None

@@ -361,7 +361,7 @@ class SwapPanel(RealTableOption, Panel):
                                 map_title("After", r.after.tokens, head_note))
         self.bars.set_data(r.before.weights[h, q], r.weights_after_relabelled[h, q], r.before.tokens, q,
                            head_note)
-        show_outputs(self.out_before, self.out_after, self.out_diff, r, hold=self.text_pin.pinned)
+        show_outputs(self.out_before, self.out_after, self.out_diff, r, hold=self.text_pin.holding)
         count_maps(self).show(r, h)
         self.maps_grid.schedule_fit()  # new words: new axes
 
