@@ -193,6 +193,15 @@ class Plot(pg.PlotWidget):
         # EVERY_MS while changes keep coming; nothing to do when nothing they depend on changed).
         self._schedule_placers()
 
+    def prepare_paint(self) -> None:
+        """Do now what pyqtgraph does first at the paint (``GraphicsScene.prepareForPaint``: a view box's new range,
+        the transforms of texts tied to a line that moved): done at the paint, it marks items dirty after Qt has
+        processed the scene's changes, and Qt processes the scene and paints the plot a second time (the Waves
+        spectrum's labelled lines, a third of its drag steps).  Call it where a draw moved such a line."""
+        scene = self.scene()
+        if scene is not None:
+            scene.prepareForPaint()
+
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         self._schedule_placers()  # a plot shown again: its texts placed for what changed while it was hidden

@@ -119,7 +119,11 @@ class TextPin:
 
     def covers(self, label: QWidget) -> bool:
         root = self._root()
-        return root is not None and root.isAncestorOf(label)
+        try:
+            return root is not None and root.isAncestorOf(label)
+        except RuntimeError:  # its panel was deleted while a slider was held: nothing of it is pinned any more
+            _armed.discard(self)
+            return False
 
     def set_text(self, label: LiveLabel, text: str) -> None:
         """``label.setText(text)`` while armed: the label keeps its size, and a text that comes less than
