@@ -178,3 +178,29 @@ def test_the_last_action_is_chosen_when_rounding_leaves_the_draw_past_every_weig
     monkey._total_weight = 3
     monkey.rng = Top()
     assert monkey._choose() is last
+
+
+def test_the_width_check_counts_the_sizes_a_release_gives_back(window, tmp_path, qtbot):
+    """A label pinned during a drag keeps its width (the panel's, here 1440 px) until the event loop's next turn
+    after the release: the width check, run straight after a drag, counts the sizes the labels get back then (it
+    once failed a CI run by measuring the pinned ones)."""
+    from PySide6.QtWidgets import QAbstractSlider
+
+    from explorer.widgets.text_pin import LiveLabel
+
+    monkey = Monkey(window, SEED, tmp_path / "files")
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.panels["waves"]
+    settle(window)
+    wide = max((w for w in panel.findChildren(LiveLabel) if w.isVisible()), key=lambda w: w.width())
+    assert wide.width() > 1280, "no live label as wide as the panel: the test shows nothing"
+    main = panel.main_slider()
+    handle = main if isinstance(main, QAbstractSlider) else main.findChildren(QAbstractSlider)[0]
+    handle.setSliderDown(True)
+    wide.setText(wide.text() + " ")  # its first change while held: it keeps the width it has
+    handle.setSliderDown(False)
+    assert wide.minimumWidth() == wide.maximumWidth() > 1280  # given back in the next turn, not yet
+    monkey._check_widths()
+    assert not monkey._problems
