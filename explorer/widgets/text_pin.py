@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import weakref
 
+import shiboken6
 from PySide6.QtCore import QSize, QTimer
 from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
 
@@ -151,9 +152,9 @@ class TextPin:
         _armed.discard(self)
         self._every.flush()
         root = self._root()
-        if self._held and root is not None:
+        if self._held and root is not None and shiboken6.isValid(root):
             QTimer.singleShot(0, root, self.restore)
-        else:
+        else:  # nothing held, or the panel gone: at once
             self.restore()
         for ref in self._on_release if was else ():
             call = ref()
