@@ -195,9 +195,9 @@ class Plot(pg.PlotWidget):
 
     def prepare_paint(self) -> None:
         """Do now what pyqtgraph does first at the paint (``GraphicsScene.prepareForPaint``: a view box's new range,
-        the transforms of texts tied to a line that moved): done at the paint, it marks items dirty after Qt has
+        and with it the transforms of the texts on its lines): done at the paint, it marks items dirty after Qt has
         processed the scene's changes, and Qt processes the scene and paints the plot a second time (the Waves
-        spectrum's labelled lines, a third of its drag steps).  Call it where a draw moved such a line."""
+        spectrum at each drag step that grows its range).  Call it where a draw may change a range."""
         scene = self.scene()
         if scene is not None:
             scene.prepareForPaint()

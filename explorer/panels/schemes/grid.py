@@ -94,8 +94,7 @@ class GridView(SchemesView):
             "three cuts lie close. <b>1-D RoPE, raster order</b> numbers the patches row by row: the patch below is "
             "a whole row of positions away. Click a patch to make it the query.")
         self._retitle()
-        self._fit_cells()
-        QTimer.singleShot(0, self, self._fit_bar)  # built in presenter mode: its fonts are already large
+        self._on_theme_changed()  # the cells and the bar for the look it is built in (presenter's larger fonts)
 
     def _on_theme_changed(self, *_args) -> None:
         QTimer.singleShot(0, self, self._fit_bar)  # once the theme has styled the bar

@@ -303,7 +303,7 @@ class SpectrumView(Card):
         if self.changed("range", lam.size, lo, top):
             self.vb.setLimits(xMin=-1, xMax=lam.size)
             self.vb.setRange(xRange=(-0.5, lam.size - 0.5), yRange=(math.log10(lo) - 0.25, top), padding=0)
-        self.plot.prepare_paint()  # the lines' labels follow them now, not at the paint (a second one)
+        self.plot.prepare_paint()  # a new range, and the lines' labels with it, now: not at the paint (a second one)
         last = lam.size - 1
         end = "= 2π·base exactly (t2t spacing)" if st.variant == "t2t" else "&lt; 2π·base"
         slow = r.slow_pairs
