@@ -2,8 +2,8 @@
 
 The UI process paints; a job running beside it on a thread shares its GIL (the UI thread held it 88 %
 of a drag, and jobs took 1.1–2× longer), and importing torch there adds ~141k objects to every full
-garbage collection.  So :class:`~explorer.service.ComputeService` keeps its scheduling policy on its
-own thread in the UI process and hands each request to :class:`ComputeProcess`: one child started
+garbage collection.  So :class:`~explorer.service.ComputeService` keeps its scheduling policy in the UI
+process and hands each request to :class:`ComputeProcess`: one child started
 with multiprocessing's "spawn" (never a plain fork of a Qt process) that runs ``jobs.run(request)``
 and sends the response back (12–400 kB; pickling costs well under a millisecond).  A long job (the
 Lab's training) runs in a child of its own through :func:`run_long`, with pause and cancel shared as
@@ -61,6 +61,15 @@ def compute_mode(mode: str | None = None) -> str:
 def error_message(exc: BaseException) -> str:
     """A job's error for the banner: a ValueError's message as it is, anything else with its type."""
     return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+
+
+def failure(exc: BaseException) -> tuple[str, str]:
+    """A job's error as its requester gets it: ``(message, details)``."""
+    if isinstance(exc, JobError):
+        return exc.message, exc.details
+    if isinstance(exc, ChildCrashed):
+        return str(exc), ""
+    return error_message(exc), traceback.format_exc()
 
 
 def limit_blas_threads(n: int = 1) -> bool:
@@ -201,7 +210,8 @@ def _end(proc, timeout: float) -> None:
 class ComputeProcess:
     """One compute child that runs ``jobs.run(request)``: started on first use, again after a crash.
 
-    :meth:`call` is meant for one thread (the service's worker); :meth:`close` may come from another.
+    :meth:`send` and :meth:`receive` (or :meth:`call`, both) are meant for one thread at a time (the UI thread, or
+    the service's worker where the UI thread cannot watch the pipe); :meth:`close` may come from another.
     """
 
     def __init__(self) -> None:
@@ -209,7 +219,8 @@ class ComputeProcess:
         self._proc: Any = None
         self._conn: Any = None
         self._closed = False
-        self._busy = False  # a request is in the child
+        self._unanswered = 0  # requests sent to the child and not answered yet
+        self._sent: tuple[Any, Any] = (None, None)  # the child and pipe the last request went to
         #: How many children were started (1, plus one per restart after a crash).
         self.starts = 0
 
@@ -234,11 +245,19 @@ class ComputeProcess:
                 if conn is not None:
                     conn.close()
 
-    def call(self, request) -> tuple[Any, float]:
-        """Run ``request`` in the child; ``(value, elapsed ms)``.
+    @property
+    def connection(self) -> Any:
+        """The parent's end of the pipe to the child (None before the first :meth:`send`): readable when a reply
+        is there, or when the child has died."""
+        return self._conn
 
-        Raises :class:`JobError` when the job raised and :class:`ChildCrashed` when the child died
-        (the next call starts a new one) or the process was closed.
+    def send(self, request) -> None:
+        """Hand ``request`` to the child (started first if there is none or it died), without waiting for it:
+        :meth:`receive` reads the reply.  Several may be sent before the first is answered: the child runs them
+        in turn and the replies come in the same order.
+
+        Raises :class:`JobError` when the request cannot be pickled and :class:`ChildCrashed` once closed; a
+        child found dead here is reported by :meth:`receive`.
         """
         with self._lock:
             if self._closed:
@@ -249,30 +268,43 @@ class ComputeProcess:
                     if self._conn is not None:
                         self._conn.close()
                 self._start()
-            proc, conn = self._proc, self._conn
+            self._sent = self._proc, self._conn
         try:
-            self._busy = True
-            conn.send(request)
+            self._unanswered += 1
+            self._conn.send(request)
         except (EOFError, OSError):
-            pass  # the child is gone: found below
+            pass  # the child is gone: receive() finds it
         except Exception as exc:  # noqa: BLE001 - a request that cannot be pickled is its own error
-            self._busy = False
+            self._unanswered -= 1
             raise JobError(error_message(exc), traceback.format_exc()) from exc
+
+    def receive(self) -> tuple[Any, float]:
+        """Wait for the reply to the oldest unanswered :meth:`send`: ``(value, elapsed ms)``.
+
+        Raises :class:`JobError` when the job raised and :class:`ChildCrashed` when the child died (the next
+        send starts a new one) or the process was closed.
+        """
+        proc, conn = self._sent
+        self._unanswered = max(0, self._unanswered - 1)
         try:
             while not conn.poll(0.2):
                 if not proc.is_alive():
                     raise EOFError
             reply = conn.recv()
         except (EOFError, OSError, ValueError, TypeError):  # closed under us, or the child died
-            self._busy = False
+            self._unanswered = 0
             proc.join(0.5)
             self._forget(proc)
             raise ChildCrashed(f"the compute process stopped unexpectedly ({describe_exit(proc.exitcode)}); "
                                "a new one starts for the next request") from None
-        self._busy = False
         if reply[0] == "ok":
             return reply[1], reply[2]
         raise JobError(reply[1], reply[2])
+
+    def call(self, request) -> tuple[Any, float]:
+        """Run ``request`` in the child and wait for it: :meth:`send`, then :meth:`receive`."""
+        self.send(request)
+        return self.receive()
 
     def close(self, timeout: float = 1.0) -> None:
         """Ask the child to leave (at once if it is in a job: a job's work is thrown away anyway);
@@ -282,7 +314,7 @@ class ComputeProcess:
             proc, conn = self._proc, self._conn
         if proc is None:
             return
-        if self._busy:
+        if self._unanswered:
             proc.terminate()
         else:
             try:

@@ -31,8 +31,9 @@ def warm_up(request: WarmUpRequest) -> str:
 
 @dataclass(frozen=True)
 class ProbeRequest:
-    """Where do jobs run?  Answers the process id and whether torch is loaded there, after ``sleep_s``
-    seconds; raises ``ValueError(fail)`` when ``fail`` is set (the compute-process tests)."""
+    """Where do jobs run?  Answers the process id, when the job began (``time.monotonic()``: one clock for every
+    process here) and whether torch is loaded there, after ``sleep_s`` seconds; raises ``ValueError(fail)`` when
+    ``fail`` is set (the compute-process tests)."""
 
     sleep_s: float = 0.0
     fail: str = ""
@@ -43,10 +44,11 @@ class ProbeRequest:
 
 @job(ProbeRequest)
 def probe(request: ProbeRequest) -> dict:
+    began = time.monotonic()
     time.sleep(request.sleep_s)
     if request.fail:
         raise ValueError(request.fail)
-    out: dict = {"pid": os.getpid(), "torch": "torch" in sys.modules}
+    out: dict = {"pid": os.getpid(), "began": began, "torch": "torch" in sys.modules}
     if request.load_torch:
         import torch
 

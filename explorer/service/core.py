@@ -26,31 +26,38 @@ Long jobs (:meth:`ComputeService.submit_long`: the Lab's training) run on a work
 never the interactive one, report progress, and can be paused and cancelled.  :meth:`stop` (called
 when the main window closes) cancels everything and joins every worker.
 
-Where the jobs run (``mode``, by default ``$PE_EXPLORER_COMPUTE`` or "process"): in "process" mode the
-worker thread keeps the policy above and hands each request to a compute child process
-(:mod:`explorer.worker`) and waits for its reply, and each long job runs in a child of its own, so
-the UI process never imports torch and never shares its GIL with a job.  A child that dies comes back
-as a :class:`Failure` and a new one starts for the next request.  "thread" runs the jobs on the worker
-thread itself (tests that stand in jobs of their own).
+Where the jobs run (``mode``, by default ``$PE_EXPLORER_COMPUTE`` or "process"): in "process" mode each
+request goes to a compute child process (:mod:`explorer.worker`), and each long job runs in a child of its own,
+so the UI process never imports torch and never shares its GIL with a job.  On POSIX the UI thread itself sends
+a request the moment the policy lets it start and reads the reply when the event loop says the pipe has one
+(:mod:`explorer.service.pipe`: no thread between them, about a millisecond less per drag step); on Windows,
+whose pipes an event loop cannot watch, a worker thread sends each request and waits for its reply.  A child that
+dies comes back as a :class:`Failure` (for every request it had) and a new one starts for the next request.
+"thread" runs the jobs on the worker thread itself (tests that stand in jobs of their own).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
+import os
 import threading
 import time
-import traceback
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from .. import jobs, worker
 from ..jobs.control import JobControl
 from .long import LongHandle, LongJobs
+from .pipe import Answer, ChildPipe
 from .results import Failure, Result, alive
+
+#: Whether the event loop can watch the compute child's pipe (POSIX; not Windows' pipes): see ComputeService.
+WATCH_PIPE = os.name == "posix"
 
 #: Every service made in this process, for :func:`stop_all` (weak: a service's life is its owner's).
 _SERVICES: weakref.WeakSet = weakref.WeakSet()
@@ -186,9 +193,21 @@ class ComputeService(QObject):
         self.skipped = 0  # requests not run: equal to one in flight or to the last delivered
         self.completed = 0
         self._relay = _Relay(self)
-        self._relay.delivered.connect(self._on_delivered)
-        self._thread = threading.Thread(target=self._loop, name="pe-compute", daemon=True)
-        self._thread.start()
+        # Queued also when emitted on the UI thread (a request the UI thread could not send): a requester's
+        # callbacks never run inside its own submit().
+        self._relay.delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
+        # Process mode where the event loop can watch the child's pipe (POSIX): the UI thread sends each request as
+        # it is due and reads the replies when they are there, no thread between them (explorer.service.pipe).
+        self._pipe: ChildPipe | None = None
+        if self.child is not None and WATCH_PIPE:
+            self._pipe = ChildPipe(self.child, self._on_answered, self)
+        self._due = QTimer(self)  # (with the pipe) the next paced request's start
+        self._due.setSingleShot(True)
+        self._due.timeout.connect(self._pump)
+        self._thread: threading.Thread | None = None
+        if self._pipe is None:
+            self._thread = threading.Thread(target=self._loop, name="pe-compute", daemon=True)
+            self._thread.start()
         _SERVICES.add(self)
         self._warm_up = warm_up
         if warm_up and not paused:
@@ -244,6 +263,8 @@ class ComputeService(QObject):
             else:
                 self._pending[key] = ticket
                 self._cv.notify()
+        if self._pipe is not None and not hold:
+            self._pump()
         return h
 
     def _cancel(self, handle: Handle) -> None:
@@ -263,6 +284,8 @@ class ComputeService(QObject):
         with self._cv:
             self._paused = False
             self._cv.notify_all()
+        if self._pipe is not None:
+            self._pump()
 
     def is_current(self, key: str, generation: int) -> bool:
         """True if ``generation`` is still the newest request for ``key``."""
@@ -287,13 +310,14 @@ class ComputeService(QObject):
             return list(self._running)
 
     @property
-    def worker_thread(self) -> threading.Thread:
-        """The interactive worker (not ``thread()``: that is QObject's, the Qt thread the service lives in)."""
+    def worker_thread(self) -> threading.Thread | None:
+        """The interactive worker (not ``thread()``: that is QObject's, the Qt thread the service lives in); None
+        where the UI thread itself hands requests to the compute process (process mode on POSIX)."""
         return self._thread
 
     def threads(self) -> list[threading.Thread]:
-        """Every worker thread still alive: the interactive one and those of long jobs."""
-        out = [self._thread] + self._long.threads()
+        """Every worker thread still alive: the interactive one (if any) and those of long jobs."""
+        out = ([self._thread] if self._thread is not None else []) + self._long.threads()
         return [t for t in out if t.is_alive()]
 
     @Slot(object)
@@ -363,19 +387,53 @@ class ComputeService(QObject):
                 if ticket.handle.status == "pending":
                     ticket.handle.status = "running"
             value, error, elapsed = self._run(ticket.request)
-            with self._cv:
-                self._running.pop(ticket.key, None)
-                if self._stopping:
-                    return
-                self.completed += 1
-                self._transit[ticket.key] = ticket
-                if ticket.handle.status == "running":
-                    ticket.handle.status = "delivering"
-                self._cv.notify_all()  # the key is free: a request that waited for it may start
+            if not self._ran(ticket):
+                return
             try:
                 self._relay.delivered.emit((ticket, value, elapsed, error))
             except RuntimeError:  # the relay was deleted during shutdown
                 return
+
+    def _ran(self, ticket: _Ticket) -> bool:
+        """A ticket's job has returned: its key is free and its result on the way; False once stopping."""
+        with self._cv:
+            self._running.pop(ticket.key, None)
+            if self._stopping:
+                return False
+            self.completed += 1
+            self._transit[ticket.key] = ticket
+            if ticket.handle.status == "running":
+                ticket.handle.status = "delivering"
+            self._cv.notify_all()  # the key is free: a request that waited for it may start
+        return True
+
+    # -- process mode on POSIX: the UI thread and the compute child's pipe --------------------------------------
+    def _pump(self) -> None:
+        """Send every due request to the child (on the UI thread), which runs them in turn; a paced one on a timer.
+        A key is in the child at most once (the policy's one in flight), so a request on its way has no newer one
+        of its key to be superseded by: a drag step's keys are all in the child at once, and none waits for the UI
+        thread to read the result before it."""
+        while self._pipe is not None and not self._stopping:
+            with self._cv:
+                ticket, wait = self._next_ticket()
+                if ticket is None:
+                    if wait is not None and (not self._due.isActive() or self._due.remainingTime() > wait * 1e3):
+                        self._due.start(max(1, math.ceil(wait * 1e3)))
+                    return
+                self._running[ticket.key] = ticket
+                if ticket.handle.status == "pending":
+                    ticket.handle.status = "running"
+            error = self._pipe.send(ticket, ticket.request)
+            if error is not None and self._ran(ticket):  # delivered queued: never inside the submit() that sent it
+                self._relay.delivered.emit((ticket, None, 0.0, error))
+
+    def _on_answered(self, answers: list[Answer]) -> None:
+        """The child's replies (oldest first): their keys are free, what waits is sent, then they are delivered."""
+        if not all([self._ran(ticket) for ticket, *_ in answers]):
+            return
+        self._pump()  # the child works on what waits while these results are drawn
+        for answer in answers:
+            self._on_delivered(answer)
 
     def _run(self, request) -> tuple[Any, tuple[str, str] | None, float]:
         """Run one job here or in the compute child: ``(value, error or None, elapsed ms)``."""
@@ -385,12 +443,8 @@ class ComputeService(QObject):
                 value, elapsed = self.child.call(request)
                 return value, None, elapsed
             value = jobs.run(request)
-        except worker.JobError as exc:
-            return None, (exc.message, exc.details), (time.perf_counter() - t0) * 1e3
-        except worker.ChildCrashed as exc:
-            return None, (str(exc), ""), (time.perf_counter() - t0) * 1e3
         except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
-            return None, (worker.error_message(exc), traceback.format_exc()), (time.perf_counter() - t0) * 1e3
+            return None, worker.failure(exc), (time.perf_counter() - t0) * 1e3
         return value, None, (time.perf_counter() - t0) * 1e3
 
     # -- long jobs -------------------------------------------------------------------------------
@@ -429,6 +483,9 @@ class ComputeService(QObject):
             self._cv.notify_all()
         long_jobs = self._long.cancel_all()
         end = time.monotonic() + timeout
+        self._due.stop()
+        if self._pipe is not None:
+            self._pipe.close()
         if self.child is not None:  # a job it is in the middle of is abandoned: the worker is let go
             self.child.close(min(0.5, timeout))
 
@@ -436,7 +493,8 @@ class ComputeService(QObject):
             if t.is_alive() and threading.current_thread() is not t:
                 t.join(max(0.0, end - time.monotonic()))
 
-        join(self._thread)
+        if self._thread is not None:
+            join(self._thread)
         self._long.finish(long_jobs, join)
         try:
             self._relay.delivered.disconnect(self._on_delivered)

@@ -1,0 +1,116 @@
+"""The UI thread and the compute child with no thread between them (process mode on POSIX): a request is in the
+child as soon as the policy lets it start, every key's request can wait there at once, and the replies come back
+through the event loop — with the same policy, the same errors and the same recovery as the worker thread's path,
+which Windows keeps."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from explorer.jobs.misc import ProbeRequest
+from explorer.service import ComputeService, core
+
+pytestmark = pytest.mark.skipif(not core.WATCH_PIPE, reason="the event loop watches the child's pipe on POSIX only")
+
+
+@pytest.fixture
+def svc(qtbot):
+    service = ComputeService(warm_up=False, mode="process")
+    yield service
+    assert service.stop(5.0) and not service.threads()
+
+
+def _submit(service, request, **kw):
+    got: list = []
+    handle = service.submit(request, on_result=got.append, on_error=got.append, **kw)
+    return handle, got
+
+
+def test_requests_reach_the_child_with_no_worker_thread_and_run_while_the_ui_thread_is_busy(qtbot, svc):
+    warm, _ = _submit(svc, ProbeRequest(key="warm"))  # the child started and its imports done
+    qtbot.waitUntil(lambda: warm.done, timeout=30000)
+    assert svc.worker_thread is None and not svc.threads()
+    first, a = _submit(svc, ProbeRequest(sleep_s=0.3, key="a"))
+    second, b = _submit(svc, ProbeRequest(key="b"))
+    third, c = _submit(svc, ProbeRequest(key="c"))
+    # Sent at submit: all three are in the child (each key once), none waits for the UI thread.
+    assert [h.status for h in (first, second, third)] == ["running"] * 3
+    time.sleep(0.6)  # the UI thread busy, no event processed: the child still works through all three
+    assert not (a or b or c)  # delivered by the event loop only
+    qtbot.waitUntil(lambda: first.done and second.done and third.done, timeout=10000)
+    began = [got[0].value["began"] for got in (a, b, c)]
+    assert began[1] - began[0] == pytest.approx(0.3, abs=0.2) and began[2] >= began[1]
+    assert began[2] - began[0] < 0.55  # not after the UI thread's 0.6 s
+
+
+def test_the_policy_holds_a_keys_newer_request_until_its_job_returns(qtbot, svc):
+    running, _ = _submit(svc, ProbeRequest(sleep_s=0.3, key="k"))
+    middle, _ = _submit(svc, ProbeRequest(sleep_s=0.01, key="k"))
+    newest, got = _submit(svc, ProbeRequest(sleep_s=0.02, key="k"))
+    assert running.status == "running" and middle.status == "superseded" and newest.status == "pending"
+    qtbot.waitUntil(lambda: newest.done, timeout=30000)
+    assert running.status == "done" and got[0].request.sleep_s == 0.02
+
+
+def test_a_paced_key_starts_no_sooner_than_its_pace(qtbot, svc):
+    warm, _ = _submit(svc, ProbeRequest(key="warm"))  # (the pace counts from the send: the child's start-up aside)
+    qtbot.waitUntil(lambda: warm.done, timeout=30000)
+    first, a = _submit(svc, ProbeRequest(key="p"), pace_s=0.4)
+    qtbot.waitUntil(lambda: first.done, timeout=30000)
+    second, b = _submit(svc, ProbeRequest(sleep_s=0.001, key="p"), pace_s=0.4)
+    assert second.status == "pending"  # its start waits on a timer
+    qtbot.waitUntil(lambda: second.done, timeout=5000)
+    assert b[0].value["began"] - a[0].value["began"] >= 0.39
+
+
+def test_a_request_that_cannot_be_sent_fails_after_submit_returns_and_the_next_one_runs(qtbot, svc):
+    bad, got = _submit(svc, ProbeRequest(fail=lambda: None, key="bad"))  # a lambda does not pickle
+    assert not got  # never inside the requester's own submit()
+    qtbot.waitUntil(lambda: bad.done, timeout=30000)
+    assert bad.status == "failed" and "pickle" in got[0].message.lower()
+    good, ok = _submit(svc, ProbeRequest(key="good"))
+    qtbot.waitUntil(lambda: good.done, timeout=30000)
+    assert good.status == "done" and ok[0].value["pid"] == svc.child.pid and svc.child.starts == 1
+
+
+def test_a_child_that_dies_fails_every_request_it_had_and_the_next_one_starts_a_new_child(qtbot, svc):
+    stuck, a = _submit(svc, ProbeRequest(sleep_s=60, key="a"))
+    waiting, b = _submit(svc, ProbeRequest(key="b"))
+    qtbot.waitUntil(lambda: svc.child.pid is not None, timeout=30000)
+    old = svc.child.pid
+    time.sleep(0.3)
+    os.kill(old, signal.SIGKILL)
+    qtbot.waitUntil(lambda: stuck.done and waiting.done, timeout=10000)
+    for handle, got in ((stuck, a), (waiting, b)):
+        assert handle.status == "failed" and "stopped unexpectedly (killed by SIGKILL)" in got[0].message
+    again, c = _submit(svc, ProbeRequest(key="again"))
+    qtbot.waitUntil(lambda: again.done, timeout=30000)
+    assert again.status == "done" and c[0].value["pid"] not in (old, os.getpid()) and svc.child.starts == 2
+
+
+def test_stop_with_requests_in_the_child_delivers_nothing_and_leaves_no_child(qtbot):
+    svc = ComputeService(warm_up=False, mode="process")
+    handles = [_submit(svc, ProbeRequest(sleep_s=0.2, key=f"k{i}")) for i in range(3)]
+    qtbot.waitUntil(lambda: svc.child.pid is not None, timeout=30000)
+    pid = svc.child.pid
+    assert svc.stop(3.0) and not svc.threads()
+    qtbot.wait(300)
+    assert all(not got for _, got in handles) and svc.child.pid is None
+    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(") ")[1][0] == "Z"
+
+
+def test_where_the_pipe_cannot_be_watched_a_worker_thread_waits_for_the_child(qtbot, monkeypatch):
+    monkeypatch.setattr(core, "WATCH_PIPE", False)
+    service = ComputeService(warm_up=False, mode="process")
+    try:
+        assert service.worker_thread is not None and service.worker_thread.is_alive()
+        first, a = _submit(service, ProbeRequest(sleep_s=0.2, key="a"))
+        second, b = _submit(service, ProbeRequest(key="b"))
+        qtbot.waitUntil(lambda: first.done and second.done, timeout=30000)
+        assert a[0].value["pid"] == b[0].value["pid"] == service.child.pid != os.getpid()
+    finally:
+        assert service.stop(5.0) and not service.threads()
