@@ -13,8 +13,9 @@
   value sits on its bar; 2 px of slack).
 * **Ticks** — each visible axis's tick labels as pyqtgraph draws them (``AxisItem.generateDrawSpecs``: its tick
   values, strings and font metrics) must keep at least :data:`TICK_GAP` px apart and lie inside the axis (which
-  clips them); an axis that labels tokens (``labels()``) must draw every token's label (whole, or shortened to a
-  prefix and "…"), or say in its title which ones it labels (``hidden_note()`` shown in its label).
+  clips them) and inside the plot's widget (a colour bar's end label was cut by its widget's edge); an axis that
+  labels tokens (``labels()``) must draw every token's label (whole, or shortened to a prefix and "…"), or say in
+  its title which ones it labels (``hidden_note()`` shown in its label).
 * **Size** — the data area (the view box) must be at least :data:`MIN_LINES` body-text lines tall and
   ``2 × MIN_LINES`` wide: a smaller plot cannot show three labelled ticks a line apart beside its data, nor a
   one-line annotation without covering it (the "90-px stamps" of issue 27).  Colour bars are not plots.
@@ -158,8 +159,9 @@ def tick_texts(axis) -> list[tuple[QRectF, str]]:
     return [] if specs is None else [(QRectF(r), t) for r, _flags, t in specs[2] if t]
 
 
-def _ticks(pi, where: str) -> list[str]:
+def _ticks(plot, pi, where: str) -> list[str]:
     out = []
+    shown = plot.mapToScene(plot.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)  # the plot on screen
     for name, entry in pi.axes.items():
         axis = entry["item"]
         if not visible(axis) or not axis.style.get("showValues", True):
@@ -175,6 +177,8 @@ def _ticks(pi, where: str) -> list[str]:
         for rect, text in texts:
             if not bounds.contains(rect):
                 out.append(f"{where}: {name} tick {text!r} is cut at the axis' edge")
+            elif not shown.contains(axis.mapRectToScene(rect)):
+                out.append(f"{where}: {name} tick {text!r} is cut at the plot's edge")
         labels = getattr(axis, "labels", None)
         if callable(labels) and labels():
             drawn = [t for _, t in texts]
@@ -247,7 +251,7 @@ def audit(plot: pg.PlotWidget, name: str = "", *, presenter: bool = False, line:
     found, legends = _legends(plot, pi, data, where)
     problems += found
     problems += _annotations(pi, data, legends, where)
-    problems += _ticks(pi, where)
+    problems += _ticks(plot, pi, where)
     if size:
         problems += _size(plot, pi, where, line)
     problems += _axis_titles(pi, where, line, presenter)

@@ -15,6 +15,7 @@ import sys
 import time
 
 import pytest
+from plot_audit import tick_texts
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
@@ -173,6 +174,10 @@ def test_a_colour_bar_first_built_in_presenter_mode_fits_its_ticks(main_window):
         for bar in panel.findChildren(pg.PlotWidget):
             if bar.objectName() in ("sharedColourBar", "gridColourBar") and bar.isVisible():
                 problems += _scene_overflow(bar, f"{where}: {bar.objectName()}")
+            if bar.objectName() == "gridColourBar" and bar.isVisible():  # its ends are ticks: drawn whole (audit)
+                drawn = {text.replace("−", "-") for _, text in tick_texts(bar.getPlotItem().axis)}
+                if not {"1.0", "-1.0"} <= drawn:
+                    problems.append(f"{where}: the patch grid's colour bar draws {sorted(drawn)}, not its ends ±1.0")
     assert not problems, "\n".join(problems)
 
 

@@ -7,9 +7,9 @@ being cut.  Every plot of the app is built with it (``PlotItem(axisItems=...)``)
   3rd decade on a short axis), 2 and 5 only when less than a decade shows, the minor ticks unlabelled
   (pyqtgraph labelled its 2 … 9 minor ticks too: "3·10¹4·10¹5·10¹").
 * Whatever chose the ticks (pyqtgraph's spacing, a view's ``setTicks``), a tick label is drawn only where it keeps
-  :data:`TICK_GAP` px from the labels drawn before it (the major ticks first) and lies whole inside the axis
-  (pyqtgraph draws every label, so fixed ticks on a short axis ran together: "1.00.750.5", and clips the ones
-  past the axis' ends); the tick itself stays.
+  :data:`TICK_GAP` px from the labels drawn before it (the major ticks first) and lies whole inside the axis and its
+  plot's widget (pyqtgraph draws every label, so fixed ticks on a short axis ran together: "1.00.750.5", and clips
+  the ones past the axis' ends or the widget's); the tick itself stays.
 * An axis label longer than its axis is shortened first (:meth:`Axis.label_forms`: its trailing "(…)" left out,
   then cut at a word), the whole title in the axis's tooltip, so a presenter-size title stays at the body text's
   size; only a label no form of which fits is drawn smaller (down to
@@ -185,7 +185,19 @@ class Axis(pg.AxisItem):
         if specs is None:
             return specs
         axis_spec, tick_specs, text_specs = specs
-        return axis_spec, tick_specs, spaced_labels(text_specs, self.orientation, self.boundingRect())
+        return axis_spec, tick_specs, spaced_labels(text_specs, self.orientation, self._label_bounds())
+
+    def _label_bounds(self):
+        """Where a tick label may be drawn: inside the axis (with pyqtgraph's overhang at its ends) and inside what
+        its plot shows (a colour bar's end label reached past its widget's edge and was drawn cut)."""
+        bounds = self.boundingRect()
+        scene = self.scene()
+        views = scene.views() if scene is not None else []
+        if views:
+            view = views[0]
+            shown = self.mapRectFromScene(view.mapToScene(view.viewport().rect()).boundingRect())
+            bounds = bounds.intersected(shown)
+        return bounds
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802,N803 - pyqtgraph API
         if self._si_log:

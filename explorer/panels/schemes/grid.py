@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy
 
 from ... import schemes as registry
 from ...jobs.grid import GridResponse, grid_ids
@@ -49,6 +49,7 @@ class GridView(SchemesView):
         self.side_spin = SpinBox(minimum=2, maximum=64)
         self.side_spin.setObjectName("gridSide")
         self.side_spin.setKeyboardTracking(False)
+        self.side_spin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # not the hint's room
         self.side_spin.setToolTip("patches per side of the image (a 224-px ViT with 16-px patches has 14)")
         self.side_spin.valueChanged.connect(self.sideChanged)
         # Elided where the row is short (160 % text on a 1280-px projector), all of it in the tooltip.

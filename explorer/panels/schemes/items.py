@@ -202,8 +202,15 @@ def refit_note(item: Note, plot) -> None:
 
 def fit_colour_bar(widget, bar, minimum: int) -> None:
     """Make a colour bar's own PlotWidget as wide as its ticks and label need in the current fonts (at least
-    ``minimum`` px): presenter mode's larger fonts cut a fixed width."""
+    ``minimum`` px): presenter mode's larger fonts cut a fixed width; and leave half a tick label's height above
+    and below the bar, where the labels of its ends (±1.0 on the patch grid's) are drawn."""
     import math
 
+    from PySide6.QtGui import QFontMetricsF
+
+    from ...widgets.log_ticks import tick_font
+
+    half = math.ceil(QFontMetricsF(tick_font(bar.axis)).height() / 2) + 1
+    bar.setContentsMargins(0, half, 0, half)
     need = bar.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
     widget.setFixedWidth(max(minimum, int(math.ceil(need)) + 4))
