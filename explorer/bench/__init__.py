@@ -30,7 +30,8 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 
 Each case's drag runs ``--runs`` times (3; 1 with ``--quick``) from the same state: every number is the median
 over the runs, the frame split the median run's (:mod:`explorer.bench.runs`).  ``machine`` names the CPU, the
-cores this process may use, the load average at the start, the Qt platform and the renderer.
+cores this process may use, the load average at the start, the Qt platform and the renderer, and how fast the host
+is now (``speed``: a fixed Python loop and a fixed raster paint, :func:`host_speed`; hosts of the same name differ).
 
 ``window_shown_ms`` is measured in a fresh process: from just before the process is started to
 the main window being shown; ``imports`` is what the window path costs to import
@@ -148,7 +149,53 @@ def machine_info() -> dict:
         "matplotlib": _pkg("matplotlib"),
         "qpa_platform": QGuiApplication.platformName() or os.environ.get("QT_QPA_PLATFORM", ""),
         "renderer": "",  # filled in from the cases' plots (see measure.renderer)
+        "speed": host_speed(),
     }
+
+
+def host_speed(repeats: int = 5) -> dict:
+    """How fast this host is now, for comparing runs (the same code ran 2× slower on one day's host than another's):
+    the median time (ms) of a fixed pure-Python loop (``python_ms``: the interpreter, as the UI thread's Python is)
+    and of a fixed software-raster paint (``raster_ms``: 300 antialiased segments, 64 short texts and a scaled
+    64 × 64 image into 600 × 400 pixels, as a Token swap map's repaint is made of)."""
+    import time
+
+    from PySide6.QtCore import QLineF, QPointF, QRectF
+    from PySide6.QtGui import QColor, QImage, QPainter, QPen
+
+    def python_loop() -> None:
+        total = 0
+        for i in range(200_000):
+            total += i % 7
+
+    target = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
+    picture = QImage(64, 64, QImage.Format.Format_ARGB32_Premultiplied)
+    picture.fill(QColor(200, 80, 40))
+    ys = 200 + 150 * np.sin(np.arange(301) / 9)
+    segments = [QLineF(2 * i, ys[i], 2 * i + 2, ys[i + 1]) for i in range(300)]
+
+    def raster() -> None:
+        target.fill(0)
+        painter = QPainter(target)
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.drawImage(QRectF(0, 0, 600, 400), picture)
+            painter.setPen(QPen(QColor(20, 20, 120), 2.0))
+            painter.drawLines(segments)
+            for k in range(64):
+                painter.drawText(QPointF(10 + 70 * (k % 8), 20 + 45 * (k // 8)), f"0.{k:02d}")
+        finally:
+            painter.end()
+
+    out = {}
+    for name, work in (("python_ms", python_loop), ("raster_ms", raster)):
+        samples = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            work()
+            samples.append((time.perf_counter() - t0) * 1e3)
+        out[name] = round(float(np.median(samples)), 2)
+    return out
 
 
 # -- the suite ------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ def machine_line(m: dict) -> str:
     load = "/".join(f"{v:.2f}" for v in m.get("load_avg", [])) or "?"
     return (f"PE Explorer benchmark — {m['cpu']} ({m['cores']} cores of {m.get('cpus', '?')}, load {load} at the "
             f"start), Python {m['python']}, Qt {m['qt']} ({m.get('qpa_platform', '?')}, renderer "
-            f"{m.get('renderer') or '?'}), torch {m['torch']}"
+            f"{m.get('renderer') or '?'}), torch {m['torch']}{_speed(m.get('speed'))}"
             + (f"; OpenGL was asked for and not used: {m['renderer_problem']}" if m.get("renderer_problem") else ""))
 
 
@@ -60,3 +60,9 @@ def format_table(report: dict) -> str:
 
         lines += ["", format_scale(report["scale"])]
     return "\n".join(lines)
+
+
+def _speed(speed: dict | None) -> str:
+    if not speed:
+        return ""
+    return f"; host speed: Python loop {speed['python_ms']:.1f} ms, raster paint {speed['raster_ms']:.1f} ms"
