@@ -220,7 +220,6 @@ class ComputeProcess:
         self._conn: Any = None
         self._closed = False
         self._unanswered = 0  # requests sent to the child and not answered yet
-        self._sent: tuple[Any, Any] = (None, None)  # the child and pipe the last request went to
         #: How many children were started (1, plus one per restart after a crash).
         self.starts = 0
 
@@ -245,16 +244,10 @@ class ComputeProcess:
                 if conn is not None:
                     conn.close()
 
-    @property
-    def connection(self) -> Any:
-        """The parent's end of the pipe to the child (None before the first :meth:`send`): readable when a reply
-        is there, or when the child has died."""
-        return self._conn
-
-    def send(self, request) -> None:
-        """Hand ``request`` to the child (started first if there is none or it died), without waiting for it:
-        :meth:`receive` reads the reply.  Several may be sent before the first is answered: the child runs them
-        in turn and the replies come in the same order.
+    def send(self, request) -> tuple[Any, Any]:
+        """Hand ``request`` to the child (started first if there is none or it died), without waiting for it, and
+        return its route (the child and pipe it went to) for :meth:`receive`.  Several may be sent before the first
+        is answered: the child runs them in turn and the replies come in the same order.
 
         Raises :class:`JobError` when the request cannot be pickled and :class:`ChildCrashed` once closed; a
         child found dead here is reported by :meth:`receive`.
@@ -268,43 +261,47 @@ class ComputeProcess:
                     if self._conn is not None:
                         self._conn.close()
                 self._start()
-            self._sent = self._proc, self._conn
-        try:
+            route = self._proc, self._conn
             self._unanswered += 1
-            self._conn.send(request)
+        try:
+            route[1].send(request)
         except (EOFError, OSError):
             pass  # the child is gone: receive() finds it
         except Exception as exc:  # noqa: BLE001 - a request that cannot be pickled is its own error
-            self._unanswered -= 1
+            with self._lock:
+                self._unanswered -= 1
             raise JobError(error_message(exc), traceback.format_exc()) from exc
+        return route
 
-    def receive(self) -> tuple[Any, float]:
-        """Wait for the reply to the oldest unanswered :meth:`send`: ``(value, elapsed ms)``.
+    def receive(self, route: tuple[Any, Any]) -> tuple[Any, float]:
+        """Wait for the reply to the oldest unanswered request sent by ``route`` (:meth:`send`'s):
+        ``(value, elapsed ms)``.  May run on another thread than :meth:`send`.
 
         Raises :class:`JobError` when the job raised and :class:`ChildCrashed` when the child died (the next
         send starts a new one) or the process was closed.
         """
-        proc, conn = self._sent
-        self._unanswered = max(0, self._unanswered - 1)
+        proc, conn = route
         try:
             while not conn.poll(0.2):
                 if not proc.is_alive():
                     raise EOFError
             reply = conn.recv()
         except (EOFError, OSError, ValueError, TypeError):  # closed under us, or the child died
-            self._unanswered = 0
+            with self._lock:
+                self._unanswered = 0
             proc.join(0.5)
             self._forget(proc)
             raise ChildCrashed(f"the compute process stopped unexpectedly ({describe_exit(proc.exitcode)}); "
                                "a new one starts for the next request") from None
+        with self._lock:
+            self._unanswered = max(0, self._unanswered - 1)
         if reply[0] == "ok":
             return reply[1], reply[2]
         raise JobError(reply[1], reply[2])
 
     def call(self, request) -> tuple[Any, float]:
         """Run ``request`` in the child and wait for it: :meth:`send`, then :meth:`receive`."""
-        self.send(request)
-        return self.receive()
+        return self.receive(self.send(request))
 
     def close(self, timeout: float = 1.0) -> None:
         """Ask the child to leave (at once if it is in a job: a job's work is thrown away anyway);

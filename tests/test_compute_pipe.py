@@ -1,7 +1,7 @@
-"""The UI thread and the compute child with no thread between them (process mode on POSIX): a request is in the
-child as soon as the policy lets it start, every key's request can wait there at once, and the replies come back
-through the event loop — with the same policy, the same errors and the same recovery as the worker thread's path,
-which Windows keeps."""
+"""The UI thread sends requests to the compute child itself (process mode on POSIX): a request is in the child as
+soon as the policy lets it start, every key's request can wait there at once, a reader thread hands the replies back
+in order — with the same policy, the same errors and the same recovery as the worker thread's path, which other
+systems keep."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from explorer.jobs.misc import ProbeRequest
 from explorer.service import ComputeService, core
 
-pytestmark = pytest.mark.skipif(not core.WATCH_PIPE, reason="the event loop watches the child's pipe on POSIX only")
+pytestmark = pytest.mark.skipif(not core.DIRECT_PIPE, reason="the UI thread sends to the child on POSIX only")
 
 
 @pytest.fixture
@@ -30,17 +30,17 @@ def _submit(service, request, **kw):
     return handle, got
 
 
-def test_requests_reach_the_child_with_no_worker_thread_and_run_while_the_ui_thread_is_busy(qtbot, svc):
+def test_requests_reach_the_child_from_the_ui_thread_and_run_while_it_is_busy(qtbot, svc):
     warm, _ = _submit(svc, ProbeRequest(key="warm"))  # the child started and its imports done
     qtbot.waitUntil(lambda: warm.done, timeout=30000)
-    assert svc.worker_thread is None and not svc.threads()
+    assert svc.worker_thread is None and [t.name for t in svc.threads()] == ["pe-compute-reader"]
     first, a = _submit(svc, ProbeRequest(sleep_s=0.3, key="a"))
     second, b = _submit(svc, ProbeRequest(key="b"))
     third, c = _submit(svc, ProbeRequest(key="c"))
     # Sent at submit: all three are in the child (each key once), none waits for the UI thread.
     assert [h.status for h in (first, second, third)] == ["running"] * 3
     time.sleep(0.6)  # the UI thread busy, no event processed: the child still works through all three
-    assert not (a or b or c)  # delivered by the event loop only
+    assert not (a or b or c)  # delivered on the UI thread only
     qtbot.waitUntil(lambda: first.done and second.done and third.done, timeout=10000)
     began = [got[0].value["began"] for got in (a, b, c)]
     assert began[1] - began[0] == pytest.approx(0.3, abs=0.2) and began[2] >= began[1]
@@ -103,8 +103,8 @@ def test_stop_with_requests_in_the_child_delivers_nothing_and_leaves_no_child(qt
     assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(") ")[1][0] == "Z"
 
 
-def test_where_the_pipe_cannot_be_watched_a_worker_thread_waits_for_the_child(qtbot, monkeypatch):
-    monkeypatch.setattr(core, "WATCH_PIPE", False)
+def test_elsewhere_a_worker_thread_sends_each_request_and_waits_for_the_child(qtbot, monkeypatch):
+    monkeypatch.setattr(core, "DIRECT_PIPE", False)
     service = ComputeService(warm_up=False, mode="process")
     try:
         assert service.worker_thread is not None and service.worker_thread.is_alive()

@@ -29,10 +29,10 @@ when the main window closes) cancels everything and joins every worker.
 Where the jobs run (``mode``, by default ``$PE_EXPLORER_COMPUTE`` or "process"): in "process" mode each
 request goes to a compute child process (:mod:`explorer.worker`), and each long job runs in a child of its own,
 so the UI process never imports torch and never shares its GIL with a job.  On POSIX the UI thread itself sends
-a request the moment the policy lets it start and reads the reply when the event loop says the pipe has one
-(:mod:`explorer.service.pipe`: no thread between them, about a millisecond less per drag step); on Windows,
-whose pipes an event loop cannot watch, a worker thread sends each request and waits for its reply.  A child that
-dies comes back as a :class:`Failure` (for every request it had) and a new one starts for the next request.
+a request the moment the policy lets it start, and a reader thread waits for the replies (:mod:`explorer.service.pipe`:
+no thread hand-off on the way in); elsewhere (Windows' pipes are not tried from two threads) a worker thread sends
+each request and waits for its reply.  A child that dies comes back as a :class:`Failure` (for every request it
+had) and a new one starts for the next request.
 "thread" runs the jobs on the worker thread itself (tests that stand in jobs of their own).
 """
 
@@ -56,8 +56,9 @@ from .long import LongHandle, LongJobs
 from .pipe import Answer, ChildPipe
 from .results import Failure, Result, alive
 
-#: Whether the event loop can watch the compute child's pipe (POSIX; not Windows' pipes): see ComputeService.
-WATCH_PIPE = os.name == "posix"
+#: Whether the UI thread sends requests to the compute child itself (POSIX), a reader thread waiting for the replies
+#: (:mod:`explorer.service.pipe`); elsewhere a worker thread sends each request and waits for its reply.
+DIRECT_PIPE = os.name == "posix"
 
 #: Every service made in this process, for :func:`stop_all` (weak: a service's life is its owner's).
 _SERVICES: weakref.WeakSet = weakref.WeakSet()
@@ -196,10 +197,10 @@ class ComputeService(QObject):
         # Queued also when emitted on the UI thread (a request the UI thread could not send): a requester's
         # callbacks never run inside its own submit().
         self._relay.delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
-        # Process mode where the event loop can watch the child's pipe (POSIX): the UI thread sends each request as
-        # it is due and reads the replies when they are there, no thread between them (explorer.service.pipe).
+        # Process mode on POSIX: the UI thread sends each request as it is due, a reader thread waits for the replies
+        # (explorer.service.pipe).
         self._pipe: ChildPipe | None = None
-        if self.child is not None and WATCH_PIPE:
+        if self.child is not None and DIRECT_PIPE:
             self._pipe = ChildPipe(self.child, self._on_answered, self)
         self._due = QTimer(self)  # (with the pipe) the next paced request's start
         self._due.setSingleShot(True)
@@ -312,12 +313,16 @@ class ComputeService(QObject):
     @property
     def worker_thread(self) -> threading.Thread | None:
         """The interactive worker (not ``thread()``: that is QObject's, the Qt thread the service lives in); None
-        where the UI thread itself hands requests to the compute process (process mode on POSIX)."""
+        where the UI thread itself sends requests to the compute process (process mode on POSIX: its reader thread
+        is among :meth:`threads`)."""
         return self._thread
+
+    def _reader(self) -> threading.Thread | None:
+        return self._pipe.reader if self._pipe is not None else None
 
     def threads(self) -> list[threading.Thread]:
         """Every worker thread still alive: the interactive one (if any) and those of long jobs."""
-        out = ([self._thread] if self._thread is not None else []) + self._long.threads()
+        out = [t for t in (self._thread, self._reader()) if t is not None] + self._long.threads()
         return [t for t in out if t.is_alive()]
 
     @Slot(object)
@@ -407,7 +412,7 @@ class ComputeService(QObject):
             self._cv.notify_all()  # the key is free: a request that waited for it may start
         return True
 
-    # -- process mode on POSIX: the UI thread and the compute child's pipe --------------------------------------
+    # -- process mode on POSIX: the UI thread sends, the pipe's reader thread receives -----------------------------
     def _pump(self) -> None:
         """Send every due request to the child (on the UI thread), which runs them in turn; a paced one on a timer.
         A key is in the child at most once (the policy's one in flight), so a request on its way has no newer one
@@ -493,8 +498,9 @@ class ComputeService(QObject):
             if t.is_alive() and threading.current_thread() is not t:
                 t.join(max(0.0, end - time.monotonic()))
 
-        if self._thread is not None:
-            join(self._thread)
+        for worker_thread in (self._thread, self._reader()):
+            if worker_thread is not None:
+                join(worker_thread)
         self._long.finish(long_jobs, join)
         try:
             self._relay.delivered.disconnect(self._on_delivered)

@@ -1,22 +1,25 @@
-"""The UI thread's side of the compute child's pipe: requests go in as they are due, and the event loop says when
-replies are there (process mode on POSIX; see :class:`~explorer.service.ComputeService`).
+"""The way to the compute child and back: requests go in from the UI thread as they are due, and a reader thread
+waits for the replies (process mode; see :class:`~explorer.service.ComputeService`).
 
-A worker thread between the UI thread and the child cost a drag step about 1.5 ms (docs/performance.md): it woke for
-a request only once the UI thread let go of the interpreter (after syncing the panel's controls), and its reply was
-read, unpickled and queued back to the UI thread the same way.  Here a request is in the child the moment it is
-sent, several may wait there (the child runs them in turn, the replies come in the same order), and the replies are
-read when the UI thread is next in its event loop (a ``QSocketNotifier`` on the pipe, enabled while a reply is due).
-Windows cannot watch a pipe that way: there the service keeps a worker thread that waits for the child.
+A worker thread that also sent each request cost a drag step about a millisecond (docs/performance.md): it woke for
+a request only once the UI thread let go of the interpreter, after syncing the panel's controls.  Here a request is
+in the child the moment the policy lets it start, and several may wait there (the child runs them in turn and the
+replies come in the same order), so no key waits for the reply of the one before it to be read.  The replies are
+read off the UI thread, as before: the reader waits for the pipe with the interpreter let go, unpickles the reply
+and hands it to the UI thread as a queued call.  (The UI thread reading the pipe itself, from a ``QSocketNotifier``,
+was tried: with GLib's event loop, the one Qt uses on Linux, it left the heartbeat of a third of the bench's first
+drags without a turn for 45–100 ms.)
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QSocketNotifier, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from .. import worker
 
@@ -26,72 +29,84 @@ Answer = tuple[Any, Any, float, "tuple[str, str] | None"]
 
 
 class ChildPipe(QObject):
-    """Send requests to ``child`` without waiting, and hand its replies to ``answered`` (a list of
-    :data:`Answer`, oldest first) from the event loop, on the thread that owns this object."""
+    """Send requests to ``child`` without waiting, and hand its replies to ``answered`` (a list of :data:`Answer`)
+    on the thread that owns this object, in the order they were sent."""
+
+    _replied = Signal(object)  # from the reader thread: a queued call to _deliver
 
     def __init__(self, child: worker.ComputeProcess, answered: Callable[[list[Answer]], None],
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.child = child
         self._answered = answered
-        self._sent: deque[Any] = deque()  # the tags of the requests in the child, oldest first
-        self._notifier: QSocketNotifier | None = None
-        self._watched: Any = None  # the connection the notifier watches (a new child is a new pipe)
+        self._cv = threading.Condition()
+        self._sent: deque[tuple[Any, Any]] = deque()  # (tag, route) of each request in the child, oldest first
+        self._closed = False
+        self._replied.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self.reader = threading.Thread(target=self._read, name="pe-compute-reader", daemon=True)
+        self.reader.start()
 
     def __len__(self) -> int:
         """How many requests the child has not answered yet."""
-        return len(self._sent)
+        with self._cv:
+            return len(self._sent)
 
     def send(self, tag: Any, request: Any) -> tuple[str, str] | None:
         """Hand ``request`` to the child; its reply comes back with ``tag``.  Returns the error of a request that
         could not be sent (it cannot be pickled, or the process was closed), else None."""
-        try:
-            self.child.send(request)
-        except Exception as exc:  # noqa: BLE001 - a request that cannot be sent is its own requester's error
-            return worker.failure(exc)
-        self._sent.append(tag)
-        conn = self.child.connection
-        if self._notifier is None or self._watched is not conn:
-            self._unwatch()
-            self._notifier = QSocketNotifier(conn.fileno(), QSocketNotifier.Type.Read, self)
-            self._notifier.activated.connect(self._on_readable)
-            self._watched = conn
-        self._notifier.setEnabled(True)
+        with self._cv:  # (sent under the lock: the reader reads each reply from the pipe its request went by)
+            if self._closed:
+                return ("the compute process has stopped", "")
+            try:
+                route = self.child.send(request)
+            except Exception as exc:  # noqa: BLE001 - a request that cannot be sent is its own requester's error
+                return worker.failure(exc)
+            self._sent.append((tag, route))
+            self._cv.notify()
         return None
 
     def close(self) -> None:
-        """Stop watching the pipe and forget what was sent (the service closes the child)."""
-        self._unwatch()
-        self._sent.clear()
+        """Forget what was sent and let the reader leave (the service closes the child, which ends a wait for a
+        reply at once); join :attr:`reader` after."""
+        with self._cv:
+            self._closed = True
+            self._sent.clear()
+            self._cv.notify_all()
 
-    def _unwatch(self) -> None:
-        if self._notifier is not None:
-            self._notifier.setEnabled(False)
-            self._notifier.deleteLater()
-            self._notifier = self._watched = None
-
-    @Slot()
-    def _on_readable(self) -> None:
-        """The child has answered (or died): read every reply there is, then hand them over."""
-        if self._notifier is not None:
-            self._notifier.setEnabled(False)  # off before the pipe may be closed under it (a child that died)
-        answers: list[Answer] = []
-        while self._sent:
-            conn = self.child.connection
-            if answers and (conn is None or not conn.poll(0)):
-                break
-            tag = self._sent.popleft()
+    def _read(self) -> None:
+        while True:
+            with self._cv:
+                while not self._sent and not self._closed:
+                    self._cv.wait()
+                if self._closed:
+                    return
+                tag, route = self._sent[0]
             t0 = time.perf_counter()
+            crashed = None
             try:
-                value, elapsed = self.child.receive()
-                answers.append((tag, value, elapsed, None))
-            except worker.ChildCrashed as exc:  # every request still in it went down with it
-                lost = [tag, *self._sent]
-                self.close()
-                answers += [(t, None, (time.perf_counter() - t0) * 1e3, worker.failure(exc)) for t in lost]
+                value, elapsed = self.child.receive(route)
+                answers: list[Answer] = [(tag, value, elapsed, None)]
+            except worker.ChildCrashed as exc:
+                crashed, answers = worker.failure(exc), []
             except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
-                answers.append((tag, None, (time.perf_counter() - t0) * 1e3, worker.failure(exc)))
-        if self._sent and self._notifier is not None:
-            self._notifier.setEnabled(True)
-        if answers:
-            self._answered(answers)
+                answers = [(tag, None, (time.perf_counter() - t0) * 1e3, worker.failure(exc))]
+            with self._cv:
+                if self._closed:
+                    return
+                if crashed is None:
+                    self._sent.popleft()
+                else:  # every request still in that child went down with it
+                    elapsed = (time.perf_counter() - t0) * 1e3
+                    answers = [(t, None, elapsed, crashed) for t, r in self._sent if r[1] is route[1]]
+                    self._sent = deque(entry for entry in self._sent if entry[1][1] is not route[1])
+            try:
+                self._replied.emit(answers)
+            except RuntimeError:  # deleted during shutdown
+                return
+
+    @Slot(object)
+    def _deliver(self, answers: list[Answer]) -> None:
+        with self._cv:
+            if self._closed:
+                return
+        self._answered(answers)
