@@ -210,8 +210,9 @@ def _end(proc, timeout: float) -> None:
 class ComputeProcess:
     """One compute child that runs ``jobs.run(request)``: started on first use, again after a crash.
 
-    :meth:`send` and :meth:`receive` (or :meth:`call`, both) are meant for one thread at a time (the UI thread, or
-    the service's worker where the UI thread cannot watch the pipe); :meth:`close` may come from another.
+    :meth:`send` is meant for one thread and :meth:`receive` for one thread, the same or another (the UI thread
+    sends and the service's pipe reader receives; elsewhere the service's worker does both, :meth:`call`);
+    :meth:`close` may come from any.
     """
 
     def __init__(self) -> None:

@@ -415,9 +415,8 @@ class ComputeService(QObject):
     # -- process mode on POSIX: the UI thread sends, the pipe's reader thread receives -----------------------------
     def _pump(self) -> None:
         """Send every due request to the child (on the UI thread), which runs them in turn; a paced one on a timer.
-        A key is in the child at most once (the policy's one in flight), so a request on its way has no newer one
-        of its key to be superseded by: a drag step's keys are all in the child at once, and none waits for the UI
-        thread to read the result before it."""
+        A key is in the child at most once (the policy's one in flight): a drag step's keys are all in the child at
+        once, none waiting for the reply to the one before it."""
         while self._pipe is not None and not self._stopping:
             with self._cv:
                 ticket, wait = self._next_ticket()
