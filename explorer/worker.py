@@ -29,6 +29,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 #: Environment variable choosing where jobs run: "process" (the default) or "thread".
@@ -207,81 +208,103 @@ def _end(proc, timeout: float) -> None:
         proc.join(1.0)
 
 
+class Route:
+    """The child a request went to and the parent's end of its pipe, with how many requests sent by it are not
+    answered yet (only the thread that receives on it closes its pipe once the child has died)."""
+
+    __slots__ = ("proc", "conn", "unanswered", "closed")
+
+    def __init__(self, proc, conn) -> None:
+        self.proc, self.conn, self.unanswered, self.closed = proc, conn, 0, False
+
+
 class ComputeProcess:
     """One compute child that runs ``jobs.run(request)``: started on first use, again after a crash.
 
-    :meth:`send` is meant for one thread and :meth:`receive` for one thread, the same or another (the UI thread
-    sends and the service's pipe reader receives; elsewhere the service's worker does both, :meth:`call`);
-    :meth:`close` may come from any.
+    :meth:`send` (or :meth:`route` and :meth:`write`) is meant for one thread and :meth:`receive` for one thread,
+    the same or another (the UI thread sends and the service's pipe reader receives; elsewhere the service's worker
+    does both, :meth:`call`); :meth:`close` may come from any.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._proc: Any = None
-        self._conn: Any = None
+        self._route: Route | None = None  # the child now, and its pipe
         self._closed = False
-        self._unanswered = 0  # requests sent to the child and not answered yet
         #: How many children were started (1, plus one per restart after a crash).
         self.starts = 0
 
     @property
     def pid(self) -> int | None:
         """The child's process id, while it runs."""
-        proc = self._proc
-        return proc.pid if proc is not None and proc.is_alive() else None
+        route = self._route
+        return route.proc.pid if route is not None and route.proc.is_alive() else None
 
-    def _start(self) -> None:
+    def _start(self) -> Route:
         parent, child = _CTX.Pipe()
         proc = _CTX.Process(target=serve, args=(child, os.getpid()), name="pe-compute-process", daemon=True)
         start_without_main(proc)
         child.close()  # ours closed, the child's end is the only one: its death reads as EOF here
-        self._proc, self._conn = proc, parent
+        self._route = Route(proc, parent)
         self.starts += 1
+        return self._route
 
-    def _forget(self, proc) -> None:
+    def _forget(self, route: Route) -> None:
         with self._lock:
-            if self._proc is proc:
-                conn, self._proc, self._conn = self._conn, None, None
-                if conn is not None:
-                    conn.close()
+            if self._route is route:
+                self._route = None
+            self._close_pipe(route)
 
-    def send(self, request) -> tuple[Any, Any]:
-        """Hand ``request`` to the child (started first if there is none or it died), without waiting for it, and
-        return its route (the child and pipe it went to) for :meth:`receive`.  Several may be sent before the first
-        is answered: the child runs them in turn and the replies come in the same order.
+    @staticmethod
+    def _close_pipe(route: Route) -> None:
+        """Close ``route``'s pipe once (with the lock held): the receiving thread and close() may both get here, and a
+        second close could hit a descriptor the system has given to something else by then."""
+        if not route.closed:
+            route.closed = True
+            route.conn.close()
 
-        Raises :class:`JobError` when the request cannot be pickled and :class:`ChildCrashed` once closed; a
-        child found dead here is reported by :meth:`receive`.
-        """
+    def route(self) -> Route:
+        """The way to the child, started first if there is none or it died (a dead child's pipe is left to whoever
+        receives on it: the reader may be in the middle of finding that it died).  Raises :class:`ChildCrashed` once
+        closed."""
         with self._lock:
             if self._closed:
                 raise ChildCrashed("the compute process has stopped")
-            if self._proc is None or not self._proc.is_alive():
-                if self._proc is not None:
-                    self._proc.join(0.1)
-                    if self._conn is not None:
-                        self._conn.close()
-                self._start()
-            route = self._proc, self._conn
-            self._unanswered += 1
+            old = self._route
+            if old is not None and old.proc.is_alive():
+                return old
+            if old is not None:
+                old.proc.join(0.1)
+                if not old.unanswered:  # nobody waits on it: ours to close
+                    self._close_pipe(old)
+            return self._start()
+
+    def write(self, route: Route, payload: bytes) -> None:
+        """Send a pickled request (``ForkingPickler.dumps``) by ``route``; its reply comes to :meth:`receive`.  A
+        child found gone here is reported by :meth:`receive`."""
+        with self._lock:
+            route.unanswered += 1
         try:
-            route[1].send(request)
+            route.conn.send_bytes(payload)
         except (EOFError, OSError):
             pass  # the child is gone: receive() finds it
-        except Exception as exc:  # noqa: BLE001 - a request that cannot be pickled is its own error
-            with self._lock:
-                self._unanswered -= 1
-            raise JobError(error_message(exc), traceback.format_exc()) from exc
+
+    def send(self, request) -> Route:
+        """Hand ``request`` to the child without waiting for it (:meth:`route`, then :meth:`write`), and return its
+        route for :meth:`receive`.  Several may be sent before the first is answered: the child runs them in turn
+        and the replies come in the same order.  Raises :class:`JobError` when the request cannot be pickled and
+        :class:`ChildCrashed` once closed."""
+        payload = pickled(request)
+        route = self.route()
+        self.write(route, payload)
         return route
 
-    def receive(self, route: tuple[Any, Any]) -> tuple[Any, float]:
-        """Wait for the reply to the oldest unanswered request sent by ``route`` (:meth:`send`'s):
-        ``(value, elapsed ms)``.  May run on another thread than :meth:`send`.
+    def receive(self, route: Route) -> tuple[Any, float]:
+        """Wait for the reply to the oldest unanswered request sent by ``route``: ``(value, elapsed ms)``.
 
         Raises :class:`JobError` when the job raised and :class:`ChildCrashed` when the child died (the next
-        send starts a new one) or the process was closed.
+        request starts a new one) or the process was closed.
         """
-        proc, conn = route
+        proc, conn = route.proc, route.conn
         try:
             while not conn.poll(0.2):
                 if not proc.is_alive():
@@ -289,13 +312,13 @@ class ComputeProcess:
             reply = conn.recv()
         except (EOFError, OSError, ValueError, TypeError):  # closed under us, or the child died
             with self._lock:
-                self._unanswered = 0
+                route.unanswered = 0
             proc.join(0.5)
-            self._forget(proc)
+            self._forget(route)
             raise ChildCrashed(f"the compute process stopped unexpectedly ({describe_exit(proc.exitcode)}); "
                                "a new one starts for the next request") from None
         with self._lock:
-            self._unanswered = max(0, self._unanswered - 1)
+            route.unanswered = max(0, route.unanswered - 1)
         if reply[0] == "ok":
             return reply[1], reply[2]
         raise JobError(reply[1], reply[2])
@@ -309,18 +332,26 @@ class ComputeProcess:
         terminate it if it has not left after ``timeout``.  Nothing is left running."""
         with self._lock:
             self._closed = True
-            proc, conn = self._proc, self._conn
-        if proc is None:
+            route = self._route
+        if route is None:
             return
-        if self._unanswered:
-            proc.terminate()
+        if route.unanswered:
+            route.proc.terminate()
         else:
             try:
-                conn.send(None)
+                route.conn.send(None)
             except (OSError, ValueError):
                 pass
-        _end(proc, timeout)
-        self._forget(proc)
+        _end(route.proc, timeout)
+        self._forget(route)
+
+
+def pickled(request) -> bytes:
+    """``request`` as the child's ``conn.recv()`` reads it; :class:`JobError` when it cannot be pickled."""
+    try:
+        return bytes(ForkingPickler.dumps(request))
+    except Exception as exc:  # noqa: BLE001 - a request that cannot be pickled is its own error
+        raise JobError(error_message(exc), traceback.format_exc()) from exc
 
 
 def run_long(fn: Callable, control, on_event: Callable[[str, Any], None], on_start: Callable[[Any], None]) -> None:

@@ -61,7 +61,8 @@ def main() -> int:
             print(path.relative_to(ROOT))
     win.look.set_presenter(False)
     win.close()
-    win.service.worker_thread.join(60)
+    for worker_thread in win.service.threads():  # a job still running ends first
+        worker_thread.join(60)
     return 0
 
 

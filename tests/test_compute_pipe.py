@@ -59,12 +59,29 @@ def test_the_policy_holds_a_keys_newer_request_until_its_job_returns(qtbot, svc)
 def test_a_paced_key_starts_no_sooner_than_its_pace(qtbot, svc):
     warm, _ = _submit(svc, ProbeRequest(key="warm"))  # (the pace counts from the send: the child's start-up aside)
     qtbot.waitUntil(lambda: warm.done, timeout=30000)
-    first, a = _submit(svc, ProbeRequest(key="p"), pace_s=0.4)
-    qtbot.waitUntil(lambda: first.done, timeout=30000)
-    second, b = _submit(svc, ProbeRequest(sleep_s=0.001, key="p"), pace_s=0.4)
-    assert second.status == "pending"  # its start waits on a timer
-    qtbot.waitUntil(lambda: second.done, timeout=5000)
-    assert b[0].value["began"] - a[0].value["began"] >= 0.39
+    first, a = _submit(svc, ProbeRequest(key="p"), pace_s=1.0)
+    second, b = _submit(svc, ProbeRequest(sleep_s=0.001, key="p"), pace_s=1.0)
+    assert second.status == "pending"  # waits for the first, then for its pace, on a timer
+    qtbot.waitUntil(lambda: first.done and second.done, timeout=10000)
+    assert b[0].value["began"] - a[0].value["began"] >= 0.9
+
+
+def test_a_big_request_waits_until_the_child_is_free_and_none_hangs_the_ui_thread(qtbot, svc):
+    """A request pickled larger than the pipe holds is written only once the child has answered what it has (the UI
+    thread writes it): one written behind a job would wait for that job, and a reply the reader could not take while
+    the UI thread waited would hold both sides for good."""
+    from explorer.service import pipe
+
+    warm, _ = _submit(svc, ProbeRequest(key="warm"))
+    qtbot.waitUntil(lambda: warm.done, timeout=30000)
+    busy, a = _submit(svc, ProbeRequest(sleep_s=0.5, key="busy"))
+    t0 = time.monotonic()
+    big, b = _submit(svc, ProbeRequest(fail="", key="x" * (4 * pipe.BIG_REQUEST)))
+    after, c = _submit(svc, ProbeRequest(key="after"))
+    assert time.monotonic() - t0 < 0.2 and svc._pipe.in_child() == 1  # neither written behind the running job
+    qtbot.waitUntil(lambda: busy.done and big.done and after.done, timeout=10000)
+    assert [got[0].value["pid"] for got in (a, b, c)] == [svc.child.pid] * 3
+    assert a[0].value["began"] < b[0].value["began"] < c[0].value["began"]  # in the order they were asked for
 
 
 def test_a_request_that_cannot_be_sent_fails_after_submit_returns_and_the_next_one_runs(qtbot, svc):

@@ -155,7 +155,7 @@ class _Relay(QObject):
 
 
 class ComputeService(QObject):
-    """The compute service: one interactive worker with per-key scheduling, plus long-job workers.
+    """The compute service: interactive requests with per-key scheduling, plus long-job workers.
 
     Signals
     -------
@@ -175,13 +175,13 @@ class ComputeService(QObject):
         self.mode = worker.compute_mode(mode)
         self.child = worker.ComputeProcess() if self.mode == "process" else None
         # A paused service queues requests but starts none until resume(): the main window
-        # resumes it once it is on screen, so start-up never competes with the worker for the GIL.
+        # resumes it once it is on screen, so start-up never competes with the jobs.
         self._paused = paused
         self._cv = threading.Condition()
         self._pending: OrderedDict[str, _Ticket] = OrderedDict()
         self._held: dict[str, _Ticket] = {}  # submitted with hold=True: not run until asked for again
         self._running: dict[str, _Ticket] = {}
-        self._transit: dict[str, _Ticket] = {}  # finished on the worker, not yet delivered
+        self._transit: dict[str, _Ticket] = {}  # job returned, result not yet delivered
         self._shown: dict[str, tuple[Any, Callable]] = {}  # key -> (last delivered request, same receiver?)
         self._started_at: dict[str, float] = {}
         self._latest: dict[str, int] = {}
@@ -306,7 +306,8 @@ class ComputeService(QObject):
             return not self._pending and not self._running and not self._transit
 
     def running_keys(self) -> list[str]:
-        """The keys whose jobs are running now."""
+        """The keys whose jobs are running now (in process mode on POSIX: in the compute process, running or
+        waiting there for the one before)."""
         with self._cv:
             return list(self._running)
 
@@ -436,8 +437,14 @@ class ComputeService(QObject):
         if not all([self._ran(ticket) for ticket, *_ in answers]):
             return
         self._pump()  # the child works on what waits while these results are drawn
-        for answer in answers:
-            self._on_delivered(answer)
+        raised = None
+        for answer in answers:  # each is delivered, whatever a requester's callback raises (the first is re-raised)
+            try:
+                self._on_delivered(answer)
+            except Exception as exc:  # noqa: BLE001 - re-raised below, after the rest
+                raised = raised or exc
+        if raised is not None:
+            raise raised
 
     def _run(self, request) -> tuple[Any, tuple[str, str] | None, float]:
         """Run one job here or in the compute child: ``(value, error or None, elapsed ms)``."""
@@ -487,11 +494,14 @@ class ComputeService(QObject):
             self._cv.notify_all()
         long_jobs = self._long.cancel_all()
         end = time.monotonic() + timeout
-        self._due.stop()
         if self._pipe is not None:
             self._pipe.close()
         if self.child is not None:  # a job it is in the middle of is abandoned: the worker is let go
             self.child.close(min(0.5, timeout))
+        try:
+            self._due.stop()
+        except RuntimeError:  # its Qt half is gone already (stop_all at exit)
+            pass
 
         def join(t: threading.Thread) -> None:
             if t.is_alive() and threading.current_thread() is not t:

@@ -28,6 +28,11 @@ from .. import worker
 Answer = tuple[Any, Any, float, "tuple[str, str] | None"]
 
 
+#: A request pickled larger than this waits until the child has answered what it has before it is written (the UI
+#: thread writes it, and a pipe takes about 200 kB before a write waits for the child to read).
+BIG_REQUEST = 64 * 1024
+
+
 class ChildPipe(QObject):
     """Send requests to ``child`` without waiting, and hand its replies to ``answered`` (a list of :data:`Answer`)
     on the thread that owns this object, in the order they were sent."""
@@ -40,30 +45,48 @@ class ChildPipe(QObject):
         self.child = child
         self._answered = answered
         self._cv = threading.Condition()
-        self._sent: deque[tuple[Any, Any]] = deque()  # (tag, route) of each request in the child, oldest first
+        self._sent: deque[tuple[Any, worker.Route]] = deque()  # (tag, route) of each request written, oldest first
+        self._outbox: deque[tuple[Any, bytes]] = deque()  # (tag, payload) not written yet (see BIG_REQUEST)
         self._closed = False
         self._replied.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         self.reader = threading.Thread(target=self._read, name="pe-compute-reader", daemon=True)
         self.reader.start()
 
-    def __len__(self) -> int:
-        """How many requests the child has not answered yet."""
+    def in_child(self) -> int:
+        """How many requests are written to the child and not answered yet."""
         with self._cv:
             return len(self._sent)
 
     def send(self, tag: Any, request: Any) -> tuple[str, str] | None:
         """Hand ``request`` to the child; its reply comes back with ``tag``.  Returns the error of a request that
-        could not be sent (it cannot be pickled, or the process was closed), else None."""
-        with self._cv:  # (sent under the lock: the reader reads each reply from the pipe its request went by)
-            if self._closed:
-                return ("the compute process has stopped", "")
-            try:
-                route = self.child.send(request)
-            except Exception as exc:  # noqa: BLE001 - a request that cannot be sent is its own requester's error
-                return worker.failure(exc)
-            self._sent.append((tag, route))
-            self._cv.notify()
+        cannot be pickled, else None."""
+        try:
+            payload = worker.pickled(request)
+        except worker.JobError as exc:
+            return worker.failure(exc)
+        self._outbox.append((tag, payload))
+        self._flush()
         return None
+
+    def _flush(self) -> None:
+        """Write what the outbox holds, in order, up to a big request the child is not free for yet.  The lock is not
+        held while writing: a write that waits for the child to read must not keep the reader from its replies."""
+        while self._outbox:
+            tag, payload = self._outbox[0]
+            with self._cv:
+                if self._closed:
+                    return
+                if self._sent and len(payload) > BIG_REQUEST:
+                    return  # written from _deliver once the child has answered
+            self._outbox.popleft()
+            try:
+                route = self.child.route()
+            except worker.ChildCrashed:  # closed: the service is stopping
+                return
+            with self._cv:
+                self._sent.append((tag, route))
+                self._cv.notify()
+            self.child.write(route, payload)
 
     def close(self) -> None:
         """Forget what was sent and let the reader leave (the service closes the child, which ends a wait for a
@@ -71,6 +94,7 @@ class ChildPipe(QObject):
         with self._cv:
             self._closed = True
             self._sent.clear()
+            self._outbox.clear()
             self._cv.notify_all()
 
     def _read(self) -> None:
@@ -97,8 +121,8 @@ class ChildPipe(QObject):
                     self._sent.popleft()
                 else:  # every request still in that child went down with it
                     elapsed = (time.perf_counter() - t0) * 1e3
-                    answers = [(t, None, elapsed, crashed) for t, r in self._sent if r[1] is route[1]]
-                    self._sent = deque(entry for entry in self._sent if entry[1][1] is not route[1])
+                    answers = [(t, None, elapsed, crashed) for t, r in self._sent if r is route]
+                    self._sent = deque(entry for entry in self._sent if entry[1] is not route)
             try:
                 self._replied.emit(answers)
             except RuntimeError:  # deleted during shutdown
@@ -109,4 +133,5 @@ class ChildPipe(QObject):
         with self._cv:
             if self._closed:
                 return
+        self._flush()  # a big request that waited for the child to be free
         self._answered(answers)
