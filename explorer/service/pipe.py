@@ -6,9 +6,9 @@ a request only once the UI thread let go of the interpreter, after syncing the p
 in the child the moment the policy lets it start, and several may wait there (the child runs them in turn and the
 replies come in the same order), so no key waits for the reply of the one before it to be read.  The replies are
 read off the UI thread, as before: the reader waits for the pipe with the interpreter let go, unpickles the reply
-and hands it to the UI thread as a queued call.  (The UI thread reading the pipe itself, from a ``QSocketNotifier``,
-was tried: with GLib's event loop, the one Qt uses on Linux, it left the heartbeat of a third of the bench's first
-drags without a turn for 45–100 ms.)
+and hands it to the UI thread as a queued call.  The UI thread does not read the pipe itself from a
+``QSocketNotifier``: with GLib's event loop, the one Qt uses on Linux, that left a third of the bench's first drags
+without a turn of the event loop for 45–100 ms (docs/performance.md, the third pass's sixth stop).
 """
 
 from __future__ import annotations
