@@ -363,7 +363,8 @@ class ComputeService(QObject):
 
     # -- interactive worker ----------------------------------------------------------------------
     def _next_ticket(self) -> tuple[_Ticket | None, float | None]:
-        """The first waiting ticket whose key is free and due, else how long until one is due."""
+        """Start the first waiting ticket whose key is free and due (it is running from here), else say how long
+        until one is due."""
         if self._paused:
             return None, None
         now = time.perf_counter()
@@ -375,6 +376,9 @@ class ComputeService(QObject):
             if due <= 0:
                 del self._pending[key]
                 self._started_at[key] = now
+                self._running[key] = ticket
+                if ticket.handle.status == "pending":
+                    ticket.handle.status = "running"
                 return ticket, None
             wait = due if wait is None else min(wait, due)
         return None, wait
@@ -389,9 +393,6 @@ class ComputeService(QObject):
                     if ticket is not None:
                         break
                     self._cv.wait(wait)
-                self._running[ticket.key] = ticket
-                if ticket.handle.status == "pending":
-                    ticket.handle.status = "running"
             value, error, elapsed = self._run(ticket.request)
             if not self._ran(ticket):
                 return
@@ -425,9 +426,6 @@ class ComputeService(QObject):
                     if wait is not None and (not self._due.isActive() or self._due.remainingTime() > wait * 1e3):
                         self._due.start(max(1, math.ceil(wait * 1e3)))
                     return
-                self._running[ticket.key] = ticket
-                if ticket.handle.status == "pending":
-                    ticket.handle.status = "running"
             error = self._pipe.send(ticket, ticket.request)
             if error is not None and self._ran(ticket):  # delivered queued: never inside the submit() that sent it
                 self._relay.delivered.emit((ticket, None, 0.0, error))

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, QTransform
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QPolygonF,
+    QTransform,
+)
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem
 
 from ... import schemes as registry
 from ...theme import mask_colour
+from ...widgets.log_ticks import tick_font
 from ...widgets.plots import make_plot as _make_plot
 from ...widgets.styling import mapped_colour
 from ...widgets.theming import current_theme
@@ -205,10 +217,6 @@ def fit_colour_bar(widget, bar, minimum: int) -> None:
     ``minimum`` px): presenter mode's larger fonts cut a fixed width; and leave half a tick label's height above
     and below the bar, where the labels of its ends (±1.0 on the patch grid's) are drawn."""
     import math
-
-    from PySide6.QtGui import QFontMetricsF
-
-    from ...widgets.log_ticks import tick_font
 
     half = math.ceil(QFontMetricsF(tick_font(bar.axis)).height() / 2) + 1
     bar.setContentsMargins(0, half, 0, half)
