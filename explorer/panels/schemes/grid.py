@@ -49,7 +49,7 @@ class GridView(SchemesView):
         self.side_spin = SpinBox(minimum=2, maximum=64)
         self.side_spin.setObjectName("gridSide")
         self.side_spin.setKeyboardTracking(False)
-        self.side_spin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # not the hint's room
+        self.side_spin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.side_spin.setToolTip("patches per side of the image (a 224-px ViT with 16-px patches has 14)")
         self.side_spin.valueChanged.connect(self.sideChanged)
         # Elided where the row is short (160 % text on a 1280-px projector), all of it in the tooltip.
@@ -60,6 +60,7 @@ class GridView(SchemesView):
         top.addWidget(QLabel("side"))
         top.addWidget(self.side_spin)
         top.addWidget(self.hint, 1)
+        top.addStretch(0)  # the hint's room when presenter mode hides it: the box stays beside its label
         outer.addLayout(top)
         row = QHBoxLayout()
         self.grid = ReflowGrid(MIN_CELL, max_cols=4)
