@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -107,6 +108,55 @@ def test_a_child_that_dies_fails_every_request_it_had_and_the_next_one_starts_a_
     again, c = _submit(svc, ProbeRequest(key="again"))
     qtbot.waitUntil(lambda: again.done, timeout=30000)
     assert again.status == "done" and c[0].value["pid"] not in (old, os.getpid()) and svc.child.starts == 2
+
+
+def test_writing_a_request_does_not_wake_the_reader_which_waits_on_the_childs_pipe(qtbot, monkeypatch):
+    """A drag step's first request woke the reader, which took the interpreter while the UI thread wrote; the UI
+    thread got it back a wake-up later (about 1 ms between a Waves step's first request and its second)."""
+    from explorer.service import pipe
+
+    notified = []
+
+    class Counting(threading.Condition):
+        def notify(self, n=1):
+            notified.append(self)
+            super().notify(n)
+
+    monkeypatch.setattr(pipe.threading, "Condition", Counting)
+    service = ComputeService(warm_up=False, mode="process")
+    try:
+        warm, _ = _submit(service, ProbeRequest(key="warm"))
+        qtbot.waitUntil(lambda: warm.done, timeout=30000)
+        def reader_woken() -> int:
+            return sum(cv is service._pipe._cv for cv in notified)
+
+        assert reader_woken() == 1  # the first child: the reader learns which pipe to wait on
+        for i in range(10):
+            handle, _ = _submit(service, ProbeRequest(key=f"k{i}"))
+            qtbot.waitUntil(lambda h=handle: h.done, timeout=10000)
+            assert handle.status == "done"
+        assert reader_woken() == 1
+    finally:
+        assert service.stop(5.0) and not service.threads()
+
+
+def test_a_child_that_dies_while_idle_is_let_go_without_a_busy_wait_and_replaced(qtbot, svc, monkeypatch):
+    from explorer.service import pipe
+
+    waits = []
+    real = pipe.ChildPipe._replied_by
+    monkeypatch.setattr(pipe.ChildPipe, "_replied_by", staticmethod(lambda route: waits.append(1) or real(route)))
+    warm, _ = _submit(svc, ProbeRequest(key="warm"))
+    qtbot.waitUntil(lambda: warm.done, timeout=30000)
+    old = svc.child.pid
+    os.kill(old, signal.SIGKILL)
+    qtbot.waitUntil(lambda: svc._pipe._route is None, timeout=5000)  # the reader found its pipe at its end
+    before = len(waits)
+    time.sleep(0.5)
+    assert len(waits) == before  # waiting for the next request, not polling a dead pipe
+    again, got = _submit(svc, ProbeRequest(key="again"))
+    qtbot.waitUntil(lambda: again.done, timeout=30000)
+    assert again.status == "done" and got[0].value["pid"] not in (old, os.getpid()) and svc.child.starts == 2
 
 
 def test_stop_with_requests_in_the_child_delivers_nothing_and_leaves_no_child(qtbot):

@@ -6,9 +6,14 @@ a request only once the UI thread let go of the interpreter, after syncing the p
 in the child the moment the policy lets it start, and several may wait there (the child runs them in turn and the
 replies come in the same order), so no key waits for the reply of the one before it to be read.  The replies are
 read off the UI thread, as before: the reader waits for the pipe with the interpreter let go, unpickles the reply
-and hands it to the UI thread as a queued call.  The UI thread does not read the pipe itself from a
-``QSocketNotifier``: with GLib's event loop, the one Qt uses on Linux, that left a third of the bench's first drags
-without a turn of the event loop for 45–100 ms (docs/performance.md, the third pass's sixth stop).
+and hands it to the UI thread as a queued call.  It waits on the pipe of the child it last wrote to even when
+nothing is in the child, so writing a request does not wake it: when a drag step's first request woke it, it took
+the interpreter the moment the UI thread let go of it to write, and the UI thread got it back a wake-up later
+(about a millisecond on this host between a Waves step's first request and its second).
+
+The UI thread does not read the pipe itself from a ``QSocketNotifier``: with GLib's event loop, the one Qt uses on
+Linux, that left a third of the bench's first drags without a turn of the event loop for 45–100 ms
+(docs/performance.md, the third pass's sixth stop).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ Answer = tuple[Any, Any, float, "tuple[str, str] | None"]
 #: A request pickled larger than this waits until the child has answered what it has before it is written (the UI
 #: thread writes it, and a pipe takes about 200 kB before a write waits for the child to read).
 BIG_REQUEST = 64 * 1024
+#: The reader looks at whether it is closed at least this often while it waits for a child that is quiet.
+WAIT_S = 0.5
 
 
 class ChildPipe(QObject):
@@ -47,6 +54,7 @@ class ChildPipe(QObject):
         self._cv = threading.Condition()
         self._sent: deque[tuple[Any, worker.Route]] = deque()  # (tag, route) of each request written, oldest first
         self._outbox: deque[tuple[Any, bytes]] = deque()  # (tag, payload) not written yet (see BIG_REQUEST)
+        self._route: worker.Route | None = None  # the child last written to: the reader waits on its pipe
         self._closed = False
         self._replied.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         self.reader = threading.Thread(target=self._read, name="pe-compute-reader", daemon=True)
@@ -85,7 +93,9 @@ class ChildPipe(QObject):
                 return
             with self._cv:
                 self._sent.append((tag, route))
-                self._cv.notify()
+                if route is not self._route:  # the reader waits for this child's pipe from now on
+                    self._route = route
+                    self._cv.notify()
             self.child.write(route, payload)
 
     def close(self) -> None:
@@ -100,33 +110,63 @@ class ChildPipe(QObject):
     def _read(self) -> None:
         while True:
             with self._cv:
-                while not self._sent and not self._closed:
+                while not self._closed and self._waited_on() is None:
                     self._cv.wait()
                 if self._closed:
                     return
-                tag, route = self._sent[0]
-            t0 = time.perf_counter()
-            crashed = None
-            try:
-                value, elapsed = self.child.receive(route)
-                answers: list[Answer] = [(tag, value, elapsed, None)]
-            except worker.ChildCrashed as exc:
-                crashed, answers = worker.failure(exc), []
-            except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
-                answers = [(tag, None, (time.perf_counter() - t0) * 1e3, worker.failure(exc))]
+                route = self._waited_on()
+            if not self._replied_by(route):
+                continue
             with self._cv:
                 if self._closed:
                     return
-                if crashed is None:
-                    self._sent.popleft()
-                else:  # every request still in that child went down with it
-                    elapsed = (time.perf_counter() - t0) * 1e3
-                    answers = [(t, None, elapsed, crashed) for t, r in self._sent if r is route]
-                    self._sent = deque(entry for entry in self._sent if entry[1] is not route)
-            try:
-                self._replied.emit(answers)
-            except RuntimeError:  # deleted during shutdown
+                if not self._sent or self._sent[0][1] is not route:  # nothing asked of it: that child has gone
+                    if self._route is route:
+                        self._route = None
+                    continue
+                tag = self._sent[0][0]
+            self._receive(tag, route)
+
+    def _waited_on(self) -> worker.Route | None:
+        """The pipe to wait on (with the lock held): the oldest unanswered request's, else the last child's."""
+        route = self._sent[0][1] if self._sent else self._route
+        return None if route is None or route.closed else route
+
+    @staticmethod
+    def _replied_by(route: worker.Route) -> bool:
+        """Wait up to WAIT_S, with the interpreter let go, for ``route``'s child to reply or to end (True)."""
+        try:
+            return route.conn.poll(WAIT_S)
+        except (OSError, ValueError):  # closed meanwhile
+            return True
+
+    def _receive(self, tag: Any, route: worker.Route) -> None:
+        """Take the reply to ``tag`` (the oldest request, sent by ``route``) and hand it to the UI thread; a child found
+        dead fails every request still in it."""
+        t0 = time.perf_counter()
+        crashed = None
+        try:
+            value, elapsed = self.child.receive(route)
+            answers: list[Answer] = [(tag, value, elapsed, None)]
+        except worker.ChildCrashed as exc:
+            crashed, answers = worker.failure(exc), []
+        except Exception as exc:  # noqa: BLE001 - every job error goes back to the requester
+            answers = [(tag, None, (time.perf_counter() - t0) * 1e3, worker.failure(exc))]
+        with self._cv:
+            if self._closed:
                 return
+            if crashed is None:
+                self._sent.popleft()
+            else:  # every request still in that child went down with it
+                elapsed = (time.perf_counter() - t0) * 1e3
+                answers = [(t, None, elapsed, crashed) for t, r in self._sent if r is route]
+                self._sent = deque(entry for entry in self._sent if entry[1] is not route)
+                if self._route is route:
+                    self._route = None
+        try:
+            self._replied.emit(answers)
+        except RuntimeError:  # deleted during shutdown
+            return
 
     @Slot(object)
     def _deliver(self, answers: list[Answer]) -> None:
