@@ -201,11 +201,11 @@ def _fold(a: np.ndarray, k: int, axis: int, fn) -> np.ndarray:
     if short:
         a = np.concatenate([a, np.repeat(np.take(a, [-1], axis=axis), short, axis=axis)], axis=axis)
     index = [slice(None)] * a.ndim
-    out = None
-    for j in range(k):
+    index[axis] = slice(0, None, k)
+    out = a[tuple(index)].copy()
+    for j in range(1, k):
         index[axis] = slice(j, None, k)
-        part = a[tuple(index)]
-        out = part.copy() if out is None else fn(out, part, out=out)
+        fn(out, a[tuple(index)], out=out)
     return out
 
 
