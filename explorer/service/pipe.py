@@ -110,11 +110,10 @@ class ChildPipe(QObject):
     def _read(self) -> None:
         while True:
             with self._cv:
-                while not self._closed and self._waited_on() is None:
+                while not self._closed and (route := self._waited_on()) is None:
                     self._cv.wait()
-                if self._closed:
+                if self._closed or route is None:
                     return
-                route = self._waited_on()
             if not self._replied_by(route):
                 continue
             with self._cv:
