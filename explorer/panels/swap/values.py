@@ -28,30 +28,33 @@ class ValueText(pg.GraphicsObject):
         self._ys = np.zeros(0)
         self._values = np.zeros(0)
         self._fmt = fmt or fmt_value
-        self._colour_of = lambda v: QColor("black")
+        self._colour_of = lambda v: _BLACK
         self._cell = (1.0, 1.0)
         self._anchor = anchor
         self._font = QFont()
         self._font.setPointSizeF(point_size)
         self._rect = QRectF()
-        self._laid_out: dict[str, QStaticText] = {}  # each text laid out once in the font (see _static)
+        #: Each text laid out once in the font, with its size (see _static).
+        self._laid_out: dict[str, tuple[QStaticText, float, float]] = {}
 
     def set_point_size(self, point_size: float) -> None:
         self._font.setPointSizeF(point_size)
         self._laid_out.clear()
         self.update()
 
-    def _static(self, text: str) -> QStaticText:
-        """``text`` laid out in the font, kept: a cell's numbers take a hundred or so values (0.00 … 1.00), and
-        laying each out again at every repaint of a drag was half of the numbers' cost."""
-        st = self._laid_out.get(text)
-        if st is None:
+    def _static(self, text: str) -> tuple[QStaticText, float, float]:
+        """``text`` laid out in the font, and its width and height, kept: a cell's numbers take a hundred or so
+        values (0.00 … 1.00), and laying each out again at every repaint of a drag was half of the numbers' cost."""
+        laid = self._laid_out.get(text)
+        if laid is None:
             if len(self._laid_out) >= 2048:
                 self._laid_out.clear()
-            st = self._laid_out[text] = QStaticText(text)
+            st = QStaticText(text)
             st.setTextFormat(Qt.TextFormat.PlainText)
             st.prepare(font=self._font)
-        return st
+            size = st.size()
+            laid = self._laid_out[text] = (st, size.width(), size.height())
+        return laid
 
     def set_colour_rule(self, colour_of) -> None:
         """``colour_of(value) -> QColor`` (e.g. white on dark cells, or the theme's text colour)."""
@@ -102,29 +105,42 @@ class ValueText(pg.GraphicsObject):
             cw, ch = self._cell
             keep = ((self._xs >= view.left() - cw) & (self._xs <= view.right() + cw)
                     & (self._ys >= view.top() - ch - 1) & (self._ys <= view.bottom() + ch + 1))
+        xs, ys, values = self._xs[keep], self._ys[keep], self._values[keep]
+        if tr.isAffine():  # (a plot's view: scale and shift) every point mapped at once
+            px = tr.m11() * xs + tr.m21() * ys + tr.dx()
+            py = tr.m12() * xs + tr.m22() * ys + tr.dy()
+        else:
+            mapped = [tr.map(QPointF(x, y)) for x, y in zip(xs, ys, strict=True)]
+            px, py = np.array([q.x() for q in mapped]), np.array([q.y() for q in mapped])
+        h = QFontMetricsF(self._font).height()
+        # Centred across on the point; down, just above it (bar tops) or centred on it, in a line's height.
+        tops = py - h - 2 if self._anchor == "bottom" else py - h / 2
+        by_colour: dict[int, tuple[QColor, list]] = {}  # one pen per colour, not per number
+        for x, top, v in zip(px.tolist(), tops.tolist(), values.tolist(), strict=True):
+            colour = self._colour_of(v)
+            by_colour.setdefault(colour.rgba(), (colour, []))[1].append((x, top, self._static(self._fmt(v))))
         p.save()
         p.resetTransform()
         p.setFont(self._font)
-        h = QFontMetricsF(self._font).height()
-        for x, y, v in zip(self._xs[keep], self._ys[keep], self._values[keep], strict=True):
-            st = self._static(self._fmt(v))
-            size = st.size()
-            pt = tr.map(QPointF(x, y))
-            # Centred across on the point; down, just above it (bar tops) or centred on it, in a line's height.
-            top = pt.y() - h - 2 if self._anchor == "bottom" else pt.y() - h / 2
-            p.setPen(self._colour_of(v))
-            p.drawStaticText(QPointF(pt.x() - size.width() / 2, top + (h - size.height()) / 2), st)
+        for colour, texts in by_colour.values():
+            p.setPen(colour)
+            for x, top, (st, w, th) in texts:
+                p.drawStaticText(QPointF(x - w / 2, top + (h - th) / 2), st)
         p.restore()
 
 
+_BLACK, _WHITE = QColor("black"), QColor("white")
+_RED, _LIGHT, _PEACH = QColor("#9b1c00"), QColor("#e6e6e6"), QColor("#ffd0ad")
+
+
 def row_sum_colour(v: float) -> QColor:
-    return QColor("black") if abs(v - 1.0) < 1e-9 else QColor("#9b1c00")
+    return _BLACK if abs(v - 1.0) < 1e-9 else _RED
 
 
 def row_sum_colour_dark(v: float) -> QColor:
-    return QColor("#e6e6e6") if abs(v - 1.0) < 1e-9 else QColor("#ffd0ad")
+    return _LIGHT if abs(v - 1.0) < 1e-9 else _PEACH
 
 
 def text_colour_on_viridis(v: float) -> QColor:
     # viridis is dark below ~0.55: white text there, black above.
-    return QColor("white") if v < 0.55 else QColor("black")
+    return _WHITE if v < 0.55 else _BLACK
