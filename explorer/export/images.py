@@ -161,6 +161,7 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QPalette
 
+    from ..widgets.axis import painted_afresh
     from ..widgets.renderer import raster_viewports
     from ..widgets.styling import style_plot, style_widgets
 
@@ -181,7 +182,7 @@ def export_look(root, screen: Look, theme: Theme | None = None, *, pen_scale: fl
             settle_placements(v)
         # A widget's render draws its plots' viewports: on raster, the same picture whichever renderer paints the
         # screen (a plot alone is exported from its scene, whatever its viewport).
-        with raster_viewports([] if isinstance(root, pg.GraphicsView) else views):
+        with raster_viewports([] if isinstance(root, pg.GraphicsView) else views), painted_afresh(views):
             yield
     finally:
         if widgets:
