@@ -54,8 +54,6 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
     assert len(machine["load_avg"]) == 3 and all(isinstance(v, float) and v >= 0 for v in machine["load_avg"])
     assert machine["qpa_platform"] == "offscreen" and machine["renderer"] == "raster"
     assert machine["speed"]["python_ms"] > 0 and machine["speed"]["raster_ms"] > 0
-    wake = machine["speed"]["wake"]
-    assert 0 < wake["process_us"] <= wake["process_p90_us"] and 0 < wake["thread_us"] <= wake["thread_p90_us"]
     waves = next(c for c in report["cases"] if c["panel"] == "waves")  # N = 64, d = 16, four pairs
     # Waves' first tab: three plots, each repainted during the drag and named as export names them.
     assert list(waves["frame_split"]["parts"]["plots"]) == ["waves", "heatmap", "spectrum"], waves["frame_split"]

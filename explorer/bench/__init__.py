@@ -31,8 +31,7 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 Each case's drag runs ``--runs`` times (3; 1 with ``--quick``) from the same state: every number is the median
 over the runs, the frame split the median run's (:mod:`explorer.bench.runs`).  ``machine`` names the CPU, the
 cores this process may use, the load average at the start, the Qt platform and the renderer, and how fast the host
-is now (``speed``: a fixed Python loop and a fixed raster paint, :func:`host_speed`; hosts of the same name differ;
-and ``speed.wake``, how long the host takes to wake a waiting process or thread, :mod:`explorer.bench.wake`).
+is now (``speed``: a fixed Python loop and a fixed raster paint, :func:`host_speed`; hosts of the same name differ).
 
 ``window_shown_ms`` is measured in a fresh process: from just before the process is started to
 the main window being shown; ``imports`` is what the window path costs to import
@@ -188,7 +187,7 @@ def host_speed(repeats: int = 5) -> dict:
         finally:
             painter.end()
 
-    out: dict[str, Any] = {}
+    out = {}
     for name, work in (("python_ms", python_loop), ("raster_ms", raster)):
         samples = []
         for _ in range(repeats):
@@ -196,9 +195,6 @@ def host_speed(repeats: int = 5) -> dict:
             work()
             samples.append((time.perf_counter() - t0) * 1e3)
         out[name] = round(float(np.median(samples)), 2)
-    from .wake import wake_round_trip
-
-    out["wake"] = wake_round_trip()
     return out
 
 

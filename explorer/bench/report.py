@@ -65,8 +65,4 @@ def format_table(report: dict) -> str:
 def _speed(speed: dict | None) -> str:
     if not speed:
         return ""
-    wake = speed.get("wake") or {}
-    woken = [f"{wake[k]:.0f} µs ({what})" for k, what in (("process_us", "process"), ("thread_us", "thread"))
-             if k in wake]
-    return (f"; host speed: Python loop {speed['python_ms']:.1f} ms, raster paint {speed['raster_ms']:.1f} ms"
-            + (f", wake-up round trip {', '.join(woken)}" if woken else ""))
+    return f"; host speed: Python loop {speed['python_ms']:.1f} ms, raster paint {speed['raster_ms']:.1f} ms"
