@@ -27,7 +27,7 @@ def _counting(monkeypatch) -> list:
 
 
 def _image_plot(qtbot):
-    plot = make_plot(title="a map", x="key", y="query")
+    plot = make_plot(title="a map", x="key", y="query", grid=False)  # (a gridded axis keeps no picture)
     qtbot.addWidget(plot)
     plot.resize(360, 300)
     image = pg.ImageItem(np.zeros((8, 8), dtype=np.float32))
@@ -66,6 +66,16 @@ def test_a_new_image_beside_the_axes_does_not_paint_them_again(qtbot, monkeypatc
     assert painted == []
     plot.setRange(xRange=(0, 4), yRange=(0, 8), padding=0)  # new ticks along the bottom: painted again
     qtbot.waitUntil(lambda: "bottom" in painted, timeout=2000)
+
+
+def test_a_gridded_axis_keeps_no_picture_and_one_whose_grid_goes_does(qtbot):
+    """A grid makes the axis' rect the whole plot: Qt keeps its pictures in a 10 MB cache in all."""
+    plot = make_plot(title="lines", x="p", y="v")
+    qtbot.addWidget(plot)
+    axis = plot.getPlotItem().getAxis("bottom")
+    assert axis.grid is not False and axis.cacheMode() == QGraphicsItem.CacheMode.NoCache
+    plot.getPlotItem().showGrid(x=False, y=False)
+    assert axis.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
 
 
 def _pixels(image: QImage) -> np.ndarray:

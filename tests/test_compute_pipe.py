@@ -159,6 +159,23 @@ def test_a_child_that_dies_while_idle_is_let_go_without_a_busy_wait_and_replaced
     assert again.status == "done" and got[0].value["pid"] not in (old, os.getpid()) and svc.child.starts == 2
 
 
+def test_a_request_written_to_a_pipe_closed_under_it_fails_and_the_reader_goes_on(qtbot, svc):
+    """A child that crashed was still alive, not yet reaped, when the next request was sent to it, and the reader
+    had closed its pipe meanwhile: the request went to the closed pipe, the reader waited for a live one, and no
+    reply was read again (the next child's filled its pipe, and a write then blocked the UI thread)."""
+    warm, _ = _submit(svc, ProbeRequest(key="warm"))
+    qtbot.waitUntil(lambda: warm.done, timeout=30000)
+    route = svc.child.route()
+    with svc.child._lock:
+        svc.child._close_pipe(route)  # its child still alive: the next request is written to this closed pipe
+    lost, got = _submit(svc, ProbeRequest(key="lost"))
+    qtbot.waitUntil(lambda: lost.done, timeout=10000)
+    assert lost.status == "failed" and "stopped unexpectedly" in got[0].message
+    after, got = _submit(svc, ProbeRequest(key="after"))
+    qtbot.waitUntil(lambda: after.done, timeout=30000)
+    assert after.status == "done" and svc.child.starts == 2
+
+
 def test_stop_with_requests_in_the_child_delivers_nothing_and_leaves_no_child(qtbot):
     svc = ComputeService(warm_up=False, mode="process")
     handles = [_submit(svc, ProbeRequest(sleep_s=0.2, key=f"k{i}")) for i in range(3)]

@@ -132,7 +132,8 @@ def test_heatmap_overview_bins_columns_too_without_picking_every_kth():
 
 
 @pytest.mark.parametrize("shape, row_bin, col_bin", [((10, 7), 3, 4), ((256, 128), 1, 2), ((5, 9), 5, 1),
-                                                     ((33, 4), 8, 3), ((6, 6), 1, 1)])
+                                                     ((33, 4), 8, 3), ((6, 6), 1, 1), ((1, 7), 4, 10),
+                                                     ((3, 2), 5, 1)])
 def test_block_extrema_of_a_table_are_each_blocks_own_min_and_max(shape, row_bin, col_bin):
     from explorer.encodings.extrema import block_extrema
 

@@ -7,9 +7,8 @@ in the child the moment the policy lets it start, and several may wait there (th
 replies come in the same order), so no key waits for the reply of the one before it to be read.  The replies are
 read off the UI thread, as before: the reader waits for the pipe with the interpreter let go, unpickles the reply
 and hands it to the UI thread as a queued call.  It waits on the pipe of the child it last wrote to even when
-nothing is in the child, so writing a request does not wake it: when a drag step's first request woke it, it took
-the interpreter the moment the UI thread let go of it to write, and the UI thread got it back a wake-up later
-(about a millisecond on this host between a Waves step's first request and its second).
+nothing is in the child, so that writing a request does not wake it: a woken reader takes the interpreter the moment
+the UI thread lets go of it to write, and the UI thread gets it back only a wake-up later.
 
 The UI thread does not read the pipe itself from a ``QSocketNotifier``: with GLib's event loop, the one Qt uses on
 Linux, that left a third of the bench's first drags without a turn of the event loop for 45–100 ms
@@ -127,8 +126,11 @@ class ChildPipe(QObject):
             self._receive(tag, route)
 
     def _waited_on(self) -> worker.Route | None:
-        """The pipe to wait on (with the lock held): the oldest unanswered request's, else the last child's."""
-        route = self._sent[0][1] if self._sent else self._route
+        """The pipe to wait on (with the lock held): the oldest unanswered request's, even closed (receiving on it
+        fails what was sent by it), else the last child's while its pipe is open."""
+        if self._sent:
+            return self._sent[0][1]
+        route = self._route
         return None if route is None or route.closed else route
 
     @staticmethod

@@ -57,16 +57,28 @@ class Axis(pg.AxisItem):
         self._reserved: tuple[str, ...] = ()  # tick texts a vertical axis is kept wide enough for
         self._shown_form: str | None = None  # the shorter form of the label drawn (None: the whole label)
         self._fitting = False
-        self._cached = False
         self._placing_labels = False
+        self._kept = False  # the picture is kept from the end of __init__ on (see below)
         super().__init__(orientation, **kwargs)
         # Kept as a picture in the view's pixels, painted again only when the axis changes: an image or a curve
         # that changes beside it (inward ticks reach into the plot) repainted every axis of its plot at every
         # drag step, each a replay of its tick lines and texts (Token swap: 14 axes a step, about 1 ms).
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self._cached = True
+        self._kept = True
+        self._keep_picture()
         # A label's text changes without a resize (a new title for the axis): fit it then too.
         self.label.document().contentsChanged.connect(self._on_label_changed)
+
+    def setGrid(self, grid) -> None:  # noqa: N802 - pyqtgraph API
+        super().setGrid(grid)
+        self._keep_picture()
+
+    def _keep_picture(self) -> None:
+        """Keep the picture unless the axis draws a grid: its picture would be the whole plot's size, and Qt keeps
+        such pictures in a cache of 10 MB in all (a few plots on a large screen, each picture drawn afresh at every
+        paint once pushed out)."""
+        if self._kept:
+            mode = QGraphicsItem.CacheMode
+            self.setCacheMode(mode.DeviceCoordinateCache if self.grid is False else mode.NoCache)
 
     @property
     def picture(self):
@@ -76,7 +88,9 @@ class Axis(pg.AxisItem):
     @picture.setter
     def picture(self, value) -> None:
         self._picture = value
-        if value is None and self._cached:  # the cached picture of the view is out of date too: paint again
+        # The kept picture of the view is out of date too: paint again.  Not from inside the recording itself
+        # (pyqtgraph drops the picture it is making when it sizes the axis for its labels, then keeps it).
+        if value is None and self.cacheMode() != QGraphicsItem.CacheMode.NoCache and not self._placing_labels:
             self.update()
 
     def boundingRect(self):  # noqa: N802 - Qt override
@@ -357,4 +371,7 @@ def painted_afresh(views) -> Iterator[None]:
         yield
     finally:
         for axis in axes:
-            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            try:
+                axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            except RuntimeError:  # deleted meanwhile (its plot closed)
+                pass
