@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtGui import QFont, QFontMetricsF, QPixmapCache
 from PySide6.QtWidgets import QGraphicsItem
 
 from ..theme import LABEL_PT, Theme
@@ -43,6 +43,8 @@ _NUDGE = 5  # pyqtgraph's own offset of an axis label from the axis' outer edge
 TICK_GAP = 3.0
 #: Room (px) around an axis' rect for what pyqtgraph strokes on its edge (the axis line, up to 8 px wide).
 _STROKE_ROOM = 4
+#: The least room (KB) Qt's picture cache is given for the axes' pictures: a 4K window's Waves tab keeps about 15 MB.
+PICTURES_KB = 64 * 1024
 _TAG = re.compile(r"<[^>]+>")
 _OPERATORS = set("/·×*+-−=÷:,")
 
@@ -58,27 +60,21 @@ class Axis(pg.AxisItem):
         self._shown_form: str | None = None  # the shorter form of the label drawn (None: the whole label)
         self._fitting = False
         self._placing_labels = False
-        self._kept = False  # the picture is kept from the end of __init__ on (see below)
         super().__init__(orientation, **kwargs)
         # Kept as a picture in the view's pixels, painted again only when the axis changes: an image or a curve
         # that changes beside it (inward ticks reach into the plot) repainted every axis of its plot at every
         # drag step, each a replay of its tick lines and texts (Token swap: 14 axes a step, about 1 ms).
-        self._kept = True
         self._keep_picture()
         # A label's text changes without a resize (a new title for the axis): fit it then too.
         self.label.document().contentsChanged.connect(self._on_label_changed)
 
-    def setGrid(self, grid) -> None:  # noqa: N802 - pyqtgraph API
-        super().setGrid(grid)
-        self._keep_picture()
-
     def _keep_picture(self) -> None:
-        """Keep the picture unless the axis draws a grid: its picture would be the whole plot's size, and Qt keeps
-        such pictures in a cache of 10 MB in all (a few plots on a large screen, each picture drawn afresh at every
-        paint once pushed out)."""
-        if self._kept:
-            mode = QGraphicsItem.CacheMode
-            self.setCacheMode(mode.DeviceCoordinateCache if self.grid is False else mode.NoCache)
+        """Keep the axis as a picture of the view's pixels.  Qt keeps item pictures in one cache, 10 MB by default;
+        a gridded axis' picture is its whole plot's size, and a picture pushed out is drawn afresh at every paint:
+        the cache is given room for a window of large plots."""
+        if QPixmapCache.cacheLimit() < PICTURES_KB:
+            QPixmapCache.setCacheLimit(PICTURES_KB)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     @property
     def picture(self):
