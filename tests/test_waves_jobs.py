@@ -138,7 +138,7 @@ def test_block_extrema_of_a_table_are_each_blocks_own_min_and_max(shape, row_bin
     from explorer.encodings.extrema import block_extrema
 
     table = np.random.default_rng(shape[0]).normal(size=shape).astype(np.float32)
-    mins, maxs = block_extrema(table, row_bin, col_bin)
+    mins, maxs = block_extrema(table, table, row_bin, col_bin)
     rows, cols = -(-shape[0] // row_bin), -(-shape[1] // col_bin)
     assert mins.shape == maxs.shape == (rows, cols) and mins.dtype == np.float32
     for i in range(rows):

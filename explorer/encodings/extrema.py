@@ -179,15 +179,16 @@ def _apply_candidates(omega, phase, is_cos, theta_star, lo, counts, start, stop,
         c0 = c1
 
 
-def block_extrema(table: np.ndarray, row_bin: int, col_bin: int) -> tuple[np.ndarray, np.ndarray]:
-    """Minimum and maximum of each ``row_bin`` × ``col_bin`` block of ``table`` (blocks laid from the top left;
-    the last row and column of blocks may be short), ``(blocks, column blocks)`` each, in ``table``'s dtype.
+def block_extrema(mins: np.ndarray, maxs: np.ndarray, row_bin: int,
+                  col_bin: int) -> tuple[np.ndarray, np.ndarray]:
+    """The minimum of ``mins`` and the maximum of ``maxs`` over each ``row_bin`` × ``col_bin`` block (blocks laid
+    from the top left; the last row and column of blocks may be short), ``(blocks, column blocks)`` each, in their
+    dtype.  A table given as both: its blocks' own extrema, exact wherever the table is (a table small enough to
+    evaluate whole); extrema of smaller blocks: those of the larger ones.
 
-    For a table small enough to evaluate whole: the extrema of its own values, so exact wherever they are.
     Each fold is ``k`` element-wise passes over strided slices (``reduceat`` over short runs of a row was most
     of a 256 × 128 overview's time).
     """
-    mins, maxs = table, table
     for axis, k in ((0, max(1, int(row_bin))), (1, max(1, int(col_bin)))):
         mins, maxs = _fold(mins, k, axis, np.minimum), _fold(maxs, k, axis, np.maximum)
     return mins, maxs

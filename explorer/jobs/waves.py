@@ -185,7 +185,7 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     whole = nr * nc <= DIRECT_CELLS and not req.exact
     if whole:
         vals = _wave_table(np.arange(r0, r1), om, cs, fast=preview)
-        mins, maxs = block_extrema(vals, row_bin, col_bin)
+        mins, maxs = block_extrema(vals, vals, row_bin, col_bin)
         approx = np.zeros(nc, dtype=bool)
     elif preview:  # sized to a frame at every d; letting go asks for the exact overview
         mins, maxs, approx, left_out = preview_extrema(om, cs, pair[cols], r0, r1, row_bin, col_bin,
@@ -193,9 +193,8 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
         skipped = int(left_out.sum())
     else:
         mins, maxs, approx = column_extrema(om, cs, r0, r1, row_bin, None if req.exact else EXACT_BUDGET)
-    if col_bin > 1 and not preview and not whole:  # (those two come reduced to cells)
-        mins = _reduce_columns(mins, col_bin, np.min, np.inf)
-        maxs = _reduce_columns(maxs, col_bin, np.max, -np.inf)
+    if not preview and not whole:  # (those two come reduced to cells)
+        mins, maxs = block_extrema(mins, maxs, 1, col_bin)
     if req.exact:
         rect = (c0, r0, mins.shape[1] * col_bin, mins.shape[0] * row_bin)
         return HeatmapResponse(req, (mins + maxs) / 2, rect, True, row_bin, col_bin, (r0, r1), (c0, c1), mins,
@@ -206,13 +205,6 @@ def heatmap_tile(req: HeatmapRequest) -> HeatmapResponse:
     rgba = overview_rgba(mins, maxs, lookup_table(req.cmap))
     return HeatmapResponse(req, image, rect, True, row_bin, col_bin, (r0, r1), (c0, c1), mins, maxs,
                            int(approx.sum()), rgba=rgba, skipped_columns=skipped)
-
-
-def _reduce_columns(a: np.ndarray, k: int, fn, pad: float) -> np.ndarray:
-    extra = (-a.shape[1]) % k
-    if extra:
-        a = np.concatenate([a, np.full((a.shape[0], extra), pad)], axis=1)
-    return fn(a.reshape(a.shape[0], -1, k), axis=2)
 
 
 @lru_cache(maxsize=16)
