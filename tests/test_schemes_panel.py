@@ -401,3 +401,21 @@ def test_while_a_slider_is_held_the_shared_scale_is_held_and_exact_again_when_le
     wait(qtbot, panel)
     assert_one_scale(panel)
     assert "held" not in view.info.text() and "= the largest |ΔS|" in view.info.text()
+
+
+def test_every_plot_belongs_to_the_panel_whichever_schemes_are_shown(qtbot, make_panel):
+    """A plot made for a scheme not shown (the side-by-side maps of the others, the Learned table when Learned is
+    off) is the panel's, hidden: as a window of its own it outlived the panel, and Qt's teardown at exit crashed
+    in its scene (``pe-explorer export --scene 6``: 1 run in 2)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
+
+    def windows() -> set[int]:
+        return {id(w) for w in QApplication.topLevelWidgets() if isinstance(w, pg.GraphicsView) and w.parent() is None}
+
+    before = windows()
+    panel = make_panel(SchemesState(l_train=64, l_eval=256, schemes=("rope", "alibi")))
+    for view in views():
+        panel.view(view)
+    wait(qtbot, panel)
+    assert windows() - before == set()

@@ -289,7 +289,7 @@ def _render(
         raise UsageError(
             f"--panel {panel_id} has no view to render; valid: {', '.join(p for p, _t, _s in PANELS)}"
         )
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import QCoreApplication, QEvent, Qt
 
     check_interrupt()  # pressed during the imports
     make_app()
@@ -328,6 +328,9 @@ def _render(
             panel.shutdown()
             panel.hide()
             panel.deleteLater()
+            # Deleted now, while Python runs: left to the interpreter's shutdown, a plot's scene was torn down after
+            # Python's own objects, and a widget's Python override called on the way crashed it (1 run in 2).
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         service.stop()
         bus.set_look(*before)
     return 0

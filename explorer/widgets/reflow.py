@@ -45,6 +45,13 @@ class ReflowGrid(QScrollArea):
             self._grow_with_text()
 
     # -- cells ----------------------------------------------------------------------------------
+    def keep(self, widget: QWidget) -> QWidget:
+        """Own ``widget``, hidden, until :meth:`set_cells` shows it: a cell made before it is first shown is never a
+        window of its own (one left so outlived its panel, and Qt's teardown at exit crashed in its scene)."""
+        widget.setParent(self.widget())
+        widget.setVisible(False)
+        return widget
+
     def set_cells(self, cells: list[QWidget]) -> None:
         """Show ``cells`` (in order); other widgets placed before are hidden, not deleted."""
         for w in self.cells():

@@ -155,6 +155,8 @@ class BeyondView(SchemesView):
 
         self.key.follow([("Wavelength", self.waves), ("Share of a turn", self.cover), ("Scaled", self.scaled)])
         self.grid = grid
+        for w in (self.table, self.waves, self.cover, self.scaled, self.weight):
+            grid.keep(w)  # shown by arrange() with the schemes they belong to
         self._texts = {"rope": "", "learned": "", "scaled": ""}
         #: scheme id -> its plot: the plots schemes bring with their ``beyond_plot`` hook.
         self.extras: dict[str, SpecPlot] = {}
@@ -177,8 +179,7 @@ class BeyondView(SchemesView):
     def _extra(self, s: str, spec) -> SpecPlot:
         if s not in self.extras:
             plot = SpecPlot(s, spec, f"beyondExtra_{s}")
-            plot.widget.setParent(self.grid.widget())  # owned by the grid from birth, shown by arrange()
-            plot.widget.setVisible(False)
+            self.grid.keep(plot.widget)  # shown by arrange()
             self.extras[s] = plot
             self.arrange(self._shown)
         return self.extras[s]

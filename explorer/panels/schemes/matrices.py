@@ -81,7 +81,7 @@ class MatrixView(SchemesView):
         """Build the plot of scheme ``s`` once (a scheme registered later gets its plot when first shown)."""
         if s in self.plots:
             return
-        pw = make_plot(registry.get(s).title, x="key position j", y="query position i")
+        pw = self.grid.keep(make_plot(registry.get(s).title, x="key position j", y="query position i"))
         pi = pw.getPlotItem()
         pi.invertY(True)  # query 0 at the top, as matrices are written
         pi.showGrid(x=False, y=False)
