@@ -8,7 +8,8 @@ import sys
 
 def test_bench_quick_json_has_the_documented_shape(tmp_path):
     out = tmp_path / "bench.json"
-    proc = subprocess.run([sys.executable, "-m", "explorer", "bench", "--quick", "--json", "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "explorer", "bench", "--quick", "--scale", "--runs", "2", "--json",
+                           "--out", str(out)],
                           capture_output=True, text=True, timeout=600,
                           env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -45,10 +46,15 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert live["p50"] > 0 and live["agg_p50"] > 0 and live["canvas"].startswith("webagg-core")
         assert live["png_kb"] > 0 and live["updates"] >= 2 and live["positions"] >= 2
         assert isinstance(c["speedup_vs_notebook_interactive"], float) and c["speedup_vs_notebook_interactive"] > 0
-        assert c["runs"] == 1 and c["median_run"] == 0 and len(c["drag_latency_p50_runs"]) == 1
+        assert c["runs"] == 2 and c["median_run"] in (0, 1) and len(c["drag_latency_p50_runs"]) == 2
         assert c["renderer"] == "raster"
         assert_split_adds_up(c["frame_split"])
-    assert report["runs"] == 1  # --quick: one drag per case
+    assert report["runs"] == 2  # --runs: each case's drag twice, the medians
+    # The scale table's sizes too, each its drags' medians (the Done-when of issue 28 reads every case so).
+    assert [r["value"] for r in report["scale"]] == [64, 128]
+    for r in report["scale"]:
+        assert r["runs"] == 2 and len(r["drag_latency_p50_runs"]) == 2 and r["steps_shown"] == r["steps_changed"]
+        assert_split_adds_up(r["frame_split"])
     machine = report["machine"]
     assert isinstance(machine["cpu"], str) and machine["cpu"] and 1 <= machine["cores"] <= machine["cpus"]
     assert len(machine["load_avg"]) == 3 and all(isinstance(v, float) and v >= 0 for v in machine["load_avg"])

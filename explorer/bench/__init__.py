@@ -315,7 +315,7 @@ def _run_suite(quick: bool, steps: int | None, scale: bool, runs: int) -> dict:
     if scale:
         from .scale import run_scale
 
-        out["scale"] = run_scale(quick=quick)
+        out["scale"] = run_scale(quick=quick, runs=runs)
     return out
 
 

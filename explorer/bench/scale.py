@@ -15,8 +15,9 @@ AXES: tuple[tuple[str, str, dict[str, int], tuple[int, ...]], ...] = (
 QUICK_AXES = (("waves", "n_positions", {"d_model": 16}, (64, 128)),)
 
 
-def run_scale(quick: bool = False, steps: int | None = None) -> list[dict]:
-    """Each axis at each size: a shorter drag (40 steps) and one notebook update."""
+def run_scale(quick: bool = False, steps: int | None = None, runs: int = 1) -> list[dict]:
+    """Each axis at each size: a shorter drag (40 steps) ``runs`` times (the medians, as the main table's) and one
+    notebook update."""
     from . import Case, run_case
 
     rows = []
@@ -24,7 +25,7 @@ def run_scale(quick: bool = False, steps: int | None = None) -> list[dict]:
         for v in values:
             check_interrupt()
             case = Case(panel, f"{axis}={v}", {**fixed, axis: v})
-            r = run_case(case, steps or (8 if quick else 40), 1)
+            r = run_case(case, steps or (8 if quick else 40), 1, runs)
             r["axis"], r["value"], r["fixed"] = axis, v, fixed
             rows.append(r)
     return rows
