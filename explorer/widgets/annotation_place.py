@@ -113,8 +113,17 @@ class AnnotationPlacer(QObject):
         label.anchors = list(anchors)
         label.setPosition(pos)
 
+    @staticmethod
+    def _legend(pi) -> list[QRectF]:
+        """Where the plot's legend is (the texts keep off it), or nothing."""
+        legend = pi.legend
+        return [legend.sceneBoundingRect()] if visible(legend) and legend.items else []
+
     def _state(self, texts, data: PlotData, view: QRectF) -> tuple:
         return (view.getRect(), data.signature(),
+                # The legend too: its placer may move it after the texts were placed (a plot shown for the first
+                # time lays out twice), and a text then lay under it until the data changed.
+                tuple(r.getRect() for r in self._legend(self.plot_item)),
                 # Where each text is on screen, not in its parent: a line's label keeps its place along the line
                 # while the line moves under it (the view's range or size changed after the text was placed).
                 tuple((t.toPlainText(), t.isVisible(), _rounded(text_rect(t)),
@@ -136,8 +145,7 @@ class AnnotationPlacer(QObject):
         state = self._state(texts, data, view)
         if state == self._signature:
             return
-        legend = pi.legend
-        taken = [legend.sceneBoundingRect()] if visible(legend) and legend.items else []
+        taken = self._legend(pi)
         inside = view.adjusted(-_SLACK, -_SLACK, _SLACK, _SLACK)
         for item in texts:
             found = False
