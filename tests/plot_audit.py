@@ -11,6 +11,8 @@
   and items that draw text themselves and say where through ``text_rects()``) must lie inside the view, apart from
   every other annotation and from the legend, and off the curves, scatter points and bars (it may touch them: a bar's
   value sits on its bar; 2 px of slack).
+* **Markers** — a scatter point whose centre is in the view must show its whole symbol: none cut by the plot's edge
+  (the Waves spectrum's ring on pair 0 was cut in half at 1280 × 720 in presenter mode).
 * **Ticks** — each visible axis's tick labels as pyqtgraph draws them (``AxisItem.generateDrawSpecs``: its tick
   values, strings and font metrics) must keep at least :data:`TICK_GAP` px apart and lie inside the axis (which
   clips them) and inside the plot's widget (a colour bar's end label was cut by its widget's edge); an axis that
@@ -148,6 +150,19 @@ def _annotations(pi, data: PlotData, legends: list[QRectF], where: str) -> list[
     return out
 
 
+def _markers(pi, data: PlotData, where: str) -> list[str]:
+    view = pi.getViewBox().sceneBoundingRect()
+    x0, y0, x1, y1 = view.left(), view.top(), view.right(), view.bottom()
+    out = []
+    for sx, sy, r in data.points:
+        inside = (sx >= x0) & (sx <= x1) & (sy >= y0) & (sy <= y1)
+        room = r - _SLACK
+        cut = inside & ((sx - room < x0) | (sx + room > x1) | (sy - room < y0) | (sy + room > y1))
+        if cut.any():
+            out.append(f"{where}: {int(cut.sum())} markers ({2 * r:g} px) cut by the plot's edge")
+    return out
+
+
 def tick_texts(axis) -> list[tuple[QRectF, str]]:
     """The axis's tick labels as pyqtgraph draws them: (rectangle in the axis's coordinates, text)."""
     image = QImage(4, 4, QImage.Format.Format_ARGB32)
@@ -251,6 +266,7 @@ def audit(plot: pg.PlotWidget, name: str = "", *, presenter: bool = False, line:
     found, legends = _legends(plot, pi, data, where)
     problems += found
     problems += _annotations(pi, data, legends, where)
+    problems += _markers(pi, data, where)
     problems += _ticks(plot, pi, where)
     if size:
         problems += _size(plot, pi, where, line)

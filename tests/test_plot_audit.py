@@ -200,6 +200,35 @@ def test_the_apps_plot_moves_its_annotations_apart_inside_and_off_the_data(plot,
     assert out.isVisible() and on.isVisible()
 
 
+def test_a_marker_cut_by_the_plots_edge_fails_and_range_with_room_keeps_it_whole(plot, qtbot):
+    from explorer.widgets.symbols import marker_room, range_with_room
+
+    pi = plot.getPlotItem()
+    ring = pg.ScatterPlotItem([0.0, 0.5], [0.5, 0.5], size=20, brush=None, pen=pg.mkPen("k", width=2.5))
+    pi.addItem(ring)
+    pi.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    assert any("1 markers (20 px) cut by the plot's edge" in p for p in _audit(plot, qtbot))
+    assert marker_room(ring) == 10 + 1.25 + 1
+    range_with_room(pi.getViewBox(), marker_room(ring), (0, 1), (0, 1))
+    assert _audit(plot, qtbot) == []
+
+
+def test_a_text_placed_before_the_legend_came_keeps_off_it(plot, qtbot):
+    """The legend's placer may put it after the texts were placed (a plot shown for the first time): nothing of the
+    data changed, and the text stayed under the legend (Schemes' Beyond tab at 1280 × 720, 3 walks in 4)."""
+    pi = plot.getPlotItem()
+    pi.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+    note = pg.TextItem("a note in the corner", anchor=(1, 0))
+    note.setPos(0.98, 0.98)
+    pi.addItem(note)
+    qtbot.wait(80)
+    assert _audit(plot, qtbot) == []
+    legend = pi.addLegend(offset=(-5, 5))
+    legend.addItem(pg.PlotDataItem(pen="r"), "a curve not in the plot")  # the data are as they were
+    qtbot.wait(80)
+    assert legend.isVisible() and _audit(plot, qtbot) == []  # moved, or hidden where no place is left
+
+
 def test_tick_labels_that_run_together_are_caught_and_the_apps_axis_never_draws_them(plot, qtbot):
     from explorer.widgets.plots import Plot
 

@@ -14,6 +14,7 @@ from ...state import WavesState
 from ...theme import TICK_PT as THEME_TICK_PT
 from ...widgets.plots import Heatmap
 from ...widgets.readable import ReadableSplitter
+from ...widgets.symbols import marker_room, range_with_room
 from .common import (
     P_COLOUR,
     PK_COLOUR,
@@ -218,6 +219,8 @@ class MatrixView(Card):
         self.mark = pg.ScatterPlotItem(size=16, brush=None, pen=pg.mkPen(PK_COLOUR, width=3))
         self.plot.addItem(self.mark)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+        self._full: list | None = None  # the range the result set (refitted on a resize unless moved since)
+        self.vb.sigResized.connect(self._on_resized)
 
     def show_state(self, st: WavesState) -> None:
         self.state = st
@@ -232,8 +235,7 @@ class MatrixView(Card):
         self.response = r
         s, half = r.size, r.peak
         self.plot.set_matrix(r.matrix, rect=(0, 0, s, s), levels=(-half, half))
-        # No limits here: with the aspect locked they would fight the range and crop the square.
-        self.vb.setRange(xRange=(0, s), yRange=(0, s), padding=0)
+        self._fit()
         n = r.request.n_positions
         text = (f"M[p, q] = PE(p)·PE(q) computed directly from the table rows. "
                 f"Symmetric: max |M − Mᵀ| = <b>{sci(r.asymmetry)}</b>. Depends only on q − p: max "
@@ -247,6 +249,16 @@ class MatrixView(Card):
             text += f" All N = {n:,} positions shown."
         self.readout.setText(text)
         self.show_state(self.state)
+
+    def _fit(self) -> None:
+        """The whole matrix, with room for the ring on a cell at its edge.  No limits: with the aspect locked they
+        would fight the range and crop the square."""
+        s = self.response.size if self.response is not None else 1
+        self._full = range_with_room(self.vb, marker_room(self.mark), (0, s), (0, s), limits=False)
+
+    def _on_resized(self, *_args) -> None:
+        if self._full is not None and self.vb.targetRange() == self._full:
+            self._fit()
 
     def _on_clicked(self, ev) -> None:
         xy = click_in(self.vb, ev)

@@ -13,7 +13,7 @@ from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styling import mapped_colour
-from ...widgets.symbols import steady_brush, steady_pen
+from ...widgets.symbols import marker_room, range_with_room, room_for, steady_brush, steady_pen
 from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
 from ...widgets.throttle import Throttle
@@ -75,6 +75,9 @@ class WavesView(Card):
         self.plot.getPlotItem().getAxis("left").setWidth(140)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
+        self._last = 1  # the last position shown by the full range, and that range once set
+        self._full: list | None = None
+        self.vb.sigResized.connect(self._on_resized)
         self.lane_labels: list[str] = []
         # (lanes, picked pair, antialiased) the pens and range were made for
         self._styled: tuple = (None, None, True)
@@ -90,8 +93,17 @@ class WavesView(Card):
             self._every.flush()
 
     def set_full_range(self, n: int) -> None:
-        self.vb.setLimits(xMin=0, xMax=max(n - 1, 1), minXRange=min(max(n - 1, 1), 4))
-        self.vb.setXRange(0, max(n - 1, 1), padding=0)
+        self._last = max(n - 1, 1)
+        self.vb.setLimits(minXRange=min(self._last, 4))
+        self._fit_full()
+
+    def _fit_full(self) -> None:
+        """Every position, with room for the markers at p = 0 or N − 1 (else cut in half by the plot's edge)."""
+        self._full = range_with_room(self.vb, marker_room(self.markers), (0, self._last))
+
+    def _on_resized(self, *_args) -> None:
+        if self._full is not None and self.vb.targetRange() == self._full:  # not zoomed or panned since
+            self._fit_full()
 
     def visible(self) -> tuple[int, int]:
         (x0, x1), _ = self.vb.viewRange()
@@ -244,12 +256,30 @@ class SpectrumView(Card):
         self._declutter_timer.setInterval(0)
         self._declutter_timer.timeout.connect(self._declutter)
         self.vb.sigResized.connect(self._schedule_declutter)
+        self.vb.sigResized.connect(self._on_resized)
         self.vb.sigRangeChanged.connect(self._schedule_declutter)
         # A zoom or pan by hand lasts until the next result, which sets the range again (as it always did).
         self.vb.sigRangeChangedManually.connect(self._on_range_by_hand)
 
     def _schedule_declutter(self, *_args) -> None:
         self._declutter_timer.start()
+
+    def _on_resized(self, *_args) -> None:
+        if "range" in self._shown:  # the range the result set (one zoomed by hand is left as it is)
+            self._fit_range()
+
+    def _fit_range(self) -> None:
+        """Every pair, 2π·base's line and the top: pair 0 sits on the plot's left edge and on the lower bound, so the
+        range leaves room for its largest marker, the picked pair's ring, at the plot's size (a 1280 × 720
+        projector's presenter mode cut it in half)."""
+        size, lo, top = self._shown["range"]
+        room = marker_room(self.pick_point)
+        box = self.vb.size()
+        bottom = math.log10(lo)
+        x_room = max(0.5, room_for(room, size - 1, box.width()))
+        y_room = max(0.25, room_for(room, top - bottom, box.height(), one_side=True))
+        self.vb.setLimits(xMin=-1 - x_room, xMax=size + x_room)
+        self.vb.setRange(xRange=(-x_room, size - 1 + x_room), yRange=(bottom - y_room, top), padding=0)
 
     def _on_range_by_hand(self, *_args) -> None:
         self.forget("range")
@@ -301,8 +331,7 @@ class SpectrumView(Card):
             self.train_line.label.setFormat(f"L_train = {lt:,}")
         self.beyond_n.setRegion((math.log10(max(n - 1, 1)), top))
         if self.changed("range", lam.size, lo, top):
-            self.vb.setLimits(xMin=-1, xMax=lam.size)
-            self.vb.setRange(xRange=(-0.5, lam.size - 0.5), yRange=(math.log10(lo) - 0.25, top), padding=0)
+            self._fit_range()
         self.plot.prepare_paint()  # a new range, and the lines' labels with it, now: not at the paint (a second one)
         last = lam.size - 1
         end = "= 2π·base exactly (t2t spacing)" if st.variant == "t2t" else "&lt; 2π·base"
