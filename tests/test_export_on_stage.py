@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QMenu
@@ -80,8 +81,9 @@ def test_a_headless_export_leaves_no_widget_for_the_interpreters_exit(qtbot, tmp
     """Scene 6 (the Schemes panel, some schemes shown): once the image is written the panel and every plot of it
     are deleted.  Left as windows, PySide deleted them at the interpreter's exit, and a plot's scene torn down
     then crashed the process after the image was written (exit 139, 1 run in 2)."""
-    def windows() -> set[int]:  # the widgets of no parent (menus aside: pyqtgraph's are made so)
-        return {id(w) for w in QApplication.topLevelWidgets() if w.parent() is None and not isinstance(w, QMenu)}
+    def windows() -> set[int]:  # the widgets of no parent (menus aside: pyqtgraph's are made so), by C++ address
+        return {shiboken6.getCppPointer(w)[0] for w in QApplication.topLevelWidgets()
+                if w.parent() is None and not isinstance(w, QMenu)}
 
     before = windows()
     _export(capsys, tmp_path, "scene6.png", "--scene", "6")

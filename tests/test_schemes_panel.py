@@ -408,10 +408,12 @@ def test_every_plot_belongs_to_the_panel_whichever_schemes_are_shown(qtbot, make
     off) is the panel's, hidden: as a window of its own it outlived the panel, and Qt's teardown at exit crashed
     in its scene (``pe-explorer export --scene 6``: 1 run in 2)."""
     import pyqtgraph as pg
+    import shiboken6
     from PySide6.QtWidgets import QApplication
 
-    def windows() -> set[int]:
-        return {id(w) for w in QApplication.topLevelWidgets() if isinstance(w, pg.GraphicsView) and w.parent() is None}
+    def windows() -> set[int]:  # by C++ address (a Python wrapper's id can be reused)
+        return {shiboken6.getCppPointer(w)[0] for w in QApplication.topLevelWidgets()
+                if isinstance(w, pg.GraphicsView) and w.parent() is None}
 
     before = windows()
     panel = make_panel(SchemesState(l_train=64, l_eval=256, schemes=("rope", "alibi")))

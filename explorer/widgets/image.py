@@ -29,7 +29,7 @@ class ImageItem(pg.ImageItem):
     Anything else goes through pyqtgraph and is converted.  The pixels are the same either way
     (``tests/test_image_item.py``)."""
 
-    _colours: tuple[bytes, np.ndarray] | None = None
+    _colours: tuple[tuple, np.ndarray] | None = None
 
     def render(self) -> None:
         picture = self._mapped_picture()
@@ -43,7 +43,7 @@ class ImageItem(pg.ImageItem):
                 self._lastDownsample = (1, 1)
             return
         super().render()
-        q: QImage | None = self.qimage  # type: ignore[has-type]  # pyqtgraph leaves it untyped
+        q: QImage | None = self.qimage
         if q is not None and q.format() not in DIRECT:
             self.qimage = q.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
 
@@ -90,7 +90,7 @@ class ImageItem(pg.ImageItem):
         if (not isinstance(lut, np.ndarray) or lut.dtype != np.uint8 or lut.ndim != 2 or lut.shape[1] not in (3, 4)
                 or not 0 < lut.shape[0] <= 256):
             return None
-        key = lut.tobytes()
+        key = (lut.shape, lut.tobytes())
         if self._colours is None or self._colours[0] != key:
             if lut.shape[1] == 4 and (lut[:, 3] != 255).any():
                 return None  # premultiplied translucent colours: pyqtgraph and Qt's conversion make them

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 import weakref
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QSizePolicy, QWidget
 
 from .theming import theme_bus
+
+W = TypeVar("W", bound=QWidget)
 
 
 class ReflowGrid(QScrollArea):
@@ -45,7 +48,7 @@ class ReflowGrid(QScrollArea):
             self._grow_with_text()
 
     # -- cells ----------------------------------------------------------------------------------
-    def keep(self, widget: QWidget) -> QWidget:
+    def keep(self, widget: W) -> W:
         """Own ``widget``, hidden, until :meth:`set_cells` shows it: a cell made before it is first shown is never a
         window of its own (one left so outlived its panel, and Qt's teardown at exit crashed in its scene)."""
         widget.setParent(self.widget())

@@ -36,10 +36,11 @@ def marker_room(*items) -> float:
     room = 0.0
     for item in items:
         scatter = isinstance(item, pg.ScatterPlotItem)
-        size = item.opts.get("size" if scatter else "symbolSize") or 0.0
+        size = item.opts.get("size" if scatter else "symbolSize")
+        size = 0.0 if size is None else float(np.max(size))  # one size, or one per point
         pen = pg.mkPen(item.opts.get("pen" if scatter else "symbolPen"))
         width = pen.widthF() if pen.style() != Qt.PenStyle.NoPen else 0.0
-        room = max(room, float(np.max(size)) / 2 + width / 2 + 1.0)
+        room = max(room, size / 2 + width / 2 + 1.0)
     return room
 
 
@@ -54,17 +55,20 @@ def room_for(pixels: float, span: float, length: float, *, one_side: bool = Fals
 
 
 def range_with_room(vb: pg.ViewBox, room: float, x: tuple[float, float], y: tuple[float, float] | None = None, *,
-                    limits: bool = True) -> list:
+                    least: tuple[float, float] = (0.0, 0.0), below_only: bool = False, limits: bool = True) -> list:
     """Show data ``x`` (and ``y``) with ``room`` pixels kept on each side for the symbols at their ends (a marker on
-    the first or last position is whole, not cut by the plot's edge); ``limits``: the x limits are the range, its
-    margin included.  Returns the view's target range, to tell later whether the user has moved it."""
+    the first or last position is whole, not cut by the plot's edge).  ``least``: the margins (x, y), in data units,
+    kept whatever the view's size; ``below_only``: y's room below the data only (its top is a bound of its own);
+    ``limits``: the x limits are the range, its margin included.  Returns the view's target range, to tell later
+    whether the user has moved it."""
     size = vb.size()
-    mx = room_for(room, x[1] - x[0], size.width())
+    mx = max(least[0], room_for(room, x[1] - x[0], size.width()))
+    xs = (x[0] - mx, x[1] + mx)
     if limits:
-        vb.setLimits(xMin=x[0] - mx, xMax=x[1] + mx)
+        vb.setLimits(xMin=xs[0], xMax=xs[1])
     if y is None:
-        vb.setXRange(x[0] - mx, x[1] + mx, padding=0)
+        vb.setXRange(*xs, padding=0)
     else:
-        my = room_for(room, y[1] - y[0], size.height())
-        vb.setRange(xRange=(x[0] - mx, x[1] + mx), yRange=(y[0] - my, y[1] + my), padding=0)
+        my = max(least[1], room_for(room, y[1] - y[0], size.height(), one_side=below_only))
+        vb.setRange(xRange=xs, yRange=(y[0] - my, y[1] + (0.0 if below_only else my)), padding=0)
     return vb.targetRange()

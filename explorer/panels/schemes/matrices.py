@@ -100,7 +100,6 @@ class MatrixView(SchemesView):
         note.setObjectName(f"noteLabel_{s}")
         note.setVisible(False)
         pi.addItem(note, ignoreBounds=True)
-        pw.setVisible(False)
         self.plots[s], self.images[s], self.masks[s], self.hatches[s] = pw, img, mask, hatch
         self.lines[s] = (vline, hline)
         self.notes[s] = note

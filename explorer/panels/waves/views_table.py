@@ -13,7 +13,7 @@ from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styling import mapped_colour
-from ...widgets.symbols import marker_room, range_with_room, room_for, steady_brush, steady_pen
+from ...widgets.symbols import marker_room, range_with_room, steady_brush, steady_pen
 from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
 from ...widgets.throttle import Throttle
@@ -76,7 +76,7 @@ class WavesView(Card):
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.vb.sigRangeChangedManually.connect(lambda *_: self.rangeEdited.emit())
         self._last = 1  # the last position shown by the full range, and that range once set
-        self._full: list | None = None
+        self._full: list[float] | None = None
         self.vb.sigResized.connect(self._on_resized)
         self.lane_labels: list[str] = []
         # (lanes, picked pair, antialiased) the pens and range were made for
@@ -99,10 +99,11 @@ class WavesView(Card):
 
     def _fit_full(self) -> None:
         """Every position, with room for the markers at p = 0 or N − 1 (else cut in half by the plot's edge)."""
-        self._full = range_with_room(self.vb, marker_room(self.markers), (0, self._last))
+        self._full = range_with_room(self.vb, marker_room(self.markers), (0, self._last))[0]
 
     def _on_resized(self, *_args) -> None:
-        if self._full is not None and self.vb.targetRange() == self._full:  # not zoomed or panned since
+        # Not zoomed or panned since (x only: the lanes' count sets y).
+        if self._full is not None and self.vb.targetRange()[0] == self._full:
             self._fit_full()
 
     def visible(self) -> tuple[int, int]:
@@ -273,13 +274,8 @@ class SpectrumView(Card):
         range leaves room for its largest marker, the picked pair's ring, at the plot's size (a 1280 × 720
         projector's presenter mode cut it in half)."""
         size, lo, top = self._shown["range"]
-        room = marker_room(self.pick_point)
-        box = self.vb.size()
-        bottom = math.log10(lo)
-        x_room = max(0.5, room_for(room, size - 1, box.width()))
-        y_room = max(0.25, room_for(room, top - bottom, box.height(), one_side=True))
-        self.vb.setLimits(xMin=-1 - x_room, xMax=size + x_room)
-        self.vb.setRange(xRange=(-x_room, size - 1 + x_room), yRange=(bottom - y_room, top), padding=0)
+        range_with_room(self.vb, marker_room(self.pick_point), (0, size - 1), (math.log10(lo), top),
+                        least=(0.5, 0.25), below_only=True)
 
     def _on_range_by_hand(self, *_args) -> None:
         self.forget("range")
