@@ -450,3 +450,16 @@ def test_only_the_first_tab_is_built_and_a_tab_shown_later_draws_what_was_comput
         assert len(p.plots()) == len(p.findChildren(pg.PlotWidget)) > 9  # export menus see every plot
     finally:
         p.shutdown()
+
+
+@pytest.mark.parametrize("variant, pair, edges", [("paper", 0, [0, 2]), ("paper", 5, [10, 12]),
+                                                  ("t2t", 3, [3, 4, 35, 36])])
+def test_the_picked_pair_is_outlined_round_its_columns_not_between_them(panel, qtbot, variant, pair, edges):
+    """Interleaved, a pair's two columns touch: one box round both (a line between them too covered a pair 0 a few
+    pixels a column wide in black); split into halves, a box round each."""
+    panel.set_state(panel.state.clamped(variant=variant, pair=pair))
+    _wait(qtbot, panel)
+    x, y = panel.heatmap.pair_outline.getData()
+    vertical = sorted({float(a) for a, b in zip(x[::2], x[1::2], strict=True) if a == b})
+    assert vertical == edges
+    assert set(y) == {0.0, float(panel.state.n_positions)}

@@ -100,9 +100,12 @@ class HeatmapView(Card):
         if not self.layout_changed(st.pair, st.n_positions, st.d_model, st.variant):
             return
         sc, cc = pair_cols(st, st.pair)
+        # One box round the pair where its columns touch (the paper's interleaved layout): a line between them
+        # too, at a few pixels a column, covered the very values it marks (a black bar at pair 0).
+        boxes = [(sc, cc + 1)] if cc == sc + 1 else [(sc, sc + 1), (cc, cc + 1)]
         xs, ys = [], []
-        for c in (sc, cc):
-            xs += [c, c, c + 1, c + 1, c, c + 1, c, c + 1]
+        for a, b in boxes:
+            xs += [a, a, b, b, a, b, a, b]
             ys += [0, st.n_positions, 0, st.n_positions, 0, 0, st.n_positions, st.n_positions]
         self.pair_outline.setData(np.array(xs, float), np.array(ys, float))
 
