@@ -73,8 +73,7 @@ class ImageItem(pg.ImageItem):
 
     def _drawn_whole(self) -> bool:
         """Whether pyqtgraph would draw every cell (no downsampling): its downsample factors, reckoned as it does,
-        are 1 where a cell is more than half a device pixel wide
-        and high."""
+        are 1 where a cell is more than half a device pixel wide and high."""
         if not self.autoDownsample:
             return True
         t = self.deviceTransform_()  # pyqtgraph's: None where the item is in no shown view yet
