@@ -174,8 +174,10 @@ def test_a_downsampled_image_goes_to_pyqtgraph(qtbot, monkeypatch, cells, pyqtgr
     qtbot.waitExposed(view)
     lut = pg.colormap.get("viridis").getLookupTable(nPts=256, alpha=False)
     item.setImage(np.linspace(-1, 1, cells * cells).reshape(cells, cells), levels=(-1.0, 1.0), lut=lut)
-    view.getPlotItem().getViewBox().autoRange(padding=0)
-    qtbot.wait(20)  # the view's new range laid out
+    vb = view.getPlotItem().getViewBox()
+    vb.autoRange(padding=0)
+    qtbot.wait(20)
+    vb.updateMatrix()  # the view's new range in the item's transform now, not at the next paint
     calls = []
     real = pg.ImageItem.render
     monkeypatch.setattr(pg.ImageItem, "render", lambda self: (calls.append(self), real(self)))
