@@ -315,10 +315,12 @@ def test_a_frame_draws_one_key_per_turn_and_qt_paints_each_keys_plot_before_the_
 
 def test_a_newer_item_of_a_key_still_to_come_in_the_frame_takes_its_place(qtbot):
     sink = _Sink()
-    frames = FrameScheduler(sink.draw, gap_ms=50)
+    frames = FrameScheduler(sink.draw)
     frames.post("a", 0)
     frames.post("b", 0)
-    qtbot.waitUntil(lambda: sink.drawn == [("a", 0)], timeout=2000)
+    frames._timer.stop()
+    frames._turn()  # the frame's first turn, as its timer runs it (no event loop: "b" cannot come in between)
+    assert sink.drawn == [("a", 0)] and frames._waiting is not None
     frames.post("b", 1)  # "b" is still to come in this frame: drawn there, with the newer item
     frames.post("a", 1)  # "a" was drawn: the next frame
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
