@@ -172,6 +172,59 @@ def test_the_frame_split_gives_each_instant_to_the_innermost_part_in_its_frame()
     assert split_frames(events[:4]) == []  # no repaint: no frame
 
 
+def test_time_the_event_loop_waited_for_events_is_in_no_frame(qtbot):
+    """A poll that waits for events (as the app's own loop does) is busy only from the first event it delivers: the
+    wait before it is idle, in no frame's parts, and the parts still add up."""
+    from PySide6.QtCore import QAbstractEventDispatcher, Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.bench.split import IDLE, FrameLedger, split_frames
+    from explorer.bench.timed_app import TimedApplication
+
+    E, L = 1, -1  # noqa: N806 - enter, leave
+    ms = 1e-3
+    events = [(0 * ms, E, "other", ""), (1 * ms, E, IDLE, ""), (9 * ms, L, "", ""),
+              (9 * ms, E, "plot", "a"), (12 * ms, L, "", ""), (13 * ms, L, "", "")]
+    got = [{k: round(v / ms, 6) for k, v in f.items()} for f in split_frames(events)]
+    assert got == [{"other": 1.0, "plot:a": 3.0}]  # 8 ms waited: in no part
+
+    app = QApplication.instance()
+    ledger = FrameLedger()
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setSingleShot(True)
+    dispatcher = QAbstractEventDispatcher.instance()
+    dispatcher.aboutToBlock.connect(ledger.blocking)
+    timed = isinstance(app, TimedApplication)
+    if timed:
+        app.ledger = ledger
+    try:
+        app.processEvents()
+        ledger.events.clear()
+        timer.start(30)
+        while timer.isActive():
+            ledger.pump(app, wait=True)
+    finally:
+        dispatcher.aboutToBlock.disconnect(ledger.blocking)
+        if timed:
+            app.ledger = None
+    kinds = [(kind, part) for _t, kind, part, _key in ledger.events]
+    assert (E, IDLE) in kinds
+    depth, idle_open = 0, None
+    for i, (_t, kind, part, _key) in enumerate(ledger.events):  # every wait is closed, inside its poll
+        if kind == E and part == IDLE:
+            assert depth == 1 and idle_open is None
+            idle_open = i
+        elif kind == L and idle_open is not None and depth == 2:
+            idle_open = None
+        depth += 1 if kind == E else -1
+    assert depth == 0 and idle_open is None and not ledger._idle
+    # The 30 ms the timer took were (partly) spent waiting, not busy.
+    waited = sum(ledger.events[i + 1][0] - t for i, (t, kind, part, _k) in enumerate(ledger.events)
+                 if kind == E and part == IDLE)
+    assert waited > 0
+
+
 def test_the_median_of_runs_takes_each_number_and_keeps_the_median_runs_split_whole():
     from explorer.bench.runs import median_of_runs
 

@@ -6,7 +6,7 @@ import os
 import time
 
 import numpy as np
-from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer
+from PySide6.QtCore import QAbstractEventDispatcher, QElapsedTimer, QObject, Qt, QTimer
 
 from ..interrupts import check as check_interrupt
 from ..widgets import frame_probe
@@ -100,10 +100,11 @@ def wait(app, predicate, timeout_s: float, ledger: FrameLedger | None = None) ->
         if ledger is None:
             app.processEvents()
         else:
-            ledger.pump(app)
+            ledger.pump(app, wait=True)  # (the drag's heartbeat wakes it within a millisecond)
         if predicate():
             return True
-        time.sleep(0.001)
+        if ledger is None:
+            time.sleep(0.001)
     return predicate()
 
 
@@ -258,6 +259,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     cpu0, steal0 = process_cpu(), steal_s()
     slider.setSliderDown(True)
     beat.start()
+    dispatcher = QAbstractEventDispatcher.instance()
+    dispatcher.aboutToBlock.connect(ledger.blocking)
     before = frame_probe.install(ledger)
     timed_app = app if isinstance(app, TimedApplication) else None
     if timed_app is not None:
@@ -270,11 +273,14 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
             target = t0 + i * interval
             # At least one turn of the event loop between two steps, as between two mouse moves: a step that is
             # late (the loop was busy) is not sent straight after the one before, with nothing drawn between.
+            # Between steps the loop runs as the app's own does: it waits for events and handles each the moment
+            # it is posted (polling with a sleep between made every hop of a result's way to the screen wait out a
+            # sleep: about 2 ms of every step's latency was the bench's own, docs/performance.md).  The heartbeat's
+            # 1 ms timer wakes it in time for the next step.
             ledger.pump(app)
             while time.perf_counter() < target:
                 check_interrupt()
-                ledger.pump(app)
-                time.sleep(0.0005)
+                ledger.pump(app, wait=True)
             t_step, origin = time.perf_counter(), panel.origin
             ledger.run_input(slider.setValue, v)
             # A step that leaves the panel's state as it was (the slider's first value, where it stands; a value
@@ -293,6 +299,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
         if profile is not None:
             profile.disable()
         frame_probe.install(before)
+        dispatcher.aboutToBlock.disconnect(ledger.blocking)
         if timed_app is not None:
             timed_app.ledger = None
     slider.setSliderDown(False)

@@ -1,7 +1,8 @@
 """Where each frame's milliseconds go on the UI thread during a drag: draw, each plot's repaint, axes, the rest.
 
 The bench drives the UI thread itself (``processEvents`` and the slider's ``setValue`` in its own loop), so the
-thread's busy time is exactly the time spent inside those calls; :class:`FrameLedger` records them as ``other``
+thread's busy time is exactly the time spent inside those calls, less the time the event dispatcher waited in them
+for events (:data:`IDLE`, in no frame: see :meth:`FrameLedger.pump`); :class:`FrameLedger` records them as ``other``
 and ``input``, and — installed as the :mod:`explorer.widgets.frame_probe` probe — the parts the app marks inside
 them: ``draw`` (a frame scheduler's pass: results applied to the plots' items), ``plot`` (one plot's scene
 repaint, its viewport's paint event) and ``axes`` (an axis' tick lines and labels, inside a plot's repaint).
@@ -40,6 +41,8 @@ TOP_EVENTS = 8
 #: What the split cannot take apart, said next to it.
 NOT_SEPARATED = ("titles, axis labels and text items (Qt's QGraphicsTextItem, painted in C++) are inside each "
                  "plot's repaint")
+#: The time the event loop waited for events, inside a poll: not busy, left out of every frame.
+IDLE = "idle"
 #: The parts of a frame besides the plots' and scenes', in the order they are listed.
 PARTS = ("draw", "axes", "input", "other")
 
@@ -69,8 +72,10 @@ class FrameLedger:
         self.polls = 0
         #: Repaints of the named plots.
         self.paints = 0
+        self._idle = False  # the event dispatcher waits for events (see blocking)
 
     def enter(self, part: str, source: object) -> None:
+        self._wake()
         key = ""
         if part == "draw" and not getattr(source, "frame_begins", True):
             key = MORE  # the rest of a frame the scheduler draws a key per turn of the event loop
@@ -81,6 +86,7 @@ class FrameLedger:
 
     def enter_event(self, receiver: object, event) -> None:
         """An event delivered to ``receiver``: a plot's scene work, or an event named by type and receiver."""
+        self._wake()
         scene = self.scenes.get(id(receiver))
         if scene is not None:
             self.events.append((time.perf_counter(), _ENTER, "scene", scene))
@@ -91,13 +97,37 @@ class FrameLedger:
     def leave(self) -> None:
         self.events.append((time.perf_counter(), _LEAVE, "", ""))
 
-    def pump(self, app) -> None:
-        """``app.processEvents()``, its time recorded as busy (``other`` but for the parts marked inside it)."""
+    def pump(self, app, wait: bool = False) -> None:
+        """``app.processEvents()``, its time recorded as busy (``other`` but for the parts marked inside it).
+
+        ``wait``: as the app's own event loop runs, block until events come (``WaitForMoreEvents``; the bench's
+        1 ms heartbeat wakes it at the latest) and handle them the moment they are posted; the time blocked is
+        idle, not busy (from the dispatcher's ``aboutToBlock`` to the first event it delivers, see
+        :meth:`blocking`)."""
+        from PySide6.QtCore import QEventLoop
+
         self.polls += 1
         self.enter("other", None)
         try:
-            app.processEvents()
+            if wait:
+                app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+            else:
+                app.processEvents()
         finally:
+            self._wake()
+            self.leave()
+
+    def blocking(self) -> None:
+        """The event dispatcher is about to wait for events (its ``aboutToBlock``): idle until the next event is
+        delivered or the poll returns.  Qt's glib dispatcher says so before it looks for events, and says ``awake``
+        only after it delivered them, so the end of the wait is the first delivery, not ``awake``."""
+        if not self._idle and threading.get_ident() == self.thread:
+            self._idle = True
+            self.events.append((time.perf_counter(), _ENTER, IDLE, ""))
+
+    def _wake(self) -> None:
+        if self._idle:
+            self._idle = False
             self.leave()
 
     def run_input(self, call, *args) -> None:
@@ -148,13 +178,15 @@ def split_frames(events, gap_s: float = FRAME_GAP_S) -> list[dict[str, float]]:
         if part == "plot":
             painted, in_plot = True, in_plot + 1
         stack.append(_bucket(part, key, stack[-1] if stack else "other"))
-    return [dict(f) for f in frames]
+    return [{k: v for k, v in f.items() if k != IDLE} for f in frames]
 
 
 def _bucket(part: str, key: str, outer: str) -> str:
     """Where the time of ``part`` goes: an event inside a marked part stays in that part."""
     if part in ("event", "scene") and outer.split(":", 1)[0] in _MARKED:
         return outer
+    if part == IDLE:
+        return IDLE
     return f"{part}:{key}" if part in ("plot", "scene", "event") else part
 
 
