@@ -53,16 +53,20 @@ from .widgets.styling import style_widgets
 LAYOUT_VERSION = 4
 
 
+#: How long the window waits for its first paint before it starts what waits for it anyway (a window never painted).
+FIRST_FRAME_FALLBACK_MS = 1000
+
+
 class _FirstFrame(QObject):
     """Calls ``then`` once, just after the window's first paint (or after ``fallback_ms`` if none comes)."""
 
-    def __init__(self, window: QWidget, then, fallback_ms: int = 1000) -> None:
+    def __init__(self, window: QWidget, then, fallback_ms: int | None = None) -> None:
         super().__init__(window)
         self._window = window
         self._then = then
         self._done = False
         window.installEventFilter(self)
-        QTimer.singleShot(fallback_ms, self, self.fire)
+        QTimer.singleShot(FIRST_FRAME_FALLBACK_MS if fallback_ms is None else fallback_ms, self, self.fire)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if obj is self._window and event.type() == QEvent.Type.Paint and not self._done:

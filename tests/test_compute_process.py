@@ -135,17 +135,18 @@ def test_stop_in_the_middle_of_a_job_leaves_no_child(qtbot):
 
 # -- long jobs ------------------------------------------------------------------------------------
 def _count(steps: int, sleep: float, control: JobControl, report):
-    """A long job that pickles (module level): reports (its pid, step) each step."""
+    """A long job that pickles (module level): reports (its pid, step, paused when it reported) each step, and
+    returns how it ended, its steps, its pid and the time its checkpoints held it."""
     done = 0
     try:
         for i in range(steps):
             control.checkpoint()
             time.sleep(sleep)
             done = i + 1
-            report((os.getpid(), done))
+            report((os.getpid(), done, control.paused))
     except Cancelled:
-        return ("cancelled", done, os.getpid())
-    return ("done", done, os.getpid())
+        return ("cancelled", done, os.getpid(), control.paused_seconds)
+    return ("done", done, os.getpid(), control.paused_seconds)
 
 
 def test_a_long_job_runs_in_a_child_and_pauses_resumes_cancels(qtbot, proc_service):
@@ -156,15 +157,18 @@ def test_a_long_job_runs_in_a_child_and_pauses_resumes_cancels(qtbot, proc_servi
     child = h.process.pid
     assert progress[0][0] == child != os.getpid()
     h.pause()
-    qtbot.wait(300)  # reports already sent arrive
-    n = len(progress)
     qtbot.wait(300)
-    assert len(progress) == n and h.paused  # held at its checkpoint, in the child
+    n = len(progress)
+    assert h.paused
     h.resume()
     qtbot.waitUntil(lambda: len(progress) > n, timeout=5000)
+    # Held at its checkpoint, in the child: only the step under way when it was paused reported while paused
+    # (counted in the child, so a report late on its way to the UI thread does not count as a step).
+    assert sum(p[2] for p in progress) <= 1
     h.cancel()
     qtbot.waitUntil(lambda: bool(results), timeout=5000)
     assert results[0][0] == "cancelled" and results[0][2] == child
+    assert results[0][3] > 0  # the child's own checkpoint held it
     assert h.status == "done" and not h.running and _gone(child)
 
 

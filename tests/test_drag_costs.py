@@ -5,6 +5,8 @@ Counts of work done, never times: the bench measures the milliseconds."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 import pytest
@@ -164,21 +166,25 @@ def test_annotations_are_placed_at_most_every_interval_while_changes_keep_coming
     pi.addItem(pg.InfiniteLine(0.5, angle=90, label="a mark", labelOpts={"position": 0.8}))
     curve = pi.plot([0, 1], [0, 1])
     placer = pi.annotations
-    calls = []
+    calls: list[float] = []
     real = placer.place
-    monkeypatch.setattr(placer, "place", lambda: (calls.append(1), real())[1])
+    monkeypatch.setattr(placer, "place", lambda: (calls.append(time.monotonic()), real())[1])
     placer._timer.timeout.disconnect()
     placer._timer.timeout.connect(placer.place)
     qtbot.wait(annotation_place.EVERY_MS + 50)
     calls.clear()
-    # 30 frames of new data, 16 ms apart: about 500 ms, so about five placements, not thirty.
+    # 30 frames of new data, 16 ms apart: about 500 ms, so about five placements, not thirty.  A loaded machine
+    # stretches the frames; the placements then come further apart, never closer.
+    t0 = time.monotonic()
     for k in range(30):
         curve.setData([0, 1], [0, 1 + 0.01 * k])
         qtbot.wait(16)
-    qtbot.wait(annotation_place.EVERY_MS + 50)
-    assert 2 <= len(calls) <= 500 // annotation_place.EVERY_MS + 3
+    span_ms = (time.monotonic() - t0) * 1e3
     # The last change is placed: nothing is left due once the changes stop.
-    assert not placer._pending and not placer._timer.isActive()
+    qtbot.waitUntil(lambda: not placer._pending and not placer._timer.isActive(), timeout=5000)
+    gaps = np.diff(calls) * 1e3
+    assert len(calls) >= 2 and gaps.min() >= 0.9 * annotation_place.EVERY_MS  # (coarse timers fire up to 5% early)
+    assert len(calls) <= span_ms // annotation_place.EVERY_MS + 3
 
 
 def test_a_first_change_after_a_quiet_spell_is_placed_at_once(qtbot):
@@ -201,13 +207,17 @@ def waves(qtbot, service):
     p.resize(1440, 860)
     p.show()
     qtbot.waitExposed(p)
-    qtbot.waitUntil(lambda: p.has_drawn and not p.waiting and p.service.idle(), timeout=SETTLE_MS)
+    _settle(qtbot, p)
     yield p
     p.shutdown()
 
 
 def _settle(qtbot, panel):
-    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and panel.service.idle(), timeout=SETTLE_MS)
+    """Drawn, nothing asked, and no re-request of its own still to come (a late relayout restarts Waves' range
+    timer)."""
+    timers = [t for t in (getattr(panel, "_range_timer", None), getattr(panel, "_stale_timer", None)) if t is not None]
+    qtbot.waitUntil(lambda: panel.has_drawn and not panel.waiting and panel.service.idle()
+                    and not any(t.isActive() for t in timers), timeout=SETTLE_MS)
 
 
 def test_a_base_drag_inside_a_quarter_decade_leaves_the_spectrums_range(qtbot, waves):

@@ -20,7 +20,9 @@ SETTLE_MS = 20000
 
 
 def _settled(panel):
-    return panel.has_drawn and not panel.waiting and panel.service.idle()
+    """Drawn, nothing asked, and no re-request of its own still to come (a late relayout restarts the range timer)."""
+    return (panel.has_drawn and not panel.waiting and panel.service.idle() and not panel._range_timer.isActive()
+            and not panel._stale_timer.isActive())
 
 
 def _wait(qtbot, panel):
@@ -377,9 +379,14 @@ def test_views_follow_a_held_drag_not_only_its_end(panel, qtbot):
     slider = panel.main_slider()
     slider.setSliderDown(True)
     seen = set()
-    for v in range(620, 700, 8):
+    for v in range(620, 700, 20):  # each step waits for its drawing: a loaded machine slows it, never skips it
         slider.setValue(v)
-        qtbot.wait(60)
+
+        def drawn() -> bool:
+            request = panel.responses["waves.heatmap"].request
+            return request.base == panel.state.base and request.preview and not panel.frames.pending
+
+        qtbot.waitUntil(drawn, timeout=SETTLE_MS)
         seen.add(panel.responses["waves.heatmap"].request.base)
     held = set(seen)
     slider.setSliderDown(False)
