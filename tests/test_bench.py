@@ -175,7 +175,7 @@ def test_the_frame_split_gives_each_instant_to_the_innermost_part_in_its_frame()
 def test_time_the_event_loop_waited_for_events_is_in_no_frame(qtbot):
     """A poll that waits for events (as the app's own loop does) is busy only from the first event it delivers: the
     wait before it is idle, in no frame's parts, and the parts still add up."""
-    from PySide6.QtCore import QAbstractEventDispatcher, Qt, QTimer
+    from PySide6.QtCore import QAbstractEventDispatcher, QEvent, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from explorer.bench.split import IDLE, FrameLedger, split_frames
@@ -213,6 +213,19 @@ def test_time_the_event_loop_waited_for_events_is_in_no_frame(qtbot):
             app.ledger = None
     kinds = [(kind, part) for _t, kind, part, _key in ledger.events]
     assert (E, IDLE) in kinds
+    # A wait ends at the first event delivered, at the first part that begins, or when its poll returns; a wait
+    # open when the part around it ends is closed first (it is the innermost).
+    for first in (lambda led: led.enter_event(QTimer(), QEvent(QEvent.Type.User)), lambda led: led.enter("draw", None)):
+        led = FrameLedger()
+        led.enter("other", None)
+        led.blocking()
+        first(led)
+        led.leave()
+        led.blocking()
+        led.leave()
+        assert [(kind, part) for _t, kind, part, _key in led.events] == [
+            (E, "other"), (E, IDLE), (L, ""), (E, led.events[3][2]), (L, ""), (E, IDLE), (L, ""), (L, "")]
+        assert not led._idle
     depth, idle_open = 0, None
     for i, (_t, kind, part, _key) in enumerate(ledger.events):  # every wait is closed, inside its poll
         if kind == E and part == IDLE:

@@ -81,11 +81,13 @@ def test_stale_result_is_dropped(qtbot, service):
     results = []
     service.resultReady.connect(lambda r: results.append(r.value))
     GATE.clear()  # the first runs until the test lets it go: "running" is not a state of 0.3 s a loaded machine misses
-    first = service.submit(SlowRequest(1, wait_gate=True))
-    qtbot.waitUntil(lambda: first.status == "running", timeout=5000)
-    first.cancel()
-    service.submit(SlowRequest(2))
-    GATE.set()
+    try:
+        first = service.submit(SlowRequest(1, wait_gate=True))
+        qtbot.waitUntil(lambda: first.status == "running", timeout=5000)
+        first.cancel()
+        service.submit(SlowRequest(2))
+    finally:
+        GATE.set()
     qtbot.waitUntil(lambda: 4 in results, timeout=5000)
     qtbot.wait(100)
     assert results == [4]

@@ -93,19 +93,30 @@ def cpu_delta(before: dict, after: dict) -> dict:
 
 def wait(app, predicate, timeout_s: float, ledger: FrameLedger | None = None) -> bool:
     """Run the event loop until ``predicate()`` holds (True) or ``timeout_s`` passed (False); a ``ledger``
-    records the time spent in events."""
+    records the time spent in events, and waits for them as the app's loop does when it tells idle time apart
+    (:attr:`FrameLedger.waits`), woken at the latest by a timer of its own at ``timeout_s``."""
     end = time.perf_counter() + timeout_s
-    while time.perf_counter() < end:
-        check_interrupt()
-        if ledger is None:
-            app.processEvents()
-        else:
-            ledger.pump(app, wait=True)  # (the drag's heartbeat wakes it within a millisecond)
-        if predicate():
-            return True
-        if ledger is None:
-            time.sleep(0.001)
-    return predicate()
+    deadline = None
+    if ledger is not None and ledger.waits:
+        deadline = QTimer()
+        deadline.setSingleShot(True)
+        deadline.setTimerType(Qt.TimerType.PreciseTimer)
+        deadline.start(max(1, int(timeout_s * 1e3)))
+    try:
+        while time.perf_counter() < end:
+            check_interrupt()
+            if ledger is None:
+                app.processEvents()
+            else:
+                ledger.pump(app, wait=ledger.waits)
+            if predicate():
+                return True
+            if deadline is None:
+                time.sleep(0.001)
+        return predicate()
+    finally:
+        if deadline is not None:
+            deadline.stop()
 
 
 def main_slider(panel):
@@ -260,15 +271,21 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
     slider.setSliderDown(True)
     beat.start()
     dispatcher = QAbstractEventDispatcher.instance()
-    dispatcher.aboutToBlock.connect(ledger.blocking)
-    before = frame_probe.install(ledger)
     timed_app = app if isinstance(app, TimedApplication) else None
-    if timed_app is not None:
-        timed_app.ledger = ledger
-    if profile is not None:
-        profile.enable()
-    t0 = time.perf_counter()
+    # Idle time is told apart only where every event is recorded (its end is the first one delivered): in a plain
+    # QApplication the loop polls, as it did before, and what it waits counts as busy.
+    ledger.waits = timed_app is not None
+    before, connected = frame_probe.active(), False
     try:
+        if ledger.waits:
+            dispatcher.aboutToBlock.connect(ledger.blocking)
+            connected = True
+        before = frame_probe.install(ledger)
+        if timed_app is not None:
+            timed_app.ledger = ledger
+        if profile is not None:
+            profile.enable()
+        t0 = time.perf_counter()
         for i, v in enumerate(values):
             target = t0 + i * interval
             # At least one turn of the event loop between two steps, as between two mouse moves: a step that is
@@ -280,7 +297,9 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
             ledger.pump(app)
             while time.perf_counter() < target:
                 check_interrupt()
-                ledger.pump(app, wait=True)
+                ledger.pump(app, wait=ledger.waits)
+                if not ledger.waits:
+                    time.sleep(0.0005)
             t_step, origin = time.perf_counter(), panel.origin
             ledger.run_input(slider.setValue, v)
             # A step that leaves the panel's state as it was (the slider's first value, where it stands; a value
@@ -299,7 +318,8 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
         if profile is not None:
             profile.disable()
         frame_probe.install(before)
-        dispatcher.aboutToBlock.disconnect(ledger.blocking)
+        if connected:
+            dispatcher.aboutToBlock.disconnect(ledger.blocking)
         if timed_app is not None:
             timed_app.ledger = None
     slider.setSliderDown(False)

@@ -73,6 +73,9 @@ class FrameLedger:
         #: Repaints of the named plots.
         self.paints = 0
         self._idle = False  # the event dispatcher waits for events (see blocking)
+        #: The drag's polls wait for events and leave the wait out of the frames (set by the bench where every
+        #: delivered event is recorded, which is what ends a wait; see pump).
+        self.waits = False
 
     def enter(self, part: str, source: object) -> None:
         self._wake()
@@ -95,6 +98,7 @@ class FrameLedger:
                                 f"{type(receiver).__name__}"))
 
     def leave(self) -> None:
+        self._wake()  # (a wait still open is the innermost part: it ends first)
         self.events.append((time.perf_counter(), _LEAVE, "", ""))
 
     def pump(self, app, wait: bool = False) -> None:
@@ -128,7 +132,7 @@ class FrameLedger:
     def _wake(self) -> None:
         if self._idle:
             self._idle = False
-            self.leave()
+            self.events.append((time.perf_counter(), _LEAVE, "", ""))
 
     def run_input(self, call, *args) -> None:
         """``call(*args)`` — the slider's change through the panel's state to its requests — recorded as ``input``."""
