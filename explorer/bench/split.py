@@ -118,8 +118,7 @@ class FrameLedger:
             else:
                 app.processEvents()
         finally:
-            self._wake()
-            self.leave()
+            self.leave()  # (and the wait it ends with, if one is open)
 
     def blocking(self) -> None:
         """The event dispatcher is about to wait for events (its ``aboutToBlock``): idle until the next event is
