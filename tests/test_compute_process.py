@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import settled_count
 
 from explorer.jobs.control import Cancelled, JobControl
 from explorer.jobs.misc import ProbeRequest
@@ -158,14 +159,7 @@ def test_a_long_job_runs_in_a_child_and_pauses_resumes_cancels(qtbot, proc_servi
     assert progress[0][0] == child != os.getpid()
     h.pause()
     assert h.paused
-    n = len(progress)
-    for _ in range(20):  # held at its checkpoint once no report comes for 300 ms (a loaded machine: later)
-        qtbot.wait(300)
-        if len(progress) == n:
-            break
-        n = len(progress)
-    else:
-        pytest.fail("reports kept coming for 6 s after the pause")
+    n = settled_count(qtbot, lambda: len(progress), "reports")  # held at its checkpoint
     h.resume()
     qtbot.waitUntil(lambda: len(progress) > n, timeout=5000)
     # Held at its checkpoint, in the child: only the step under way when it was paused reported while paused

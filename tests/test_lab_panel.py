@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from waiting import settled_count
 
 pytest.importorskip("torch")
 
@@ -192,18 +193,8 @@ def test_pause_then_cancel_stops_within_a_second(panel, qtbot):
     qtbot.waitUntil(lambda: _training(panel), timeout=60_000)
     panel.pause_button.click()
     assert panel.runner.paused and panel.pause_button.text() == "Resume"
-    def steps() -> int:
-        return sum(v.size for v in panel.loss_view.losses.values())
-
     # Paused: no new steps.  The step under way reports, perhaps late on a loaded machine: the count settles.
-    n = steps()
-    for _ in range(20):
-        qtbot.wait(300)
-        if steps() == n:
-            break  # none for 300 ms: paused
-        n = steps()
-    else:
-        pytest.fail("steps kept coming for 6 s after the pause")
+    n = settled_count(qtbot, lambda: sum(v.size for v in panel.loss_view.losses.values()), "steps")
     panel.pause_button.click()
     assert not panel.runner.paused
     qtbot.waitUntil(lambda: sum(v.size for v in panel.loss_view.losses.values()) > n, timeout=10_000)

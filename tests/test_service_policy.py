@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 
 import pytest
+from waiting import settled_count
 
 from explorer.jobs import job
 from explorer.jobs.control import Cancelled, JobControl
@@ -290,7 +291,8 @@ def test_a_cancelled_handle_hears_nothing(qtbot, service):
 
 
 # -- long jobs ------------------------------------------------------------------------------------
-def _counting_job(steps: int, sleep: float = 0.01):
+def _counting_job(steps: int, sleep: float = 0.01, report_paused: bool = False):
+    """A long job that reports its step count each step (``report_paused``: whether it was paused when it reported)."""
     def fn(control: JobControl, report):
         done = 0
         try:
@@ -298,7 +300,7 @@ def _counting_job(steps: int, sleep: float = 0.01):
                 control.checkpoint()
                 time.sleep(sleep)
                 done = i + 1
-                report(done)
+                report(control.paused if report_paused else done)
         except Cancelled:
             return ("cancelled", done)
         return ("done", done)
@@ -316,38 +318,14 @@ def test_a_long_job_reports_progress_and_its_result(qtbot, service):
     assert h.status == "done" and not h.running  # the worker has ended when the result arrives
 
 
-def _paused_flags(steps: int, sleep: float):
-    """A long job that reports, each step, whether it was paused when it reported."""
-    def fn(control: JobControl, report):
-        done = 0
-        try:
-            for i in range(steps):
-                control.checkpoint()
-                time.sleep(sleep)
-                done = i + 1
-                report(control.paused)
-        except Cancelled:
-            return ("cancelled", done)
-        return ("done", done)
-
-    return fn
-
-
 def test_a_long_job_pauses_resumes_and_cancels(qtbot, service):
     progress, results = [], []
-    h = service.submit_long(_paused_flags(100_000, 0.002), on_progress=progress.append,
+    h = service.submit_long(_counting_job(100_000, 0.002, report_paused=True), on_progress=progress.append,
                             on_result=results.append)
     qtbot.waitUntil(lambda: len(progress) > 3, timeout=5000)
     h.pause()
     assert h.paused
-    n = len(progress)
-    for _ in range(20):  # held at its checkpoint once no report comes for 300 ms (a loaded machine: later)
-        qtbot.wait(300)
-        if len(progress) == n:
-            break
-        n = len(progress)
-    else:
-        pytest.fail("reports kept coming for 6 s after the pause")
+    n = settled_count(qtbot, lambda: len(progress), "reports")  # held at its checkpoint
     h.resume()
     qtbot.waitUntil(lambda: len(progress) > n, timeout=5000)
     # Paused: held at its checkpoint.  Only the step under way when it was paused reported while paused (counted
