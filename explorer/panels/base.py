@@ -60,13 +60,13 @@ class Panel(QWidget):
         #: Opaque id of the current state, bumped by every :meth:`set_state`; requests carry it as
         #: their ``origin``, so a drawn result can be mapped back to the state it was asked for.
         self.origin = 0
+        self._syncing = False  # inside sync_widgets (see _controls)
         #: The origin and request behind the newest drawn result (the benchmark maps it to a drag step).
         self.last_drawn_origin: int | None = None
         self.last_drawn_request = None
         self._drawn_results: dict[str, Result] = {}  # the newest drawn result of each key (see redraw_drawn)
         #: Results are drawn once per frame, the newest of each key (see explorer.widgets.frames).
         self.frames = FrameScheduler(self._draw_result, self, paints=self._paints)
-        self._formula_key: Any = None  # the formula_inputs the strip shows
         self._explain_wired = False
         self._sidebar_drawers: list[Drawer] = []  # presenter mode: the sidebars as drawers
         outer = QVBoxLayout(self)
@@ -173,6 +173,8 @@ class Panel(QWidget):
 
         The requests go first: the compute process works on them while this thread shows the state in the
         controls (0.5–0.7 ms a step for Token swap's 181 widgets), instead of after."""
+        if self._syncing:  # an echo of the sync (from a control _controls left out): the state being shown stays
+            return
         changed = state != self._state
         self._state = state
         self.origin += 1
@@ -187,15 +189,17 @@ class Panel(QWidget):
 
     def _block_and_sync(self) -> None:
         blocked = [(w, w.blockSignals(True)) for w in self._controls()]
+        self._syncing = True
         try:
             self.sync_widgets(self._state)
         finally:
+            self._syncing = False
             for w, was in blocked:
                 w.blockSignals(was)
 
     def _controls(self) -> list[QWidget]:
-        """Every child widget: their signals are blocked while the state is shown.  A composite control
-        (a slider with its value box) updates its parts directly when set, not through their signals."""
+        """The widgets blocked while the state is shown: every child widget, or (a panel's override, faster) those
+        whose signals mean "the user changed something"; a change sent back by one left out is refused."""
         return self.findChildren(QWidget)
 
     def sync_widgets(self, state) -> None:
@@ -337,11 +341,7 @@ class Panel(QWidget):
         return state
 
     def _show_formula(self, state) -> None:
-        key = self.formula_inputs(state)
-        if self._formula_key is not None and key == self._formula_key:
-            return
-        self._formula_key = key
-        self.formula.setText(self.formula_text(state))
+        self.formula.show_for(self.formula_inputs(state), lambda: self.formula_text(state))
 
     def export_basename(self) -> str:
         """Default export file name (no extension) carrying the panel and its main parameters,
@@ -376,15 +376,16 @@ class Panel(QWidget):
         :mod:`explorer.snippets`), or a :class:`NoSnippet` saying why there is none (the menu item is then
         disabled with that tooltip).  Panels override it; the default is :attr:`no_snippet`, else an
         undeclared "not yet", which the tests refuse: every plot has a snippet or a stated reason."""
-        if self.no_snippet:
-            return NoSnippet(self.no_snippet)
-        return NoSnippet("no Copy-as-Python snippet for this plot yet", declared=False)
+        return self._no_program("plot")
 
     def formula_snippet(self) -> Snippet | NoSnippet:
         """Copy as Python for the formula strip: a program whose ``result`` equals :meth:`formula_data`."""
+        return self._no_program("formula")
+
+    def _no_program(self, what: str) -> NoSnippet:
         if self.no_snippet:
             return NoSnippet(self.no_snippet)
-        return NoSnippet("no Copy-as-Python snippet for this formula yet", declared=False)
+        return NoSnippet(f"no Copy-as-Python snippet for this {what} yet", declared=False)
 
     def formula_data(self) -> dict:
         """The numbers the formula strip's snippet reproduces (name -> array)."""

@@ -64,7 +64,15 @@ class FormulaStrip(LiveLabel):
         self._expanded = False
         #: Presenter mode: one line (the leading parts that fit), the rest in the tooltip and behind "▸ more".
         self.one_line = False
+        self._inputs: object = None  # what the formula shown was made from (see show_for)
         self.linkActivated.connect(self._on_link)
+
+    def show_for(self, inputs: object, text: Callable[[], str]) -> None:
+        """Show ``text()``, the formula made from ``inputs``, unless it is the one shown already."""
+        if self._inputs is not None and inputs == self._inputs:
+            return
+        self._inputs = inputs
+        self.setText(text())
 
     def context_menu(self) -> QMenu:
         """Copy (the selection, else the formula as plain text) and Copy as Python."""

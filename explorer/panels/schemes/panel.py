@@ -13,7 +13,6 @@ import importlib
 import math
 from typing import TypeVar
 
-import numpy as np
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -60,7 +59,7 @@ from .formula import STRIP_FORMULAS, formula_html
 from .grid import GridView
 from .info import distance_info, matrix_info
 from .matrices import MatrixView
-from .snippets import beyond_data, distance_data, grid_data, matrix_name, snippet_for
+from .snippets import exact_data, snippet_for
 from .spec_tab import SpecTabView
 from .tabs import FittedTabs
 from .views import SchemesView
@@ -364,6 +363,14 @@ class SchemesPanel(RealTableOption, Panel):
         """
         return self.factor_slider
 
+    def _controls(self) -> list[QWidget]:
+        """The controls whose signals change the state (blocked while syncing): the views' own controls speak
+        through their view's signals, so blocking the view is enough."""
+        return [*self.scheme_checks.values(), *self.param_spins.values(), self.d_spin, self.base_spin, self.lt_spin,
+                self.le_spin, self.content_combo, self.seed_spin, self.causal_check, self.scaling_combo,
+                self.factor_slider, self.factor_spin, self.heads_spin, self.head_spin, self.tabs,
+                *self._views.values()]
+
     def sync_widgets(self, st: SchemesState) -> None:
         for s, cb in self.scheme_checks.items():
             cb.setChecked(st.shows(s))
@@ -483,24 +490,11 @@ class SchemesPanel(RealTableOption, Panel):
             self._update_scales()  # the caption names the mask's colour
 
     def export_data(self, plot) -> dict:
-        """Exact float64 numbers: a score matrix's block means (NaN = no row or masked future), the shared
-        colour scale; other plots as the generic read-back gives them."""
-        mv = self._views.get("matrices")
-        if isinstance(mv, MatrixView):
-            if plot is mv.cbar_widget:
-                return {"shared colour scale ΔS (low, high)": np.array(mv.cbar.levels(), dtype=np.float64)}
-            for s, pw in mv.plots.items():
-                r = mv.responses.get(s)
-                if plot is pw and r is not None and r.matrix is not None:
-                    return {matrix_name(r): r.matrix}
-        for w in self._views.values():
-            if (own := w.export_data(plot)) is not None:
-                return own
-        return (beyond_data(self, plot) or distance_data(self, plot) or grid_data(self, plot)
-                or super().export_data(plot))
+        """Exact float64 numbers (see :func:`~.snippets.exact_data`); other plots as the generic read-back gives
+        them."""
+        return exact_data(self, plot) or super().export_data(plot)
 
-    def export_snippet(self, plot):
-        return snippet_for(self, plot)
+    export_snippet = snippet_for
 
     def formula_snippet(self):
         return NoSnippet("the strip holds one formula per scheme; right-click a score matrix for its program")

@@ -19,6 +19,23 @@ def matrix_name(r) -> str:
             f"{title} ΔS block means [query block, key block], {r.block} positions per block")
 
 
+def exact_data(panel, plot) -> dict | None:
+    """The exact float64 numbers behind ``plot``: a score matrix's block means (NaN = no row or masked future), the
+    shared colour scale, a view's own, the turn, distance and grid plots'; None for the generic read-back."""
+    mv = panel._views.get("matrices")
+    if mv is not None:
+        if plot is mv.cbar_widget:
+            return {"shared colour scale ΔS (low, high)": np.array(mv.cbar.levels(), dtype=np.float64)}
+        for s, pw in mv.plots.items():
+            r = mv.responses.get(s)
+            if plot is pw and r is not None and r.matrix is not None:
+                return {matrix_name(r): r.matrix}
+    for w in panel._views.values():
+        if (own := w.export_data(plot)) is not None:
+            return own
+    return beyond_data(panel, plot) or distance_data(panel, plot) or grid_data(panel, plot)
+
+
 def beyond_data(panel, plot) -> dict | None:
     """The RoPE turn plots' numbers, named (the read-back split them by colour and called the bars "bars")."""
     bv = panel._views.get("beyond")

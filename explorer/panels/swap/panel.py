@@ -304,6 +304,13 @@ class SwapPanel(RealTableOption, Panel):
             self.readout.setText(text)
 
     # -- showing the state ------------------------------------------------------------------------
+    def _controls(self) -> list[QWidget]:
+        """The widgets whose signals mean "the user changed something" (blocked while syncing): a short list,
+        not every descendant; the views' signals come from the mouse only."""
+        return [self.sentence_edit, self.chips, self.swap_button, self.undo_button, self.scheme_combo,
+                self.alpha_slider, self.d_spin, self.heads_spin, self.seed_spin, self.causal_check, self.late_check,
+                self.head_spin, self.query_combo]
+
     def sync_widgets(self, st: SwapState) -> None:
         tokens = st.tokens
         if tokenize(self.sentence_edit.text()) != tokens:

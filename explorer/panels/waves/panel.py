@@ -192,10 +192,11 @@ class WavesPanel(Panel):
 
     # -- state ------------------------------------------------------------------------------------------
     def set_state(self, state, *, request: bool = True) -> None:
-        old = self._shown
-        if old is None or (old.n_positions, old.d_model) != (state.n_positions, state.d_model):
-            self._reset_ranges(state)
-        self._shown = state
+        if not self._syncing:  # (a change sent back while syncing is refused by the base class)
+            old = self._shown
+            if old is None or (old.n_positions, old.d_model) != (state.n_positions, state.d_model):
+                self._reset_ranges(state)
+            self._shown = state
         super().set_state(state, request=request)
 
     def reset(self) -> None:
@@ -203,17 +204,10 @@ class WavesPanel(Panel):
         self.stop_play()
         self.set_state(WavesState())
 
-    def _block_and_sync(self) -> None:
-        # Block only the controls' own signals (their inner parts need no blocking: a control sets them
-        # directly), a short list instead of every descendant (the base class's way).
+    def _controls(self) -> list[QWidget]:
+        # The controls' own signals (their inner parts need no blocking: a control sets them directly).
         vector = built_view(self._built, "vector", VectorView)
-        widgets = self.controls.inputs() + ([vector.overlay_box] if vector is not None else [])
-        blocked = [(w, w.blockSignals(True)) for w in widgets]
-        try:
-            self.sync_widgets(self._state)
-        finally:
-            for w, was in blocked:
-                w.blockSignals(was)
+        return self.controls.inputs() + ([vector.overlay_box] if vector is not None else [])
 
     def sync_widgets(self, st: WavesState) -> None:
         self.controls.sync(st)
