@@ -33,16 +33,21 @@ def _values(field, current):
 
 
 def _echoes(panel) -> list:
-    """The states the panel is asked to show while it is showing one (its set_state is refused then)."""
+    """What the panel's handlers did while it was showing a state: a state to show (set_state refuses it then), a
+    request for results, an error shown (a handler that refuses a change shows one instead of asking for it)."""
     echoes: list = []
-    show = panel.set_state
 
-    def set_state(state, **options):
-        if panel._syncing:
-            echoes.append(state)
-        show(state, **options)
+    def recorded(name, call):
+        def record(*args, **options):
+            if panel._syncing:
+                echoes.append((name, args))
+            return call(*args, **options)
+        return record
 
-    panel.set_state = set_state  # what the controls' handlers call
+    # What the controls' handlers call (an instance attribute comes before the class's method).
+    panel.set_state = recorded("set_state", panel.set_state)
+    panel.request_update = recorded("request_update", panel.request_update)
+    panel.banner.show_error = recorded("show_error", panel.banner.show_error)
     return echoes
 
 
@@ -82,39 +87,50 @@ def test_showing_any_waves_state_sends_no_change_back(waves):
     assert _walk(waves, [{"overlay": False}, {"pairs": (0, 3)}]) > 20
 
 
-def test_showing_any_token_swap_state_sends_no_change_back(qtbot, service):
+def _made(qtbot, panel):
+    qtbot.addWidget(panel)
+    yield panel
+    panel.shutdown()
+
+
+@pytest.fixture
+def swap(qtbot, service):
     from explorer.panels.swap.panel import SwapPanel
 
-    p = SwapPanel(service)
-    qtbot.addWidget(p)
-    sentences = [{"sentence": "the cat sat on the mat today"}, {"swap_i": 1, "swap_j": 4}, {"query": 5},
-                 {"sentence": "a b"}]
-    assert _walk(p, sentences) > 20
-    p.shutdown()
+    yield from _made(qtbot, SwapPanel(service))
 
 
-def test_showing_any_schemes_state_sends_no_change_back(qtbot, service):
+@pytest.fixture
+def schemes(qtbot, service):
     from explorer.panels.schemes.panel import SchemesPanel
 
-    p = SchemesPanel(service)
-    qtbot.addWidget(p)
+    yield from _made(qtbot, SchemesPanel(service))
+
+
+def test_showing_any_token_swap_state_sends_no_change_back(swap):
+    sentences = [{"sentence": "the cat sat on the mat today"}, {"swap_i": 1, "swap_j": 4}, {"query": 5},
+                 {"sentence": "a b"}]
+    assert _walk(swap, sentences) > 20
+
+
+def test_showing_any_schemes_state_sends_no_change_back(schemes):
     toggles = [{f"show_{s.id}": v} for v in (True, False, True) for s in registry.all_schemes()]
-    assert _walk(p, toggles) > 40
-    p.shutdown()
+    own = [{"scheme_params": ((s.id, p.name, v),)} for s in registry.all_schemes() for p in s.own_parameters()
+           for v in (p.lo, p.hi, p.default)]
+    assert own, "a scheme with parameters of its own (their boxes are walked too)"
+    assert _walk(schemes, [*toggles, {"schemes": tuple(registry.ids())}, *own]) > 40 + len(own) // 2
 
 
-def test_a_control_left_out_of_the_blocked_list_is_refused_and_counted(qtbot, service):
+def test_a_control_left_out_of_the_blocked_list_is_refused_and_seen(qtbot, service):
     from explorer.panels.swap.panel import SwapPanel
 
     class Leaky(SwapPanel):
         def _controls(self):
             return [w for w in super()._controls() if w is not self.d_spin]
 
-    p = Leaky(service)
-    qtbot.addWidget(p)
-    echoes = _echoes(p)
-    origin = p.origin
-    p.set_state(p.state.clamped(d_model=64, seed=5), request=False)
-    assert echoes and p.state.d_model == 64 and p.state.seed == 5
-    assert p.origin == origin + 1  # the spin's echoes were refused, not shown over the state being shown
-    p.shutdown()
+    for p in _made(qtbot, Leaky(service)):
+        echoes = _echoes(p)
+        origin = p.origin
+        p.set_state(p.state.clamped(d_model=64, seed=5), request=False)
+        assert echoes and echoes[0][0] == "set_state" and p.state.d_model == 64 and p.state.seed == 5
+        assert p.origin == origin + 1  # the spin's echoes were refused, not shown over the state being shown

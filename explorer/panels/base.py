@@ -189,11 +189,11 @@ class Panel(QWidget):
 
     def _block_and_sync(self) -> None:
         blocked = [(w, w.blockSignals(True)) for w in self._controls()]
-        self._syncing = True
+        syncing, self._syncing = self._syncing, True
         try:
             self.sync_widgets(self._state)
         finally:
-            self._syncing = False
+            self._syncing = syncing
             for w, was in blocked:
                 w.blockSignals(was)
 

@@ -392,13 +392,10 @@ class SchemesPanel(RealTableOption, Panel):
         self.heads_spin.setValue(st.heads)
         set_range(self.head_spin, hi=st.heads - 1)
         self.head_spin.setValue(st.alibi_head)
-        # The tab bar must deliver its change to the tab widget's page stack (the panel blocks every child's
-        # signals while syncing); the tab widget itself stays blocked, so no change comes back to the panel.
-        bar = self.tabs.tabBar()
-        was = bar.blockSignals(False)
+        # The tab bar (not in _controls) delivers the change to the page stack; the tab widget is blocked, so no
+        # change comes back to the panel.
         shown = st.view if st.view in self.view_ids else self.view_ids[0]  # a tab registered after the panel was made
         self.tabs.setCurrentIndex(self.view_ids.index(shown))
-        bar.blockSignals(was)
         self.view(shown)
         for name in self._views:
             self._sync_view(name, st)
