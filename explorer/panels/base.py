@@ -172,7 +172,7 @@ class Panel(QWidget):
         """Make ``state`` current (it is already validated), request new results, refresh widgets.
 
         The requests go first: the compute process works on them while this thread shows the state in the
-        controls (0.5–0.7 ms a step for Token swap's 181 widgets), instead of after."""
+        controls, instead of after."""
         if self._syncing:  # an echo of the sync (from a control _controls left out): the state being shown stays
             return
         changed = state != self._state
