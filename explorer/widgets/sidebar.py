@@ -83,6 +83,10 @@ class ExplainPane(QScrollArea):
         self._col.addStretch(1)
         self.setWidget(inner)
         self._entries: list[tuple[weakref.ref, weakref.ref | None]] = []
+        # An entry follows its view as the view is shown or hidden (a tab chosen by hand, or by a state shown with
+        # the tab widget's signals blocked: undo, a preset), once the showing is over.
+        self._refresh_timer = QTimer(self, singleShot=True, interval=0)
+        self._refresh_timer.timeout.connect(self.refresh)
 
     #: The narrowest the pane is worth showing at; below it the panel folds it away (it never sets the
     #: window's minimum width: a narrow screen keeps the plots).
@@ -103,7 +107,14 @@ class ExplainPane(QScrollArea):
         # Only weak references from here: strong ones to the views and labels made cycles through Qt
         # wrappers whose collection crashed the interpreter (seen in the garbage collector, in the tests).
         self._entries.append((weakref.ref(label), None if owner is None else weakref.ref(owner)))
+        if owner is not None:
+            owner.installEventFilter(self)
         return label
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and obj is not self.viewport():
+            self._refresh_timer.start()
+        return super().eventFilter(obj, event)
 
     def labels(self) -> list[QLabel]:
         return [lab for lab in (ref() for ref, _ in self._entries) if lab is not None]
