@@ -67,6 +67,11 @@ class ExplainPane(QScrollArea):
 
     def __init__(self, root: QWidget, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._entries: list[tuple[weakref.ref, weakref.ref | None]] = []
+        # An entry follows its view as the view is shown or hidden (a tab chosen by hand, or by a state shown with
+        # the tab widget's signals blocked: undo, a preset), once the showing is over.
+        self._refresh_timer = QTimer(self, singleShot=True, interval=0)
+        self._refresh_timer.timeout.connect(self.refresh)
         self._root = weakref.ref(root)  # visibility of an entry's view is judged within this widget (the panel)
         self.setObjectName(EXPLAIN_NAME)
         self.setWidgetResizable(True)
@@ -82,11 +87,6 @@ class ExplainPane(QScrollArea):
         self._col.addWidget(heading)
         self._col.addStretch(1)
         self.setWidget(inner)
-        self._entries: list[tuple[weakref.ref, weakref.ref | None]] = []
-        # An entry follows its view as the view is shown or hidden (a tab chosen by hand, or by a state shown with
-        # the tab widget's signals blocked: undo, a preset), once the showing is over.
-        self._refresh_timer = QTimer(self, singleShot=True, interval=0)
-        self._refresh_timer.timeout.connect(self.refresh)
 
     #: The narrowest the pane is worth showing at; below it the panel folds it away (it never sets the
     #: window's minimum width: a narrow screen keeps the plots).
@@ -112,7 +112,11 @@ class ExplainPane(QScrollArea):
         return label
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and obj is not self.viewport():
+        # (The scroll area's own parts send their events here from inside its constructor, before __init__ has
+        # made the entries.)
+        entries = getattr(self, "_entries", ())
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and any(
+                ref is not None and ref() is obj for _label, ref in entries):
             self._refresh_timer.start()
         return super().eventFilter(obj, event)
 
