@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 #: Object names the window looks for (and the layout test).
@@ -58,6 +58,20 @@ class Sidebar(QScrollArea):
         return False
 
 
+class _ShownOrHidden(QObject):
+    """An event filter that says when a widget it watches is shown or hidden (and lets every event by).
+
+    It keeps nothing of its own in Python: a panel being collected may have its wrappers' attributes cleared while
+    Qt still sends its views' Hide events here, so it only emits, connected to a C++ slot."""
+
+    happened = Signal()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self.happened.emit()
+        return False
+
+
 class ExplainPane(QScrollArea):
     """"What am I looking at?": the longer, live explanations of a panel's views, beside the plots.
 
@@ -72,6 +86,8 @@ class ExplainPane(QScrollArea):
         # the tab widget's signals blocked: undo, a preset), once the showing is over.
         self._refresh_timer = QTimer(self, singleShot=True, interval=0)
         self._refresh_timer.timeout.connect(self.refresh)
+        self._watch = _ShownOrHidden(self)
+        self._watch.happened.connect(self._refresh_timer.start)
         self._root = weakref.ref(root)  # visibility of an entry's view is judged within this widget (the panel)
         self.setObjectName(EXPLAIN_NAME)
         self.setWidgetResizable(True)
@@ -108,17 +124,8 @@ class ExplainPane(QScrollArea):
         # wrappers whose collection crashed the interpreter (seen in the garbage collector, in the tests).
         self._entries.append((weakref.ref(label), None if owner is None else weakref.ref(owner)))
         if owner is not None:
-            owner.installEventFilter(self)
+            owner.installEventFilter(self._watch)
         return label
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        # (The scroll area's own parts send their events here from inside its constructor, before __init__ has
-        # made the entries.)
-        entries = getattr(self, "_entries", ())
-        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide) and any(
-                ref is not None and ref() is obj for _label, ref in entries):
-            self._refresh_timer.start()
-        return super().eventFilter(obj, event)
 
     def labels(self) -> list[QLabel]:
         return [lab for lab in (ref() for ref, _ in self._entries) if lab is not None]
