@@ -15,7 +15,7 @@ from explorer.state.base import fields
 
 
 def _values(field, current):
-    """A few values of ``field`` other than ``current``: each choice, the limits and a middle, the other bool."""
+    """A few values of ``field`` to show in turn: each choice, the limits and a middle, the other bool (and back)."""
     m = field.metadata
     if m.get("kind") in ("ids", "params"):
         return []
@@ -70,27 +70,24 @@ def _walk(panel, extra_changes=()):
     return shown
 
 
+def _made(qtbot, panel):
+    qtbot.addWidget(panel)
+    yield panel
+    panel.shutdown()
+
+
 @pytest.fixture
 def waves(qtbot, service):
     from explorer.panels.waves.panel import WavesPanel
     from explorer.state.waves import WavesState
 
-    p = WavesPanel(service, WavesState().clamped(n_positions=64, d_model=16))
-    qtbot.addWidget(p)
-    yield p
-    p.shutdown()
+    yield from _made(qtbot, WavesPanel(service, WavesState().clamped(n_positions=64, d_model=16)))
 
 
 def test_showing_any_waves_state_sends_no_change_back(waves):
     assert waves.vector is not None  # every tab built: the vector view's overlay box is blocked too
     waves.plots()
     assert _walk(waves, [{"overlay": False}, {"pairs": (0, 3)}]) > 20
-
-
-def _made(qtbot, panel):
-    qtbot.addWidget(panel)
-    yield panel
-    panel.shutdown()
 
 
 @pytest.fixture
