@@ -432,7 +432,7 @@ def test_while_held_the_lanes_labels_follow_at_most_every_interval(qtbot, waves)
 
 def test_new_data_draws_no_new_symbols(qtbot, waves):
     spectrum, lanes = waves.spectrum, waves.waves
-    atlases = [spectrum.curve.scatter.fragmentAtlas, spectrum.lane_points.scatter.fragmentAtlas,
+    atlases = [spectrum.dots.fragmentAtlas, spectrum.lane_points.fragmentAtlas, spectrum.pick_point.fragmentAtlas,
                lanes.markers.fragmentAtlas]
     sizes = [len(a) for a in atlases]
     assert all(sizes)

@@ -229,3 +229,29 @@ def test_the_lab_swatches_are_the_colours_its_plots_draw(qtbot, main_window):
     main_window.acts["actDark"].trigger()
     assert all(swatch(s) == QColor(SCHEME_COLOURS[s]) for s, cb in lab.scheme_checks.items()
                if cb.icon().pixmap(14, 14).toImage().pixelColor(0, 0).alpha() != 0)
+
+
+def test_markers_grow_with_the_theme_as_a_curves_symbols_do(qtbot):
+    """The Waves spectrum's markers are scatters of their own: presenter mode scales them as it scales a
+    PlotDataItem's symbols, and a new drag step's data keeps that size."""
+    from explorer.widgets.plots import Plot
+    from explorer.widgets.symbols import Markers
+
+    plot = Plot()
+    qtbot.addWidget(plot)
+    symbols = plot.plot([0, 1], [0, 1], pen=None, symbol="o", symbolSize=11)
+    markers = Markers(size=11, pen=pg.mkPen("#c8c8c8", width=1.0))
+    plot.addItem(markers)
+    plain = pg.ScatterPlotItem(size=11)
+    plot.addItem(plain)
+    markers.setData([0.0, 1.0], [1.0, 0.0])
+    plot.styler.restyle(PRESENTER_LIGHT)
+    grown = symbols.opts["symbolSize"]
+    assert grown > 11
+    assert markers.opts["size"] == pytest.approx(grown)
+    assert plain.opts["size"] == 11  # a plain scatter keeps its size, as before
+    markers.setData([0.5], [0.5])  # a drag step
+    assert [p.size() for p in markers.points()] == pytest.approx([grown])
+    assert _pen_width(markers) == pytest.approx(PRESENTER_LIGHT.line_scale)
+    plot.styler.restyle(LIGHT)
+    assert markers.opts["size"] == 11 and symbols.opts["symbolSize"] == 11

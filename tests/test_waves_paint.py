@@ -102,13 +102,17 @@ def test_lanes_have_round_caps_only_where_antialiased(qtbot):
 def test_spectrum_draws_no_symbol_per_pair_at_d_1024(qtbot):
     view = SpectrumView()
     qtbot.addWidget(view)
-    for d, symbol in ((64, "o"), (1024, None), (128, "o")):
+    for d, dots in ((64, True), (1024, False), (128, True)):
         st = WavesState().clamped(d_model=d)
         r = compute_curves(CurvesRequest(st.n_positions, d, st.base, st.variant, pairs=(0, 1)))
         view.show_curves(r, st)
-        assert view.curve.opts["symbol"] == symbol, d
+        assert view.dots.isVisible() == dots, d
         assert view.curve.getData()[0].size == d // 2  # every pair is still on the curve
-        assert view.lane_points.opts["symbol"] == "o"  # the chosen pairs keep their markers
+        # The curve's items are given log10(λ): the plot's y axis is logarithmic.
+        np.testing.assert_allclose(view.curve.getData()[1], np.log10(r.wavelengths))
+        lanes = sorted(set(st.pairs) | {st.pair})
+        assert view.lane_points.getData()[0].tolist() == lanes  # the chosen pairs keep their markers
+        np.testing.assert_allclose(view.lane_points.getData()[1], np.log10(r.wavelengths[lanes]))
 
 
 def test_formula_strip_is_rebuilt_only_when_its_inputs_change(qtbot, service, monkeypatch):

@@ -25,6 +25,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QPen
 
 from ..theme import LABEL_PT, TICK_PT, Theme
+from .symbols import Markers
 
 
 def mapped_colour(colour, theme: Theme | None) -> QColor:
@@ -89,6 +90,7 @@ _ROLES = (
     (pg.PlotDataItem, "data"),
     (pg.PlotCurveItem, "curve"),
     (pg.InfiniteLine, "line"),
+    (Markers, "markers"),
     (pg.ScatterPlotItem, "scatter"),
     (pg.ImageItem, "image"),
 )
@@ -162,7 +164,8 @@ class Styler:
             if memo is None:
                 out.append(f"{name}: not adopted")
                 continue
-            pen = item.pen if role == "line" else item.opts.get("pen") if role in ("data", "curve", "scatter") else None
+            pen = item.pen if role == "line" else item.opts.get("pen") if role in ("data", "curve", "scatter",
+                                                                                   "markers") else None
             pen = None if pen is None else pg.mkPen(pen)
             if pen is not None and pen.style() != Qt.PenStyle.NoPen and "pen" in memo.applied and \
                     _pen_key(pen) != memo.applied["pen"]:
@@ -259,7 +262,9 @@ class Styler:
             self._pen_slot(item, memo, "pen", item.opts["pen"], item.setPen, self.line_scale)
         elif role == "line":
             self._pen_slot(item, memo, "pen", item.pen, item.setPen, self.line_scale)
-        elif role == "scatter":
+        elif role in ("scatter", "markers"):
+            if role == "markers":
+                self._marker_size(item, memo, item.opts["size"], item.setSize)
             # Its default fill and outline in the theme's colours: unmapped, the Waves similarity dots stayed
             # dark blue on a dark background.  Per-point brushes and pens (set as lists) are left as they are.
             self._pen_slot(item, memo, "pen", item.opts.get("pen"), item.setPen, self.theme.line_scale)
@@ -290,18 +295,21 @@ class Styler:
             self._pen_slot(item, memo, "pen", opts["pen"], item.setPen, self.line_scale)
         if opts.get("symbol") is None:
             return
-        size = opts.get("symbolSize", 10)
+        self._marker_size(item, memo, opts.get("symbolSize", 10), item.setSymbolSize)
+        if opts.get("symbolPen") is not None:
+            self._pen_slot(item, memo, "symbolPen", opts["symbolPen"], item.setSymbolPen, self.theme.line_scale)
+        self._symbol_brush(item, memo, opts.get("symbolBrush"), item.setSymbolBrush)
+
+    def _marker_size(self, item, memo: _Memo, size, setter) -> None:
+        """A curve's symbols or :class:`Markers` at their base size × (1 + ½(line_scale − 1))."""
         if "symbolSize" not in memo.base or memo.applied.get("symbolSize") != size:
             memo.base["symbolSize"] = size
         # Not × pen_scale: a marker is drawn whole in the export's scaled painter, so it grows with the
         # image by itself (multiplying too gave 2× exports markers twice the size they should have).
         new = memo.base["symbolSize"] * (1.0 + 0.5 * (self.theme.line_scale - 1.0))
         if new != size:
-            item.setSymbolSize(new)
+            setter(new)
         memo.applied["symbolSize"] = new
-        if opts.get("symbolPen") is not None:
-            self._pen_slot(item, memo, "symbolPen", opts["symbolPen"], item.setSymbolPen, self.theme.line_scale)
-        self._symbol_brush(item, memo, opts.get("symbolBrush"), item.setSymbolBrush)
 
     def _symbol_brush(self, item, memo: _Memo, current, setter, *, fresh: bool = False) -> None:
         """A marker's fill in the theme's colours, like its pen: unmapped, a dark marker (the Waves spectrum's

@@ -30,6 +30,13 @@ def steady_pen(colour=None, width: float = 1.0) -> QPen:
     return pg.mkPen(None) if colour is None else pg.mkPen(colour, width=width)
 
 
+class Markers(pg.ScatterPlotItem):
+    """A scatter whose markers grow with the theme's lines, as a curve's symbols do (the plot's styler scales its
+    size; a plain ``ScatterPlotItem`` keeps its size in every theme).  For a few markers that move at every drag
+    step: a ``PlotDataItem`` with symbols spends about 0.2 ms of bookkeeping in each ``setData`` that this
+    scatter does not."""
+
+
 def marker_room(*items) -> float:
     """Pixels from the largest symbol's centre to its outer edge (its size, its pen and a pixel of antialiasing),
     over ``items`` (``PlotDataItem`` or ``ScatterPlotItem``)."""

@@ -302,7 +302,7 @@ class BeyondView(Card):
         f.setPointSize(11)
         self.note.setFont(f)
         self.plot.addItem(self.note)
-        self.curves: list[pg.PlotDataItem] = []
+        self.curves: list[pg.PlotCurveItem] = []
         self.plot.getPlotItem().getAxis("left").setWidth(60)
         self.l_line.sigPositionChanged.connect(self._on_line_moved)
         self.vb.sigResized.connect(self._fit_band)

@@ -13,7 +13,7 @@ from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styling import mapped_colour
-from ...widgets.symbols import marker_room, range_with_room, steady_brush, steady_pen
+from ...widgets.symbols import Markers, marker_room, range_with_room, steady_brush, steady_pen
 from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
 from ...widgets.throttle import Throttle
@@ -64,7 +64,7 @@ class WavesView(Card):
         self.vb = self.plot.getViewBox()
         self.vb.setMouseEnabled(x=True, y=False)
         self.body.addWidget(self.plot)
-        self.curves: list[pg.PlotDataItem] = []
+        self.curves: list[pg.PlotCurveItem] = []
         self.markers = pg.ScatterPlotItem(size=11, pen=pg.mkPen("k", width=1))
         self.p_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(P_COLOUR, width=2))
         self.pk_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(PK_COLOUR, width=2, style=Qt.PenStyle.DashLine))
@@ -224,14 +224,14 @@ class SpectrumView(Card):
         self.beyond_n = pg.LinearRegionItem(orientation="horizontal", movable=False,
                                             brush=(200, 200, 200, 70), pen=pg.mkPen(None))
         self.plot.addItem(self.beyond_n)
-        self.curve = pg.PlotDataItem(pen=pg.mkPen("#555", width=1.5), symbol="o", symbolSize=4,
-                                     symbolBrush=steady_brush("#555"), symbolPen=steady_pen(None))
-        self.plot.addItem(self.curve)
-        self.lane_points = pg.PlotDataItem(pen=None, symbol="o", symbolSize=11, symbolPen=steady_pen((200, 200, 200)))
-        self.pick_point = pg.PlotDataItem(pen=None, symbol="o", symbolSize=20, symbolBrush=None,
-                                          symbolPen=pg.mkPen("k", width=2.5))
-        self.plot.addItem(self.lane_points)
-        self.plot.addItem(self.pick_point)
+        # A curve and markers of their own (not PlotDataItems with symbols): each drag step moves all of them.
+        self.curve = pg.PlotCurveItem(pen=pg.mkPen("#555", width=1.5))
+        self.dots = Markers(size=4, brush=steady_brush("#555"), pen=steady_pen(None))
+        self.lane_points = Markers(size=11, pen=steady_pen((200, 200, 200)))
+        self.pick_point = Markers(size=20, brush=steady_brush(None), pen=pg.mkPen("k", width=2.5))
+        for item in (self.curve, self.dots, self.lane_points, self.pick_point):
+            self.plot.addItem(item)
+        self._lane_brushes: list = []
         opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
         # The bounds in neutral ink (dash styles and labels tell them apart): the pairs' markers own the colours.
         # Label placement: the curve rises from 2π at the left, so the lower bound's label sits right of the
@@ -293,19 +293,20 @@ class SpectrumView(Card):
             return
         lam = r.wavelengths
         i = np.arange(lam.size, dtype=float)
-        symbol = "o" if lam.size <= self.SYMBOLS_MAX else None
-        if self.curve.opts["symbol"] != symbol:
-            self.curve.setSymbol(symbol)
-        self.curve.setData(i, lam, antialias=self.aa())
-        lanes = tuple(j for j in lanes if j < lam.size)
-        if self.changed("lane colours", len(lanes)):
-            self.lane_points.setSymbolBrush(None)  # one brush per point follows: set with the data
-            self.lane_points.setData(np.array(lanes, float), lam[list(lanes)],
-                                     symbolBrush=[steady_brush(pair_colour(j)) for j in range(len(lanes))])
-        else:
-            self.lane_points.setData(np.array(lanes, float), lam[list(lanes)])
+        # The plot's y axis is in log mode: these items are given log10(λ) (a PlotDataItem took the log itself).
+        y = np.log10(lam)
+        aa = self.aa()
+        self.curve.setData(i, y, antialias=aa, skipFiniteCheck=True)
+        dots = lam.size <= self.SYMBOLS_MAX
+        self.dots.setVisible(dots)
+        if dots:
+            self.dots.setData(i, y, antialias=aa)
+        marked = [j for j in lanes if j < lam.size]
+        if len(self._lane_brushes) != len(marked):  # one steady brush per lane: pyqtgraph draws each symbol once
+            self._lane_brushes = [steady_brush(pair_colour(j)) for j in range(len(marked))]
+        self.lane_points.setData(np.array(marked, float), y[marked], brush=self._lane_brushes, antialias=aa)
         if st.pair < lam.size:
-            self.pick_point.setData([float(st.pair)], [lam[st.pair]])
+            self.pick_point.setData([float(st.pair)], [y[st.pair]], antialias=aa)
         lo, hi = r.bounds
         n, lt = st.n_positions, st.l_train
         # The top in quarter decades (0.35 to 0.6 above the highest line): a base drag moves 2π·base's line,
