@@ -45,9 +45,9 @@ from .shell.stage import Stage
 from .shell.welcome import Welcome
 from .undo import UndoController
 from .widgets.control_guard import ControlGuard, guard_controls
-from .widgets.plain import UndoTip
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
+from .widgets.undo_action import UndoAction
 
 #: Bump when the dock set or a dock's place changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 4
@@ -200,14 +200,10 @@ class MainWindow(QMainWindow):
 
     # -- parts' needs ------------------------------------------------------------------------------------
     def make_undo_action(self, _spec: ActionSpec) -> QAction:
-        act = self.undo.stack.createUndoAction(self, "&Undo")
-        self.undo.stack.undoTextChanged.connect(UndoTip(act, "Undo").follow)
-        return act
+        return UndoAction(self.undo.stack, self)
 
     def make_redo_action(self, _spec: ActionSpec) -> QAction:
-        act = self.undo.stack.createRedoAction(self, "&Redo")
-        self.undo.stack.redoTextChanged.connect(UndoTip(act, "Redo").follow)
-        return act
+        return UndoAction(self.undo.stack, self, redo=True)
 
     def make_lesson_action(self, spec: ActionSpec) -> QAction:
         act = self.lessons.dock.toggleViewAction()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
+import time
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -113,6 +115,39 @@ def test_a_slider_drag_is_one_undo_step(qtbot, window):
     assert window.undo.stack.count() == 1
     window.undo.stack.undo()
     assert panel.state == start
+
+
+def test_the_undo_action_is_renamed_at_most_every_interval_during_a_drag(qtbot, window):
+    """A held slider's steps merge into one command renamed at every step; the action follows at most every
+    EVERY_MS (each rename updated the Edit menu and the toolbar's button), and names the last value then."""
+    from explorer.widgets.plain import plain_tip
+    from explorer.widgets.text_pin import EVERY_MS
+
+    panel = window.panels["waves"]
+    act = window.acts["actUndo"]
+    window.undo.clear()
+    qtbot.wait(EVERY_MS + 20)
+    names = []
+    act.changed.connect(lambda: names.append(act.text()) if not names or names[-1] != act.text() else None)
+    from explorer.bench.measure import main_slider
+
+    slider = main_slider(panel)  # base
+    start = time.monotonic()
+    slider.setSliderDown(True)
+    for k in range(1, 31):
+        slider.setValue(slider.minimum() + (slider.maximum() - slider.minimum()) * k // 40)
+        QApplication.processEvents()
+    slider.setSliderDown(False)
+    intervals = (time.monotonic() - start) * 1000 / EVERY_MS
+    assert window.undo.stack.count() == 1
+    final = window.undo.stack.undoText()
+    # One rename at the first step, then at most one per interval; before, all 30 steps renamed it.
+    assert 1 <= len(names) <= 1 + math.ceil(intervals) < 30, (names, intervals)
+    qtbot.waitUntil(lambda: act.text() == f"&Undo {final}", timeout=EVERY_MS * 5)
+    assert act.toolTip() == plain_tip(f"Undo {final}") and act.isEnabled()
+    window.undo.stack.undo()
+    qtbot.waitUntil(lambda: not act.isEnabled() and act.text() == "&Undo", timeout=EVERY_MS * 5)
+    assert window.acts["actRedo"].isEnabled() and window.acts["actRedo"].text() == f"&Redo {final}"
 
 
 def test_undo_and_redo_are_in_the_edit_menu_and_toolbar(window):

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import html
 
-import shiboken6
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 #: The most characters of one untrusted string shown anywhere (the rest is cut, "…").
@@ -81,17 +79,3 @@ def ask(parent: QWidget | None, title: str, text: str, buttons, default) -> QMes
     """``QMessageBox.question`` with the text shown as it is; the button pressed."""
     return QMessageBox.StandardButton(message_box(parent, QMessageBox.Icon.Question, title, text, buttons,
                                                   default).exec())
-
-
-class UndoTip(QObject):
-    """The tooltip of an Undo/Redo action: Qt would use its text, which names what a preset or a typed
-    sentence holds, and read it as HTML; this sets it as text.  A child of the action: it goes with it."""
-
-    def __init__(self, action: QAction, word: str) -> None:
-        super().__init__(action)
-        self.action, self.word = action, word
-        action.setToolTip(word)
-
-    def follow(self, text: str) -> None:
-        if shiboken6.isValid(self.action):  # the stack may speak while the window is torn down
-            self.action.setToolTip(plain_tip(f"{self.word} {text}".strip()))

@@ -15,21 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 
 
 class Throttle:
     """Shows values through their ``show`` callables at most once every ``interval_ms`` (see the module)."""
 
-    def __init__(self, interval_ms: int, spread_ms: int = 0) -> None:
+    def __init__(self, interval_ms: int, spread_ms: int = 0, parent: QObject | None = None) -> None:
+        """``parent``: the object whose life the timers share (else Python's, which may end first at exit)."""
         self._due: dict[Hashable, tuple[Callable[[Any], None], Any]] = {}
-        self._timer = QTimer()
+        self._timer = QTimer(parent)
         self._timer.setSingleShot(True)
         self._timer.setInterval(int(interval_ms))
         self._timer.timeout.connect(self._tick)
         #: What an interval's end shows one at a time (the first at once), ``spread_ms`` apart.
         self._spreading: dict[Hashable, tuple[Callable[[Any], None], Any]] = {}
-        self._spread = QTimer()
+        self._spread = QTimer(parent)
         self._spread.setSingleShot(True)
         self._spread.setInterval(max(0, int(spread_ms)))
         self._spread.timeout.connect(self._show_next)
