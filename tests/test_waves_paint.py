@@ -68,6 +68,38 @@ def test_waves_show_state_with_only_data_moved_rebuilds_no_pens_ticks_or_range(q
     assert sum(p.calls for p in pens) >= 3 and view.lane_labels[2].startswith("▶")
 
 
+def test_held_min_max_lanes_draw_their_strokes_reaching_to_the_next_block(qtbot):
+    """While a slider is held a binned lane is drawn as its vertical strokes only (half the segments), each
+    reaching to where the polyline's slant from its maximum ends (the next block's minimum); at rest, and for a
+    lane of every position, the polyline as before."""
+    view = WavesView()
+    qtbot.addWidget(view)
+    st = WavesState().clamped(pairs=(0, 3, 40), pair=3)
+    view.show_state(st, wavelengths(st.d_model, st.base, st.variant))
+    r = compute_curves(CurvesRequest(65536, st.d_model, st.base, st.variant, pairs=view.lanes,
+                                     waves_range=(0, 65536), waves_px=512))
+    assert r.waves_bin > 1
+    view.show_curves(r)
+    rest = [(c.getData(), c.opts["connect"]) for c in view.curves[:len(view.lanes)]]
+    assert {connect for _, connect in rest} == {"all"}
+    view.fast = True
+    view.show_curves(r)
+    for j, lane in enumerate(view.lanes):
+        curve = view.curves[j]
+        assert curve.opts["connect"] == "pairs"
+        (x, y), ((x0, y0), _) = curve.getData(), rest[j]
+        np.testing.assert_array_equal(x, x0)
+        mins, maxs = y0[0::2], y0[1::2]
+        after = np.append(mins[1:], mins[-1])
+        np.testing.assert_array_equal(y[0::2], np.minimum(mins, after))
+        np.testing.assert_array_equal(y[1::2], np.maximum(maxs, after))
+        assert np.all(y[0::2] <= mins) and np.all(y[1::2] >= maxs), lane  # every stroke still whole
+    small = compute_curves(CurvesRequest(256, st.d_model, st.base, st.variant, pairs=view.lanes))
+    assert small.waves_bin == 1
+    view.show_curves(small)  # every position: a polyline, held or not
+    assert {c.opts["connect"] for c in view.curves[:len(view.lanes)]} == {"all"}
+
+
 def test_lanes_have_round_caps_only_where_antialiased(qtbot):
     """Square caps where the lanes are not antialiased (a held drag, min/max strokes): round caps are strokes of
     their own in software raster; pens are made only when antialiasing changes, not at every step."""

@@ -26,6 +26,7 @@ from .common import (
     num,
     pair_colour,
     sci,
+    set_lane,
     set_title,
     style_plot,
     waves_plot,
@@ -363,7 +364,8 @@ class BeyondView(Card):
         for j, i in enumerate(self.lanes):
             if i in r.beyond:
                 x, y = r.beyond[i]
-                self.curves[j].setData(x, y - np.float32(self.LANE * j), antialias=self.aa(r.beyond_bin > 1))
+                set_lane(self.curves[j], x, y - np.float32(self.LANE * j), r.beyond_bin > 1, self.fast,
+                         self.aa(r.beyond_bin > 1))
         st = self.state
         n, lt, h = r.request.n_positions, r.request.l_train, r.wavelengths.size
         if lt >= n:

@@ -28,6 +28,7 @@ from .common import (
     num,
     pair_colour,
     pair_cols,
+    set_lane,
     set_title,
     style_plot,
     waves_plot,
@@ -172,7 +173,7 @@ class WavesView(Card):
         for j, i in enumerate(self.lanes):
             if i in r.waves:
                 x, y = r.waves[i]
-                self.curves[j].setData(x, y - np.float32(self.LANE * j), antialias=aa)
+                set_lane(self.curves[j], x, y - np.float32(self.LANE * j), r.waves_bin > 1, self.fast, aa)
         st = self.state
         lam = r.wavelengths
         last = lam.size - 1
