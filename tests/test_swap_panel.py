@@ -181,6 +181,23 @@ def test_mask_after_softmax_shows_rows_that_do_not_sum_to_one(qtbot, panel):
     np.testing.assert_allclose(panel.before_map.sums.image[:, 0], 1.0, atol=1e-6)
 
 
+def test_an_alpha_step_leaves_the_row_sums_alone(qtbot, panel, monkeypatch):
+    """Softmax's rows sum to 1 whatever α is: a drag step repaints the weights, not the Σ column and its numbers."""
+    panel.set_state(panel.state.clamped(scheme="sinusoidal"))
+    settle(qtbot, panel)
+    amap = panel.before_map
+    calls = []
+    monkeypatch.setattr(amap.sums, "setImage", lambda *a, **k: calls.append("setImage"))
+    monkeypatch.setattr(amap.sum_values, "update", lambda *a: calls.append("update"))
+    weights = amap.image.image.copy()
+    panel.set_state(panel.state.clamped(alpha=panel.state.alpha / 2 + 0.05))
+    settle(qtbot, panel)
+    assert not np.array_equal(amap.image.image, weights)  # the step drew
+    assert calls == []
+    texts = amap.sum_values.texts()
+    assert texts and set(texts) == {"1.000"}
+
+
 @pytest.mark.parametrize("scheme,term,name", [
     ("sinusoidal", "PE(pos)", "swap_sinusoidal_a1_d16"),
     ("learned", "P[pos]", "swap_learned_a1_d16"),

@@ -62,12 +62,17 @@ class ValueText(pg.GraphicsObject):
         self.update()
 
     def set_items(self, xs, ys, values, cell=(1.0, 1.0)) -> None:
-        """Show ``values`` (formatted at paint time) centred on (``xs``, ``ys``)."""
+        """Show ``values`` (formatted at paint time) centred on (``xs``, ``ys``); the same again changes nothing
+        (a drag step that leaves them alone does not repaint them: an attention map's row sums)."""
+        xs = np.asarray(xs, dtype=float).ravel()
+        ys = np.asarray(ys, dtype=float).ravel()
+        values = np.asarray(values, dtype=float).ravel()
+        cell = (float(cell[0]), float(cell[1]))
+        if cell == self._cell and all(np.array_equal(a, b) for a, b in
+                                      ((xs, self._xs), (ys, self._ys), (values, self._values))):
+            return
         self.prepareGeometryChange()
-        self._xs = np.asarray(xs, dtype=float).ravel()
-        self._ys = np.asarray(ys, dtype=float).ravel()
-        self._values = np.asarray(values, dtype=float).ravel()
-        self._cell = (float(cell[0]), float(cell[1]))
+        self._xs, self._ys, self._values, self._cell = xs, ys, values, cell
         if self._xs.size:
             cw, ch = self._cell
             x0, x1 = self._xs.min() - cw, self._xs.max() + cw

@@ -106,16 +106,21 @@ class AttentionMap(Heatmap):
         w = np.asarray(weights, dtype=float)
         s = np.asarray(row_sums, dtype=float)
         n = len(tokens)
+        # Softmax's rows sum to 1 at every step of an α drag, give or take a rounding (1e-16): the Σ column and its
+        # numbers are then left as they are drawn, not given the same picture again and repainted.
+        same_sums = s.shape == self._row_sums.shape and np.allclose(s, self._row_sums, rtol=0.0, atol=1e-12)
         self._weights, self._row_sums, self._tokens = w, s, list(tokens)
         self.set_matrix(w, rect=(0, 0, n, n))
         x0, sw = sum_column(n)
-        self.sums.setImage(s[:, None].astype(np.float32), levels=(0.0, 1.0))
-        self.sums.setRect(x0, 0, sw, n)
+        if not same_sums:
+            self.sums.setImage(s[:, None].astype(np.float32), levels=(0.0, 1.0))
+            self.sums.setRect(x0, 0, sw, n)
         self.x_axis.set_labels(tokens, {x0 + sw / 2: "Σ"})
         self.y_axis.set_labels(tokens)
         rows, cols = np.indices((n, n))
         self.values.set_items(cols + 0.5, rows + 0.5, w)
-        self.sum_values.set_items(np.full(n, x0 + sw / 2), np.arange(n) + 0.5, s, cell=(sw, 1.0))
+        if not same_sums:
+            self.sum_values.set_items(np.full(n, x0 + sw / 2), np.arange(n) + 0.5, s, cell=(sw, 1.0))
         if title is not None:
             self.set_title(title)
         if self._shape != (n,):
