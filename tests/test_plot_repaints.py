@@ -105,3 +105,37 @@ def test_the_spectrums_axis_keeps_its_width_as_new_wavelengths_show(qtbot):
     # Its labels up to 2π·10⁷ fit the room kept (none is left out for want of width).
     metrics = QFontMetricsF(axis.style["tickFont"])
     assert metrics.horizontalAdvance("100M") <= axis.style["tickTextWidth"] < axis.width()
+
+
+def test_a_heatmap_given_the_data_it_shows_repaints_nothing(qtbot):
+    """The same matrix again (a Token swap drag of α under NoPE, where α changes no number) leaves the plot as it
+    is; a matrix that differs in one cell, or a NaN moved, is drawn; the exported numbers are the float64 ones."""
+    from explorer.widgets.plot_data import plot_arrays
+    from explorer.widgets.plots import Heatmap
+
+    plot = Heatmap("scores", levels=(0.0, 1.0))
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.show()
+    data = np.linspace(0.0, 1.0, 64 * 64).reshape(64, 64) / 3
+    data[5, 7] = np.nan
+    plot.set_matrix(data, rect=(0, 0, 64, 64))
+    qtbot.waitExposed(plot)
+    QApplication.processEvents()
+    paints = _WholePaints(plot.viewport())
+    plot.set_matrix(data.copy(), rect=(0, 0, 64, 64))  # equal, NaN and all
+    QApplication.processEvents()
+    assert paints.paints == 0
+    for cell in ((63, 63), (5, 7), (0, 0)):
+        changed = data.copy()
+        changed[cell] = 0.9 if not np.isnan(changed[cell]) else 0.2
+        plot.set_matrix(changed, rect=(0, 0, 64, 64))
+        QApplication.processEvents()
+        assert paints.paints >= 1, cell
+        paints.paints = 0
+        plot.set_matrix(data, rect=(0, 0, 64, 64))
+        QApplication.processEvents()
+    exact = 1 / 3 * np.ones((2, 2))
+    plot.set_matrix(exact)
+    plot.set_matrix(exact.copy())
+    np.testing.assert_array_equal(next(v for v in plot_arrays(plot).values() if v.ndim == 2), exact)

@@ -24,10 +24,27 @@ _EXACT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def set_image(item, data, **options) -> None:
-    """Show ``data`` in ``item`` as float32 (half the bytes to draw) and keep the float64 array for export."""
+    """Show ``data`` in ``item`` as float32 (half the bytes to draw) and keep the float64 array for export.
+
+    The same data again, with no levels given, changes nothing: pyqtgraph would colour and repaint the same
+    picture (a Token swap drag of α under NoPE gave its maps the same numbers at every step)."""
     exact = np.asarray(data, dtype=np.float64)
+    if "levels" not in options and _shows(item, exact):
+        return
     item.setImage(exact.astype(np.float32), **options)
     _EXACT[item] = exact
+
+
+def _shows(item, exact: np.ndarray) -> bool:
+    """True when ``item`` shows ``exact`` already (what :func:`set_image` gave it, still there)."""
+    kept = _EXACT.get(item)
+    if kept is None or kept.shape != exact.shape or item.image is None or item.image.shape != exact.shape:
+        return False
+    flat, old = exact.reshape(-1), kept.reshape(-1)
+    step = max(1, flat.size // 64)  # a few cells first: a new picture is told apart without reading it all
+    return bool(np.array_equal(flat[::step], old[::step], equal_nan=True)
+                and np.array_equal(flat, old, equal_nan=True)
+                and np.array_equal(_image_data(item), exact, equal_nan=True))
 
 
 def _image_data(item) -> np.ndarray:

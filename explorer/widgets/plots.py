@@ -341,7 +341,8 @@ class Heatmap(Plot):
         set_image(self.image, data, autoLevels=False)  # drawn in float32, exported in float64
         if levels is not None and tuple(float(v) for v in levels) != tuple(self.colorbar.levels()):
             self.colorbar.setLevels(levels)  # (the same levels again would lay the bar's axis out again)
-        if rect is not None:
+        if rect is not None and tuple(rect) != getattr(self, "_rect_shown", None):
+            self._rect_shown = tuple(rect)
             self.image.setRect(*rect)
 
 

@@ -311,11 +311,13 @@ class QueryBars(Plot):
         """``before[k]``, ``after[k]``: the query's weight on original token k, before/after the swap."""
         b, a = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
         n = len(tokens)
+        same = np.array_equal(b, self._b) and np.array_equal(a, self._a)  # bars set again would be repainted
         self._b, self._a, self._tokens = b, a, list(tokens)
         self._query = short_word(tokens[query])
         x = np.arange(n, dtype=float)
-        self.before.setOpts(x=x + 0.3, height=b, width=0.38)
-        self.after.setOpts(x=x + 0.7, height=a, width=0.38)
+        if not same:
+            self.before.setOpts(x=x + 0.3, height=b, width=0.38)
+            self.after.setOpts(x=x + 0.7, height=a, width=0.38)
         self.x_axis.set_labels(tokens)
         xs = np.concatenate([x + 0.3, x + 0.7])
         ys = np.concatenate([b, a])
