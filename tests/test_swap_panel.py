@@ -198,6 +198,48 @@ def test_an_alpha_step_leaves_the_row_sums_alone(qtbot, panel, monkeypatch):
     assert texts and set(texts) == {"1.000"}
 
 
+def test_a_held_alpha_drag_lays_the_panel_out_again_at_no_step(qtbot, panel):
+    """With sinusoidal PE the verdict's and the explanation's numbers change at every step of an α drag; while the
+    slider is held they keep their size and change at most every interval (each change laid the panel, its dock
+    and the window out again), and letting go shows the last step's words."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from explorer.bench.measure import drag_values, main_slider
+    from explorer.widgets.text_pin import EVERY_MS
+
+    class Layouts(QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+            self.count += event.type() == QEvent.Type.LayoutRequest
+            return False
+
+    panel.set_state(panel.state.clamped(scheme="sinusoidal"))
+    settle(qtbot, panel)
+    slider = main_slider(panel)
+    layouts = Layouts()
+    panel.installEventFilter(layouts)
+    shown = set()
+    try:
+        slider.setSliderDown(True)
+        values = drag_values(slider, 16)
+        slider.setValue(values[2])
+        settle(qtbot, panel)
+        qtbot.wait(EVERY_MS + 50)  # the first change pins the live labels (it may lay out once)
+        layouts.count = 0
+        for v in values[3:]:
+            slider.setValue(v)
+            settle(qtbot, panel)
+            shown.add(panel.headline.text())
+        assert len(shown) >= 2  # the verdict's numbers did change during the drag
+        assert layouts.count == 0
+    finally:
+        slider.setSliderDown(False)
+        panel.removeEventFilter(layouts)
+    qtbot.waitUntil(lambda: panel.headline.text().endswith(panel.last_response.headline), timeout=EVERY_MS * 5)
+    assert panel.explanation.text() == panel.last_response.explanation
+
+
 @pytest.mark.parametrize("scheme,term,name", [
     ("sinusoidal", "PE(pos)", "swap_sinusoidal_a1_d16"),
     ("learned", "P[pos]", "swap_learned_a1_d16"),

@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from ...widgets.text_pin import LiveLabel
+
 #: Headline colours per verdict: (text, background, border), on light and on dark themes.
 VERDICT_STYLE = {
     "equivariant": ("#0f5323", "#d9f2df", "#2e8b47"),
@@ -19,11 +21,14 @@ VERDICT_STYLE_DARK = {
 }
 
 
-class Headline(QLabel):
+class Headline(LiveLabel):
     """The verdict, big: green when attention is permutation-equivariant, warm when order is visible.
 
     Its size steps down from ``point_size`` (not below ``least``) to keep the verdict on one line: a second line of
-    verdict took the height a 720-line projector needs for the maps; where even ``least`` needs two, it wraps."""
+    verdict took the height a 720-line projector needs for the maps; where even ``least`` needs two, it wraps.
+    A live label: its numbers ("changed by up to 0.475") change at every step of an α drag, and while a slider is
+    held it keeps its size and shows a new verdict at most every 100 ms (each one fitted its font and laid the
+    panel, its dock and the window out again)."""
 
     _PAD = 2 * (10 + 2)  # the sheet's padding and border at both ends
 
@@ -35,6 +40,7 @@ class Headline(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict = "no-swap"
+        self._wanted = "no-swap"  # the verdict of the newest text (shown with it)
         self.dark = False
         self.point_size = 19.0
         self.least = 19.0
@@ -52,9 +58,15 @@ class Headline(QLabel):
 
     def set_verdict(self, verdict: str, text: str) -> None:
         mark = {"equivariant": "✓ ", "order-visible": "⚠ ", "no-swap": ""}[verdict]
-        self.setText(mark + text)
-        force = verdict != self.verdict or not self.styleSheet()
-        self.verdict = verdict
+        self._wanted = verdict
+        self.setText(mark + text)  # now, or while a slider is held when its turn comes (show_text)
+
+    def show_text(self, text: str) -> None:
+        if text == self.text() and self._wanted == self.verdict and self.styleSheet():
+            return  # the same verdict again: nothing to fit (its font sizes, 0.13 ms a step)
+        QLabel.setText(self, text)
+        force = self._wanted != self.verdict or not self.styleSheet()
+        self.verdict = self._wanted
         self._restyle(force=force)
 
     def fitted_size(self) -> float:

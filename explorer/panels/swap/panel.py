@@ -35,6 +35,7 @@ from ...widgets.plain import plain_label
 from ...widgets.plot_data import plot_title
 from ...widgets.ranges import set_range
 from ...widgets.sliders import LabeledFloatSlider
+from ...widgets.text_pin import LiveLabel
 from ...widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
 from ...widgets.value_box import SpinBox
 from ..base import Panel
@@ -110,7 +111,9 @@ class SwapPanel(RealTableOption, Panel):
         self.headline = Headline(self)
         self.headline.setProperty("aboveFocus", True)  # sentence, swap and verdict stay over a plot in focus
         self.body.addWidget(self.headline)
-        self.explanation = plain_label(parent=self)  # it quotes the typed sentence
+        # It quotes the typed sentence (plain text), and its numbers follow α: a live label, as the headline.
+        self.explanation = LiveLabel(self)
+        self.explanation.setTextFormat(Qt.TextFormat.PlainText)
         self.explanation.setObjectName("swapExplanation")
         self.explanation.setWordWrap(True)
         self.explanation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
