@@ -88,6 +88,10 @@ CASES = (
     Case("waves", "N=8192 d=1024", {"n_positions": 8192, "d_model": 1024}),
     Case("swap", "default", interactive=True),
     Case("swap", "64 tokens", {"sentence": SENTENCE_64}),
+    # Token swap's default scheme is NoPE, where α changes no number: its two cases above give the maps the same
+    # data at every step.  A drag where α matters, with sinusoidal PE, at both sentence lengths:
+    Case("swap", "sinusoidal", {"scheme": "sinusoidal"}, interactive=True),
+    Case("swap", "64 tokens sinusoidal", {"sentence": SENTENCE_64, "scheme": "sinusoidal"}),
     Case("schemes", "default", interactive=True),
     Case("schemes", "L_eval=16384 head_dim=128", {"l_train": 1024, "l_eval": 16384, "head_dim": 128}),
 )

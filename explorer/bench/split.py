@@ -15,10 +15,11 @@ left of ``other`` is the event loop's own time and the bench's (its polling and 
 
 :func:`split_frames` sweeps the record once: every instant of busy time goes to the innermost part open then, in
 the frame it falls in, so a frame's parts add up to its busy time by construction (a plot's repaint is its time
-less its axes').  A frame begins at a draw pass that follows a repaint (not one that goes on with a frame the
-scheduler draws a key per turn of the event loop: its key is :data:`MORE`), or at a repaint more than
-:data:`FRAME_GAP_S` after the last one (one backing-store sync repaints every dirty plot back to back); the
-record ends with the last repaint.  Not separated: titles, axis labels and text items are Qt's
+less its axes').  A frame begins at a draw pass that follows a repaint or another draw pass (not one that goes on
+with a frame the scheduler draws a key per turn of the event loop: its key is :data:`MORE`; a draw that changes
+no plot, the same data again, is a frame without a repaint), or at a repaint more than :data:`FRAME_GAP_S` after
+the last one (one backing-store sync repaints every dirty plot back to back); the record ends with the last
+repaint or draw pass.  Not separated: titles, axis labels and text items are Qt's
 ``QGraphicsTextItem`` children, painted by Qt (C++) inside their plot's repaint.
 """
 
@@ -159,14 +160,14 @@ def split_frames(events, gap_s: float = FRAME_GAP_S) -> list[dict[str, float]]:
     ``events`` are ``(time, +1 enter / -1 leave, part, name)`` in time order, properly nested; what comes
     after the last plot repaint is left out (the drag's last step is on screen)."""
     events = list(events)
-    last_paint = _last_plot_leave(events)
-    if last_paint is None:
+    last = _last_leave(events)
+    if last is None:
         return []
     frames: list[dict[str, float]] = [defaultdict(float)]
     stack: list[str] = []
-    painted, in_plot, paint_end = False, 0, float("-inf")
+    painted, drew, in_plot, paint_end = False, False, 0, float("-inf")
     t_last = events[0][0]
-    for t, kind, part, key in events[:last_paint + 1]:
+    for t, kind, part, key in events[:last + 1]:
         if stack:
             frames[-1][stack[-1]] += t - t_last
         t_last = t
@@ -175,11 +176,13 @@ def split_frames(events, gap_s: float = FRAME_GAP_S) -> list[dict[str, float]]:
                 in_plot -= 1
                 paint_end = t
             continue
-        if painted and ((part == "draw" and key != MORE) or (part == "plot" and not in_plot and t - paint_end > gap_s)):
+        begins = part == "draw" and key != MORE
+        if (begins and (painted or drew)) or (painted and part == "plot" and not in_plot and t - paint_end > gap_s):
             frames.append(defaultdict(float))
-            painted = False
+            painted = drew = False
         if part == "plot":
             painted, in_plot = True, in_plot + 1
+        drew = drew or begins  # a draw that changes no plot (the same data again): the next draw is a new frame
         stack.append(_bucket(part, key, stack[-1] if stack else "other"))
     return [{k: v for k, v in f.items() if k != IDLE} for f in frames]
 
@@ -193,14 +196,14 @@ def _bucket(part: str, key: str, outer: str) -> str:
     return f"{part}:{key}" if part in ("plot", "scene", "event") else part
 
 
-def _last_plot_leave(events) -> int | None:
-    """The index of the event that ends the last plot repaint (None: no plot was repainted)."""
+def _last_leave(events) -> int | None:
+    """The index of the event that ends the last plot repaint or draw pass (None: neither happened)."""
     stack: list[str] = []
     last = None
     for i, (_t, kind, part, _key) in enumerate(events):
         if kind == _ENTER:
             stack.append(part)
-        elif stack.pop() == "plot":
+        elif stack.pop() in ("plot", "draw"):
             last = i
     return last
 
