@@ -344,3 +344,30 @@ def test_the_frame_probe_is_told_of_a_part_only_while_installed_and_even_when_it
         frame_probe.install(before)
     assert told == [("enter", "plot", "me"), ("leave",), ("enter", "axes", "it"), ("leave",)]
     assert frame_probe.active() is None
+
+
+def test_the_reduced_baseline_draws_plain_curves_and_markers_too(qtbot):
+    """The reduced notebook redraws what the panel shows: the Waves lanes and spectrum are plain curves and markers
+    (not PlotDataItems), and left out they made its figure the heatmap alone."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from explorer.bench.baseline import figure_items
+    from explorer.widgets.symbols import Markers
+
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    curve = pg.PlotCurveItem(np.arange(3.0), np.ones(3))
+    dots = Markers(x=[1.0], y=[2.0])
+    hidden = Markers(x=[0.0], y=[0.0])
+    hidden.setVisible(False)
+    for item in (curve, dots, hidden):
+        pw.addItem(item)
+
+    class Shown:
+        def visible_plots(self):
+            return [pw]
+
+    [items] = figure_items(Shown())
+    assert [kind for kind, _ in items] == ["curve", "points"]
+    np.testing.assert_array_equal(items[1][1][1], [2.0])

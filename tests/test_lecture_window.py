@@ -142,7 +142,9 @@ def test_the_undo_action_is_renamed_at_most_every_interval_during_a_drag(qtbot, 
     assert window.undo.stack.count() == 1
     final = window.undo.stack.undoText()
     # One rename at the first step, then at most one per interval; before, all 30 steps renamed it.
-    assert 1 <= len(names) <= 1 + math.ceil(intervals) < 30, (names, intervals)
+    assert 1 <= len(names) <= 1 + math.ceil(intervals), (names, intervals)
+    if intervals < 20:  # a very slow machine renames it nearly every step anyway
+        assert len(names) < 30, names
     qtbot.waitUntil(lambda: act.text() == f"&Undo {final}", timeout=EVERY_MS * 5)
     assert act.toolTip() == plain_tip(f"Undo {final}") and act.isEnabled()
     window.undo.stack.undo()

@@ -135,6 +135,12 @@ def test_a_heatmap_given_the_data_it_shows_repaints_nothing(qtbot):
         paints.paints = 0
         plot.set_matrix(data, rect=(0, 0, 64, 64))
         QApplication.processEvents()
+    # The same rect over a new shape (the learned table's spectrum: 0.5 is the top of every even row count) is
+    # scaled to it again: pyqtgraph scales an image to its rect from the image's own size.
+    taller = np.zeros((128, 64))
+    plot.set_matrix(taller, rect=(0, 0, 64, 64))
+    drawn = plot.image.mapRectToParent(plot.image.boundingRect())
+    assert (drawn.width(), drawn.height()) == (64, 64)
     exact = 1 / 3 * np.ones((2, 2))
     plot.set_matrix(exact)
     plot.set_matrix(exact.copy())

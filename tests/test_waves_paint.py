@@ -68,6 +68,16 @@ def test_waves_show_state_with_only_data_moved_rebuilds_no_pens_ticks_or_range(q
     assert sum(p.calls for p in pens) >= 3 and view.lane_labels[2].startswith("▶")
 
 
+def test_the_waves_views_menu_keeps_export_but_not_pyqtgraphs_plot_options(qtbot):
+    """pyqtgraph's "Plot Options" switches (log, FFT, alpha, downsampling) act on PlotDataItems: on the views'
+    plain curves and markers they raised AttributeError, and the spectrum's items hold log10(λ) already."""
+    view = SpectrumView()
+    qtbot.addWidget(view)
+    pi = view.plot.getPlotItem()
+    assert not pi.menuEnabled() and pi.getContextMenus(None) is None
+    assert pi.getViewBox().menuEnabled() and view.plot.export_menu is not None
+
+
 def test_held_min_max_lanes_draw_their_strokes_reaching_to_the_next_block(qtbot):
     """While a slider is held a binned lane is drawn as its vertical strokes only (half the segments), each
     reaching to where the polyline's slant from its maximum ends (the next block's minimum); at rest, and for a

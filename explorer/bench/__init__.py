@@ -10,8 +10,8 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 * ``superseded`` — how many requests were replaced before they started (the service at work);
 * ``ui_stall_ms_max`` — the longest gap of a 1 ms heartbeat timer on the UI thread during the drag;
 * ``frames_per_s`` — frames painted per second from the drag's first step until its last step is on screen
-  (the frame split's frames: a plot repainted after a draw pass, or more than 4 ms after the last repaint
-  ended, begins one); ``paints`` counts the repaints of the panel's plots;
+  (the frame split's frames: a draw pass after a repaint or another draw pass, or a plot repainted more than
+  4 ms after the last repaint ended, begins one); ``paints`` counts the repaints of the panel's plots;
 * ``cpu_s`` — CPU seconds during the drag of the UI process (``ui``) and of each process descending
   from it (``children``: a compute process or pool, whatever exists);
 * ``notebook_ms`` — the baseline, what a notebook user does: the full data (the panel's exact

@@ -25,7 +25,7 @@ def _matplotlib():
 
 
 def figure_items(panel) -> list:
-    """What the panel shows, per plot: images, curves and bars (the display data, not the widgets)."""
+    """What the panel shows, per plot: images, curves, markers and bars (the display data, not the widgets)."""
     import pyqtgraph as pg
 
     plots = []
@@ -38,6 +38,11 @@ def figure_items(panel) -> list:
                 x, y = it.getOriginalDataset()
                 if x is not None and y is not None and len(x):
                     items.append(("curve", (np.asarray(x), np.asarray(y))))
+            elif isinstance(it, (pg.PlotCurveItem, pg.ScatterPlotItem)) and it.isVisible():
+                x, y = it.getData()  # the Waves lanes and spectrum: curves and markers of their own
+                if x is not None and y is not None and len(x):
+                    kind = "curve" if isinstance(it, pg.PlotCurveItem) else "points"
+                    items.append((kind, (np.asarray(x), np.asarray(y))))
             elif isinstance(it, pg.BarGraphItem):
                 opts = it.opts
                 if opts.get("x") is not None and opts.get("height") is not None:
@@ -82,6 +87,8 @@ def reduced_update_ms(panel, repeats: int = 3) -> dict:
                     ax.imshow(data, aspect="auto", cmap="RdBu_r", interpolation="nearest")
                 elif kind == "curve":
                     ax.plot(*data, lw=1)
+                elif kind == "points":
+                    ax.plot(*data, "o", ms=3)
                 else:
                     ax.bar(*data)
         fig.canvas.draw()

@@ -158,7 +158,7 @@ def split_frames(events, gap_s: float = FRAME_GAP_S) -> list[dict[str, float]]:
     ``scene:<name>`` and ``event:<type → receiver>``.
 
     ``events`` are ``(time, +1 enter / -1 leave, part, name)`` in time order, properly nested; what comes
-    after the last plot repaint is left out (the drag's last step is on screen)."""
+    after the last plot repaint or draw pass is left out (the drag's last step is on screen)."""
     events = list(events)
     last = _last_leave(events)
     if last is None:

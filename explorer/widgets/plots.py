@@ -341,8 +341,10 @@ class Heatmap(Plot):
         set_image(self.image, data, autoLevels=False)  # drawn in float32, exported in float64
         if levels is not None and tuple(float(v) for v in levels) != tuple(self.colorbar.levels()):
             self.colorbar.setLevels(levels)  # (the same levels again would lay the bar's axis out again)
-        if rect is not None and tuple(rect) != getattr(self, "_rect_shown", None):
-            self._rect_shown = tuple(rect)
+        # pyqtgraph scales the image to the rect from the image's own size: the same rect over a new shape is set again.
+        shape = None if self.image.image is None else self.image.image.shape
+        if rect is not None and (tuple(rect), shape) != getattr(self, "_rect_shown", None):
+            self._rect_shown = (tuple(rect), shape)
             self.image.setRect(*rect)
 
 

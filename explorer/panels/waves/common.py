@@ -36,7 +36,9 @@ def waves_plot() -> Plot:
 
 def style_plot(widget: Plot, title: str = "", x: str = "", y: str = "") -> pg.PlotItem:
     """A Waves view's title and axis labels on ``widget`` (a :func:`waves_plot` or a heatmap), no "A" button,
-    the right-click menu kept (export lives there)."""
+    the right-click menu kept (export lives there) but for pyqtgraph's "Plot Options": its log, FFT, alpha and
+    downsampling switches act on PlotDataItems, and the views draw plain curves and markers (a switch raised
+    AttributeError) already given log10(λ) where the axis is logarithmic."""
     pi = widget.getPlotItem()
     if title:
         pi.setTitle(title)
@@ -44,7 +46,7 @@ def style_plot(widget: Plot, title: str = "", x: str = "", y: str = "") -> pg.Pl
         if text:
             pi.setLabel(name, text)
     pi.hideButtons()
-    pi.setMenuEnabled(True)
+    pi.setMenuEnabled(False, enableViewBoxMenu=True)
     return pi
 
 
