@@ -123,6 +123,41 @@ def test_main_slider_is_s_and_recomputes_only_scaled_rope(qtbot, make_panel, mon
     assert panel.export_basename() == "schemes_yarn_s8_d64_L64_eval256"
 
 
+def test_a_held_drag_computes_the_changed_matrix_in_float32_and_exactly_when_let_go(qtbot, make_panel, monkeypatch):
+    """While s is held, scaled RoPE's matrix is a float32 preview and every other scheme keeps the exact request
+    it has (nothing else is computed, in the drag or after it); letting go computes and draws it exactly."""
+    panel = make_panel()
+    slider = panel.main_slider()
+    sent = []
+    original = panel.service.submit
+
+    def submit(req, **kw):
+        handle = original(req, **kw)
+        sent.append((req, handle.status))
+        return handle
+
+    monkeypatch.setattr(panel.service, "submit", submit)
+    inner = slider.slider()
+    inner.setSliderDown(True)
+    try:
+        for v in (2.0, 2.5, 3.0):
+            slider.setValue(v)
+            wait(qtbot, panel)
+        drawn = panel.matrix_view.responses["scaled_rope"]
+        assert drawn.request.preview and drawn.request.factor == pytest.approx(8.0)
+        ran = [req for req, status in sent if status != "skipped"]
+        assert {req.key for req in ran} == {"schemes.matrix.scaled_rope"} and all(req.preview for req in ran)
+        assert not any(r.request.preview for s, r in panel.matrix_view.responses.items() if s != "scaled_rope")
+        sent.clear()
+    finally:
+        inner.setSliderDown(False)
+    qtbot.waitUntil(lambda: not panel.matrix_view.responses["scaled_rope"].request.preview, timeout=20000)
+    wait(qtbot, panel)
+    assert [req.key for req, status in sent if status != "skipped"] == ["schemes.matrix.scaled_rope"]
+    exact = J.matrix_scores(panel.matrix_view.responses["scaled_rope"].request).matrix
+    np.testing.assert_array_equal(panel.matrix_view.responses["scaled_rope"].matrix, exact)
+
+
 def test_controls_are_linked_to_every_column(qtbot, make_panel):
     panel = make_panel()
     panel.d_spin.setValue(32)

@@ -23,6 +23,7 @@ view depends on (the scheme's ``depends_on``): dragging s recomputes the scaled-
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,7 @@ from ..encodings import (
     yarn_correction_range,
     yarn_ramp,
 )
-from ..encodings.blocks import blocks, extent, sample_indices
+from ..encodings.blocks import blocks, extent, float32_phasors, sample_indices
 from ..encodings.sinusoidal import completes_cycle
 from ..schemes import NotShown, PlotSpec
 from ..schemes.learned import real_rows, row_limit, rows_of, table_name, too_large_for
@@ -80,6 +81,9 @@ class MatrixRequest:
     #: for a scheme that takes one (:attr:`~explorer.schemes.Scheme.uses_table`); None: its own.
     table: Any = None
     max_cells: int = MATRIX_CELLS
+    #: A drag step's (a slider held): the block phasors in float32 (:func:`~explorer.encodings.blocks.float32_phasors`);
+    #: letting go asks again without it.
+    preview: bool = False
     key: str = "schemes.matrix"
 
 
@@ -264,18 +268,32 @@ def _fields(st, sch, names, trained: dict | None, table) -> dict:
     return out
 
 
-def build_requests(st, view: str | None = None, trained: dict | None = None, table=None) -> list:
+def kept_exact(requests: list, latest) -> list:
+    """``requests`` with each drag step's score matrix (``preview``) that asks for what the exact request sent last
+    for its key (``latest(key)``) already asked for replaced by that one: a scheme the step does not change keeps
+    its exact result, neither computed again in float32 nor, when the slider is let go, once more."""
+    out = []
+    for req in requests:
+        old = latest(req.key) if getattr(req, "preview", False) else None
+        keep = isinstance(old, MatrixRequest) and not old.preview and dataclasses.replace(old, preview=True) == req
+        out.append(old if keep else req)
+    return out
+
+
+def build_requests(st, view: str | None = None, trained: dict | None = None, table=None, *,
+                   preview: bool = False) -> list:
     """The requests of ``view`` (default: the state's current view), one key per plot.
 
     ``trained``: scheme id → the Lab's trained weights of that scheme in this session (see
     :attr:`~explorer.schemes.Scheme.uses_lab_weights`); schemes without them draw their seeded start.
     ``table``: a real position table (:class:`~explorer.jobs.table.TableSource`) that the schemes which take
     one (:attr:`~explorer.schemes.Scheme.uses_table`) draw in place of their seeded table; None: their own.
+    ``preview``: a drag step's score matrices (see :attr:`MatrixRequest.preview`).
     """
     view = view or st.view
     tabled = table if any(registry.get(s).uses_table for s in st.schemes) else None
     if view == "matrices":
-        return [MatrixRequest(key=f"schemes.matrix.{s}",
+        return [MatrixRequest(key=f"schemes.matrix.{s}", preview=preview,
                               **_scheme_params(st, s, matrix=True, trained=trained, table=table))
                 for s in st.schemes]
     if view == "distance":
@@ -317,7 +335,8 @@ def matrix_scores(req: MatrixRequest) -> MatrixResponse:
     full = resolved(req)  # the response keeps the small request
     q = sch.query(full, "matrices")  # what the scheme declared it reads, and nothing else
     try:
-        m = sch.score_blocks(q, bl)
+        with float32_phasors(req.preview):
+            m = sch.score_blocks(q, bl)
     except NotShown as exc:
         return MatrixResponse(req, None, bl.size, bl.n, 0.0, str(exc), title=sch.matrix_title(q),
                               table_note=table_note(full))

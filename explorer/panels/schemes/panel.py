@@ -38,6 +38,7 @@ from ...jobs.schemes import (
     ScaledResponse,
     TabResponse,
     build_requests,
+    kept_exact,
     shared_levels,
 )
 from ...snippets import NoSnippet
@@ -403,7 +404,9 @@ class SchemesPanel(RealTableOption, Panel):
 
     # -- requests and results --------------------------------------------------------------------------
     def requests(self, st):
-        return build_requests(st, trained=self.links.trained_weights(), table=self.table_for_request())
+        reqs = build_requests(st, trained=self.links.trained_weights(), table=self.table_for_request(),
+                              preview=self.text_pin.holding)  # a drag step's matrices in float32
+        return kept_exact(reqs, self.latest_request)
 
     def _on_trained_changed(self) -> None:
         """A Lab run trained a scheme this panel draws from its weights (FIRE): draw the new ones."""
@@ -460,10 +463,12 @@ class SchemesPanel(RealTableOption, Panel):
             self.distance_view.info.setText(distance_info(st, self.distance_view.responses))
 
     def _exact_scale(self) -> None:
-        """The slider is let go: the matrices' exact colour scale again (see :meth:`_update_scales`)."""
+        """The slider is let go: the matrices' exact colour scale again (see :meth:`_update_scales`), and the
+        matrices a drag step drew in float32 computed exactly."""
         self._held_k = None
         if not self._closing:
             self._update_scales()
+            self.request_update()
 
     # -- hooks ---------------------------------------------------------------------------------------
     def formula_text(self, state) -> str:
