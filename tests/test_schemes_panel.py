@@ -148,6 +148,8 @@ def test_a_held_drag_computes_the_changed_matrix_in_float32_and_exactly_when_let
         ran = [req for req, status in sent if status != "skipped"]
         assert {req.key for req in ran} == {"schemes.matrix.scaled_rope"} and all(req.preview for req in ran)
         assert not any(r.request.preview for s, r in panel.matrix_view.responses.items() if s != "scaled_rope")
+        (name,) = panel.export_data(panel.matrix_view.plots["scaled_rope"])  # said, if exported in a drag
+        assert "float32 preview" in name
         sent.clear()
     finally:
         inner.setSliderDown(False)
@@ -156,6 +158,9 @@ def test_a_held_drag_computes_the_changed_matrix_in_float32_and_exactly_when_let
     assert [req.key for req, status in sent if status != "skipped"] == ["schemes.matrix.scaled_rope"]
     exact = J.matrix_scores(panel.matrix_view.responses["scaled_rope"].request).matrix
     np.testing.assert_array_equal(panel.matrix_view.responses["scaled_rope"].matrix, exact)
+    ((name, data),) = panel.export_data(panel.matrix_view.plots["scaled_rope"]).items()
+    assert "preview" not in name
+    np.testing.assert_array_equal(data, exact)
 
 
 def test_controls_are_linked_to_every_column(qtbot, make_panel):

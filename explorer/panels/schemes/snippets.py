@@ -29,7 +29,10 @@ def exact_data(panel, plot) -> dict | None:
         for s, pw in mv.plots.items():
             r = mv.responses.get(s)
             if plot is pw and r is not None and r.matrix is not None:
-                return {matrix_name(r): r.matrix}
+                name = matrix_name(r)
+                if getattr(r.request, "preview", False):  # exported in the moment before the exact one is drawn
+                    name += " (a drag step's float32 preview: within 1e-6 of the largest |ΔS|)"
+                return {name: r.matrix}
     for w in panel._views.values():
         if (own := w.export_data(plot)) is not None:
             return own
