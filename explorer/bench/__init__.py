@@ -82,6 +82,18 @@ class Case:
     interactive: bool = False
 
 
+def _alpha_scales() -> str:
+    """The first Token swap scheme that α scales (the registry's sinusoidal PE): under the default NoPE an α drag
+    changes no number."""
+    from ..panels.swap.controls import adds_to_input
+    from ..schemes import swap_ids
+
+    return next(s for s in swap_ids() if adds_to_input(s))
+
+
+#: A Token swap scheme whose drag of α changes the maps.
+ALPHA_PE = _alpha_scales()
+
 CASES = (
     Case("waves", "default", interactive=True),
     Case("waves", "N=131072 d=128", {"n_positions": 131072, "d_model": 128}),
@@ -89,9 +101,9 @@ CASES = (
     Case("swap", "default", interactive=True),
     Case("swap", "64 tokens", {"sentence": SENTENCE_64}),
     # Token swap's default scheme is NoPE, where α changes no number: its two cases above give the maps the same
-    # data at every step.  A drag where α matters, with sinusoidal PE, at both sentence lengths:
-    Case("swap", "sinusoidal", {"scheme": "sinusoidal"}, interactive=True),
-    Case("swap", "64 tokens sinusoidal", {"sentence": SENTENCE_64, "scheme": "sinusoidal"}),
+    # data at every step.  A drag where α matters, at both sentence lengths:
+    Case("swap", ALPHA_PE, {"scheme": ALPHA_PE}, interactive=True),
+    Case("swap", f"64 tokens {ALPHA_PE}", {"sentence": SENTENCE_64, "scheme": ALPHA_PE}),
     Case("schemes", "default", interactive=True),
     Case("schemes", "L_eval=16384 head_dim=128", {"l_train": 1024, "l_eval": 16384, "head_dim": 128}),
 )

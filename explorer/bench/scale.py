@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from ..interrupts import check as check_interrupt
+from . import ALPHA_PE
 
 #: (panel, axis, other fixed parameters, the axis's four values).
-#: Token swap's sizes with sinusoidal PE: under its default NoPE an α drag changes no number.
+#: Token swap's sizes with a scheme α scales (sinusoidal PE): under its default NoPE an α drag changes no number.
 AXES: tuple[tuple[str, str, dict[str, int | str], tuple[int, ...]], ...] = (
     ("waves", "n_positions", {"d_model": 128}, (1024, 8192, 32768, 131072)),
     ("waves", "d_model", {"n_positions": 8192}, (64, 256, 1024, 4096)),
-    ("swap", "d_model", {"scheme": "sinusoidal"}, (16, 64, 128, 256)),
+    ("swap", "d_model", {"scheme": ALPHA_PE}, (16, 64, 128, 256)),
     ("schemes", "l_eval", {"l_train": 1024, "head_dim": 128}, (2048, 8192, 32768, 131072)),
     ("schemes", "head_dim", {"l_train": 1024, "l_eval": 16384}, (32, 128, 512, 1024)),
 )

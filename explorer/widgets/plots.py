@@ -330,6 +330,7 @@ class Heatmap(Plot):
         pi = self.getPlotItem()
         pi.invertY(True)
         self.image = ImageItem(axisOrder="row-major")
+        self._rect_shown: tuple | None = None  # (rect, the image's shape) the image was last scaled to
         self.image.setAutoDownsample(True)
         pi.addItem(self.image)
         self.colorbar = self.add_colour_bar(self.image, levels, cmap)
@@ -343,7 +344,7 @@ class Heatmap(Plot):
             self.colorbar.setLevels(levels)  # (the same levels again would lay the bar's axis out again)
         # pyqtgraph scales the image to the rect from the image's own size: the same rect over a new shape is set again.
         shape = None if self.image.image is None else self.image.image.shape
-        if rect is not None and (tuple(rect), shape) != getattr(self, "_rect_shown", None):
+        if rect is not None and (tuple(rect), shape) != self._rect_shown:
             self._rect_shown = (tuple(rect), shape)
             self.image.setRect(*rect)
 

@@ -119,7 +119,7 @@ class SchemesPanel(RealTableOption, Panel):
         self._theme = None  # the last theme applied (views built later get it too)
         self._closing = False
         self._held_k: float | None = None  # the matrices' colour scale while a slider is held (see _update_scales)
-        self.text_pin.on_release(self._exact_scale)
+        self.text_pin.on_release(self._exact_again)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self._build_controls())
@@ -462,7 +462,7 @@ class SchemesPanel(RealTableOption, Panel):
             self.distance_view.set_range(kd, clipped_d, st)
             self.distance_view.info.setText(distance_info(st, self.distance_view.responses))
 
-    def _exact_scale(self) -> None:
+    def _exact_again(self) -> None:
         """The slider is let go: the matrices' exact colour scale again (see :meth:`_update_scales`), and the
         matrices a drag step drew in float32 computed exactly."""
         self._held_k = None

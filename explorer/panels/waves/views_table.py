@@ -232,7 +232,6 @@ class SpectrumView(Card):
         self.pick_point = Markers(size=20, brush=steady_brush(None), pen=pg.mkPen("k", width=2.5))
         for item in (self.curve, self.dots, self.lane_points, self.pick_point):
             self.plot.addItem(item)
-        self._lane_brushes: list = []
         opts = {"position": 0.03, "color": "k", "fill": (255, 255, 255, 200), "anchors": [(0, 1), (0, 1)]}
         # The bounds in neutral ink (dash styles and labels tell them apart): the pairs' markers own the colours.
         # Label placement: the curve rises from 2π at the left, so the lower bound's label sits right of the
@@ -303,9 +302,8 @@ class SpectrumView(Card):
         if dots:
             self.dots.setData(i, y, antialias=aa)
         marked = [j for j in lanes if j < lam.size]
-        if len(self._lane_brushes) != len(marked):  # one steady brush per lane: pyqtgraph draws each symbol once
-            self._lane_brushes = [steady_brush(pair_colour(j)) for j in range(len(marked))]
-        self.lane_points.setData(np.array(marked, float), y[marked], brush=self._lane_brushes, antialias=aa)
+        brushes = [steady_brush(pair_colour(j)) for j in range(len(marked))]  # steady: each symbol drawn once
+        self.lane_points.setData(np.array(marked, float), y[marked], brush=brushes, antialias=aa)
         if st.pair < lam.size:
             self.pick_point.setData([float(st.pair)], [y[st.pair]], antialias=aa)
         lo, hi = r.bounds
