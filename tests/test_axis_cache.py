@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
-from explorer.export.images import render_widget
+from explorer.export.images import plot_svg, render_widget
 from explorer.widgets import axis as axis_mod
 from explorer.widgets.axis import Axis, painted_afresh
 from explorer.widgets.plots import make_plot
@@ -143,3 +143,79 @@ def test_the_room_kept_for_the_axis_line_lets_no_more_tick_labels_in(qtbot, monk
         plot.resize(width, 300)
         QApplication.processEvents()
         assert _labels(axis) == shown[width], width
+
+
+def _texts(plot) -> list:
+    pi = plot.getPlotItem()
+    return [pi.titleLabel.item] + [pi.getAxis(name).label for name in ("left", "bottom")]
+
+
+def test_titles_and_axis_labels_are_kept_as_pictures_and_an_export_paints_them_afresh(qtbot):
+    """A title's and an axis label's text documents were laid out and drawn at every repaint of their plot (a tenth
+    of a heatmap's repaint in a drag); kept as pictures like the axes, they are drawn afresh for an export."""
+    plot, _ = _image_plot(qtbot)
+    texts = _texts(plot)
+    assert all(t.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for t in texts)
+    exported = _pixels(render_widget(plot, scale=2))
+    assert all(t.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for t in texts)  # kept again after
+    # In an SVG a kept picture would be an image: the heatmap is the only one.
+    assert plot_svg(plot).decode().count("<image") == 1
+    for item in plot.scene().items():  # the reference: no picture kept at all
+        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    np.testing.assert_array_equal(exported, _pixels(render_widget(plot, scale=2)))
+
+
+def test_the_right_click_menu_offers_the_apps_export_not_pyqtgraphs(qtbot):
+    """pyqtgraph's "Export..." dialog painted the kept pictures of the axes and titles into its SVG, without the
+    export's look: the plot's menu has the app's Export submenu only."""
+    plot, _ = _image_plot(qtbot)
+    vb = plot.getPlotItem().getViewBox()
+
+    class Click:
+        acceptedItem = vb
+
+    menu = plot.scene().addParentContextMenus(vb, vb.getMenu(Click()), Click())
+    texts = [a.text() for a in menu.actions()]
+    assert "E&xport" in texts and not any(t.startswith("Export") for t in texts)
+
+
+def test_a_new_title_or_axis_label_is_drawn_not_the_old_picture(qtbot):
+    plot, _ = _image_plot(qtbot)
+
+    def shown(title: str, label: str) -> np.ndarray:
+        plot.set_title(title)
+        plot.setLabel("bottom", label)
+        QApplication.processEvents()
+        qtbot.wait(50)
+        return _pixels(plot.grab().toImage())
+
+    first = shown("a map", "key")
+    second = shown("a different map", "value")
+    assert (first != second).any(axis=-1)[:40].sum() > 20  # the title's rows
+    assert (first != second).any(axis=-1)[-40:].sum() > 20  # the bottom label's
+    np.testing.assert_array_equal(shown("a map", "key"), first)
+
+
+def test_an_axis_rect_follows_its_geometry_its_tick_length_and_its_grid(qtbot):
+    """The axis' rect is kept while nothing it depends on changes (Qt asks for it about four times per repaint):
+    a resized plot, longer ticks or a grid must give the rect pyqtgraph works out (plus the axis line's room)."""
+    plot, _ = _image_plot(qtbot)
+    axis = plot.getPlotItem().getAxis("left")
+    room = axis_mod._STROKE_ROOM
+
+    def worked_out():
+        return pg.AxisItem.boundingRect(axis).adjusted(-room, -room, room, room)
+
+    assert axis.boundingRect() == worked_out()
+    g = axis.geometry()
+    axis.setGeometry(g.adjusted(0, 0, 0, 40))  # (no repaint between: it would work the rect out anew anyway)
+    assert axis.boundingRect() == worked_out() and axis.boundingRect().height() > g.height() + 40
+    plot.resize(500, 420)
+    QApplication.processEvents()
+    qtbot.wait(50)
+    assert axis.boundingRect() == worked_out() and axis.boundingRect().height() > 300
+    axis.setStyle(tickLength=-25)
+    assert axis.boundingRect() == worked_out()
+    axis.setGrid(128)  # reaches over its view: the view's rect too
+    assert axis.boundingRect() == worked_out()
+    assert axis.boundingRect().width() > 300

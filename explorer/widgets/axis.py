@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 
 import pyqtgraph as pg
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QPixmapCache
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -60,11 +61,13 @@ class Axis(pg.AxisItem):
         self._shown_form: str | None = None  # the shorter form of the label drawn (None: the whole label)
         self._fitting = False
         self._placing_labels = False
+        self._rect_kept: tuple | None = None  # (geometry, what else the rect depends on, the rect): boundingRect
         super().__init__(orientation, **kwargs)
         # Kept as a picture in the view's pixels, painted again only when the axis changes: an image or a curve
         # that changes beside it (inward ticks reach into the plot) repainted every axis of its plot at every
         # drag step, each a replay of its tick lines and texts (Token swap: 14 axes a step, about 1 ms).
         self._keep_picture()
+        self.label.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # its own picture (the axis' is not)
         # A label's text changes without a resize (a new title for the axis): fit it then too.
         self.label.document().contentsChanged.connect(self._on_label_changed)
 
@@ -93,10 +96,20 @@ class Axis(pg.AxisItem):
         # pyqtgraph strokes the axis line on the edge of this rect, half of it outside; cached as a picture (see
         # __init__) only what lies inside is kept, and a colour bar's frame lost half its width.  Not while the
         # ticks are worked out: pyqtgraph draws no tick label this rect does not hold (see generateDrawSpecs).
+        # Kept while the axis' geometry and style are the same: Qt asks about 4 times per axis per repaint
+        # (Token swap: 60 times a drag step), and pyqtgraph works it out again each time.  An axis with a grid
+        # reaches over its view, which may move alone: worked out every time.
+        geometry, style = self.geometry(), self.style
+        depends = (self._placing_labels, self.grid, style["tickLength"], style["hideOverlappingLabels"],
+                   self.orientation)
+        kept = self._rect_kept
+        if kept is not None and kept[1] == depends and kept[0] == geometry and self.grid is False:
+            return QRectF(kept[2])
         rect = super().boundingRect()
-        if self._placing_labels:
-            return rect
-        return rect.adjusted(-_STROKE_ROOM, -_STROKE_ROOM, _STROKE_ROOM, _STROKE_ROOM)
+        if not self._placing_labels:
+            rect = rect.adjusted(-_STROKE_ROOM, -_STROKE_ROOM, _STROKE_ROOM, _STROKE_ROOM)
+        self._rect_kept = (geometry, depends, QRectF(rect))
+        return rect
 
     def paint(self, p, opt, widget) -> None:  # noqa: D102 - Qt override
         # Tick lines and labels: the bench times them apart from the rest of the plot's repaint.
@@ -357,17 +370,18 @@ def app_axes(given: dict | None = None) -> dict:
 
 @contextlib.contextmanager
 def painted_afresh(views) -> Iterator[None]:
-    """While inside, the axes of ``views`` are painted from their ticks, not from the picture kept of them on
-    screen (an export: a picture made at the screen's size came out blurred at 2×, and as an image in an SVG)."""
-    axes = [item for v in views if v.scene() is not None for item in v.scene().items()
-            if isinstance(item, Axis) and item.cacheMode() != QGraphicsItem.CacheMode.NoCache]
-    for axis in axes:
-        axis.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    """While inside, the axes, titles and axis labels of ``views`` are painted afresh, not from the pictures kept of
+    them on screen (an export: a picture made at the screen's size came out blurred at 2×, and as an image in an
+    SVG); each keeps its picture again after."""
+    kept = [(item, item.cacheMode()) for v in views if v.scene() is not None for item in v.scene().items()
+            if item.cacheMode() != QGraphicsItem.CacheMode.NoCache]
+    for item, _mode in kept:
+        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
     try:
         yield
     finally:
-        for axis in axes:
+        for item, mode in kept:
             try:
-                axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+                item.setCacheMode(mode)
             except RuntimeError:  # deleted meanwhile (its plot closed)
                 pass

@@ -169,6 +169,9 @@ class Plot(pg.PlotWidget):
         else:
             self.styler.adopt(plot_item)
         self.export_menu = self._add_export_menu(pi.getViewBox())
+        # pyqtgraph's own "Export..." dialog painted the plot without the export's look and theme, and from the pictures
+        # kept of its axes and titles (images in its SVG): the app's Export submenu is the one.
+        self.scene().contextMenu = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         bus.themeChanged.connect(self._on_theme_changed)
         self.restyle()

@@ -18,6 +18,7 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QGraphicsItem
 
 from ..theme import TITLE_PT
 
@@ -70,6 +71,9 @@ class TitleLabel(pg.LabelItem):
         self._themed = False
         super().__init__("", size=f"{TITLE_PT:g}pt", parent=parent)
         self.geometryChanged.connect(self.fit)
+        # Kept as a picture of the view's pixels, as the axes are: laid out and drawn again at every repaint of its
+        # plot, the title's text document was a tenth of a heatmap's repaint during a drag.
+        self.item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_look(self, theme, zoom: float = 1.0) -> None:
         """The theme's colour and title size (kept in the label's options, so every new title has them)."""
