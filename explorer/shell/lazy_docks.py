@@ -144,6 +144,9 @@ class PanelDocks(QObject):
         dock = self.docks[panel_id]
         old = dock.widget()
         dock.setWidget(panel)
+        # Filled with the window's colour, so Qt repaints no further up than the panel: a label that changes during
+        # a drag (its rounded corners show what is behind) repainted the dock too, title bar and all (0.26 ms).
+        panel.setAutoFillBackground(True)
         if old is not None and old is not panel:
             old.deleteLater()
         self._setup(panel_id, panel)
