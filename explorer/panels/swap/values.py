@@ -34,13 +34,28 @@ class ValueText(pg.GraphicsObject):
         self._font = QFont()
         self._font.setPointSizeF(point_size)
         self._rect = QRectF()
+        self._bounds = (0.0, 0.0, 0.0, 0.0)  # the points' least and greatest x and y
         #: Each text laid out once in the font, with its size (see _static).
         self._laid_out: dict[str, tuple[QStaticText, float, float]] = {}
+        # The font's line height, and the width the widest number needs (None: not known yet; see _need).
+        self._line: float | None = None
+        self._need_w: float | None = None
 
     def set_point_size(self, point_size: float) -> None:
         self._font.setPointSizeF(point_size)
         self._laid_out.clear()
+        self._line = self._need_w = None
         self.update()
+
+    def _need(self) -> tuple[float, float]:
+        """The width a cell needs for the widest number (the smallest's or the largest's) and the font's line
+        height, worked out once per font and numbers: every repaint of a drag asked Qt again."""
+        if self._need_w is None or self._line is None:
+            fm = QFontMetricsF(self._font)
+            lo, hi = self._values.min(), self._values.max()
+            self._need_w = max(fm.horizontalAdvance(self._fmt(v)) for v in (lo, hi)) + 4
+            self._line = fm.height()
+        return self._need_w, self._line
 
     def _static(self, text: str) -> tuple[QStaticText, float, float]:
         """``text`` laid out in the font, and its width and height, kept: a cell's numbers take a hundred or so
@@ -73,10 +88,12 @@ class ValueText(pg.GraphicsObject):
             return
         self.prepareGeometryChange()
         self._xs, self._ys, self._values, self._cell = xs, ys, values, cell
+        self._need_w = None
         if self._xs.size:
             cw, ch = self._cell
-            x0, x1 = self._xs.min() - cw, self._xs.max() + cw
-            y0, y1 = self._ys.min() - 2 * ch - 0.2, self._ys.max() + 2 * ch + 0.2
+            self._bounds = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
+            x0, x1 = self._bounds[0] - cw, self._bounds[1] + cw
+            y0, y1 = self._bounds[2] - 2 * ch - 0.2, self._bounds[3] + 2 * ch + 0.2
             self._rect = QRectF(x0, y0, x1 - x0, y1 - y0)
         else:
             self._rect = QRectF()
@@ -90,12 +107,11 @@ class ValueText(pg.GraphicsObject):
         """True if the numbers fit their cells under ``painter_transform`` (data -> pixels)."""
         if not self._values.size:
             return False
-        fm = QFontMetricsF(self._font)
-        need_w = max(fm.horizontalAdvance(self._fmt(v)) for v in (self._values.min(), self._values.max())) + 4
+        need_w, line = self._need()
         w = abs(painter_transform.m11()) * self._cell[0]
         h = abs(painter_transform.m22()) * self._cell[1]
         # A cell height of 0 means "only the width matters" (labels above bars).
-        return w >= need_w and (self._cell[1] == 0 or h >= fm.height())
+        return w >= need_w and (self._cell[1] == 0 or h >= line)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         return self._rect
@@ -105,19 +121,22 @@ class ValueText(pg.GraphicsObject):
         if not self.visible_texts(tr):
             return
         view = self.viewRect()  # only the points in view are drawn
-        keep = np.ones(self._xs.size, dtype=bool)
+        xs, ys, values = self._xs, self._ys, self._values
         if view is not None:
             cw, ch = self._cell
-            keep = ((self._xs >= view.left() - cw) & (self._xs <= view.right() + cw)
-                    & (self._ys >= view.top() - ch - 1) & (self._ys <= view.bottom() + ch + 1))
-        xs, ys, values = self._xs[keep], self._ys[keep], self._values[keep]
+            left, right = view.left() - cw, view.right() + cw
+            top, bottom = view.top() - ch - 1, view.bottom() + ch + 1
+            x_lo, x_hi, y_lo, y_hi = self._bounds
+            if not (left <= x_lo and x_hi <= right and top <= y_lo and y_hi <= bottom):  # (all in view: all drawn)
+                keep = (xs >= left) & (xs <= right) & (ys >= top) & (ys <= bottom)
+                xs, ys, values = xs[keep], ys[keep], values[keep]
         if tr.isAffine():  # (a plot's view: scale and shift) every point mapped at once
             px = tr.m11() * xs + tr.m21() * ys + tr.dx()
             py = tr.m12() * xs + tr.m22() * ys + tr.dy()
         else:
             mapped = [tr.map(QPointF(x, y)) for x, y in zip(xs, ys, strict=True)]
             px, py = np.array([q.x() for q in mapped]), np.array([q.y() for q in mapped])
-        h = QFontMetricsF(self._font).height()
+        h = self._need()[1]
         # Centred across on the point; down, just above it (bar tops) or centred on it, in a line's height.
         tops = py - h - 2 if self._anchor == "bottom" else py - h / 2
         by_colour: dict[int, tuple[QColor, list]] = {}  # one pen per colour, not per number
