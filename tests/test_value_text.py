@@ -27,6 +27,18 @@ class _Recording(QPainter):
         super().drawStaticText(point, text)
 
 
+def _painted(vt: ValueText, transform: QTransform) -> _Recording:
+    """``vt`` painted under ``transform`` by a recording painter (ended)."""
+    image = QImage(420, 420, QImage.Format.Format_ARGB32_Premultiplied)
+    painter = _Recording(image)  # (the image outlives the painting: kept by this frame until painter.end())
+    painter.setTransform(transform)
+    try:
+        vt.paint(painter)
+    finally:
+        painter.end()
+    return painter
+
+
 @pytest.mark.parametrize("transform", [QTransform(45, 0, 0, 45, 20, 20), QTransform(40, 0, 0, -38, 15, 360),
                                        QTransform(44, 3, -2, 43, 30, 25),
                                        QTransform(45, 0, 0.001, 0, 45, 0.0005, 20, 20, 1)],
@@ -38,13 +50,7 @@ def test_each_number_is_centred_on_its_cell_in_its_colour_with_one_pen_per_colou
     vt.set_colour_rule(text_colour_on_viridis)
     vt.set_items(xs, ys, values)
     vt.viewRect = lambda: None  # not in a view: every point is drawn
-    image = QImage(420, 420, QImage.Format.Format_ARGB32_Premultiplied)
-    painter = _Recording(image)
-    painter.setTransform(transform)
-    try:
-        vt.paint(painter)
-    finally:
-        painter.end()
+    painter = _painted(vt, transform)
     assert sorted(painter.pens) == ["#000000", "#ffffff"]  # two colours: two pens, not one per number
     h = QFontMetricsF(vt._font).height()
     want = {}
@@ -58,14 +64,7 @@ def test_each_number_is_centred_on_its_cell_in_its_colour_with_one_pen_per_colou
 
 
 def _drawn(vt: ValueText, transform: QTransform) -> list[str]:
-    image = QImage(420, 420, QImage.Format.Format_ARGB32_Premultiplied)
-    painter = _Recording(image)
-    painter.setTransform(transform)
-    try:
-        vt.paint(painter)
-    finally:
-        painter.end()
-    return [text for *_, text, _colour in painter.texts]
+    return [text for *_, text, _colour in _painted(vt, transform).texts]
 
 
 def test_the_room_a_number_needs_follows_the_numbers_and_the_font(qapp):
