@@ -20,6 +20,7 @@ thread in the UI process, as before: the test suite uses it for tests that stand
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing as mp
 import os
@@ -102,6 +103,10 @@ def describe_exit(code: int | None) -> str:
 
 
 # -- in the child ----------------------------------------------------------------------------------
+#: The cores this process may run on, as it started (the children are given them: see explorer.service.cores).
+ALLOWED_CPUS: frozenset[int] = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else frozenset()
+
+
 def _watch_parent(parent_pid: int) -> None:
     while True:
         if os.getppid() != parent_pid:  # the parent died without closing us (SIGKILL): leave too
@@ -109,7 +114,11 @@ def _watch_parent(parent_pid: int) -> None:
         time.sleep(0.5)
 
 
-def _child_setup(parent_pid: int) -> None:
+def _child_setup(parent_pid: int, cpus: frozenset[int] = frozenset()) -> None:
+    # The parent's cores as it started: one spawned while a slider is held inherits the UI thread's one core.
+    if cpus and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, cpus)
     # Ctrl+C in a terminal reaches the whole process group: the parent decides, and ends this child.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent_pid,), name="pe-parent-watch", daemon=True).start()
@@ -120,9 +129,9 @@ def _child_setup(parent_pid: int) -> None:
     os.environ["OMP_NUM_THREADS"] = "1"
 
 
-def serve(conn, parent_pid: int) -> None:
+def serve(conn, parent_pid: int, cpus: frozenset[int] = frozenset()) -> None:
     """The compute child's loop: a request in, ``("ok", value, ms)`` or ``("error", message, details)`` out."""
-    _child_setup(parent_pid)
+    _child_setup(parent_pid, cpus)
     from . import jobs
 
     jobs._load_all()
@@ -154,8 +163,9 @@ def serve(conn, parent_pid: int) -> None:
             conn.send(("error", error_message(exc), traceback.format_exc()))
 
 
-def _run_long_child(fn, control_type, cancel_ev, running_ev, writer, parent_pid: int) -> None:
-    _child_setup(parent_pid)
+def _run_long_child(fn, control_type, cancel_ev, running_ev, writer, parent_pid: int,
+                    cpus: frozenset[int] = frozenset()) -> None:
+    _child_setup(parent_pid, cpus)
     control = control_type()
     control.use_events(cancel_ev, running_ev)
     try:
@@ -241,7 +251,8 @@ class ComputeProcess:
 
     def _start(self) -> Route:
         parent, child = _CTX.Pipe()
-        proc = _CTX.Process(target=serve, args=(child, os.getpid()), name="pe-compute-process", daemon=True)
+        proc = _CTX.Process(target=serve, args=(child, os.getpid(), ALLOWED_CPUS), name="pe-compute-process",
+                            daemon=True)
         start_without_main(proc)
         child.close()  # ours closed, the child's end is the only one: its death reads as EOF here
         self._route = Route(proc, parent)
@@ -366,7 +377,7 @@ def run_long(fn: Callable, control, on_event: Callable[[str, Any], None], on_sta
     control.use_events(cancel_ev, running_ev)
     reader, writer = _CTX.Pipe(duplex=False)
     proc = _CTX.Process(target=_run_long_child, name="pe-long-process", daemon=True,
-                        args=(fn, type(control), cancel_ev, running_ev, writer, os.getpid()))
+                        args=(fn, type(control), cancel_ev, running_ev, writer, os.getpid(), ALLOWED_CPUS))
     start_without_main(proc)
     writer.close()
     on_start(proc)

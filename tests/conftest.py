@@ -24,6 +24,17 @@ def _collect_garbage_on_the_ui_thread(qapp):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _every_core_after():
+    """A test that leaves a slider held leaves the UI thread on one core (explorer.service.cores): the next tests
+    of this worker get every core back."""
+    yield
+    from explorer.worker import ALLOWED_CPUS
+
+    if ALLOWED_CPUS and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, ALLOWED_CPUS)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _temp_files_inside_the_session(tmp_path_factory):
     """Every temporary file of the session, the app's subprocesses' included, goes under pytest's own folder for

@@ -92,7 +92,7 @@ class Panel(QWidget):
         self.formula.snippet = self.formula_snippet  # its "Copy as Python"
         outer.addWidget(self.formula)
         #: While a slider of the panel is held its labels keep their size: changing numbers re-lay out nothing.
-        self.text_pin = TextPin(self)
+        self.text_pin = TextPin(self, getattr(service, "cores", None))  # and the UI and compute on cores apart
         # Every panel follows the look, shown or hidden (its plots follow it by themselves).
         theme_bus().themeChanged.connect(self._on_theme_changed)
 

@@ -52,6 +52,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from .. import jobs, worker
 from ..jobs.control import JobControl
+from .cores import CoreSplit
 from .long import LongHandle, LongJobs
 from .pipe import Answer, ChildPipe
 from .results import Failure, Result, alive
@@ -174,6 +175,8 @@ class ComputeService(QObject):
         #: "process" or "thread": where the jobs run (see the module's docstring).
         self.mode = worker.compute_mode(mode)
         self.child = worker.ComputeProcess() if self.mode == "process" else None
+        #: While a slider is held, the UI thread and the compute process on cores of their own (see .cores).
+        self.cores = CoreSplit(self._child_pid)
         # A paused service queues requests but starts none until resume(): the main window
         # resumes it once it is on screen, so start-up never competes with the jobs.
         self._paused = paused
@@ -221,6 +224,9 @@ class ComputeService(QObject):
         self.submit(WarmUpRequest())
 
     # -- interactive requests (UI side) ---------------------------------------------------------
+    def _child_pid(self) -> int | None:
+        return self.child.pid if self.child is not None else None
+
     def submit(self, request: Any, *, origin: Any = None, on_result: Callable[[Result], None] | None = None,
                on_error: Callable[[Failure], None] | None = None, pace_s: float = 0.0,
                hold: bool = False) -> Handle:
@@ -483,6 +489,7 @@ class ComputeService(QObject):
 
         Returns True if every worker ended within ``timeout`` (about; each is given what is left).
         """
+        self.cores.reset()
         with self._cv:
             self._stopping = True
             for ticket in [*self._pending.values(), *self._held.values()]:

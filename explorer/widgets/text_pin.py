@@ -76,8 +76,10 @@ class TextPin:
     """Armed while a watched slider is held (:meth:`pin`); the live labels under ``root`` whose text changes then
     keep their size (:meth:`hold`) until it is let go (:meth:`unpin`)."""
 
-    def __init__(self, root: QWidget) -> None:
+    def __init__(self, root: QWidget, cores=None) -> None:
         self._root = weakref.ref(root)
+        # Told when a slider is held and let go (``hold()``, ``release()``): the compute service's core split.
+        self._cores = cores
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
         self._sliders: list[weakref.ref] = []  # the sliders watched
         # The live labels' texts while armed, by id(label); those that waited shown a frame apart (see Throttle).
@@ -116,6 +118,8 @@ class TextPin:
 
     def pin(self) -> None:
         if self._root() is not None:
+            if self not in _armed and self._cores is not None:
+                self._cores.hold()
             _armed.add(self)
 
     def covers(self, label: QWidget) -> bool:
@@ -123,8 +127,16 @@ class TextPin:
         try:
             return root is not None and root.isAncestorOf(label)
         except RuntimeError:  # its panel was deleted while a slider was held: nothing of it is pinned any more
-            _armed.discard(self)
+            self._disarm()
             return False
+
+    def _disarm(self) -> bool:
+        """No longer armed; True if it was (the cores split for the held slider are given back)."""
+        was = self.pinned
+        _armed.discard(self)
+        if was and self._cores is not None:
+            self._cores.release()
+        return was
 
     def set_text(self, label: LiveLabel, text: str) -> None:
         """``label.setText(text)`` while armed: the label keeps its size, and a text that comes less than
@@ -148,8 +160,7 @@ class TextPin:
         back in a turn of the event loop of their own (:meth:`restore`): the layout that follows (the explanations
         pane, 2–6 ms at Waves' large sizes) came in the same batch of posted events as the paint of the plot drawn
         last, one 15–19 ms stall at every release."""
-        was = self.pinned
-        _armed.discard(self)
+        was = self._disarm()
         self._every.flush()
         root = self._root()
         if self._held and root is not None and shiboken6.isValid(root):

@@ -1,0 +1,98 @@
+"""While a slider is held, the UI thread and the compute process run on cores apart (``explorer.service.cores``),
+and every core is given back when it is let go."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from PySide6.QtWidgets import QSlider
+
+from explorer import worker
+from explorer.service.cores import CoreSplit, current_cpu
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(worker.ALLOWED_CPUS) < 2 or current_cpu() is None,
+    reason="cores are split on Linux with two cores or more")
+
+
+@pytest.fixture
+def sleeper():
+    """A process started with every core, standing in for the compute process."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_a_hold_keeps_the_ui_thread_and_the_child_on_cores_apart_until_let_go(sleeper):
+    allowed = frozenset(os.sched_getaffinity(0))
+    split = CoreSplit(lambda: sleeper.pid, allowed)
+    split.hold()
+    try:
+        ui = os.sched_getaffinity(0)
+        assert len(ui) == 1 and os.sched_getaffinity(sleeper.pid) == allowed - ui
+        split.hold()  # a second slider held and let go: still apart until the first is let go too
+        split.release()
+        assert os.sched_getaffinity(0) == ui and os.sched_getaffinity(sleeper.pid) == allowed - ui
+    finally:
+        split.release()
+    assert os.sched_getaffinity(0) == allowed and os.sched_getaffinity(sleeper.pid) == allowed
+    split.release()  # let go once more than held: nothing happens
+    assert split.split is None and os.sched_getaffinity(0) == allowed
+    split.hold()
+    split.hold()
+    split.reset()  # the service stops with two holds open
+    assert split.split is None and os.sched_getaffinity(0) == allowed
+    assert os.sched_getaffinity(sleeper.pid) == allowed
+
+
+def test_a_child_gone_while_held_leaves_nothing_split(sleeper):
+    allowed = frozenset(os.sched_getaffinity(0))
+    split = CoreSplit(lambda: sleeper.pid, allowed)
+    split.hold()
+    sleeper.kill()
+    sleeper.wait()
+    split.release()
+    assert os.sched_getaffinity(0) == allowed
+
+
+def test_a_child_started_while_a_slider_is_held_runs_on_every_core():
+    """A child spawned from the UI thread while it is kept on one core inherits that core; it takes the cores the
+    app started with (a compute process restarted in a drag, a Lab run started from one)."""
+    split = CoreSplit(lambda: None)
+    child = worker.ComputeProcess()
+    split.hold()
+    try:
+        assert len(os.sched_getaffinity(0)) == 1
+        child.route()  # started now, from this thread
+        pid = child.pid
+        end = time.monotonic() + 60
+        while os.sched_getaffinity(pid) != worker.ALLOWED_CPUS and time.monotonic() < end:
+            time.sleep(0.05)
+        assert os.sched_getaffinity(pid) == worker.ALLOWED_CPUS
+    finally:
+        split.release()
+        child.close()
+
+
+def test_holding_a_panels_slider_splits_the_cores_and_letting_go_joins_them(main_window, qtbot):
+    main_window.show_panel("swap")
+    panel = main_window.panels["swap"]
+    qtbot.waitUntil(lambda: panel.has_drawn, timeout=60000)
+    child = main_window.service.child  # (None where the tests run the jobs in a thread)
+    pid = child.pid if child is not None else None
+    allowed = worker.ALLOWED_CPUS
+    slider = panel.alpha_slider.findChild(QSlider)
+    slider.setSliderDown(True)  # (Qt's sliderPressed, as a press on the handle)
+    try:
+        ui = os.sched_getaffinity(0)
+        assert len(ui) == 1 and main_window.service.cores.split == (min(ui), pid)
+        assert pid is None or os.sched_getaffinity(pid) == allowed - ui
+    finally:
+        slider.setSliderDown(False)
+    assert os.sched_getaffinity(0) == allowed and main_window.service.cores.split is None
+    assert pid is None or os.sched_getaffinity(pid) == allowed
