@@ -30,7 +30,7 @@ def sleeper():
 
 def test_a_hold_keeps_the_ui_thread_and_the_child_on_cores_apart_until_let_go(sleeper):
     allowed = frozenset(os.sched_getaffinity(0))
-    split = CoreSplit(lambda: sleeper.pid, allowed)
+    split = CoreSplit(sleeper, allowed)
     split.hold()
     try:
         ui = os.sched_getaffinity(0)
@@ -52,7 +52,7 @@ def test_a_hold_keeps_the_ui_thread_and_the_child_on_cores_apart_until_let_go(sl
 
 def test_a_child_gone_while_held_leaves_nothing_split(sleeper):
     allowed = frozenset(os.sched_getaffinity(0))
-    split = CoreSplit(lambda: sleeper.pid, allowed)
+    split = CoreSplit(sleeper, allowed)
     split.hold()
     sleeper.kill()
     sleeper.wait()
@@ -63,7 +63,7 @@ def test_a_child_gone_while_held_leaves_nothing_split(sleeper):
 def test_a_child_started_while_a_slider_is_held_runs_on_every_core():
     """A child spawned from the UI thread while it is kept on one core inherits that core; it takes the cores the
     app started with (a compute process restarted in a drag, a Lab run started from one)."""
-    split = CoreSplit(lambda: None)
+    split = CoreSplit()
     child = worker.ComputeProcess()
     split.hold()
     try:
@@ -96,3 +96,25 @@ def test_holding_a_panels_slider_splits_the_cores_and_letting_go_joins_them(main
         slider.setSliderDown(False)
     assert os.sched_getaffinity(0) == allowed and main_window.service.cores.split is None
     assert pid is None or os.sched_getaffinity(pid) == allowed
+
+
+def test_the_service_is_freed_without_the_collector(qtbot):
+    """The core split holds the compute process, not the service: holding the service made a cycle through a
+    QObject, left to the collector (and collections of Qt objects at a moment of their choosing have killed the
+    suite's process before)."""
+    import gc
+    import weakref
+
+    from explorer.service.core import ComputeService
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        service = ComputeService(warm_up=False, mode="thread")
+        assert service.stop(5.0)
+        ref = weakref.ref(service)
+        del service
+        assert ref() is None
+    finally:
+        if was:
+            gc.enable()

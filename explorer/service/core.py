@@ -176,7 +176,7 @@ class ComputeService(QObject):
         self.mode = worker.compute_mode(mode)
         self.child = worker.ComputeProcess() if self.mode == "process" else None
         #: While a slider is held, the UI thread and the compute process on cores of their own (see .cores).
-        self.cores = CoreSplit(self._child_pid)
+        self.cores = CoreSplit(self.child)
         # A paused service queues requests but starts none until resume(): the main window
         # resumes it once it is on screen, so start-up never competes with the jobs.
         self._paused = paused
@@ -224,9 +224,6 @@ class ComputeService(QObject):
         self.submit(WarmUpRequest())
 
     # -- interactive requests (UI side) ---------------------------------------------------------
-    def _child_pid(self) -> int | None:
-        return self.child.pid if self.child is not None else None
-
     def submit(self, request: Any, *, origin: Any = None, on_result: Callable[[Result], None] | None = None,
                on_error: Callable[[Failure], None] | None = None, pace_s: float = 0.0,
                hold: bool = False) -> Handle:

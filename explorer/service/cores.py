@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-from collections.abc import Callable
+from typing import Any
 
 from ..worker import ALLOWED_CPUS
 
@@ -32,15 +32,20 @@ def current_cpu() -> int | None:
 
 
 class CoreSplit:
-    """Keeps the UI thread and the compute process (``child_pid()``, None while there is none) on cores of their
-    own while held; holds nest (two sliders held: split until both are let go)."""
+    """Keeps the UI thread and the compute process (``child``: its ``pid``, None while none runs; or no child at all)
+    on cores of their own while held; holds nest (two sliders held: split until both are let go).  It holds the
+    child, not the service: a reference back to the service (a QObject) would make a cycle that only the collector
+    frees, at a moment of its choosing (the suite has seen such collections kill the process)."""
 
-    def __init__(self, child_pid: Callable[[], int | None], allowed: frozenset[int] = ALLOWED_CPUS) -> None:
-        self._child_pid = child_pid
+    def __init__(self, child: Any = None, allowed: frozenset[int] = ALLOWED_CPUS) -> None:
+        self._child = child
         self.allowed = frozenset(allowed)
         self._holds = 0
         #: (the UI thread's core, the child's process id) while split; None otherwise.
         self.split: tuple[int, int | None] | None = None
+
+    def _child_pid(self) -> int | None:
+        return None if self._child is None else self._child.pid
 
     def hold(self) -> None:
         self._holds += 1
