@@ -114,11 +114,16 @@ def _watch_parent(parent_pid: int) -> None:
         time.sleep(0.5)
 
 
-def _child_setup(parent_pid: int, cpus: frozenset[int] = frozenset()) -> None:
-    # The parent's cores as it started: one spawned while a slider is held inherits the UI thread's one core.
+def every_core(cpus: frozenset[int] = ALLOWED_CPUS) -> None:
+    """Run the calling thread on ``cpus`` (the app's as it started): a thread or a child started from the UI thread
+    while a slider is held inherits its one core (explorer.service.cores)."""
     if cpus and hasattr(os, "sched_setaffinity"):
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, cpus)
+
+
+def _child_setup(parent_pid: int, cpus: frozenset[int] = frozenset()) -> None:
+    every_core(cpus)  # the parent's cores as it started
     # Ctrl+C in a terminal reaches the whole process group: the parent decides, and ends this child.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent_pid,), name="pe-parent-watch", daemon=True).start()

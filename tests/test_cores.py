@@ -60,10 +60,10 @@ def test_a_child_gone_while_held_leaves_nothing_split(sleeper):
     assert os.sched_getaffinity(0) == allowed
 
 
-def test_a_child_started_while_a_slider_is_held_runs_on_every_core():
+def test_a_child_started_while_a_slider_is_held_runs_on_every_core(sleeper):
     """A child spawned from the UI thread while it is kept on one core inherits that core; it takes the cores the
     app started with (a compute process restarted in a drag, a Lab run started from one)."""
-    split = CoreSplit()
+    split = CoreSplit(sleeper)
     child = worker.ComputeProcess()
     split.hold()
     try:
@@ -79,23 +79,59 @@ def test_a_child_started_while_a_slider_is_held_runs_on_every_core():
         child.close()
 
 
-def test_holding_a_panels_slider_splits_the_cores_and_letting_go_joins_them(main_window, qtbot):
-    main_window.show_panel("swap")
-    panel = main_window.panels["swap"]
-    qtbot.waitUntil(lambda: panel.has_drawn, timeout=60000)
-    child = main_window.service.child  # (None where the tests run the jobs in a thread)
-    pid = child.pid if child is not None else None
-    allowed = worker.ALLOWED_CPUS
-    slider = panel.alpha_slider.findChild(QSlider)
-    slider.setSliderDown(True)  # (Qt's sliderPressed, as a press on the handle)
+def test_a_long_job_started_while_a_slider_is_held_runs_on_every_core(qtbot, sleeper):
+    """A Lab run's thread started from the UI thread while it is kept on one core would share that core."""
+    from explorer.service.core import ComputeService
+
+    service = ComputeService(warm_up=False, mode="thread")
+    split = CoreSplit(sleeper)
+    got = []
+    split.hold()
     try:
-        ui = os.sched_getaffinity(0)
-        assert len(ui) == 1 and main_window.service.cores.split == (min(ui), pid)
-        assert pid is None or os.sched_getaffinity(pid) == allowed - ui
+        assert len(os.sched_getaffinity(0)) == 1
+        service.submit_long(lambda control, report: frozenset(os.sched_getaffinity(0)), on_result=got.append)
+        qtbot.waitUntil(lambda: bool(got), timeout=20000)
     finally:
-        slider.setSliderDown(False)
-    assert os.sched_getaffinity(0) == allowed and main_window.service.cores.split is None
-    assert pid is None or os.sched_getaffinity(pid) == allowed
+        split.release()
+        assert service.stop(5.0)
+    assert got == [worker.ALLOWED_CPUS]
+
+
+def test_a_panels_held_slider_splits_the_cores_until_let_go_or_hidden(qtbot):
+    """The wiring: a panel's slider held puts its service's compute process and the UI thread on cores apart; let go,
+    or hidden while held (Qt sends no release then: another panel put on stage, a drawer closed), every core is back.
+    With the jobs on a thread of this process there is nothing to split."""
+    from explorer.panels.swap import SwapPanel
+    from explorer.service.core import ComputeService
+
+    allowed = worker.ALLOWED_CPUS
+    service = ComputeService(warm_up=False, mode="process")
+    try:
+        panel = SwapPanel(service)
+        qtbot.addWidget(panel)
+        panel.show()
+        qtbot.waitUntil(lambda: panel.has_drawn, timeout=120000)
+        pid = service.child.pid
+        slider = panel.alpha_slider.findChild(QSlider)
+        for let_go in (lambda: slider.setSliderDown(False), slider.hide):
+            slider.show()
+            slider.setSliderDown(True)  # (Qt's sliderPressed, as a press on the handle)
+            ui = os.sched_getaffinity(0)
+            assert len(ui) == 1 and service.cores.split == (min(ui), pid)
+            assert os.sched_getaffinity(pid) == allowed - ui
+            let_go()
+            assert os.sched_getaffinity(0) == allowed and service.cores.split is None
+            assert os.sched_getaffinity(pid) == allowed and not panel.text_pin.pinned
+            slider.setSliderDown(False)
+    finally:
+        assert service.stop(5.0)
+    threaded = ComputeService(warm_up=False, mode="thread")
+    try:
+        threaded.cores.hold()
+        assert threaded.cores.split is None and os.sched_getaffinity(0) == allowed
+        threaded.cores.release()
+    finally:
+        assert threaded.stop(5.0)
 
 
 def test_the_service_is_freed_without_the_collector(qtbot):

@@ -322,7 +322,7 @@ def run_drag(panel, service, steps: int = 120, hz: float = 60.0, profile=None, k
             dispatcher.aboutToBlock.disconnect(ledger.blocking)
         if timed_app is not None:
             timed_app.ledger = None
-    slider.setSliderDown(False)
+        slider.setSliderDown(False)  # (also when the drag fails or is interrupted: the UI thread gets its cores back)
     # Settled when every step has been shown, or when nothing is left to come (the service is
     # idle and the panel waits for nothing) — then unshown steps simply had no visible effect.
     settled = wait(app, lambda: (len(drag.latency) == len(drag.t_step) and service.idle() and panel.has_drawn)

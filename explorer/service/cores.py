@@ -9,7 +9,8 @@ apart, 2.1 ms, and the write of a request 0.08 ms instead of 0.8–1.1 (docs/per
 
 Only while a slider is held: afterwards the UI thread may move between cores again, and a program or a child
 started from it gets the cores the app started with (children set them themselves: ``worker.ALLOWED_CPUS``).
-:meth:`CoreSplit.hold` and :meth:`CoreSplit.release` are called on the UI thread (the thread they pin).
+:meth:`CoreSplit.hold`, :meth:`CoreSplit.release` and :meth:`CoreSplit.reset` are called on the UI thread (the thread
+they pin and unpin); threads started meanwhile take every core themselves (``worker.every_core``).
 """
 
 from __future__ import annotations
@@ -42,15 +43,16 @@ class CoreSplit:
         self.allowed = frozenset(allowed)
         self._holds = 0
         #: (the UI thread's core, the child's process id) while split; None otherwise.
-        self.split: tuple[int, int | None] | None = None
+        self.split: tuple[int, int] | None = None
 
     def _child_pid(self) -> int | None:
         return None if self._child is None else self._child.pid
 
     def hold(self) -> None:
         self._holds += 1
-        if self._holds > 1 or len(self.allowed) < 2 or not hasattr(os, "sched_setaffinity"):
-            return
+        pid = self._child_pid()
+        if self._holds > 1 or pid is None or len(self.allowed) < 2 or not hasattr(os, "sched_setaffinity"):
+            return  # (no compute process: jobs on a thread of this process, which no core split helps)
         ui = current_cpu()
         if ui not in self.allowed:
             return
@@ -58,11 +60,9 @@ class CoreSplit:
             os.sched_setaffinity(0, {ui})
         except OSError:
             return
-        pid = self._child_pid()
-        if pid is not None:
-            with contextlib.suppress(OSError):  # (gone meanwhile: a new one starts with every core)
-                os.sched_setaffinity(pid, self.allowed - {ui})
         self.split = (ui, pid)
+        with contextlib.suppress(OSError):  # (gone meanwhile: a new one starts with every core)
+            os.sched_setaffinity(pid, self.allowed - {ui})
 
     def release(self) -> None:
         self._holds = max(0, self._holds - 1)
@@ -72,10 +72,11 @@ class CoreSplit:
         self.split = None
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, self.allowed)
-        for child in {pid, self._child_pid()}:  # (and one started meanwhile: on the UI thread's core alone)
-            if child is not None:
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(child, self.allowed)
+        # Only the child that was split: one that died meanwhile may have left its id to another program, and one
+        # started meanwhile took every core itself.
+        if pid is not None and pid == self._child_pid():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, self.allowed)
 
     def reset(self) -> None:
         """Every core back, however many holds are open (the service stops: a slider held as its window closes)."""

@@ -93,7 +93,7 @@ class LongJobs(QObject):
                 target = self._work_in_child
             except Exception:  # noqa: BLE001 - cannot cross to a process: run it here, as in thread mode
                 pass
-        handle.thread = threading.Thread(target=target, args=(handle, fn), name=name, daemon=True)
+        handle.thread = threading.Thread(target=self._on_every_core, args=(target, handle, fn), name=name, daemon=True)
         handle.thread.start()
         return handle
 
@@ -107,6 +107,11 @@ class LongJobs(QObject):
             self._event.emit((handle, kind, value))
         except RuntimeError:  # deleted during shutdown
             pass
+
+    @staticmethod
+    def _on_every_core(target: Callable, handle: LongHandle, fn) -> None:
+        worker.every_core()  # (started while a slider is held, it would share the UI thread's one core)
+        target(handle, fn)
 
     def _work(self, handle: LongHandle, fn) -> None:
         try:

@@ -20,7 +20,7 @@ import functools
 import weakref
 
 import shiboken6
-from PySide6.QtCore import QSize, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
 from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
 
 from .throttle import Throttle
@@ -72,6 +72,20 @@ def _held_down(ref: weakref.ref) -> bool:
         return False
 
 
+class _Hidden(QObject):
+    """Tells its pin when a watched slider is hidden (a release that will not come)."""
+
+    def __init__(self, pin: TextPin, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._pin = weakref.ref(pin)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        pin = self._pin()
+        if event.type() == QEvent.Type.Hide and pin is not None and pin.pinned:
+            pin._released()
+        return False
+
+
 class TextPin:
     """Armed while a watched slider is held (:meth:`pin`); the live labels under ``root`` whose text changes then
     keep their size (:meth:`hold`) until it is let go (:meth:`unpin`)."""
@@ -80,6 +94,7 @@ class TextPin:
         self._root = weakref.ref(root)
         # Told when a slider is held and let go (``hold()``, ``release()``): the compute service's core split.
         self._cores = cores
+        self._hidden: _Hidden | None = None  # lets go when a watched slider is hidden (see watch)
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
         self._sliders: list[weakref.ref] = []  # the sliders watched
         # The live labels' texts while armed, by id(label); those that waited shown a frame apart (see Throttle).
@@ -104,11 +119,16 @@ class TextPin:
 
     def watch(self, box: QWidget) -> None:
         """Arm while any slider inside ``box`` is held (scroll bars are not sliders here)."""
+        if self._hidden is None:
+            self._hidden = _Hidden(self, box)
         for slider in box.findChildren(QAbstractSlider):
             if not isinstance(slider, QScrollBar):
                 self._sliders.append(weakref.ref(slider))
                 slider.sliderPressed.connect(self.pin)
                 slider.sliderReleased.connect(self._released)
+                # Qt lets go of a slider disabled while held, not of one hidden (another panel put on stage from the
+                # keyboard, a drawer closed): no release would come, and the UI thread would keep its one core.
+                slider.installEventFilter(self._hidden)
 
     def _released(self) -> None:
         """Let go when no watched slider is held any more (a release that never came, from a slider hidden or
