@@ -29,10 +29,9 @@ def _every_core_after():
     """A test that leaves a slider held leaves the UI thread on one core (explorer.service.cores): the next tests
     of this worker get every core back."""
     yield
-    from explorer.worker import ALLOWED_CPUS
+    from explorer.worker import every_core
 
-    if ALLOWED_CPUS and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, ALLOWED_CPUS)
+    every_core()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -20,7 +20,7 @@ import ctypes
 import os
 from typing import Any
 
-from ..worker import ALLOWED_CPUS
+from ..worker import ALLOWED_CPUS, every_core
 
 
 def current_cpu() -> int | None:
@@ -70,8 +70,7 @@ class CoreSplit:
             return
         _ui, pid = self.split
         self.split = None
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, self.allowed)
+        every_core(self.allowed)
         # Only the child that was split: one that died meanwhile may have left its id to another program, and one
         # started meanwhile took every core itself.
         if pid is not None and pid == self._child_pid():

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import weakref
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from .visibility import ShownOrHidden
 
 #: Object names the window looks for (and the layout test).
 SIDEBAR_NAME = "controlSidebar"
@@ -58,20 +60,6 @@ class Sidebar(QScrollArea):
         return False
 
 
-class _ShownOrHidden(QObject):
-    """An event filter that says when a widget it watches is shown or hidden (and lets every event by).
-
-    It keeps nothing of its own in Python: a panel being collected may have its wrappers' attributes cleared while
-    Qt still sends its views' Hide events here, so it only emits, connected to a C++ slot."""
-
-    happened = Signal()
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
-            self.happened.emit()
-        return False
-
-
 class ExplainPane(QScrollArea):
     """"What am I looking at?": the longer, live explanations of a panel's views, beside the plots.
 
@@ -86,7 +74,7 @@ class ExplainPane(QScrollArea):
         # the tab widget's signals blocked: undo, a preset), once the showing is over.
         self._refresh_timer = QTimer(self, singleShot=True, interval=0)
         self._refresh_timer.timeout.connect(self.refresh)
-        self._watch = _ShownOrHidden(self)
+        self._watch = ShownOrHidden(self)
         self._watch.happened.connect(self._refresh_timer.start)
         self._root = weakref.ref(root)  # visibility of an entry's view is judged within this widget (the panel)
         self.setObjectName(EXPLAIN_NAME)

@@ -20,10 +20,11 @@ import functools
 import weakref
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QSize, QTimer
+from PySide6.QtCore import QSize, QTimer
 from PySide6.QtWidgets import QAbstractSlider, QLabel, QScrollBar, QWidget
 
 from .throttle import Throttle
+from .visibility import ShownOrHidden
 
 #: While a slider is held, a live label shows a new text at most this often (ms): numbers that change every
 #: frame cannot be read anyway, and each change repaints the label (rich text: about 1 ms a label in software).
@@ -72,20 +73,6 @@ def _held_down(ref: weakref.ref) -> bool:
         return False
 
 
-class _Hidden(QObject):
-    """Tells its pin when a watched slider is hidden (a release that will not come)."""
-
-    def __init__(self, pin: TextPin, parent: QWidget) -> None:
-        super().__init__(parent)
-        self._pin = weakref.ref(pin)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        pin = self._pin()
-        if event.type() == QEvent.Type.Hide and pin is not None and pin.pinned:
-            pin._released()
-        return False
-
-
 class TextPin:
     """Armed while a watched slider is held (:meth:`pin`); the live labels under ``root`` whose text changes then
     keep their size (:meth:`hold`) until it is let go (:meth:`unpin`)."""
@@ -94,7 +81,7 @@ class TextPin:
         self._root = weakref.ref(root)
         # Told when a slider is held and let go (``hold()``, ``release()``): the compute service's core split.
         self._cores = cores
-        self._hidden: _Hidden | None = None  # lets go when a watched slider is hidden (see watch)
+        self._shown: ShownOrHidden | None = None  # lets go when a watched slider is hidden (see watch)
         self._held: list[tuple[weakref.ref, QSize, QSize]] = []
         self._sliders: list[weakref.ref] = []  # the sliders watched
         # The live labels' texts while armed, by id(label); those that waited shown a frame apart (see Throttle).
@@ -119,8 +106,9 @@ class TextPin:
 
     def watch(self, box: QWidget) -> None:
         """Arm while any slider inside ``box`` is held (scroll bars are not sliders here)."""
-        if self._hidden is None:
-            self._hidden = _Hidden(self, box)
+        if self._shown is None:
+            self._shown = ShownOrHidden(box)
+            self._shown.happened.connect(self._released)
         for slider in box.findChildren(QAbstractSlider):
             if not isinstance(slider, QScrollBar):
                 self._sliders.append(weakref.ref(slider))
@@ -128,12 +116,13 @@ class TextPin:
                 slider.sliderReleased.connect(self._released)
                 # Qt lets go of a slider disabled while held, not of one hidden (another panel put on stage from the
                 # keyboard, a drawer closed): no release would come, and the UI thread would keep its one core.
-                slider.installEventFilter(self._hidden)
+                slider.installEventFilter(self._shown)
 
     def _released(self) -> None:
-        """Let go when no watched slider is held any more (a release that never came, from a slider hidden or
-        deleted while held, leaves nothing pinned past the next release)."""
-        if not any(_held_down(ref) for ref in self._sliders):
+        """Let go when no watched slider is held any more: at a release, or when a watched slider is hidden or
+        shown (Qt sends no release for a slider hidden while held; one deleted while held leaves nothing pinned
+        past the next release)."""
+        if self.pinned and not any(_held_down(ref) for ref in self._sliders):
             self.unpin()
 
     def pin(self) -> None:
