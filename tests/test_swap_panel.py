@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QAbstractSlider, QApplication, QLineEdit
 from explorer.panels.swap.axis import TokenAxis
 from explorer.panels.swap.panel import SwapPanel, after_html, map_title
 from explorer.panels.swap.values import ValueText
+from explorer.panels.held_scale import HOLD_SLACK
+from explorer.panels.swap.scale import held_difference_scale
 from explorer.panels.swap.views import difference_title, scale_text, sum_column, symmetric_scale
 from explorer.state import SwapState
 from explorer.theme import cielab_lightness, screen_theme
@@ -524,6 +526,46 @@ def test_while_a_slider_is_held_the_output_scale_only_grows_and_is_exact_again_w
     _handle(panel).setSliderDown(False)  # let go: the data's own largest value again
     qtbot.waitUntil(lambda: panel.out_before.colorbar.levels()[1] == pytest.approx(outputs_max()), timeout=5000)
     assert panel.out_before.colorbar.levels()[1] < grown
+
+
+def test_while_a_slider_is_held_the_difference_scale_and_its_title_are_held_and_exact_again_when_let_go(
+        qtbot, panel):
+    def drawn(**changes):
+        panel.set_state(panel.state.clamped(**changes))
+        qtbot.waitUntil(lambda: panel.last_response.request.state == panel.state and not panel.waiting,
+                        timeout=20000)
+        r = panel.last_response
+        return panel.out_diff.colorbar.levels()[1], panel.out_diff.title(), float(np.abs(r.difference).max())
+
+    _drawn(qtbot, panel, scheme="sinusoidal")
+    exact, title, top = drawn(alpha=1.0)
+    assert exact == symmetric_scale(panel.last_response.difference, 1e-9) and f"±{scale_text(exact)}" in title
+    _handle(panel).setSliderDown(True)
+    held = [drawn(alpha=a) for a in (0.98, 0.96, 0.94)]
+    assert all(top <= scale for scale, _t, top in held)  # every difference stays inside the colours shown
+    assert {(scale, t) for scale, t, _top in held} == {(exact, title)}  # the bar's ticks and the title stay put
+    grown, grown_title, top = drawn(alpha=3.0)  # beyond the scale: it grows, rounded as the title says it
+    assert top <= grown and grown == float(scale_text(grown)) and f"±{scale_text(grown)}" in grown_title
+    assert [t for _v, t in panel.out_diff.colorbar.axis._tickLevels[0]][2] == f"+{scale_text(grown)}"
+    shrunk, _t, top = drawn(alpha=0.2)  # far below it: it shrinks again (a held scale is never 1.5× the data's)
+    assert top <= shrunk < grown
+    _handle(panel).setSliderDown(False)  # let go: the difference's own scale again
+    qtbot.waitUntil(lambda: panel.out_diff.colorbar.levels()[1]
+                    == symmetric_scale(panel.last_response.difference, 1e-9), timeout=5000)
+    assert panel.out_diff.title() == difference_title(panel.last_response.difference,
+                                                      panel.out_diff.colorbar.levels()[1],
+                                                      panel.last_response.max_relabel_error)
+
+
+@pytest.mark.parametrize(("shown", "needed", "kept"), [
+    (0.35, 0.3, 0.35), (0.35, 0.35, 0.35), (0.35, 0.24, 0.35), (0.35, 0.2, 0.22), (0.35, 0.36, 0.4),
+    (None, 0.3, 0.3), (0.35, None, None), (None, None, None),
+])
+def test_a_held_difference_scale_holds_the_data_within_its_slack_and_reads_in_two_digits(shown, needed, kept):
+    got = held_difference_scale(shown, needed)
+    assert got == (None if kept is None else pytest.approx(kept, rel=1e-12))
+    if got is not None:
+        assert needed <= got <= HOLD_SLACK * needed and float(scale_text(got)) == got
 
 
 def _handle(panel):

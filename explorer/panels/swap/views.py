@@ -18,7 +18,7 @@ from ...widgets.pointer import pointer_for, two_lines
 from ...widgets.token_chips import short_word
 from ..held_scale import held_scale
 from .axis import TICK_WORD, TokenAxis
-from .scale import difference_title, scale_text, symmetric_scale
+from .scale import difference_title, held_difference_scale, scale_text, symmetric_scale
 from .values import ValueText, row_sum_colour, row_sum_colour_dark, text_colour_on_viridis
 
 BEFORE_COLOUR = "#4c72b0"
@@ -190,6 +190,8 @@ class OutputMap(Heatmap):
         self._tokens: list[str] = []
         self._levels = 0.0  # the colour scale shown (±)
         self._ticks: list | None = None
+        #: The difference map's own scale as its title says it (None: none said; see :func:`show_outputs`).
+        self.said_scale: float | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     def set_data(self, data: np.ndarray, tokens: list[str], levels: float, title: str | None = None, *,
@@ -244,12 +246,16 @@ def show_outputs(before: OutputMap, after: OutputMap, difference: OutputMap, r, 
     """Draw a swap response's outputs: before and after (moved back) on one shared scale, their difference on a
     symmetric scale of its own, said in its title and colour bar (RoPE's 0.3 was near-white on the outputs' ±2).
     A difference of rounding noise stays on the outputs' scale, where it reads as the zero it is.  ``hold``: a
-    slider is held (see :meth:`OutputMap.set_data`)."""
+    slider is held: the outputs' scale is held (see :meth:`OutputMap.set_data`), and so is the difference's
+    (:func:`~explorer.panels.swap.scale.held_difference_scale`)."""
     tokens = r.before.tokens
     level = float(max(abs(r.before.outputs).max(), abs(r.outputs_after_relabelled).max(), 1e-12))
     before.set_data(r.before.outputs, tokens, level, "Outputs before", hold=hold)
     after.set_data(r.outputs_after_relabelled, tokens, before._levels, "Outputs after, moved back")  # before's scale
     scale = symmetric_scale(r.difference, EQUIVARIANCE_TOL)
+    if hold:
+        scale = held_difference_scale(difference.said_scale, scale)
+    difference.said_scale = scale
     difference.set_data(r.difference, tokens, scale or symmetric_scale(level) or 1.0,
                         difference_title(r.difference, scale, r.max_relabel_error), say_scale=True)
 
