@@ -9,11 +9,11 @@ from PySide6.QtCore import QByteArray, QMimeData, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTransform
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QLineEdit
 
+from explorer.panels.held_scale import HOLD_SLACK
 from explorer.panels.swap.axis import TokenAxis
 from explorer.panels.swap.panel import SwapPanel, after_html, map_title
-from explorer.panels.swap.values import ValueText
-from explorer.panels.held_scale import HOLD_SLACK
 from explorer.panels.swap.scale import held_difference_scale
+from explorer.panels.swap.values import ValueText
 from explorer.panels.swap.views import difference_title, scale_text, sum_column, symmetric_scale
 from explorer.state import SwapState
 from explorer.theme import cielab_lightness, screen_theme
