@@ -2,6 +2,7 @@
 break it, row sums in both masking orders, deterministic embeddings, and the verdict texts."""
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -298,3 +299,37 @@ def test_explanation_names_the_scheme_mechanism():
     assert "PE(position)" in run(scheme="sinusoidal").explanation
     assert "learned row" in run(scheme="learned").explanation
     assert "−m·|i−j|" in run(scheme="alibi", swap_j=1).explanation
+
+
+def test_the_moved_back_arrays_are_made_where_read_not_sent_from_the_compute_process():
+    """A reply carries ``after`` and the permutation; the moved-back arrays and the difference are made from them
+    on the receiving side (a third of a 64-token reply's bytes, pickled and copied at every drag step)."""
+    from multiprocessing.reduction import ForkingPickler
+
+    st = SwapState(sentence="the dog saw the cat near the old red barn", swap_i=1, swap_j=8, scheme="sinusoidal",
+                   d_model=16, heads=2)
+    r = jobs.run(SwapRequest(st))
+    derived = {"weights_after_relabelled", "outputs_after_relabelled", "difference"}
+    assert not derived & set(vars(r))  # none made by the job
+    got = pickle.loads(ForkingPickler.dumps(r))
+    perm = got.permutation
+    np.testing.assert_array_equal(got.weights_after_relabelled, got.after.weights[:, perm][:, :, perm])
+    np.testing.assert_array_equal(got.outputs_after_relabelled, got.after.outputs[perm])
+    np.testing.assert_array_equal(got.difference, got.after.outputs[perm] - got.before.outputs)
+    assert np.abs(got.difference).max() == got.max_relabel_error
+    assert np.abs(got.weights_after_relabelled - got.before.weights).max() == got.max_weight_error
+
+
+def test_the_tables_a_drag_step_uses_again_are_kept_read_only_and_exact():
+    from explorer.jobs.swap import _kept_matrix
+    from explorer.schemes.sinusoidal import _swap_table
+
+    words = ("dog", "bites", "man", "dog")
+    e = _kept_matrix(words, 24)
+    np.testing.assert_array_equal(e, embed(list(words), 24))
+    assert _kept_matrix(words, 24) is e and not e.flags.writeable
+    t = _swap_table(7, 16)
+    np.testing.assert_array_equal(t, sinusoidal(7, 16))
+    assert _swap_table(7, 16) is t and not t.flags.writeable
+    with pytest.raises(ValueError):
+        t[0, 0] = 1.0  # a caller cannot change what the next step reads

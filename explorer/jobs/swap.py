@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,6 +66,15 @@ def _kept_embedding(word: str, d_model: int) -> np.ndarray:
 def embed(tokens: list[str], d_model: int) -> np.ndarray:
     """The embedding matrix ``E``, shape ``(n, d_model)``: one :func:`token_embedding` row per token."""
     return np.stack([_kept_embedding(t, d_model) for t in tokens])
+
+
+@lru_cache(maxsize=8)
+def _kept_matrix(tokens: tuple[str, ...], d_model: int) -> np.ndarray:
+    """:func:`embed`, read-only and made once per sentence and width: each step of a drag embeds the sentence and its
+    swapped copy again (stacking 64 rows was a sixth of a step's job)."""
+    e = embed(list(tokens), d_model)
+    e.flags.writeable = False
+    return e
 
 
 @lru_cache(maxsize=16)
@@ -145,15 +154,15 @@ class SwapResponse:
     ``weights_after_relabelled[h, t, u] = after.weights[h, perm[t], perm[u]]`` and
     ``outputs_after_relabelled[t] = after.outputs[perm[t]]``: row ``t`` is token ``t`` of the
     *original* sentence, wherever it went.  With NoPE and no mask they equal the "before" arrays.
+
+    Those two and :attr:`difference` are made from ``after`` where they are first read, not sent from the compute
+    process: they were a third of a 64-token reply's bytes, pickled, copied and unpickled at every drag step.
     """
 
     request: SwapRequest
     before: AttentionRun
     after: AttentionRun
     permutation: np.ndarray  # new place of the token that was at position t
-    weights_after_relabelled: np.ndarray
-    outputs_after_relabelled: np.ndarray
-    difference: np.ndarray  # outputs_after_relabelled − before.outputs, (n, d)
     max_relabel_error: float
     max_weight_error: float
     output_rms: float
@@ -163,6 +172,20 @@ class SwapResponse:
     verdict: str
     headline: str
     explanation: str
+
+    @cached_property
+    def weights_after_relabelled(self) -> np.ndarray:
+        perm = self.permutation
+        return self.after.weights[:, perm][:, :, perm]
+
+    @cached_property
+    def outputs_after_relabelled(self) -> np.ndarray:
+        return self.after.outputs[self.permutation]
+
+    @cached_property
+    def difference(self) -> np.ndarray:
+        """``outputs_after_relabelled − before.outputs``, (n, d)."""
+        return self.outputs_after_relabelled - self.before.outputs
 
 
 def forward(tokens: list[str], st: SwapState, table: np.ndarray | None = None) -> AttentionRun:
@@ -175,7 +198,7 @@ def forward(tokens: list[str], st: SwapState, table: np.ndarray | None = None) -
     :func:`explorer.encodings.attention.attention`.
     """
     n, d, h = len(tokens), st.d_model, st.heads
-    x = embed(tokens, d)
+    x = _kept_matrix(tuple(tokens), d)
     terms = registry.get(st.scheme).swap_terms_with_table(table, n, d, h, st.seed, st.causal)
     if terms.added is not None:
         x = x + st.alpha * terms.added
@@ -285,8 +308,7 @@ def compute(request: SwapRequest) -> SwapResponse:
     after = forward(swapped(tokens, i, j), st, table)
     perm = swap_permutation(n, i, j, tokens)
     w_rel = after.weights[:, perm][:, :, perm]
-    o_rel = after.outputs[perm]
-    diff = o_rel - before.outputs
+    diff = after.outputs[perm] - before.outputs  # (the response makes both again where they are read)
     err = float(np.abs(diff).max())
     measured: dict[str, Any] = {
         "err": err,
@@ -304,9 +326,6 @@ def compute(request: SwapRequest) -> SwapResponse:
         before=before,
         after=after,
         permutation=perm,
-        weights_after_relabelled=w_rel,
-        outputs_after_relabelled=o_rel,
-        difference=diff,
         max_relabel_error=err,
         max_weight_error=float(np.abs(w_rel - before.weights).max()),
         output_rms=measured["rms"],

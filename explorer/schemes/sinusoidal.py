@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -144,7 +145,7 @@ class Sinusoidal(Scheme):
 
     # -- Token swap -------------------------------------------------------------------------------
     def swap_terms(self, n, d_model, heads, seed, causal):
-        return SwapTerms(added=sinusoidal(n, d_model))
+        return SwapTerms(added=_swap_table(n, d_model))
 
     def swap_reason(self, st: SwapSetup) -> str:
         return (f"α·PE(position) is added to every embedding (α = {st.alpha:g}): the swapped words now carry "
@@ -191,3 +192,11 @@ class Sinusoidal(Scheme):
 
 
 SCHEME = Sinusoidal()
+
+
+@lru_cache(maxsize=8)
+def _swap_table(n: int, d_model: int) -> np.ndarray:
+    """Token swap's PE(0 … n−1), read-only and made once per size: an α drag asked for the same table twice a step."""
+    table = sinusoidal(n, d_model)
+    table.flags.writeable = False
+    return table
