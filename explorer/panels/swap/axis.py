@@ -39,14 +39,16 @@ class TokenAxis(Axis):
         self._step = 1
         self._cell_px = 0.0
         self._labels: list[str] = []
+        self._given: list[str] = []  # the labels as set_labels was given them
         self._extra: dict[float, str] = {}
         super().__init__(orientation, **kwargs)
         self.setTickFont(_tick_font())
 
     def set_labels(self, labels: list[str], extra: dict[float, str] | None = None) -> None:
         """Show ``labels`` (and ``extra``); the same ones again (a slider drag) leave the drawn axis as it is."""
-        if [short_word(s, TICK_WORD) for s in labels] == self._labels and dict(extra or {}) == self._extra:
-            return
+        if list(labels) == self._given and dict(extra or {}) == self._extra:
+            return  # (the words as given: shortening 64 of them again, five axes a drag step, was the check's cost)
+        self._given = list(labels)
         self._labels = [short_word(s, TICK_WORD) for s in labels]  # one 500-letter word must not eat the plot
         self._extra = dict(extra or {})
         self.picture = None

@@ -92,6 +92,7 @@ class AttentionMap(Heatmap):
         self._weights = np.zeros((0, 0))
         self._row_sums = np.zeros(0)
         self._tokens: list[str] = []
+        self._centres = (np.zeros((0, 0)), np.zeros((0, 0)))  # the cells' centres (x, y) of an n × n map
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
@@ -108,7 +109,8 @@ class AttentionMap(Heatmap):
         n = len(tokens)
         # Softmax's rows sum to 1 at every step of an α drag, give or take a rounding (1e-16): the Σ column and its
         # numbers are then left as they are drawn, not given the same picture again and repainted.
-        same_sums = s.shape == self._row_sums.shape and np.allclose(s, self._row_sums, rtol=0.0, atol=1e-12)
+        same_sums = (s.shape == self._row_sums.shape and s.size > 0
+                     and float(np.abs(s - self._row_sums).max()) <= 1e-12)  # (NaN: not the same)
         self._weights, self._row_sums, self._tokens = w, s, list(tokens)
         self.set_matrix(w, rect=(0, 0, n, n))
         x0, sw = sum_column(n)
@@ -117,8 +119,10 @@ class AttentionMap(Heatmap):
             self.sums.setRect(x0, 0, sw, n)
         self.x_axis.set_labels(tokens, {x0 + sw / 2: "Σ"})
         self.y_axis.set_labels(tokens)
-        rows, cols = np.indices((n, n))
-        self.values.set_items(cols + 0.5, rows + 0.5, w)
+        if self._centres[0].shape != (n, n):
+            rows, cols = np.indices((n, n))
+            self._centres = (cols + 0.5, rows + 0.5)
+        self.values.set_items(*self._centres, w)
         if not same_sums:
             self.sum_values.set_items(np.full(n, x0 + sw / 2), np.arange(n) + 0.5, s, cell=(sw, 1.0))
         if title is not None:
