@@ -61,19 +61,20 @@ def test_the_rest_of_a_frame_counts_as_pending_while_its_first_key_is_drawn(qtbo
     frames: FrameScheduler
 
     def draw(key, item):
-        seen.append((key, frames.pending))
+        seen.append((key, item, frames.pending))
         frames.flush()  # re-entered from a draw (e.g. a handler that processes events): no harm
-        if key == "a":
-            frames.post("c", 0)  # arrives during the frame: drawn at the next one
+        if (key, item) == ("a", 0):
+            frames.post("c", 0)  # a key new to the frame, during it: drawn in it
+            frames.post("a", 1)  # a key the frame has drawn: the next frame
 
     frames = FrameScheduler(draw)
     frames.post("a", 0)
     frames.post("b", 0)
     frames.flush()
     # "Everything drawn" must not be announced while "b" is still to come in this frame.
-    assert seen == [("a", True), ("b", True)] and frames.pending  # "b": "c" came during the frame
+    assert seen == [("a", 0, True), ("b", 0, True), ("c", 0, True)] and frames.pending  # the newer "a" waits
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
-    assert seen[-1] == ("c", False) and frames.frames == 2
+    assert seen[-1] == ("a", 1, False) and frames.frames == 2
 
 
 def test_a_failing_draw_does_not_leave_the_other_keys_undrawn():
@@ -387,10 +388,30 @@ def test_the_next_frame_waits_for_the_last_keys_paint_too(qtbot):
     frames._timer.stop()
     frames._turn()  # the frame's only key
     assert sink.drawn == [("a", 0)] and frames._waiting is not None  # the next frame waits for its paint
-    frames.post("b", 0)  # the next frame's key, at once: it waits too
+    frames.post("a", 1)  # the next frame's item, at once: it waits too
     assert not frames._timer.isActive() and sink.drawn == [("a", 0)]
     qtbot.waitUntil(lambda: not frames.pending, timeout=2000)
-    assert sink.drawn == [("a", 0), ("b", 0)] and frames.frames == 2
+    assert sink.drawn == [("a", 0), ("a", 1)] and frames.frames == 2
+
+
+def test_a_key_new_to_the_frame_joins_it_and_is_drawn_once_the_last_key_is_painted(qtbot):
+    """A panel's results for one drag step come back a fraction of a millisecond apart: the first begins a frame,
+    the others join it, each drawn in a turn of its own after the key before it is painted, not frame_ms later."""
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw, frame_ms=60_000)
+    frames.post("heat", 0)
+    frames._timer.stop()
+    frames._turn()  # the frame's only key so far
+    assert sink.drawn == [("heat", 0)] and frames._waiting is not None
+    frames.post("curves", 0)  # the same step's other results
+    frames.post("pick", 0)
+    frames.post("heat", 1)  # the next step's: the next frame, a frame_ms after this one began
+    assert not frames._timer.isActive()  # all wait for the heatmap's paint
+    qtbot.waitUntil(lambda: len(sink.drawn) == 3, timeout=2000)  # long before a 60 s frame boundary
+    assert sink.drawn == [("heat", 0), ("curves", 0), ("pick", 0)] and frames.frames == 1
+    qtbot.waitUntil(lambda: frames._waiting is None, timeout=2000)
+    assert frames._timer.isActive() and frames._timer.remainingTime() > 1000  # "heat" 1: the frame boundary
+    assert frames.pending and frames.frames == 1
 
 
 def test_keys_that_paint_the_same_plot_are_drawn_in_one_turn(qtbot):

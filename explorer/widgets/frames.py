@@ -19,7 +19,10 @@ took 20–25 ms as one batch, which is what the UI stalled for).  The next key w
 its changes to its view in queued calls and the view's repaint is a posted event of low priority, so the next key
 is drawn after :data:`HOPS` posted events of that priority, each posted by the one before, and ``gap_ms`` more
 (with a 1 ms timer alone, a key that took a few ms to draw was followed by the next before Qt painted it, and both
-plots were painted in one turn).  A newer item of a key still to come in the frame takes its place there.
+plots were painted in one turn).  A newer item of a key still to come in the frame takes its place there, and a
+key new to the frame joins it while it is drawn (a panel's results for one step come back a fraction of a
+millisecond apart: the first began a frame, and the others waited ``frame_ms`` for the next); a key already drawn
+in it waits for the next frame.
 Keys that paint the same plot (``paints``) are drawn in the same turn, whichever frame they wait for: one
 repaint for both (Waves' markers on the lanes, from a result of their own, came a millisecond after the lanes'
 and cost the lanes a second repaint at every step).
@@ -37,9 +40,9 @@ from .frame_probe import timed
 
 #: Shortest time between the starts of two frames (see the module: not a display frame).
 FRAME_MS = 4
-#: Between two keys of one frame: enough for Qt to paint what the first changed (it does within about
-#: a millisecond of the draw) before the next is drawn.
-GAP_MS = 1
+#: Between two keys of one frame, after the wait for the first one's paint (HOPS): none more.  (A millisecond
+#: more, from before the wait was counted in posted events, added one to the latency of each key after the first.)
+GAP_MS = 0
 
 
 #: Posted events between drawing a key and drawing the next (see FrameScheduler._next_after_paint).
@@ -91,6 +94,7 @@ class FrameScheduler(QObject):
         self._pending: dict[Hashable, Any] = {}
         self._last: set[Hashable] = set()  # keys posted ``last`` (see post)
         self._drawing: dict[Hashable, Any] = {}  # the frame being drawn: what is still to come in it
+        self._frame_keys: set[Hashable] = set()  # the keys of the frame being drawn (empty: none is)
         self._flushing = False
         self._waiting: object | None = None  # the wait for a key's paint in progress (see _next_after_paint)
         self._timer = QTimer(self)
@@ -119,6 +123,15 @@ class FrameScheduler(QObject):
         if key in self._drawing:
             self.coalesced += 1
             self._drawing[key] = item
+            return
+        if self._frame_keys and key not in self._frame_keys and key not in self._pending:
+            # Another result of the step being drawn (a panel's keys come back from the compute process a
+            # fraction of a millisecond apart): it joins the frame, drawn in a turn of its own once the last key is
+            # painted, not a frame_ms later (which was most of a Waves step's latency).
+            self._frame_keys.add(key)
+            self._drawing[key] = item
+            if self._waiting is None and not self._flushing:
+                self._schedule()
             return
         if key in self._pending:
             self.coalesced += 1
@@ -170,6 +183,8 @@ class FrameScheduler(QObject):
             QCoreApplication.postEvent(self, _Hop(e.left - 1, e.wait), Qt.EventPriority.LowEventPriority.value)
             return True
         self._waiting = None
+        if not self._drawing:
+            self._frame_keys.clear()  # the frame is on screen: what comes now is the next one's
         self.painted.emit()
         if self._drawing or self._pending:
             self._schedule()
@@ -177,6 +192,7 @@ class FrameScheduler(QObject):
 
     def _begin_frame(self) -> None:
         self._drawing, self._pending = self._pending, {}
+        self._frame_keys = set(self._drawing)
         self._since.start()
         self.frames += 1
 
@@ -193,11 +209,13 @@ class FrameScheduler(QObject):
             held, self._drawing = self._drawing, {}
             self._begin_frame()
             self._drawing = {**held, **self._drawing}  # the frame being drawn first, then what came after
+            self._frame_keys = set(self._drawing)
         self._flushing = True
         try:
             error = timed("draw", self, self._draw_frame)
         finally:
             self._flushing = False
+            self._frame_keys.clear()  # all drawn, at once
             if self._pending:  # posted during the draw: the next frame
                 self._timer.start(self._until_next_frame())
         if error is not None:
@@ -260,4 +278,5 @@ class FrameScheduler(QObject):
         self._waiting = None
         self._pending.clear()
         self._drawing.clear()
+        self._frame_keys.clear()
         self._last.clear()
