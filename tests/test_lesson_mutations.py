@@ -9,6 +9,7 @@ Each mutation patches our own code (the function the check's panel computes with
 from __future__ import annotations
 
 import importlib
+import sys
 
 import numpy as np
 import pytest
@@ -264,6 +265,16 @@ MUTATIONS = {
 }
 
 
+def _forget_kept_results() -> None:
+    """Clear every ``functools`` cache of the app's modules: a broken implementation must reach what it breaks (a
+    table kept from an earlier step would hide it), and what it made must not outlive it."""
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith("explorer.") and module is not None:
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)) and callable(getattr(value, "cache_info", None)):
+                    value.cache_clear()
+
+
 def _fails(name: str, params: dict) -> bool:
     try:
         return not run_check(name, params).passed
@@ -280,8 +291,12 @@ def test_check_passes_and_each_broken_implementation_fails_it(name, monkeypatch)
     for what, mutate in mutations:
         with monkeypatch.context() as m:
             mutate(m)
-            if _fails(name, params):
-                failed.append(what)
+            _forget_kept_results()
+            try:
+                if _fails(name, params):
+                    failed.append(what)
+            finally:
+                _forget_kept_results()
     assert failed == [what for what, _m in mutations], f"{name}: these did not fail it: " + ", ".join(
         w for w, _m in mutations if w not in failed)
 
