@@ -136,3 +136,18 @@ def test_attention_errors():
         attention(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 3)))
     with pytest.raises(EncodingError):
         attention(np.full((2, 2), np.nan), np.ones((2, 2)), np.ones((2, 2)))
+
+
+def test_attention_refuses_what_has_no_weights():
+    q = np.ones((3, 2))
+    masked = np.zeros((3, 3))
+    masked[1] = -np.inf  # every key of query 1 masked
+    with pytest.raises(EncodingError, match="fully masked"):
+        attention(q, q, q, bias=masked)
+    with pytest.raises(EncodingError, match="fully masked"):  # scores past float64: ±inf, then NaN
+        attention(np.full((2, 2), 1e200), np.full((2, 2), 1e200), np.ones((2, 2)))
+    with pytest.raises(EncodingError, match="at least one key"):
+        attention(q, np.zeros((0, 2)), np.zeros((0, 2)))
+    partly = np.zeros((3, 3))
+    partly[1, :2] = -np.inf  # one key left: all its weight goes there
+    np.testing.assert_array_equal(attention(q, q, q, bias=partly).weights[1], [0.0, 0.0, 1.0])

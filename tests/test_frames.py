@@ -473,3 +473,26 @@ def test_waves_markers_are_drawn_in_the_lanes_turn_and_the_lanes_painted_once(qt
     assert counter.paints == 1
     panel.waves.plot.viewport().removeEventFilter(counter)
     panel.shutdown()
+
+
+def test_a_frame_ended_by_a_flush_or_by_dropping_its_keys_takes_no_more_keys(qtbot):
+    sink = _Sink()
+    frames = FrameScheduler(sink.draw, frame_ms=0)
+    frames.post("a", 0)
+    frames._timer.stop()
+    frames._turn()
+    assert frames._waiting is not None
+    frames.flush()  # nothing left to draw: the wait for a's paint is cut short, and that frame is over
+    frames.post("b", 0)  # a frame of its own, counted as one
+    qtbot.waitUntil(lambda: not frames.pending and frames._waiting is None, timeout=2000)
+    assert sink.drawn == [("a", 0), ("b", 0)] and frames.frames == 2
+    frames.post("c", 0)
+    frames.post("d", 0)
+    frames._timer.stop()
+    frames._turn()  # c drawn; d still to come in this frame
+    frames.drop(lambda key: key == "d")
+    qtbot.waitUntil(lambda: frames._waiting is None, timeout=2000)
+    qtbot.wait(10)  # the turn that finds nothing left of the frame
+    frames.post("e", 0)
+    qtbot.waitUntil(lambda: not frames.pending and frames._waiting is None, timeout=2000)
+    assert [k for k, _ in sink.drawn] == ["a", "b", "c", "e"] and frames.frames == 4

@@ -43,17 +43,23 @@ def attention(q, k, v, *, causal: bool = False, bias=None, mask_after_softmax: b
     # Plain numpy: the matrices are a drag step's (a few to a few hundred tokens), where torch's dispatch was most
     # of the cost (0.49 ms a call run as a drag step runs, 16 ms after the last; numpy 0.18).  The same formula as
     # torch's softmax, exp(s − max) / Σ, checked against torch's scaled_dot_product_attention in the tests.
-    scores = qa @ np.swapaxes(ka, -1, -2) / float(np.sqrt(qa.shape[-1]))
+    if ka.shape[-2] == 0:
+        raise EncodingError("attention needs at least one key")
+    b = None
     if bias is not None:
         b = np.asarray(bias, dtype=np.float64)
         if np.any(np.isnan(b)):
             raise EncodingError("bias contains NaN")
-        scores = scores + b
-    nq, nk = scores.shape[-2], scores.shape[-1]
-    future = np.triu(np.ones((nq, nk), dtype=bool), 1)
-    if causal and not mask_after_softmax:
-        scores = np.where(future, -np.inf, scores)
-    with np.errstate(invalid="ignore"):  # a row of −inf only: NaN, refused below
+    # Huge finite inputs may overflow to ±inf and a row of −inf only gives NaN: both are refused below, as torch's
+    # NaN weights were.
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = qa @ np.swapaxes(ka, -1, -2) / float(np.sqrt(qa.shape[-1]))
+        if b is not None:
+            scores = scores + b
+        nq, nk = scores.shape[-2], scores.shape[-1]
+        future = np.triu(np.ones((nq, nk), dtype=bool), 1)
+        if causal and not mask_after_softmax:
+            scores = np.where(future, -np.inf, scores)
         top = scores.max(axis=-1, keepdims=True)
         weights = np.exp(scores - top)
         weights /= weights.sum(axis=-1, keepdims=True)

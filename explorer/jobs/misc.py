@@ -21,7 +21,7 @@ class WarmUpRequest:
 def warm_up(request: WarmUpRequest) -> str:
     import torch
 
-    # The service's torch jobs are tiny (attention over <= 64 tokens, an embedding lookup).  On a
+    # The service's torch jobs are tiny (a rotation or an embedding lookup over <= 64 tokens).  On a
     # 2-core laptop that also runs the UI, torch's intra-op thread pool only adds wake-up latency
     # (0.4 ms calls spiking to ~60 ms under load), so the interactive app uses one thread.  The Lab
     # sets its own count while it trains and restores this one afterwards.

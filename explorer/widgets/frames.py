@@ -71,7 +71,7 @@ class FrameScheduler(QObject):
     frame_ms : int
         Shortest time between the starts of two frames.
     gap_ms : int
-        Time between two keys of one frame (Qt paints the first one's plots in it).
+        Time between two keys of one frame, after the wait for the first one's paint (HOPS posted events).
     paints : callable, optional
         ``paints(key, item)``: the plot (any hashable) that drawing ``item`` repaints, or None (none shared with
         another key).  Keys waiting with the same plot are drawn in the turn of the first of them.
@@ -113,9 +113,9 @@ class FrameScheduler(QObject):
         return bool(self._pending) or bool(self._drawing)
 
     def post(self, key: Hashable, item: Any, *, last: bool = False) -> None:
-        """Draw ``item`` at the next frame (or in the frame being drawn, if its key is still to come there), unless a
-        newer item of ``key`` arrives first.  ``last``: only in a turn where nothing else waits, this frame's or the
-        next's (an update that follows a result must not hold up the results that come after it)."""
+        """Draw ``item`` in the frame being drawn if its key is still to come there or new to it, else at the next
+        frame, unless a newer item of ``key`` arrives first.  ``last``: only in a turn where nothing else waits, this
+        frame's or the next's (an update that follows a result must not hold up the results that come after it)."""
         if last:
             self._last.add(key)
         else:
@@ -154,6 +154,7 @@ class FrameScheduler(QObject):
         self.frame_begins = not self._drawing
         if self.frame_begins:
             if not self._pending:
+                self._frame_keys.clear()  # (its keys dropped meanwhile: that frame is over)
                 return
             self._begin_frame()
         self._flushing = True
@@ -203,6 +204,7 @@ class FrameScheduler(QObject):
         self._timer.stop()
         self._waiting = None
         if not self._pending and not self._drawing:
+            self._frame_keys.clear()  # (a wait for the last key's paint cut short: that frame is over)
             return
         self.frame_begins = bool(self._pending)
         if self._pending:
@@ -224,7 +226,8 @@ class FrameScheduler(QObject):
     def _draw_next(self, pull: bool = True) -> BaseException | None:
         """Draw the frame's next key, and the keys waiting that paint its plot; the first failure is returned
         (the other keys still come).  ``pull``: the next frame's keys may be drawn now (a key posted ``last`` gives
-        way to them; a key of the same plot joins); a flush draws only what it was given."""
+        way to them; a key of the same plot joins); a flush draws what it was given and the keys new to its frame
+        that join it meanwhile, not the next frame's."""
         queues = (self._drawing, self._pending) if pull else (self._drawing,)
         queue, key = self._drawing, next(iter(self._drawing))
         if key in self._last:  # anything else waiting comes first

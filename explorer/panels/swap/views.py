@@ -92,7 +92,7 @@ class AttentionMap(Heatmap):
         self._weights = np.zeros((0, 0))
         self._row_sums = np.zeros(0)
         self._tokens: list[str] = []
-        self._centres = (np.zeros((0, 0)), np.zeros((0, 0)))  # the cells' centres (x, y) of an n × n map
+        self._centres: tuple[np.ndarray, np.ndarray] = (np.zeros((0, 0)), np.zeros((0, 0)))  # cell centres (x, y)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
