@@ -56,14 +56,14 @@ def attention(q, k, v, *, causal: bool = False, bias=None, mask_after_softmax: b
         scores = qa @ np.swapaxes(ka, -1, -2) / float(np.sqrt(qa.shape[-1]))
         if b is not None:
             scores = scores + b
-        nq, nk = scores.shape[-2], scores.shape[-1]
-        future = np.triu(np.ones((nq, nk), dtype=bool), 1)
-        if causal and not mask_after_softmax:
+        # Keys after each query (the causal mask): made only where a mask is asked for.
+        future = np.triu(np.ones(scores.shape[-2:], dtype=bool), 1) if causal else None
+        if future is not None and not mask_after_softmax:
             scores = np.where(future, -np.inf, scores)
         top = scores.max(axis=-1, keepdims=True)
         weights = np.exp(scores - top)
         weights /= weights.sum(axis=-1, keepdims=True)
-    if causal and mask_after_softmax:
+    if future is not None and mask_after_softmax:
         weights = np.where(future, 0.0, weights)
     if np.isnan(weights).any():
         raise EncodingError("a query row is fully masked (every key is −inf), so its weights are undefined")
