@@ -148,6 +148,25 @@ def make_app(argv: list[str] | None = None, app_class: type | None = None):
     return app
 
 
+def report_start(app, window, *, drawn: bool = False, timeout_s: float = 120.0) -> None:
+    """Print ``shown_at=`` (the window's first frame on screen, ``time.time()``) and, with ``drawn``,
+    ``drawn_at=`` (every panel built by then has drawn its first results, and that is painted)."""
+    from PySide6.QtCore import QEventLoop
+
+    deadline = time.monotonic() + timeout_s
+
+    def wait(until) -> None:
+        while not until() and time.monotonic() < deadline:
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
+
+    wait(lambda: window.first_frame_at is not None)
+    print(f"shown_at={window.first_frame_at or time.time():.6f}", flush=True)
+    if drawn:
+        wait(lambda: window.panels.built() and all(p.has_drawn for p in window.panels.built().values()))
+        app.processEvents()  # the drawn results painted
+        print(f"drawn_at={time.time():.6f}", flush=True)
+
+
 def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:
     """Wait until every panel has drawn, grab the window to ``path``; 0 on success.  A panel that cannot
     draw (``--checkpoint`` a file it refuses) ends the wait at once with its reason."""
@@ -346,11 +365,12 @@ def run_app(args) -> int:
     window.after_first_frame(freeze_after_start)  # a 0-ms timer from here ran before the first paint
     if not args.screenshot:  # a screenshot saves nothing, so it keeps exiting at once
         signals.close_window(window)
-    if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN") or os.environ.get("PE_EXPLORER_REPORT_SHOWN"):
-        # For the benchmark's window_shown_ms and the shutdown tests: say when the window is up.
-        app.processEvents()
-        print(f"shown_at={time.time():.6f}", flush=True)
-        if os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN"):
+    exit_after = os.environ.get("PE_EXPLORER_EXIT_AFTER_SHOWN")
+    if exit_after or os.environ.get("PE_EXPLORER_REPORT_SHOWN"):
+        # For the benchmark's window_shown_ms and the shutdown tests: say when the window's first frame was on
+        # screen, and (EXIT_AFTER_SHOWN=drawn) when the panel on screen had drawn its first results.
+        report_start(app, window, drawn=exit_after == "drawn")
+        if exit_after:
             window.close()
             signals.exit_at_once()
             return _finish(window, 0)

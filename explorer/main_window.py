@@ -18,6 +18,7 @@ The window layout, the look and the last session's parameters are saved on close
 from __future__ import annotations
 
 import sys
+import time
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -117,6 +118,9 @@ class MainWindow(QMainWindow):
         self._first_frame: _FirstFrame | None = None
         self._first_frame_done = False
         self._after_first_frame: list = []
+        #: When the first frame was on screen (``time.time()``) and the process's CPU time then; None before.
+        self.first_frame_at: float | None = None
+        self.first_frame_cpu: float | None = None
         # Set by restore_layout() (or save_on_close): what closing writes back.
         self._layout_restored = bool(save_on_close)
         # A settings folder that cannot be used (a file, read-only, no home) disables the settings
@@ -432,6 +436,8 @@ class MainWindow(QMainWindow):
 
     def _on_first_frame(self) -> None:
         self._first_frame_done = True
+        self.first_frame_at, self.first_frame_cpu = time.time(), time.process_time()
+        self.panel_docks.release()  # the raised docks' panels, then their first jobs
         self.service.resume()
         callbacks, self._after_first_frame = self._after_first_frame, []
         for callback in callbacks:

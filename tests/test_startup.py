@@ -20,9 +20,12 @@ def test_only_the_raised_dock_is_built_and_the_others_build_when_shown(qtbot):
     try:
         assert win.panels.built() == {}  # nothing before the window is shown
         assert set(win.panels) == {pid for pid, _, _ in PANELS} and "lab" in win.panels
+        at_build = []
+        win.panelBuilt.connect(lambda pid: at_build.append((pid, win.first_frame_at is not None)))
         win.show()
         qtbot.waitUntil(lambda: bool(win.panels.built()), timeout=10000)
         assert list(win.panels.built()) == ["waves"]  # the raised tab only
+        assert at_build == [("waves", True)]  # built just after the window's first frame, not inside it
         built = []
         win.panelBuilt.connect(built.append)
         win.show_panel("schemes")

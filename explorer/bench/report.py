@@ -27,7 +27,8 @@ def format_table(report: dict) -> str:
         top = ", ".join(f"{t['module']} {t['self_ms']:.0f}" for t in imp.get("top", [])[:6])
         start = report.get("startup", {})
         lines += [
-            f"window shown: {report['window_shown_ms']:.0f} ms after process start; window path imports "
+            f"window shown: {report['window_shown_ms']:.0f} ms after process start, first results on screen: "
+            f"{report.get('first_results_ms', float('nan')):.0f} ms; window path imports "
             f"{imp.get('total_ms', float('nan')):.0f} ms ({top} ms)",
             "start-up in a fresh process: " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in start.items()
                                                         if k.endswith("_ms"))

@@ -3,7 +3,9 @@
 The window makes one :class:`~PySide6.QtWidgets.QDockWidget` per panel at once (cheap: the saved
 layout needs them all), but a panel — its plots, sidebar and first jobs — only when its dock is
 first on screen, or when code asks for it (``window.panels["lab"]`` builds it: every existing
-caller keeps working).  At start-up only the raised tab is built: 3 of the 27 plot widgets.
+caller keeps working).  At start-up only the raised tab is built: 3 of the 27 plot widgets, and only once
+the window's first frame is painted (:meth:`PanelDocks.release`): the window is on screen first, its docks
+blank for the turn in which the panel is built (the first results are computed after that frame anyway).
 
 :class:`LazyPanels` is the ``window.panels`` mapping: its keys are every panel id from the start;
 ``panels[pid]``, ``.get``, ``.values()`` and ``.items()`` build what they return; ``built()`` and
@@ -114,6 +116,8 @@ class PanelDocks(QObject):
         self._specs = {pid: spec for pid, _, spec in PANELS}
         self.docks: dict[str, QDockWidget] = {}
         self.titles: dict[str, str] = {}
+        #: Docks shown before :meth:`release` (the window's first frame): their panels are built then.
+        self._held: list[str] | None = []
         for panel_id, title, _spec in PANELS:
             dock = QDockWidget(title, window)
             dock.setObjectName(f"dock_{panel_id}")
@@ -154,8 +158,21 @@ class PanelDocks(QObject):
         return panel
 
     def _on_dock_visible(self, panel_id: str, visible: bool) -> None:
-        if visible and not self.panels.is_built(panel_id):  # first on screen: build it now
-            self.panels[panel_id]
+        if not visible or self.panels.is_built(panel_id):
+            return
+        if self._held is not None:  # before the window's first frame: built just after it
+            if panel_id not in self._held:
+                self._held.append(panel_id)
+            return
+        self.panels[panel_id]  # first on screen: build it now
+
+    def release(self) -> None:
+        """The window's first frame is on screen: build the panels of the docks shown before it (still
+        shown), and from now on each panel as its dock is first shown."""
+        held, self._held = self._held or [], None
+        for panel_id in held:
+            if self.docks[panel_id].isVisible() and not self.panels.is_built(panel_id):
+                self.panels[panel_id]
 
     # -- a checkpoint's learned table ----------------------------------------------------------------
     def open_checkpoint(self, path: str, tensor: str = "") -> None:
