@@ -257,6 +257,16 @@ def collect_on_ui_thread():
     return _UI_COLLECTOR
 
 
+def warn_renderer() -> None:
+    """Say where the plots cannot be painted as asked (``--renderer opengl`` without OpenGL)."""
+    from .widgets import plots
+
+    plots.configure_pyqtgraph()  # (done already where a panel was built)
+    if plots.renderer_problem:
+        print(f"pe-explorer: warning: the plots are painted in software (raster): {plots.renderer_problem}",
+              file=sys.stderr)
+
+
 def freeze_after_start() -> None:
     """Once the window is built and shown: move every object made so far out of the collector's sight.
 
@@ -325,8 +335,6 @@ def run_app(args) -> int:
         print(f"pe-explorer: error: {problem}", file=sys.stderr)
         return 2
     prepare_ui_process()
-    from .widgets.plots import configure_pyqtgraph
-
     if args.screenshot:
         from pathlib import Path
 
@@ -339,12 +347,6 @@ def run_app(args) -> int:
 
     choose(getattr(args, "renderer", None))
     app = make_app()
-    configure_pyqtgraph()
-    from .widgets import plots
-
-    if plots.renderer_problem:
-        print(f"pe-explorer: warning: the plots are painted in software (raster): {plots.renderer_problem}",
-              file=sys.stderr)
     from .main_window import MainWindow
 
     # --screenshot neither reads nor writes the user's layout, look and session; --reset-layout
@@ -362,6 +364,8 @@ def run_app(args) -> int:
     if getattr(args, "model_config", None):
         open_model_view(window, os.path.expanduser(args.model_config))
     window.show()
+    # The first panel, its plots and pyqtgraph are made just after the first frame (lazy_docks), then these.
+    window.after_first_frame(warn_renderer)
     window.after_first_frame(freeze_after_start)  # a 0-ms timer from here ran before the first paint
     if not args.screenshot:  # a screenshot saves nothing, so it keeps exiting at once
         signals.close_window(window)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -30,7 +31,6 @@ from .export.controller import ExportController
 from .export.slide import plot_key
 from .layout_state import SURVIVE_MS, LayoutError, check_layout, restore_died, restored, restoring
 from .lessons.ui.dock import LessonDock
-from .panels.base import Panel
 from .service import ComputeService, Failure
 from .settings import config_dir, config_problem, load_settings, remove_stale_temp_files, save_settings
 from .shell.actions import ACTIONS, ActionSpec
@@ -49,6 +49,9 @@ from .widgets.control_guard import ControlGuard, guard_controls
 from .widgets.scene_bar import SceneBar
 from .widgets.styling import style_widgets
 from .widgets.undo_action import UndoAction
+
+if TYPE_CHECKING:
+    from .panels.base import Panel
 
 #: Bump when the dock set or a dock's place changes so an old saved layout is not restored onto new docks.
 LAYOUT_VERSION = 4

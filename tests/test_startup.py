@@ -156,3 +156,45 @@ def test_what_waits_for_the_first_frame_starts_anyway_when_no_paint_comes(qtbot)
     qtbot.waitUntil(lambda: called == [1], timeout=5000)
     qtbot.wait(20)
     assert called == [1]  # once
+
+
+_FIRST_FRAME = r"""
+import json, sys
+from PySide6.QtCore import QEvent, QEventLoop, QObject
+from explorer.app import make_app
+from explorer.main_window import MainWindow
+
+app = make_app()
+w = MainWindow(restore_layout=False, save_on_close=False)
+paints = []
+
+class Watch(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint:
+            paints.append("pyqtgraph" in sys.modules)
+        return False
+
+watch = Watch()
+w.installEventFilter(watch)
+w.show()
+while w.first_frame_at is None:
+    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
+print(json.dumps({"first_paint_with_pyqtgraph": paints[0], "built": list(w.panels.built()),
+                  "pyqtgraph_after": "pyqtgraph" in sys.modules}))
+w.close()
+"""
+
+
+def test_the_window_is_painted_before_pyqtgraph_is_imported(tmp_path):
+    """The window path (imports, ``MainWindow()``, its first frame) needs no pyqtgraph: the first panel brings it,
+    just after the first frame."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PE_EXPLORER_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", _FIRST_FRAME], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report == {"first_paint_with_pyqtgraph": False, "built": ["waves"], "pyqtgraph_after": True}

@@ -94,12 +94,10 @@ import json, os, sys, time
 c0, t0 = time.process_time(), time.perf_counter()
 from explorer.app import make_app
 from explorer.main_window import MainWindow
-from explorer.widgets.plots import configure_pyqtgraph
 from PySide6.QtCore import QEventLoop
 c1, t1 = time.process_time(), time.perf_counter()
 modules = len(sys.modules)
 app = make_app()
-configure_pyqtgraph()
 w = MainWindow(restore_layout=False, save_on_close=False)
 c2, t2, wall2 = time.process_time(), time.perf_counter(), time.time()
 w.show()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from .. import export as ex
-from ..panels.base import Panel
 from ..settings import OutputError, home_folder, save_settings, setting
 from ..theme import PRINT
 from ..widgets.plain import warn
@@ -229,6 +228,8 @@ class ExportController(QObject):
         (the theme bus asks every controller when the submenu opens)."""
         if view.window() is not self._parent.window():
             return False
+        from ..panels.base import Panel  # (pyqtgraph: imported once a panel is built)
+
         widget = view.parentWidget()
         while widget is not None and not isinstance(widget, Panel):
             widget = widget.parentWidget()

@@ -19,14 +19,15 @@ import logging
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
 from ..panels import PANELS, load_panel_class
-from ..panels.base import Panel
 from ..panels.links import PanelLinks
 
 if TYPE_CHECKING:
+    from ..panels.base import Panel
     from ..panels.table import TablePanel
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,9 @@ class PanelDocks(QObject):
         for panel_id, title, _spec in PANELS:
             dock = QDockWidget(title, window)
             dock.setObjectName(f"dock_{panel_id}")
-            holder = QWidget(dock)  # stands in until the panel is built
+            holder = QLabel(f"Opening {title}…", dock)  # stands in until the panel is built
+            holder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            holder.setForegroundRole(QPalette.ColorRole.PlaceholderText)
             holder.setObjectName(f"placeholder_{panel_id}")
             dock.setWidget(holder)
             dock.setFeatures(

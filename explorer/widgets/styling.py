@@ -10,9 +10,8 @@ from __future__ import annotations
 import functools
 
 from ..theme import Theme, control_sheet, formula_sheet, scene_sheet
-from .styler import Styler, mapped_colour, mapped_pen
 
-__all__ = ["mapped_colour", "mapped_pen", "palette", "style_controls", "style_plot", "style_tree", "style_widgets"]
+__all__ = ["palette", "style_controls", "style_plot", "style_tree", "style_widgets"]
 
 
 def style_plot(view, theme: Theme, *, zoom: float = 1.0, pen_scale: float = 1.0) -> None:
@@ -23,6 +22,8 @@ def style_plot(view, theme: Theme, *, zoom: float = 1.0, pen_scale: float = 1.0)
 
 def style_tree(item, theme: Theme, *, zoom: float = 1.0, pen_scale: float = 1.0) -> None:
     """Style ``item`` and every item below it once for ``theme`` (items of a plot that is not the app's)."""
+    from .styler import Styler  # (pyqtgraph: not on the window's way to its first frame)
+
     Styler(theme, zoom, pen_scale).adopt(item)
 
 

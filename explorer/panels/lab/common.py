@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QFont
 
 from ... import schemes as registry
 from ...widgets.legend_place import LegendPlacer
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from ..schemes.items import line_style, scheme_key
 
 

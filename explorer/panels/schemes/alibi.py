@@ -26,7 +26,7 @@ from ...widgets.image import ImageItem
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plot_data import set_image
 from ...widgets.plots import SEQUENTIAL
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from . import table
 from .items import (
     FutureMask,

@@ -17,7 +17,7 @@ from ...widgets.image import ImageItem
 from ...widgets.notes import NotesLabel
 from ...widgets.plots import DIVERGING, ColourBar, Plot, colormap
 from ...widgets.reflow import ReflowGrid
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from ...widgets.theming import theme_bus
 from ...widgets.value_box import SpinBox
 from .items import fit_colour_bar, make_plot, pen, scheme_colour, theme_info_label

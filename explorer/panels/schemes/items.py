@@ -22,7 +22,7 @@ from ... import schemes as registry
 from ...theme import mask_colour
 from ...widgets.log_ticks import tick_font
 from ...widgets.plots import make_plot as _make_plot
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from ...widgets.theming import current_theme
 
 

@@ -12,7 +12,7 @@ from ...encodings.mrope import AXES
 from ...encodings.mrope_sequence import MRopeResult
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.plots import SEQUENTIAL, Heatmap
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from .items import make_plot
 
 #: The colour of each axis (time, height, width), in every plot of this view.

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from ...schemes import rope, scaled_rope
 from ...schemes.rope_model_tab import ModelRopeResponse
 from ...widgets.log_ticks import use_si_log_ticks
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from ...widgets.theming import current_theme
 from .items import beyond_line, make_plot, pen, scheme_colour
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 from ...jobs.table import TableResponse
 from ...widgets.plots import SEQUENTIAL, Heatmap, make_plot
 from ...widgets.qt_typed import layout_of
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from ...widgets.theming import theme_bus
 from ..waves.common import readout_label
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
 from ...widgets.log_ticks import use_si_log_ticks
-from ...widgets.styling import mapped_colour
+from ...widgets.styler import mapped_colour
 from ...widgets.symbols import Markers, marker_room, range_with_room, steady_brush, steady_pen
 from ...widgets.text_pin import EVERY_MS
 from ...widgets.theming import current_theme, theme_bus
