@@ -573,3 +573,27 @@ def _handle(panel):
     from PySide6.QtWidgets import QAbstractSlider
 
     return panel.main_slider().findChildren(QAbstractSlider)[0]
+
+
+def test_a_held_slider_measures_the_maps_again_only_for_new_words(qtbot, panel, monkeypatch):
+    """The maps' cells are fitted to their axes after new words or a new text size; an α step while a slider is held
+    changes no axis and asks for no fit (it was a timer and a walk over every map at each drag step), and letting go
+    asks for one."""
+    fits = []
+    monkeypatch.setattr(panel.maps_grid, "schedule_fit", lambda: fits.append(panel.state.alpha))
+
+    def drawn(**changes):
+        panel.set_state(panel.state.clamped(**changes))
+        qtbot.waitUntil(lambda: panel.last_response.request.state == panel.state and not panel.waiting,
+                        timeout=20000)
+
+    _drawn(qtbot, panel, scheme="sinusoidal")
+    _handle(panel).setSliderDown(True)
+    fits.clear()
+    drawn(alpha=0.9)
+    drawn(alpha=0.8)
+    assert fits == []  # held, the same words: no fit
+    drawn(sentence="a cat sat")
+    assert fits == [0.8]  # held, new words: fitted
+    _handle(panel).setSliderDown(False)
+    qtbot.waitUntil(lambda: len(fits) == 2, timeout=5000)  # let go: fitted again
