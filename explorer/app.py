@@ -150,21 +150,36 @@ def make_app(argv: list[str] | None = None, app_class: type | None = None):
 
 def report_start(app, window, *, drawn: bool = False, timeout_s: float = 120.0) -> None:
     """Print ``shown_at=`` (the window's first frame on screen, ``time.time()``) and, with ``drawn``,
-    ``drawn_at=`` (every panel built by then has drawn its first results, and that is painted)."""
-    from PySide6.QtCore import QEventLoop
+    ``drawn_at=`` once every panel built by then has drawn its first results and they are painted (not printed
+    when none is built or they do not come within ``timeout_s``: said on stderr)."""
+    from PySide6.QtCore import QEventLoop, QTimer
 
     deadline = time.monotonic() + timeout_s
+    # Wakes the wait at least this often: processEvents given a time limit does not wait for events, it spins.
+    tick = QTimer()
+    tick.start(20)
 
-    def wait(until) -> None:
+    def wait(until) -> bool:
         while not until() and time.monotonic() < deadline:
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+        return until()
 
-    wait(lambda: window.first_frame_at is not None)
-    print(f"shown_at={window.first_frame_at or time.time():.6f}", flush=True)
-    if drawn:
-        wait(lambda: window.panels.built() and all(p.has_drawn for p in window.panels.built().values()))
-        app.processEvents()  # the drawn results painted
-        print(f"drawn_at={time.time():.6f}", flush=True)
+    def results_drawn() -> bool:
+        built = window.panels.built().values()
+        return not built or all(p.has_drawn for p in built)
+
+    try:
+        wait(lambda: window.first_frame_at is not None)
+        print(f"shown_at={window.first_frame_at or time.time():.6f}", flush=True)
+        if not drawn:
+            return
+        if wait(results_drawn) and window.panels.built():
+            app.processEvents()  # the drawn results painted
+            print(f"drawn_at={time.time():.6f}", flush=True)
+        else:
+            print(f"pe-explorer: no first results drawn within {timeout_s:.0f} s", file=sys.stderr)
+    finally:
+        tick.stop()
 
 
 def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:

@@ -160,7 +160,7 @@ def test_what_waits_for_the_first_frame_starts_anyway_when_no_paint_comes(qtbot)
 
 _FIRST_FRAME = r"""
 import json, sys
-from PySide6.QtCore import QEvent, QEventLoop, QObject
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
 from explorer.app import make_app
 from explorer.main_window import MainWindow
 
@@ -176,9 +176,11 @@ class Watch(QObject):
 
 watch = Watch()
 w.installEventFilter(watch)
+tick = QTimer()
+tick.start(20)
 w.show()
 while w.first_frame_at is None:
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
+    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 print(json.dumps({"first_paint_with_pyqtgraph": paints[0], "built": list(w.panels.built()),
                   "pyqtgraph_after": "pyqtgraph" in sys.modules}))
 w.close()

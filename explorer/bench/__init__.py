@@ -242,9 +242,9 @@ def run_case(case: Case, steps: int, mpl_repeats: int, runs: int = 1, profile=No
     try:
         window.resize(1440, 900)
         window.show()
-        freeze_after_start()  # as the app does once its window is up
         window.show_panel(case.panel)
         panel = window.panels[case.panel]
+        freeze_after_start()  # as the app does once its window is up and the panel on screen built
         drags = []
         for _ in range(runs):
             check_interrupt()

@@ -94,20 +94,23 @@ import json, os, sys, time
 c0, t0 = time.process_time(), time.perf_counter()
 from explorer.app import make_app
 from explorer.main_window import MainWindow
-from PySide6.QtCore import QEventLoop
+from PySide6.QtCore import QEventLoop, QTimer
 c1, t1 = time.process_time(), time.perf_counter()
 modules = len(sys.modules)
 app = make_app()
 w = MainWindow(restore_layout=False, save_on_close=False)
 c2, t2, wall2 = time.process_time(), time.perf_counter(), time.time()
+tick = QTimer()
+tick.start(20)  # wakes the wait below (processEvents given a time limit spins instead of waiting)
 w.show()
 while w.first_frame_at is None:  # the first frame painted; just after it, the raised dock's panel is built
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
-c3, t3 = time.process_time(), time.perf_counter()
+    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+c3, wall3 = time.process_time(), time.time()
+tick.stop()
 import pyqtgraph as pg
 first_ms, first_cpu_ms = (w.first_frame_at - wall2) * 1e3, (w.first_frame_cpu - c2) * 1e3
 print(json.dumps({"imports_ms": (t1 - t0) * 1e3, "main_window_ms": (t2 - t1) * 1e3,
-                  "first_frame_ms": first_ms, "first_panel_ms": (t3 - t2) * 1e3 - first_ms,
+                  "first_frame_ms": first_ms, "first_panel_ms": (wall3 - wall2) * 1e3 - first_ms,
                   "imports_cpu_ms": (c1 - c0) * 1e3, "main_window_cpu_ms": (c2 - c1) * 1e3,
                   "first_frame_cpu_ms": first_cpu_ms, "first_panel_cpu_ms": (c3 - c2) * 1e3 - first_cpu_ms,
                   "modules_imported": modules, "plots_built": len(w.findChildren(pg.PlotWidget)),
@@ -117,7 +120,8 @@ w.close()
 
 
 def startup_phases() -> dict:
-    """In a fresh process: imports, ``MainWindow()``, show and first frame (ms), and which panels exist."""
+    """In a fresh process: imports, ``MainWindow()``, its show to the first frame and the raised panel built just
+    after it (``first_panel``, the compute service resumed with it), in ms, and which panels and plots exist."""
     home = tempfile.TemporaryDirectory(prefix="pe-bench-home-")
     env = {**os.environ, "PE_EXPLORER_HOME": home.name}
     env.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -4,8 +4,8 @@ The window makes one :class:`~PySide6.QtWidgets.QDockWidget` per panel at once (
 layout needs them all), but a panel — its plots, sidebar and first jobs — only when its dock is
 first on screen, or when code asks for it (``window.panels["lab"]`` builds it: every existing
 caller keeps working).  At start-up only the raised tab is built: 3 of the 27 plot widgets, and only once
-the window's first frame is painted (:meth:`PanelDocks.release`): the window is on screen first, its docks
-blank for the turn in which the panel is built (the first results are computed after that frame anyway).
+the window's first frame is painted (:meth:`PanelDocks.release`): the window is on screen first, its docks saying
+"Opening …" for the turn in which the panel is built (the first results are computed after that frame anyway).
 
 :class:`LazyPanels` is the ``window.panels`` mapping: its keys are every panel id from the start;
 ``panels[pid]``, ``.get``, ``.values()`` and ``.items()`` build what they return; ``built()`` and
@@ -138,6 +138,9 @@ class PanelDocks(QObject):
 
     def _build_panel(self, panel_id: str) -> Panel:
         """Make the panel of ``panel_id`` (its initial state if one was given), dock it, set it up."""
+        from ..widgets.plots import configure_pyqtgraph
+
+        configure_pyqtgraph()  # before the panel's items (one may be made before its first Plot)
         cls = load_panel_class(self._specs[panel_id])
         state = self.panels.initial.pop(panel_id, None)
         try:
@@ -175,7 +178,10 @@ class PanelDocks(QObject):
         held, self._held = self._held or [], None
         for panel_id in held:
             if self.docks[panel_id].isVisible() and not self.panels.is_built(panel_id):
-                self.panels[panel_id]
+                try:
+                    self.panels[panel_id]
+                except Exception:  # as from the dock's own signal: said, and the rest of start-up goes on
+                    log.exception("the %s panel could not be built", panel_id)
 
     # -- a checkpoint's learned table ----------------------------------------------------------------
     def open_checkpoint(self, path: str, tensor: str = "") -> None:

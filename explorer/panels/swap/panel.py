@@ -103,7 +103,7 @@ class SwapPanel(RealTableOption, Panel):
     def __init__(self, service, state=None, parent=None, *, links=None) -> None:
         super().__init__(service, state, parent, links=links)
         self._last: SwapResponse | None = None
-        self._fitted_words: tuple = ()  # the words the maps were last measured for (see _render)
+        self._fitted_words: tuple = ()  # the words and scale the maps were last measured for (see _render)
         self.text_pin.on_release(self._render)  # the output maps' exact colour scale again (see show_outputs)
         self._undo: list[tuple[str, int, int, int]] = []
         self._theme = None  # an explorer.theme.Theme once the window applies one
@@ -374,8 +374,9 @@ class SwapPanel(RealTableOption, Panel):
                            head_note)
         show_outputs(self.out_before, self.out_after, self.out_diff, r, hold=self.text_pin.holding)
         count_maps(self).show(r, h)
-        words = (tuple(r.before.tokens), tuple(r.after.tokens))
-        if words != self._fitted_words or not self.text_pin.holding:  # held: α and the head change no axis
+        # Held, α changes no axis but the difference's colour bar, whose scale is held (see show_outputs).
+        words = (tuple(r.before.tokens), tuple(r.after.tokens), self.out_diff.said_scale)
+        if words != self._fitted_words or not self.text_pin.holding:
             self._fitted_words = words
             self.maps_grid.schedule_fit()  # new words: new axes
 
