@@ -158,6 +158,30 @@ def test_what_waits_for_the_first_frame_starts_anyway_when_no_paint_comes(qtbot)
     assert called == [1]  # once
 
 
+
+def test_a_panel_that_fails_to_build_after_the_first_frame_stops_nothing_else(qtbot, monkeypatch, caplog):
+    """The raised panel is built just after the first frame: one that raises there is logged, and the compute service
+    and what waits for the first frame start all the same (the layout's survival mark, gc.freeze, ...)."""
+    from explorer.shell import lazy_docks
+
+    win = _window(qtbot)
+    build = win.panel_docks._build_panel
+
+    def failing(panel_id):
+        if panel_id == "waves":
+            raise RuntimeError("a broken panel")
+        return build(panel_id)
+
+    monkeypatch.setattr(win.panel_docks.panels, "_build", failing)
+    after = []
+    win.after_first_frame(lambda: after.append("called"))
+    with caplog.at_level("ERROR", logger=lazy_docks.__name__):
+        win.show()
+        qtbot.waitUntil(lambda: after == ["called"], timeout=10000)
+    assert not win.service._paused and "waves" in caplog.text and "a broken panel" in caplog.text
+    assert not win.panels.is_built("waves")
+    win.close()
+
 _FIRST_FRAME = r"""
 import json, sys
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
