@@ -37,8 +37,8 @@ is now (``speed``: a fixed Python loop and a fixed raster paint, :func:`host_spe
 the main window's first frame on screen, and ``first_results_ms`` to the raised panel's first results drawn
 and painted (the compute process started and its first jobs done); ``imports`` is what the window path costs to import
 (``python -X importtime``: total and the costliest top-level packages); ``startup`` splits a fresh
-start into imports, ``MainWindow()`` and the first frame (wall-clock and the process's CPU time), and
-counts the panels, plots and modules made by then.  ``--scale`` adds a table
+start into imports, ``MainWindow()``, the first frame and the raised panel built just after it (wall-clock and the
+process's CPU time), and counts the panels, plots and modules made by then.  ``--scale`` adds a table
 at four sizes per axis for each panel (:mod:`explorer.bench.scale`); ``--profile CASE`` runs one case and
 writes its split, frame by frame, and a profile of the UI thread during a drag (:mod:`explorer.bench.profile`).
 
