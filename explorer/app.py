@@ -148,38 +148,41 @@ def make_app(argv: list[str] | None = None, app_class: type | None = None):
     return app
 
 
+def wait_until(app, until, timeout_s: float = 120.0) -> bool:
+    """Run the event loop until ``until()`` is true or ``timeout_s`` has passed; returns ``until()``.  It waits for
+    events between checks (a 20 ms timer wakes it): ``processEvents`` given a time limit does not wait, it spins."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    deadline = time.monotonic() + timeout_s
+    tick = QTimer()
+    tick.start(20)
+    try:
+        while not until() and time.monotonic() < deadline:
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+    finally:
+        tick.stop()
+    return until()
+
+
 def report_start(app, window, *, drawn: bool = False, timeout_s: float = 120.0) -> None:
     """Print ``shown_at=`` (the window's first frame on screen, ``time.time()``) and, with ``drawn``,
     ``drawn_at=`` once every panel built by then has drawn its first results and they are painted (not printed
     when none is built or they do not come within ``timeout_s``: said on stderr)."""
-    from PySide6.QtCore import QEventLoop, QTimer
-
     deadline = time.monotonic() + timeout_s
-    # Wakes the wait at least this often: processEvents given a time limit does not wait for events, it spins.
-    tick = QTimer()
-    tick.start(20)
-
-    def wait(until) -> bool:
-        while not until() and time.monotonic() < deadline:
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
-        return until()
 
     def results_drawn() -> bool:
         built = window.panels.built().values()
         return not built or all(p.has_drawn for p in built)
 
-    try:
-        wait(lambda: window.first_frame_at is not None)
-        print(f"shown_at={window.first_frame_at or time.time():.6f}", flush=True)
-        if not drawn:
-            return
-        if wait(results_drawn) and window.panels.built():
-            app.processEvents()  # the drawn results painted
-            print(f"drawn_at={time.time():.6f}", flush=True)
-        else:
-            print(f"pe-explorer: no first results drawn within {timeout_s:.0f} s", file=sys.stderr)
-    finally:
-        tick.stop()
+    wait_until(app, lambda: window.first_frame_at is not None, timeout_s)
+    print(f"shown_at={window.first_frame_at or time.time():.6f}", flush=True)
+    if not drawn:
+        return
+    if wait_until(app, results_drawn, max(0.0, deadline - time.monotonic())) and window.panels.built():
+        app.processEvents()  # the drawn results painted
+        print(f"drawn_at={time.time():.6f}", flush=True)
+    else:
+        print(f"pe-explorer: no first results drawn within {timeout_s:.0f} s", file=sys.stderr)
 
 
 def take_screenshot(window, path: str, timeout_s: float = 120.0) -> int:

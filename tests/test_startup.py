@@ -158,7 +158,6 @@ def test_what_waits_for_the_first_frame_starts_anyway_when_no_paint_comes(qtbot)
     assert called == [1]  # once
 
 
-
 def test_a_panel_that_fails_to_build_after_the_first_frame_stops_nothing_else(qtbot, monkeypatch, caplog):
     """The raised panel is built just after the first frame: one that raises there is logged, and the compute service
     and what waits for the first frame start all the same (the layout's survival mark, gc.freeze, ...)."""
@@ -182,10 +181,11 @@ def test_a_panel_that_fails_to_build_after_the_first_frame_stops_nothing_else(qt
     assert not win.panels.is_built("waves")
     win.close()
 
+
 _FIRST_FRAME = r"""
 import json, sys
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
-from explorer.app import make_app
+from PySide6.QtCore import QEvent, QObject
+from explorer.app import make_app, wait_until
 from explorer.main_window import MainWindow
 
 app = make_app()
@@ -200,11 +200,8 @@ class Watch(QObject):
 
 watch = Watch()
 w.installEventFilter(watch)
-tick = QTimer()
-tick.start(20)
 w.show()
-while w.first_frame_at is None:
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+wait_until(app, lambda: w.first_frame_at is not None)
 print(json.dumps({"first_paint_with_pyqtgraph": paints[0], "built": list(w.panels.built()),
                   "pyqtgraph_after": "pyqtgraph" in sys.modules}))
 w.close()

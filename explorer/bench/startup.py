@@ -92,21 +92,16 @@ def import_costs(code: str = WINDOW_PATH, top: int = 10) -> dict:
 _PHASES = r"""
 import json, os, sys, time
 c0, t0 = time.process_time(), time.perf_counter()
-from explorer.app import make_app
+from explorer.app import make_app, wait_until
 from explorer.main_window import MainWindow
-from PySide6.QtCore import QEventLoop, QTimer
 c1, t1 = time.process_time(), time.perf_counter()
 modules = len(sys.modules)
 app = make_app()
 w = MainWindow(restore_layout=False, save_on_close=False)
 c2, t2, wall2 = time.process_time(), time.perf_counter(), time.time()
-tick = QTimer()
-tick.start(20)  # wakes the wait below (processEvents given a time limit spins instead of waiting)
 w.show()
-while w.first_frame_at is None:  # the first frame painted; just after it, the raised dock's panel is built
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+wait_until(app, lambda: w.first_frame_at is not None)  # just after the first frame, the raised panel is built
 c3, wall3 = time.process_time(), time.time()
-tick.stop()
 import pyqtgraph as pg
 first_ms, first_cpu_ms = (w.first_frame_at - wall2) * 1e3, (w.first_frame_cpu - c2) * 1e3
 print(json.dumps({"imports_ms": (t1 - t0) * 1e3, "main_window_ms": (t2 - t1) * 1e3,
