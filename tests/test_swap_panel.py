@@ -597,3 +597,25 @@ def test_a_held_slider_measures_the_maps_again_only_for_new_words(qtbot, panel, 
     assert fits == [0.8]  # held, new words: fitted
     _handle(panel).setSliderDown(False)
     qtbot.waitUntil(lambda: len(fits) == 2, timeout=5000)  # let go: fitted again
+
+
+def test_a_result_is_drawn_in_two_turns_the_attention_maps_first_then_the_outputs(qtbot, panel):
+    """Six plots repainted in one turn were the panel's longest stall: the maps and bars are drawn and painted, then
+    the outputs; until then each plot shows, and exports, the result it was drawn from."""
+    old = _drawn(qtbot, panel, scheme="sinusoidal")
+    seen = []
+    real = panel.frames._draw
+
+    def draw(key, item):
+        real(key, item)
+        seen.append((key, panel.shown_response("before"), panel.shown_response("out_diff"),
+                     panel.export_data(panel.out_diff)["after - before [token, component]"]))
+
+    panel.frames._draw = draw
+    new = _drawn(qtbot, panel, swap_i=1, swap_j=2)
+    qtbot.waitUntil(lambda: not panel.waiting)
+    assert new is not old
+    assert [key[1] for key, *_ in seen] == ["attention", "outputs"]
+    (_k, attention, outputs, exported), (_k2, attention2, outputs2, exported2) = seen
+    assert attention is new and outputs is old and np.array_equal(exported, old.difference)
+    assert attention2 is outputs2 is new and np.array_equal(exported2, new.difference)

@@ -102,7 +102,7 @@ class SwapPanel(RealTableOption, Panel):
 
     def __init__(self, service, state=None, parent=None, *, links=None) -> None:
         super().__init__(service, state, parent, links=links)
-        self._last: SwapResponse | None = None
+        self._shown: dict[str, SwapResponse] = {}  # each of PARTS: the result it shows
         self._fitted_words: tuple = ()  # the words and scale the maps were last measured for (see _render)
         self.text_pin.on_release(self._render)  # the output maps' exact colour scale again (see show_outputs)
         self._undo: list[tuple[str, int, int, int]] = []
@@ -350,19 +350,35 @@ class SwapPanel(RealTableOption, Panel):
         return [SwapRequest(st, table=self.table_for_request())]
 
     def show_result(self, r: SwapResponse) -> None:
-        self._last = r
+        self._shown = dict.fromkeys(self.PARTS, r)
         self._render()
 
-    def _render(self) -> None:
-        """Draw the last result; the query and the head shown come from the current state."""
-        r = self._last
-        if r is None:
-            return
+    #: A result's parts, each drawn in a turn of the event loop of its own with its plots' repaint (see
+    #: :meth:`~explorer.panels.base.Panel.draw_parts`): the attention maps and bars under the slider first, the
+    #: outputs a turn later (six plots in one turn were the panel's longest stall).
+    PARTS = ("attention", "outputs")
+
+    def draw_parts(self, r: SwapResponse) -> tuple:
+        return self.PARTS
+
+    def show_part(self, part, r: SwapResponse) -> None:
+        self._shown[part] = r
+        self._render(part)
+
+    def _render(self, *parts: str) -> None:
+        """Draw ``parts`` (all by default) again from the results they show; the query and the head shown come from
+        the current state."""
+        for part in parts or self.PARTS:
+            r = self._shown.get(part)
+            if r is not None:
+                (self._render_attention if part == "attention" else self._render_outputs)(r)
+
+    def _render_attention(self, r: SwapResponse) -> None:
+        """The verdict, the attention maps before and after, the query's bars and CoPE's counts."""
         rs = r.request.state
         st = self.state
-        n = len(r.before.tokens)
         h = min(st.head, rs.heads - 1)
-        q = min(st.query, n - 1)
+        q = min(st.query, len(r.before.tokens) - 1)
         self.headline.set_verdict(r.verdict, r.headline)
         self.explanation.setText(r.explanation)
         head_note = f" (head {h + 1}/{rs.heads})" if rs.heads > 1 else ""
@@ -372,8 +388,11 @@ class SwapPanel(RealTableOption, Panel):
                                 map_title("After", r.after.tokens, head_note))
         self.bars.set_data(r.before.weights[h, q], r.weights_after_relabelled[h, q], r.before.tokens, q,
                            head_note)
-        show_outputs(self.out_before, self.out_after, self.out_diff, r, hold=self.text_pin.holding)
         count_maps(self).show(r, h)
+
+    def _render_outputs(self, r: SwapResponse) -> None:
+        """The outputs before and after (moved back) and their difference; the maps measured again for new words."""
+        show_outputs(self.out_before, self.out_after, self.out_diff, r, hold=self.text_pin.holding)
         # Held, α changes no axis but the difference's colour bar, whose scale is held (see show_outputs).
         words = (tuple(r.before.tokens), tuple(r.after.tokens), self.out_diff.said_scale)
         if words != self._fitted_words or not self.text_pin.holding:
@@ -445,11 +464,9 @@ class SwapPanel(RealTableOption, Panel):
 
     def export_data(self, plot) -> dict:
         """The exact float64 numbers behind ``plot``, named; rows are tokens in the order the plot shows."""
-        r = self._last
-        if r is None:
-            return super().export_data(plot)
         name = plot_name(self, plot)
-        return export_arrays(r, name, self.state) if name else super().export_data(plot)
+        r = self.shown_response(name)
+        return export_arrays(r, name, self.state) if r is not None and name else super().export_data(plot)
 
     def export_snippet(self, plot):
         name = plot_name(self, plot)
@@ -467,8 +484,14 @@ class SwapPanel(RealTableOption, Panel):
 
     @property
     def last_response(self) -> SwapResponse | None:
-        """The result on screen (None before the first)."""
-        return self._last
+        """The result on screen whole, its last part drawn (None before the first)."""
+        return self._shown.get(self.PARTS[-1])
+
+    def shown_response(self, plot_name: str | None) -> SwapResponse | None:
+        """The result the plot named ``plot_name`` (see :func:`plot_name`) shows: its part's."""
+        if plot_name is None:
+            return None
+        return self._shown.get("outputs" if plot_name.startswith("out_") else "attention")
 
 
 def count_maps(panel: SwapPanel) -> CountMaps:
@@ -488,11 +511,12 @@ def plot_name(panel: SwapPanel, plot) -> str | None:
 
 def plot_snippet(panel: SwapPanel, plot, name: str):
     """Copy as Python: the layer before and after the swap, ``result`` as ``export_data`` gives it."""
-    if panel.last_response is None:
+    r = panel.shown_response(name)
+    if r is None:
         return NoSnippet("the plot has not drawn yet")
     if name in ("counts_before", "counts_after"):
         return NoSnippet("no program for CoPE's counts yet: Export → Save numbers writes them")
-    st = panel.last_response.request.state
+    st = r.request.state
     shown = dataclasses.replace(st, head=min(panel.state.head, st.heads - 1),
                                 query=min(panel.state.query, len(st.tokens) - 1))
     return swap_snippet(shown, name, f"Token swap — {plot_title(plot) or name}")
