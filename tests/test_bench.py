@@ -373,3 +373,20 @@ def test_the_reduced_baseline_draws_plain_curves_and_markers_too(qtbot):
     [items] = figure_items(Shown())
     assert [kind for kind, _ in items] == ["curve", "points"]
     np.testing.assert_array_equal(items[1][1][1], [2.0])
+
+
+def test_the_scale_table_times_each_rows_notebook_three_times_once_quick(monkeypatch):
+    """One notebook sample per row made the ratios swing by a third between runs: the median of three, as the
+    main table's."""
+    import explorer.bench as bench
+    from explorer.bench import scale
+
+    calls = []
+    monkeypatch.setattr(bench, "run_case", lambda case, steps, repeats, runs: calls.append((steps, repeats, runs))
+                        or {})
+    scale.run_scale(runs=3)
+    assert len(calls) == sum(len(values) for *_rest, values in scale.AXES)
+    assert set(calls) == {(40, 3, 3)}
+    calls.clear()
+    scale.run_scale(quick=True, runs=1)
+    assert set(calls) == {(8, 1, 1)}

@@ -18,8 +18,9 @@ QUICK_AXES = (("waves", "n_positions", {"d_model": 16}, (64, 128)),)
 
 
 def run_scale(quick: bool = False, steps: int | None = None, runs: int = 1) -> list[dict]:
-    """Each axis at each size: a shorter drag (40 steps) ``runs`` times (the medians, as the main table's) and one
-    notebook update."""
+    """Each axis at each size: a shorter drag (40 steps) ``runs`` times (the medians, as the main table's) and the
+    notebook's update timed three times (the median: one sample made a row's ratio swing by a third between runs),
+    once with ``quick``."""
     from . import Case, run_case
 
     rows = []
@@ -27,7 +28,7 @@ def run_scale(quick: bool = False, steps: int | None = None, runs: int = 1) -> l
         for v in values:
             check_interrupt()
             case = Case(panel, f"{axis}={v}", {**fixed, axis: v})
-            r = run_case(case, steps or (8 if quick else 40), 1, runs)
+            r = run_case(case, steps or (8 if quick else 40), 1 if quick else 3, runs)
             r["axis"], r["value"], r["fixed"] = axis, v, fixed
             rows.append(r)
     return rows
