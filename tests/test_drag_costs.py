@@ -191,6 +191,30 @@ def test_annotations_are_placed_at_most_every_interval_while_changes_keep_coming
     assert len(calls) <= span_ms // annotation_place.EVERY_MS + 3
 
 
+def test_placing_a_shown_lines_label_again_sets_neither_its_text_nor_its_place_anew(qtbot):
+    """Showing a line's label sets its text (a layout) and its place again (pyqtgraph's InfLineLabel): a placement
+    shows only the labels it had hidden (a fifth of the Spectrum's placement time went to showing shown labels)."""
+    pw = make_plot("Marks", x="x", y="y")
+    qtbot.addWidget(pw)
+    pw.resize(480, 320)
+    pw.show()
+    qtbot.waitExposed(pw)
+    pi = pw.getPlotItem()
+    line = pg.InfiniteLine(0.5, angle=90, label="a mark", labelOpts={"position": 0.8})
+    pi.addItem(line)
+    curve = pi.plot([0, 1], [0, 0.1])
+    placer = pi.annotations
+    placer.place()
+    assert line.label.isVisible()
+    shown = []
+    real = line.label.valueChanged
+    line.label.valueChanged = lambda: (shown.append(1), real())[1]
+    for k in range(3):  # new data each time: each placement tries the label again
+        curve.setData([0, 1], [0, 0.1 + 0.01 * k])
+        placer.place()
+    assert line.label.isVisible() and shown == []
+
+
 def test_a_first_change_after_a_quiet_spell_is_placed_at_once(qtbot):
     pw = make_plot("Marks", x="x", y="y")
     qtbot.addWidget(pw)

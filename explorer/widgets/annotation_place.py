@@ -150,8 +150,10 @@ class AnnotationPlacer(QObject):
         for item in texts:
             found = False
             # Tried shown: a hidden TextItem keeps the transform of its last paint, so it would be measured where it
-            # was drawn in a view of another size.
-            item.setVisible(True)
+            # was drawn in a view of another size.  Only a hidden one: showing a line's label sets its text and
+            # position again (pyqtgraph's InfLineLabel), a fifth of a placement's time for labels already shown.
+            if not item.isVisible():
+                item.setVisible(True)
             for move in self._candidates(item):
                 move()
                 rect = text_rect(item)
@@ -161,9 +163,8 @@ class AnnotationPlacer(QObject):
                     found = True
                     taken.append(rect)
                     break
-            if found:
+            if found:  # (shown above)
                 self._hidden.discard(id(item))
-                item.setVisible(True)
             else:
                 self._candidates(item)[0]()  # back where the view put it, hidden
                 self._hidden.add(id(item))
