@@ -19,8 +19,8 @@ QUICK_AXES = (("waves", "n_positions", {"d_model": 16}, (64, 128)),)
 
 def run_scale(quick: bool = False, steps: int | None = None, runs: int = 1) -> list[dict]:
     """Each axis at each size: a shorter drag (40 steps) ``runs`` times (the medians, as the main table's) and the
-    notebook's update timed three times (the median: one sample made a row's ratio swing by a third between runs),
-    once with ``quick``."""
+    notebook's update timed three times (the median: one sample made a row's ratio swing by a third between runs);
+    ``quick``: once."""
     from . import Case, run_case
 
     rows = []

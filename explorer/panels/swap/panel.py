@@ -484,7 +484,9 @@ class SwapPanel(RealTableOption, Panel):
 
     @property
     def last_response(self) -> SwapResponse | None:
-        """The result on screen whole, its last part drawn (None before the first)."""
+        """The result the outputs show, the part drawn last (None before the first).  During a drag the maps may
+        show another for a frame: a newer result's outputs take the place of an older one's still to be drawn in
+        the frame, and its maps come in the next (see :class:`~explorer.widgets.frames.FrameScheduler`)."""
         return self._shown.get(self.PARTS[-1])
 
     def shown_response(self, plot_name: str | None) -> SwapResponse | None:
