@@ -36,7 +36,7 @@ from ...widgets.plot_data import plot_title
 from ...widgets.ranges import set_range
 from ...widgets.sliders import LabeledFloatSlider
 from ...widgets.text_pin import LiveLabel
-from ...widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChipsArea, short_word
+from ...widgets.token_chips import COMPACT_ABOVE, SWAP_COLOUR, TokenChips, TokenChipsArea, short_word
 from ...widgets.value_box import SpinBox
 from ..base import Panel
 from ..table.link import RealTableOption
@@ -45,6 +45,7 @@ from .cope import CountMaps
 from .formula import formula_html
 from .grid import MapsGrid
 from .headline import Headline
+from .sentence import build_sentence_rows
 from .views import AttentionMap, OutputMap, QueryBars, show_outputs
 
 UNDO_LIMIT = 200
@@ -99,6 +100,14 @@ class SwapPanel(RealTableOption, Panel):
     query_combo: QComboBox
     causal_check: QCheckBox
     late_check: QCheckBox
+    # The sentence rows, made by sentence.build_sentence_rows.
+    sentence_edit: QLineEdit
+    count_label: QLabel
+    chips_area: TokenChipsArea
+    chips: TokenChips
+    swap_button: QPushButton
+    undo_button: QPushButton
+    after_label: QLabel
 
     def __init__(self, service, state=None, parent=None, *, links=None) -> None:
         super().__init__(service, state, parent, links=links)
@@ -108,7 +117,7 @@ class SwapPanel(RealTableOption, Panel):
         self._undo: list[tuple[str, int, int, int]] = []
         self._theme = None  # an explorer.theme.Theme once the window applies one
         self._compact = False
-        self._build_sentence_rows()
+        build_sentence_rows(self)
         self.headline = Headline(self)
         self.headline.setProperty("aboveFocus", True)  # sentence, swap and verdict stay over a plot in focus
         self.body.addWidget(self.headline)
@@ -136,51 +145,6 @@ class SwapPanel(RealTableOption, Panel):
         self.set_state(self.state)
 
     # -- building ---------------------------------------------------------------------------------
-    def _build_sentence_rows(self) -> None:
-        row = QHBoxLayout()
-        self.sentence_edit = QLineEdit(self)
-        self.sentence_edit.setPlaceholderText("Type a sentence; words are separated by spaces (at most 64)")
-        self.sentence_edit.setToolTip("Press Enter to use the sentence. "
-                                      "Each whitespace-separated word is a token.")
-        f = self.sentence_edit.font()
-        f.setPointSizeF(max(f.pointSizeF(), 9.0) * 1.25)
-        self.sentence_edit.setFont(f)
-        self.count_label = QLabel(self)
-        row.addWidget(QLabel("Sentence", self))
-        row.addWidget(self.sentence_edit, 1)
-        row.addWidget(self.count_label)
-        self.body.addLayout(row)
-
-        chips_row = QHBoxLayout()
-        before = QLabel("<b>Before</b>", self)
-        before.setToolTip("The sentence as typed. Drag a word onto another to swap the two.")
-        self.chips_area = TokenChipsArea(self)
-        self.chips_area.setProperty("slideShown", True)  # a slide keeps the sentence before the swap
-        self.chips = self.chips_area.chips
-        self.chips.setToolTip("Drag one word onto another to swap them; or click two words and press Swap.")
-        self.swap_button = QPushButton("Swap ⇄", self)
-        self.swap_button.setToolTip("Swap the two selected words (click two chips first)")
-        self.undo_button = QPushButton("&Undo", self)
-        self.undo_button.setToolTip("Go back to the previous sentence and swap")
-        before.setMinimumWidth(52)
-        chips_row.addWidget(before, 0, Qt.AlignmentFlag.AlignVCenter)
-        chips_row.addWidget(self.chips_area, 1)
-        chips_row.addWidget(self.swap_button, 0, Qt.AlignmentFlag.AlignTop)
-        chips_row.addWidget(self.undo_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.body.addLayout(chips_row)
-
-        after_row = QHBoxLayout()
-        after = QLabel("<b>After</b>", self)
-        after.setMinimumWidth(52)
-        after.setToolTip("The sentence with the two marked words swapped")
-        after_row.addWidget(after, 0, Qt.AlignmentFlag.AlignVCenter)
-        self.after_label = QLabel(self)
-        self.after_label.setObjectName("swapAfter")
-        self.after_label.setWordWrap(True)
-        self.after_label.setTextFormat(Qt.TextFormat.RichText)
-        after_row.addWidget(self.after_label, 1)
-        self.body.addLayout(after_row)
-
     def _build_controls(self) -> QWidget:
         self.controls = build_controls(self)
         return self.controls
