@@ -97,6 +97,28 @@ def test_beside_the_lesson_pane_the_maps_take_fewer_columns_not_smaller(window, 
     win.session.leave_scene()
 
 
+@pytest.mark.parametrize("size, presenter", [((1280, 720), False), ((1280, 720), True), ((1920, 1080), False)],
+                         ids=["1280x720-normal", "1280x720-presenter", "1920x1080-normal"])
+def test_both_attention_maps_write_their_row_sums_and_alike(window, size, presenter):
+    """At 1280 × 720 the after map was 0.2 px narrower than the before map (its words' axis) and its Σ column, short
+    of room for "1.000", showed no sums beside the other's: each writes them with two decimals where three do not
+    fit, and both maps in one format."""
+    win = window
+    _look(win, size, presenter)
+    win.lessons.dock.hide()
+    win.show_panel("swap")
+    panel = win.panels["swap"]
+    panel.set_state(type(panel.state)())  # the first scene's three words
+    _wait(win, "swap")
+    shown = []
+    for m in (panel.before_map, panel.after_map):
+        m.grab()  # a paint: the format it wrote
+        vt = m.sum_values
+        shown.append((vt.visible_texts(vt.deviceTransform(m.viewportTransform())), vt.texts()))
+    assert shown[0][0] and shown[0] == shown[1], shown
+    assert set(shown[0][1]) <= {"1.000", "1.00"}
+
+
 # -- the parts ---------------------------------------------------------------------------------------------------
 def test_the_grid_measures_its_maps_and_asks_each_cell_for_a_readable_data_area(qtbot):
     grid = MapsGrid()

@@ -156,6 +156,7 @@ class SwapPanel(RealTableOption, Panel):
         self.maps_grid = grid
         self.before_map = AttentionMap("Attention before", grid)
         self.after_map = AttentionMap("Attention after", grid)
+        self.before_map.sum_values.share_format(self.after_map.sum_values)  # both maps' sums alike
         self.bars = QueryBars(grid)
         self.out_before = OutputMap("Outputs before", grid)
         self.out_after = OutputMap("Outputs after, moved back", grid)

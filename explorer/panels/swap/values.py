@@ -17,17 +17,21 @@ class ValueText(pg.GraphicsObject):
     """Numbers drawn at data points in screen pixels, shown only when they fit their cells.
 
     ``cell`` is the data-space box one number owns (e.g. (1, 1) for a matrix cell); when that box
-    is smaller on screen than the text, the numbers hide (the hover readout still gives them) and
-    reappear when the plot is zoomed in.  Texts are formatted only for the points in view, at paint
-    time, so a 64 × 64 map costs nothing while its numbers are hidden.
+    is smaller on screen than the text, the numbers are written with ``short`` (a shorter format) where
+    that fits, else hide (the hover readout still gives them) and reappear when the plot is zoomed in.
+    Texts are formatted only for the points in view, at paint time, so a 64 × 64 map costs nothing while
+    its numbers are hidden.
     """
 
-    def __init__(self, *, anchor: str = "center", point_size: float = 10.5, fmt=None) -> None:
+    def __init__(self, *, anchor: str = "center", point_size: float = 10.5, fmt=None, short=None) -> None:
         super().__init__()
         self._xs = np.zeros(0)
         self._ys = np.zeros(0)
         self._values = np.zeros(0)
-        self._fmt = fmt or fmt_value
+        self._fmts = (fmt or fmt_value, *([short] if short is not None else []))
+        self._fmt = self._fmts[0]  # the format of the last paint (see texts)
+        #: Texts whose numbers are written in the same format as these (see :meth:`share_format`).
+        self._peers: list[ValueText] = []
         self._colour_of = lambda v: _BLACK
         self._cell = (1.0, 1.0)
         self._anchor = anchor
@@ -37,9 +41,10 @@ class ValueText(pg.GraphicsObject):
         self._bounds = (0.0, 0.0, 0.0, 0.0)  # the points' least and greatest x and y
         #: Each text laid out once in the font, with its size (see _static).
         self._laid_out: dict[str, tuple[QStaticText, float, float]] = {}
-        # The font's line height, and the width the widest number needs (None: not known yet; see _need).
+        # The font's line height, and the width the widest number needs in each format (None: not known yet; see
+        # _need).
         self._line: float | None = None
-        self._need_w: float | None = None
+        self._need_w: tuple[float, ...] | None = None
 
     def set_point_size(self, point_size: float) -> None:
         self._font.setPointSizeF(point_size)
@@ -47,13 +52,13 @@ class ValueText(pg.GraphicsObject):
         self._line = self._need_w = None
         self.update()
 
-    def _need(self) -> tuple[float, float]:
-        """The width a cell needs for the widest number (the smallest's or the largest's) and the font's line
-        height, worked out once per font and numbers: every repaint of a drag asked Qt again."""
+    def _need(self) -> tuple[tuple[float, ...], float]:
+        """The width a cell needs for the widest number (the smallest's or the largest's) in each format and the
+        font's line height, worked out once per font and numbers: every repaint of a drag asked Qt again."""
         if self._need_w is None or self._line is None:
             fm = QFontMetricsF(self._font)
             lo, hi = self._values.min(), self._values.max()
-            self._need_w = max(fm.horizontalAdvance(self._fmt(v)) for v in (lo, hi)) + 4
+            self._need_w = tuple(max(fm.horizontalAdvance(fmt(v)) for v in (lo, hi)) + 4 for fmt in self._fmts)
             self._line = fm.height()
         return self._need_w, self._line
 
@@ -99,27 +104,54 @@ class ValueText(pg.GraphicsObject):
             self._rect = QRectF()
         self.update()
 
+    def share_format(self, *others: ValueText) -> None:
+        """Write these numbers and ``others``' in one format: the one that fits the narrowest cells of them all
+        (two maps side by side, a fraction of a pixel apart in width, showed "1.000" beside "1.00")."""
+        group = [self, *others]
+        for vt in group:
+            vt._peers = [o for o in group if o is not vt]
+
+    def _cell_px(self, painter_transform) -> float:
+        return abs(painter_transform.m11()) * self._cell[0]
+
+    def _peer_cell_px(self) -> list[float]:
+        """The peers' cell widths on screen now (those shown in a view and holding numbers)."""
+        out = []
+        for vt in self._peers:
+            views = vt.scene().views() if vt.scene() is not None else []
+            if views and vt._values.size and vt.isVisible():
+                out.append(vt._cell_px(vt.deviceTransform(views[0].viewportTransform())))
+        return out
+
     def texts(self) -> list[str]:
-        """Every number as it is drawn (for tests and export)."""
+        """Every number as it is drawn (in the format of the last paint; for tests and export)."""
         return [self._fmt(v) for v in self._values]
 
     def visible_texts(self, painter_transform) -> bool:
-        """True if the numbers fit their cells under ``painter_transform`` (data -> pixels)."""
+        """True if the numbers fit their cells under ``painter_transform`` (data -> pixels), in a format."""
+        return self._format_for(painter_transform) is not None
+
+    def _format_for(self, painter_transform):
+        """The first format whose numbers fit their cells under ``painter_transform``, or None (hidden)."""
         if not self._values.size:
-            return False
+            return None
         need_w, line = self._need()
-        w = abs(painter_transform.m11()) * self._cell[0]
+        w = min([self._cell_px(painter_transform), *self._peer_cell_px()])
         h = abs(painter_transform.m22()) * self._cell[1]
         # A cell height of 0 means "only the width matters" (labels above bars).
-        return w >= need_w and (self._cell[1] == 0 or h >= line)
+        if self._cell[1] != 0 and h < line:
+            return None
+        return next((fmt for fmt, need in zip(self._fmts, need_w, strict=True) if w >= need), None)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         return self._rect
 
     def paint(self, p: QPainter, *args) -> None:
         tr = p.transform()
-        if not self.visible_texts(tr):
+        fmt = self._format_for(tr)
+        if fmt is None:
             return
+        self._fmt = fmt
         view = self.viewRect()  # only the points in view are drawn
         xs, ys, values = self._xs, self._ys, self._values
         if view is not None:

@@ -82,7 +82,9 @@ class AttentionMap(Heatmap):
         pi.addItem(self.sums)
         self.values = ValueText()
         self.values.set_colour_rule(text_colour_on_viridis)
-        self.sum_values = ValueText(fmt=lambda v: f"{v:.3f}")
+        # Three decimals where they fit, else two: at 1280 × 720 one map's Σ column was 0.2 px short of "1.000" and
+        # showed no sums beside the other map's.
+        self.sum_values = ValueText(fmt=lambda v: f"{v:.3f}", short=lambda v: f"{v:.2f}")
         # Black where a row sums to 1, dark red where it does not (the mask-after-softmax mistake).
         self.sum_values.set_colour_rule(row_sum_colour)
         pi.addItem(self.values, ignoreBounds=True)
