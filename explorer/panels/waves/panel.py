@@ -288,13 +288,9 @@ class WavesPanel(Panel):
                                 built_view(self._built, "similarity", SimilarityView)))
         rows, cols = self._ranges["heat"]
         why = [self.why.request()] if self._why_wanted and "why" in self._built else []
-        heat, curves, pick, matrix = requests_for(st, rows=rows, cols=cols, heat_px=(hp[0] // div, hp[1] // div),
-                                                  waves_range=self._ranges["waves"], sim_range=self._ranges["sim"],
-                                                  px=(px[0], px[1], px[2]), preview=preview,
-                                                  cmap=self.heatmap.cmap_name)
-        # The compute process answers in this order: the curves (two plots to draw) first, so that this thread
-        # draws them while it computes the heatmap, the longest job at large N (3-4 ms at N = 131 072).
-        return [*why, curves, pick, heat, matrix]
+        return why + list(requests_for(st, rows=rows, cols=cols, heat_px=(hp[0] // div, hp[1] // div),
+                                       waves_range=self._ranges["waves"], sim_range=self._ranges["sim"],
+                                       px=(px[0], px[1], px[2]), preview=preview, cmap=self.heatmap.cmap_name))
 
     def _update_fast(self) -> bool:
         """Draw without antialiasing while dragging or playing; True when that has just ended."""
