@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText
 
@@ -118,6 +119,8 @@ class ValueText(pg.GraphicsObject):
         """The peers' cell widths on screen now (those shown in a view and holding numbers)."""
         out = []
         for vt in self._peers:
+            if not shiboken6.isValid(vt):  # (deleted first in a teardown)
+                continue
             views = vt.scene().views() if vt.scene() is not None else []
             if views and vt._values.size and vt.isVisible():
                 out.append(vt._cell_px(vt.deviceTransform(views[0].viewportTransform())))
