@@ -160,14 +160,22 @@ def test_a_panel_deleted_while_its_slider_is_held_pins_no_other_label(qtbot):
     assert other.text() == "y = 2" and not pin.pinned
 
 
-def test_annotations_are_placed_at_most_every_interval_while_changes_keep_coming(qtbot, monkeypatch):
+def _marked_plot(qtbot):
+    """A shown 480 × 320 plot with a vertical line labelled "a mark": the plot (kept by the caller: it has no
+    parent), its PlotItem and the line."""
     pw = make_plot("Marks", x="x", y="y")
     qtbot.addWidget(pw)
     pw.resize(480, 320)
     pw.show()
     qtbot.waitExposed(pw)
     pi = pw.getPlotItem()
-    pi.addItem(pg.InfiniteLine(0.5, angle=90, label="a mark", labelOpts={"position": 0.8}))
+    line = pg.InfiniteLine(0.5, angle=90, label="a mark", labelOpts={"position": 0.8})
+    pi.addItem(line)
+    return pw, pi, line
+
+
+def test_annotations_are_placed_at_most_every_interval_while_changes_keep_coming(qtbot, monkeypatch):
+    _pw, pi, _line = _marked_plot(qtbot)
     curve = pi.plot([0, 1], [0, 1])
     placer = pi.annotations
     calls: list[float] = []
@@ -194,14 +202,7 @@ def test_annotations_are_placed_at_most_every_interval_while_changes_keep_coming
 def test_placing_a_shown_lines_label_again_sets_neither_its_text_nor_its_place_anew(qtbot):
     """Showing a line's label sets its text (a layout) and its place again (pyqtgraph's InfLineLabel): a placement
     shows only the labels it had hidden (a fifth of the Spectrum's placement time went to showing shown labels)."""
-    pw = make_plot("Marks", x="x", y="y")
-    qtbot.addWidget(pw)
-    pw.resize(480, 320)
-    pw.show()
-    qtbot.waitExposed(pw)
-    pi = pw.getPlotItem()
-    line = pg.InfiniteLine(0.5, angle=90, label="a mark", labelOpts={"position": 0.8})
-    pi.addItem(line)
+    _pw, pi, line = _marked_plot(qtbot)
     curve = pi.plot([0, 1], [0, 0.1])
     placer = pi.annotations
     placer.place()
