@@ -16,6 +16,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QPen
 
+from .lean_items import LeanScatter
+
 
 @lru_cache(maxsize=256)
 def steady_brush(colour) -> QBrush:
@@ -30,7 +32,7 @@ def steady_pen(colour=None, width: float = 1.0) -> QPen:
     return pg.mkPen(None) if colour is None else pg.mkPen(colour, width=width)
 
 
-class Markers(pg.ScatterPlotItem):
+class Markers(LeanScatter):
     """A scatter whose markers grow with the theme's lines, as a curve's symbols do (the plot's styler scales its
     size; a plain ``ScatterPlotItem`` keeps its size in every theme).  For a few markers that move at every drag
     step: a ``PlotDataItem`` with symbols spends about 0.2 ms of bookkeeping in each ``setData`` that this

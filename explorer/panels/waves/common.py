@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from ...widgets.lean_items import LeanCurve
 from ...widgets.plots import Plot
 from ...widgets.text_pin import LiveLabel
 from ...widgets.theming import theme_bus
@@ -53,11 +54,12 @@ def style_plot(widget: Plot, title: str = "", x: str = "", y: str = "") -> pg.Pl
 def grow_curves(plot: pg.PlotItem, curves: list, count: int) -> None:
     """Add curve items to ``plot`` until ``curves`` holds ``count`` of them.
 
-    Plain ``PlotCurveItem``s: the compute process sends a lane already clipped to the visible positions and
+    Plain curve items (:class:`~explorer.widgets.lean_items.LeanCurve`: a drag step's segments drawn in pixels), not
+    ``PlotDataItem``s: the compute process sends a lane already clipped to the visible positions and
     min/max-binned to the view's pixels, so a ``PlotDataItem``'s own clipping and downsampling had nothing to do,
     and its ``setData`` cost about 0.2 ms of bookkeeping per lane and drag step (four lanes: 0.8 ms a step)."""
     while len(curves) < count:
-        c = pg.PlotCurveItem()
+        c = LeanCurve()
         # Drawn as separate segments, antialiased or not: Qt strokes one wide antialiased polyline
         # through its path stroker (four lanes at rest cost ~14 ms a repaint here, the floor of a
         # frame) and the same segments in ~6 ms.  The lanes' pens are opaque, so the segments'

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 
 from ...jobs.waves import CurvesResponse, PickResponse
 from ...state import WavesState
+from ...widgets.lean_items import LeanCurve, LeanScatter
 from ...widgets.log_ticks import use_si_log_ticks
 from ...widgets.styler import mapped_colour
 from ...widgets.symbols import Markers, marker_room, range_with_room, steady_brush, steady_pen
@@ -66,7 +67,7 @@ class WavesView(Card):
         self.vb.setMouseEnabled(x=True, y=False)
         self.body.addWidget(self.plot)
         self.curves: list[pg.PlotCurveItem] = []
-        self.markers = pg.ScatterPlotItem(size=11, pen=pg.mkPen("k", width=1))
+        self.markers = LeanScatter(size=11, pen=pg.mkPen("k", width=1))
         self.p_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(P_COLOUR, width=2))
         self.pk_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(PK_COLOUR, width=2, style=Qt.PenStyle.DashLine))
         for item in (self.p_line, self.pk_line):
@@ -226,7 +227,7 @@ class SpectrumView(Card):
                                             brush=(200, 200, 200, 70), pen=pg.mkPen(None))
         self.plot.addItem(self.beyond_n)
         # A curve and markers of their own (not PlotDataItems with symbols): each drag step moves all of them.
-        self.curve = pg.PlotCurveItem(pen=pg.mkPen("#555", width=1.5))
+        self.curve = LeanCurve(pen=pg.mkPen("#555", width=1.5))
         self.dots = Markers(size=4, brush=steady_brush("#555"), pen=steady_pen(None))
         self.lane_points = Markers(size=11, pen=steady_pen((200, 200, 200)))
         self.pick_point = Markers(size=20, brush=steady_brush(None), pen=pg.mkPen("k", width=2.5))
