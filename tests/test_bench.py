@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -52,13 +53,23 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
         assert isinstance(c["speedup_vs_notebook_interactive"], float) and c["speedup_vs_notebook_interactive"] > 0
         assert c["runs"] == 2 and c["median_run"] in (0, 1) and len(c["drag_latency_p50_runs"]) == 2
         assert c["renderer"] == "raster"
+        # The host's speed just before and after the case's drags: a host that slowed during a run says so.
+        assert len(c["host_loop_ms"]) == 2 and all(isinstance(v, float) and v > 0 for v in c["host_loop_ms"]), c
         assert_split_adds_up(c["frame_split"], repaints=c["paints"] > 0)
     assert report["runs"] == 2  # --runs: each case's drag twice, the medians
     # The scale table's sizes too, each its drags' medians (the Done-when of issue 28 reads every case so).
     assert [r["value"] for r in report["scale"]] == [64, 128]
     for r in report["scale"]:
         assert r["runs"] == 2 and len(r["drag_latency_p50_runs"]) == 2 and r["steps_shown"] == r["steps_changed"]
+        assert len(r["host_loop_ms"]) == 2 and min(r["host_loop_ms"]) > 0
         assert_split_adds_up(r["frame_split"])
+    # The text report shows each case's and each scale row's host loop, before → after.
+    from explorer.bench.report import format_table
+
+    text = format_table(report)
+    assert "host loop" in text and text.count(" ms |") >= len(report["scale"])
+    loops = re.findall(r"\b\d+→\d+ ms\b", text)
+    assert len(loops) == len(report["cases"]) + len(report["scale"]), text
     machine = report["machine"]
     assert isinstance(machine["cpu"], str) and machine["cpu"] and 1 <= machine["cores"] <= machine["cpus"]
     assert len(machine["load_avg"]) == 3 and all(isinstance(v, float) and v >= 0 for v in machine["load_avg"])

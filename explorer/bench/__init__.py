@@ -26,7 +26,10 @@ menus, every other dock — as the app does, not a panel alone.  It measures:
 * ``frame_split`` — where each frame's UI-thread time goes during the drag: the draw, each plot's repaint and
   its scene's work, axes, the slider's input and the rest by event, mean and p95 per frame; the means add up to
   the total (:mod:`explorer.bench.split`);
-* ``renderer`` — what paints the plots (``raster``: QPainter in software; ``opengl``: a GL viewport).
+* ``renderer`` — what paints the plots (``raster``: QPainter in software; ``opengl``: a GL viewport);
+* ``host_loop_ms`` — the host's speed just before the case's drags and just after them (the median of three runs
+  of :func:`host_speed`'s Python loop, ms): a case whose host slowed down as it ran says so, where the machine's
+  one reading at the start of a run of many minutes cannot.
 
 Each case's drag runs ``--runs`` times (3; 1 with ``--quick``) from the same state: every number is the median
 over the runs, the frame split the median run's (:mod:`explorer.bench.runs`).  ``machine`` names the CPU, the
@@ -53,6 +56,7 @@ import json
 import os
 import platform
 import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -175,15 +179,8 @@ def host_speed(repeats: int = 5) -> dict:
     the median time (ms) of a fixed pure-Python loop (``python_ms``: the interpreter, as the UI thread's Python is)
     and of a fixed software-raster paint (``raster_ms``: 300 antialiased segments, 64 short texts and a scaled
     64 × 64 image into 600 × 400 pixels, as a Token swap map's repaint is made of)."""
-    import time
-
     from PySide6.QtCore import QLineF, QPointF, QRectF
     from PySide6.QtGui import QColor, QImage, QPainter, QPen
-
-    def python_loop() -> None:
-        total = 0
-        for i in range(200_000):
-            total += i % 7
 
     target = QImage(600, 400, QImage.Format.Format_ARGB32_Premultiplied)
     picture = QImage(64, 64, QImage.Format.Format_ARGB32_Premultiplied)
@@ -204,15 +201,28 @@ def host_speed(repeats: int = 5) -> dict:
         finally:
             painter.end()
 
-    out = {}
-    for name, work in (("python_ms", python_loop), ("raster_ms", raster)):
-        samples = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            work()
-            samples.append((time.perf_counter() - t0) * 1e3)
-        out[name] = round(float(np.median(samples)), 2)
-    return out
+    return {"python_ms": _median_ms(_python_loop, repeats), "raster_ms": _median_ms(raster, repeats)}
+
+
+def _python_loop() -> None:
+    """The fixed pure-Python work whose time tells how fast the host is now (:func:`host_speed`)."""
+    total = 0
+    for i in range(200_000):
+        total += i % 7
+
+
+def _median_ms(work, repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        work()
+        samples.append((time.perf_counter() - t0) * 1e3)
+    return round(float(np.median(samples)), 2)
+
+
+def host_loop_ms(repeats: int = 3) -> float:
+    """:func:`host_speed`'s Python loop alone (ms, the median of ``repeats``): read before and after each case."""
+    return _median_ms(_python_loop, repeats)
 
 
 # -- the suite ------------------------------------------------------------------------------------------
@@ -245,6 +255,7 @@ def run_case(case: Case, steps: int, mpl_repeats: int, runs: int = 1, profile=No
         window.show_panel(case.panel)
         panel = window.panels[case.panel]
         freeze_after_start()  # as the app does once its window is up and the panel on screen built
+        loop_before = host_loop_ms()
         drags = []
         for _ in range(runs):
             check_interrupt()
@@ -255,6 +266,7 @@ def run_case(case: Case, steps: int, mpl_repeats: int, runs: int = 1, profile=No
             run_drag(panel, window.service, steps=steps, profile=profile)
         result: dict[str, Any] = {"panel": case.panel, "size": case.size}  # JSON: numbers and tables
         result.update(median_of_runs(drags))
+        result["host_loop_ms"] = [loop_before, host_loop_ms()]
         ours = result["drag_latency_ms"]["p50"]
         for name, measure in (("notebook", full_update_ms), ("matplotlib", reduced_update_ms)):
             result[f"{name}_ms"] = base = measure(panel, mpl_repeats)

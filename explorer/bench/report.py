@@ -40,7 +40,8 @@ def format_table(report: dict) -> str:
         "",
         f"each case: the median of {runs} drag{'s' if runs != 1 else ''}",
         f"{'panel':8} {'size':26} {'compute p50/p95':>17} {'drag p50/p95':>15} {'1st plot':>15} {'stall':>7} "
-        f"{'fps':>4} {'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'nb live':>9} {'×':>6} {'reduced':>9} {'×':>6}",
+        f"{'fps':>4} {'cpu ui/kids':>11} {'notebook':>9} {'×':>6} {'nb live':>9} {'×':>6} {'reduced':>9} {'×':>6} "
+        f"{'host loop':>11}",
     ]
     for c in report["cases"]:
         cpu = c["cpu_s"]
@@ -51,7 +52,8 @@ def format_table(report: dict) -> str:
             f"{first.get('p50', float('nan')):6.1f}/{first.get('p95', float('nan')):<6.1f}ms "
             f"{c['ui_stall_ms_max']:5.0f}ms {c['frames_per_s']:4.0f} "
             f"{cpu['ui']:4.1f}/{cpu['children_total']:<4.1f}s "
-            f"{_ratio(c, 'notebook')} {_ratio(c, 'notebook_interactive')} {_ratio(c, 'matplotlib')}"
+            f"{_ratio(c, 'notebook')} {_ratio(c, 'notebook_interactive')} {_ratio(c, 'matplotlib')} "
+            f"{loop_text(c):>11}"
         )
     lines += ["", "Where a drag frame's UI-thread time goes (ms per frame, mean/p95; the means add up to the total):"]
     for c in report["cases"]:
@@ -61,6 +63,12 @@ def format_table(report: dict) -> str:
 
         lines += ["", format_scale(report["scale"])]
     return "\n".join(lines)
+
+
+def loop_text(case: dict) -> str:
+    """The host's Python loop before and after a case's drags ("11→14 ms"), or "—" for a report without it."""
+    loop = case.get("host_loop_ms")
+    return f"{loop[0]:.0f}→{loop[1]:.0f} ms" if loop else "—"
 
 
 def _speed(speed: dict | None) -> str:

@@ -36,13 +36,16 @@ def run_scale(quick: bool = False, steps: int | None = None, runs: int = 1) -> l
 
 def format_scale(rows: list[dict]) -> str:
     """A Markdown table (for docs/performance.md)."""
-    out = ["| panel | axis = value (fixed) | compute p50 | drag p50 / p95 | stall | frames/s | notebook | × |",
-           "|---|---|---|---|---|---|---|---|"]
+    from .report import loop_text
+
+    out = ["| panel | axis = value (fixed) | compute p50 | drag p50 / p95 | stall | frames/s | notebook | × "
+           "| host loop |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         fixed = ", ".join(f"{k}={v}" for k, v in r["fixed"].items())
         out.append(
             f"| {r['panel']} | {r['axis']} = {r['value']} ({fixed}) | {r['compute_ms']['p50']:.1f} | "
             f"{r['drag_latency_ms']['p50']:.0f} / {r['drag_latency_ms']['p95']:.0f} | {r['ui_stall_ms_max']:.0f} | "
-            f"{r['frames_per_s']:.0f} | {r['notebook_ms']['p50']:.0f} | {r['speedup_vs_notebook']:.1f}× |"
+            f"{r['frames_per_s']:.0f} | {r['notebook_ms']['p50']:.0f} | {r['speedup_vs_notebook']:.1f}× | "
+            f"{loop_text(r)} |"
         )
     return "\n".join(out)
