@@ -68,7 +68,7 @@ def test_bench_quick_json_has_the_documented_shape(tmp_path):
 
     text = format_table(report)
     assert "host loop" in text and text.count(" ms |") >= len(report["scale"])
-    loops = re.findall(r"\b\d+→\d+ ms\b", text)
+    loops = re.findall(r"\b\d+\.\d→\d+\.\d ms\b", text)
     assert len(loops) == len(report["cases"]) + len(report["scale"]), text
     machine = report["machine"]
     assert isinstance(machine["cpu"], str) and machine["cpu"] and 1 <= machine["cores"] <= machine["cpus"]

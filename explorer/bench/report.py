@@ -66,9 +66,9 @@ def format_table(report: dict) -> str:
 
 
 def loop_text(case: dict) -> str:
-    """The host's Python loop before and after a case's drags ("11→14 ms"), or "—" for a report without it."""
+    """The host's Python loop before and after a case's drags ("11.2→14.0 ms"), or "—" for a report without it."""
     loop = case.get("host_loop_ms")
-    return f"{loop[0]:.0f}→{loop[1]:.0f} ms" if loop else "—"
+    return f"{loop[0]:.1f}→{loop[1]:.1f} ms" if loop else "—"
 
 
 def _speed(speed: dict | None) -> str:
