@@ -56,6 +56,16 @@ def _pyqtgraphs(item, p, widget):
     pg.PlotCurveItem.paint(item, p, None, widget)
 
 
+def _shown_plot(qtbot) -> pg.PlotWidget:
+    """A plot on screen, 400 × 300 px."""
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    pw.resize(400, 300)
+    pw.show()
+    qtbot.waitExposed(pw)
+    return pw
+
+
 @pytest.mark.parametrize("connect,binned,gaps", [("all", False, False), ("pairs", True, False),
                                                  ("finite", False, True), ("all", False, True)])
 def test_a_drag_steps_lane_is_drawn_in_pixels_and_paints_pyqtgraphs_picture(qtbot, connect, binned, gaps):
@@ -110,11 +120,7 @@ def test_an_exported_lean_curve_is_pyqtgraphs_paint(qtbot):
 
 
 def test_a_lean_scatter_works_out_its_pixel_once_per_view_and_again_when_the_view_changes(qtbot):
-    pw = pg.PlotWidget()
-    qtbot.addWidget(pw)
-    pw.resize(400, 300)
-    pw.show()
-    qtbot.waitExposed(pw)
+    pw = _shown_plot(qtbot)
     dots = LeanScatter(size=11, pen=pg.mkPen("k", width=1))
     dots.setData([1.0, 4.0, 7.0], [0.2, 0.9, -0.4])
     pw.addItem(dots)
@@ -152,11 +158,7 @@ def _count_lookups(item) -> list:
 
 
 def test_a_lean_curve_keeps_its_pixel_and_its_rect_is_pyqtgraphs(qtbot):
-    pw = pg.PlotWidget()
-    qtbot.addWidget(pw)
-    pw.resize(400, 300)
-    pw.show()
-    qtbot.waitExposed(pw)
+    pw = _shown_plot(qtbot)
     curve = _curve(LeanCurve)
     pw.addItem(curve)
     pw.setRange(xRange=(0, 255), yRange=(-1.3, 1.3), padding=0)
@@ -180,11 +182,7 @@ def test_a_lean_curve_keeps_its_pixel_and_its_rect_is_pyqtgraphs(qtbot):
 
 @pytest.mark.parametrize("cls", [LeanCurve, LeanScatter])
 def test_an_item_moved_or_scaled_in_its_view_works_its_pixel_out_again(qtbot, cls):
-    pw = pg.PlotWidget()
-    qtbot.addWidget(pw)
-    pw.resize(400, 300)
-    pw.show()
-    qtbot.waitExposed(pw)
+    pw = _shown_plot(qtbot)
     item = _curve(LeanCurve) if cls is LeanCurve else LeanScatter(size=11, pen=pg.mkPen("k", width=1))
     if cls is LeanScatter:
         item.setData([1.0, 4.0, 7.0], [0.2, 0.9, -0.4])
